@@ -1,0 +1,40 @@
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from './app.module';
+import { SecretsService } from './common/crypto/secrets.service';
+import { httpPipeline } from './common/http/http-pipeline';
+import { Logger } from './common/http/logger';
+import { AppConfig } from './config/config';
+import { Database, openDatabase } from './database/data-source';
+import { ensureRootUser } from './users/root-user';
+
+export interface App {
+  app: NestExpressApplication;
+  db: Database;
+  close(): Promise<void>;
+}
+
+/** Opens the database (migrating it), builds the Nest app with the shared HTTP pipeline, ensures `root`. */
+export async function createApp(config: AppConfig, existingDb?: Database): Promise<App> {
+  const db = existingDb ?? (await openDatabase(config));
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, db), {
+    bodyParser: false,
+    logger: config.logLevel === 'debug' ? ['error', 'warn', 'log', 'debug'] : ['error', 'warn'],
+  });
+  app.set('query parser', 'extended');
+  app.set('trust proxy', config.trustProxy);
+  app.disable('x-powered-by');
+  app.disable('etag');
+  const logger = app.get(Logger);
+  for (const mw of httpPipeline(logger, { bodyLimit: '10mb' })) app.use(mw);
+  await app.init();
+  await ensureRootUser(db.dataSource, app.get(SecretsService), config, logger);
+  return {
+    app,
+    db,
+    async close() {
+      await app.close();
+      if (!existingDb) await db.close();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ApplicationSettingsModule } from './application-settings/application-settings.module';
+import { AppConfig } from './config/config';
+import { CoreModule } from './core.module';
+import { Database } from './database/data-source';
+import { HealthModule } from './health/health.module';
+import { LicensesModule } from './licenses/licenses.module';
+import { NamespacesModule } from './namespaces/namespaces.module';
+import { OauthModule } from './oauth/oauth.module';
+import { UsersModule } from './users/users.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, db: Database): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.forRoot(config, db),
+        ApplicationSettingsModule,
+        HealthModule,
+        UsersModule,
+        OauthModule,
+        LicensesModule,
+        NamespacesModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,76 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import passport from 'passport';
+import type { User } from '../../users/user.entity';
+import { Forbidden, Unauthorized } from '../errors/domain-errors';
+import { Params } from '../params/params';
+import { AuthService } from './auth.service';
+import { IS_ADMIN, IS_PUBLIC } from './decorators';
+
+type AuthRequest = Request & { user?: User; sudoer?: User; userId?: number; params_?: Params };
+
+function header(req: Request, name: string): string | undefined {
+  const v = req.headers[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/**
+ * The one global guard: every route needs a user unless marked @Public(); @Admin() routes need
+ * an administrator. Private token first (param wins over header), then OAuth bearer, then sudo.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const req = ctx.switchToHttp().getRequest<AuthRequest>();
+    const res = ctx.switchToHttp().getResponse<Response>();
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false;
+    const adminOnly = this.reflector.getAllAndOverride<boolean>(IS_ADMIN, targets) ?? false;
+    if (!req.params_) req.params_ = Params.fromRequest(req);
+    const params = req.params_;
+
+    let user: User | undefined;
+    try {
+      const privateToken = params.string('private_token') ?? header(req, 'private-token');
+      if (privateToken !== undefined) user = await this.auth.userByPrivateToken(privateToken);
+      if (!user) user = await this.bearer(req, res);
+    } catch (e) {
+      if (!isPublic) throw e;
+      user = undefined; // a stray or stale credential must not break a public route (e.g. POST /session)
+    }
+
+    if (user) {
+      const sudo = params.string('sudo') ?? header(req, 'sudo');
+      if (sudo !== undefined && sudo.trim() !== '') {
+        const target = await this.auth.sudo(user, sudo.trim());
+        if (target !== user) req.sudoer = user;
+        user = target;
+      }
+      req.user = user;
+      req.userId = user.id;
+    }
+    if (!user && !isPublic) throw new Unauthorized();
+    if (adminOnly && !user?.admin) throw new Forbidden();
+    return true;
+  }
+
+  private bearer(req: Request, res: Response): Promise<User | undefined> {
+    const hasBearer =
+      /^bearer\s/i.test(header(req, 'authorization') ?? '') ||
+      (req.query as Record<string, unknown>)?.access_token !== undefined ||
+      (req.body as Record<string, unknown> | undefined)?.access_token !== undefined;
+    if (!hasBearer) return Promise.resolve(undefined);
+    return new Promise((resolve, reject) => {
+      passport.authenticate('bearer', { session: false }, (err: unknown, user: User | false) => {
+        if (err) reject(err);
+        else resolve(user || undefined);
+      })(req, res, (err: unknown) => (err ? reject(err) : resolve(undefined)));
+    });
+  }
+}

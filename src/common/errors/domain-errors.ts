@@ -1,0 +1,174 @@
+/**
+ * Typed errors thrown by services. One exception filter (errors.filter.ts) turns them into
+ * GitLab v3 bodies; nothing below the controllers throws HTTP exceptions.
+ */
+export type ValidationMap = { [field: string]: string[] | ValidationMap };
+
+export abstract class DomainError extends Error {
+  abstract readonly status: number;
+  /** The JSON body; `undefined` sends no body (304). */
+  abstract body(): unknown;
+  headers(): Record<string, string> {
+    return {};
+  }
+}
+
+/** `404 <Resource> Not Found`, or `404 Not Found` with no resource. */
+export class NotFound extends DomainError {
+  readonly status = 404;
+  constructor(readonly resource?: string, private readonly detail?: string) {
+    super(resource ? `${resource} Not Found` : 'Not Found');
+  }
+  body() {
+    const base = this.resource ? `404 ${this.resource} Not Found` : '404 Not Found';
+    return { message: this.detail ? `${base}${this.detail}` : base };
+  }
+}
+
+/** `400 (Bad request) "<attr>" not given`. */
+export class MissingAttribute extends DomainError {
+  readonly status = 400;
+  constructor(readonly attribute: string) {
+    super(`${attribute} not given`);
+  }
+  body() {
+    return { message: `400 (Bad request) "${this.attribute}" not given` };
+  }
+}
+
+/** A parameter of the wrong type or format: `400 (Bad request) "<attr>" is invalid`. */
+export class InvalidAttribute extends DomainError {
+  readonly status = 400;
+  constructor(readonly attribute: string) {
+    super(`${attribute} is invalid`);
+  }
+  body() {
+    return { message: `400 (Bad request) "${this.attribute}" is invalid` };
+  }
+}
+
+/** Field-level validation failure: 400 with `message` as a map of field → messages. */
+export class ValidationFailed extends DomainError {
+  readonly status = 400;
+  constructor(readonly errors: ValidationMap) {
+    super('validation failed');
+  }
+  body() {
+    return { message: this.errors };
+  }
+}
+
+/** Any other 400: `400 Bad request - <reason>`. */
+export class BadRequest extends DomainError {
+  readonly status = 400;
+  constructor(readonly reason?: string) {
+    super(reason ?? 'bad request');
+  }
+  body() {
+    return { message: this.reason ? `400 Bad request - ${this.reason}` : '400 Bad request' };
+  }
+}
+
+export class Unauthorized extends DomainError {
+  readonly status = 401;
+  constructor() {
+    super('unauthorized');
+  }
+  body() {
+    return { message: '401 Unauthorized' };
+  }
+}
+
+/** `403 Forbidden`, `403 Forbidden - <reason>`, or an exact message (sudo's uses a colon). */
+export class Forbidden extends DomainError {
+  readonly status = 403;
+  constructor(readonly reason?: string, private readonly exactMessage?: string) {
+    super(reason ?? 'forbidden');
+  }
+  body() {
+    if (this.exactMessage) return { message: this.exactMessage };
+    return { message: this.reason ? `403 Forbidden - ${this.reason}` : '403 Forbidden' };
+  }
+}
+
+export class MethodNotAllowed extends DomainError {
+  readonly status = 405;
+  constructor(readonly reason?: string) {
+    super(reason ?? 'method not allowed');
+  }
+  body() {
+    return { message: this.reason ? `405 ${this.reason}` : '405 Method Not Allowed' };
+  }
+}
+
+/** 409 with GitLab's message (e.g. `Email has already been taken`), or `409 Conflict`. */
+export class Conflict extends DomainError {
+  readonly status = 409;
+  constructor(readonly reason?: string | ValidationMap) {
+    super(typeof reason === 'string' ? reason : 'conflict');
+  }
+  body() {
+    return { message: this.reason ?? '409 Conflict' };
+  }
+}
+
+export class PayloadTooLarge extends DomainError {
+  readonly status = 413;
+  constructor() {
+    super('payload too large');
+  }
+  body() {
+    return { message: '413 Request Entity Too Large' };
+  }
+}
+
+export class NotModified extends DomainError {
+  readonly status = 304;
+  constructor() {
+    super('not modified');
+  }
+  body() {
+    return undefined;
+  }
+}
+
+export class TooManyRequests extends DomainError {
+  readonly status = 429;
+  constructor(readonly retryAfterSeconds: number) {
+    super('too many requests');
+  }
+  body() {
+    return { message: '429 Too Many Requests' };
+  }
+  override headers() {
+    return { 'Retry-After': String(this.retryAfterSeconds) };
+  }
+}
+
+/** OAuth 2.0 error responses (RFC 6749 §5.2 / RFC 6750 §3.1) use `{error, error_description}`. */
+export class OAuthError extends DomainError {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly description: string,
+  ) {
+    super(description);
+  }
+  body() {
+    return { error: this.code, error_description: this.description };
+  }
+  override headers(): Record<string, string> {
+    if (this.code !== 'invalid_token') return {};
+    return {
+      'WWW-Authenticate': `Bearer realm="The API", error="invalid_token", error_description="${this.description}"`,
+    };
+  }
+}
+
+/** Unique-constraint violation surfaced by the database (code 23505). */
+export function isUniqueViolation(e: unknown, constraint?: string): boolean {
+  const err = e as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const code = err?.code ?? err?.driverError?.code;
+  const name = err?.constraint ?? err?.driverError?.constraint;
+  return code === '23505' && (constraint === undefined || name === constraint);
+}

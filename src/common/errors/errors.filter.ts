@@ -1,0 +1,41 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { Logger } from '../http/logger';
+import { DomainError } from './domain-errors';
+import { statusMessage, writeErrorResponse } from './error-response';
+
+/** The one mapping from errors to GitLab v3 bodies. Unknown errors: 500, logged with the request id. */
+@Catch()
+export class ErrorsFilter implements ExceptionFilter {
+  constructor(private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request>();
+    const res = ctx.getResponse<Response>();
+    const { status, body, headers } = this.map(exception, req);
+    writeErrorResponse(res, status, body, headers);
+  }
+
+  map(exception: unknown, req: Request): { status: number; body: unknown; headers?: Record<string, string> } {
+    if (exception instanceof DomainError) {
+      return { status: exception.status, body: exception.body(), headers: exception.headers() };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status < 500) return { status, body: { message: statusMessage(status) } };
+    }
+    const e = exception as { status?: number; type?: string };
+    if (e && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      // body-parser / multer errors that reach a handler
+      return { status: e.status, body: { message: statusMessage(e.status) } };
+    }
+    this.logger.error('unhandled error', {
+      request_id: (req as Request & { id?: string }).id,
+      method: req.method,
+      path: req.path,
+      error: exception instanceof Error ? exception.stack ?? exception.message : String(exception),
+    });
+    return { status: 500, body: { message: '500 Internal Server Error' } };
+  }
+}

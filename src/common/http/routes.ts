@@ -1,0 +1,1 @@
+export const API = 'api/v3';

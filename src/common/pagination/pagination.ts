@@ -1,0 +1,94 @@
+import { Params } from '../params/params';
+
+export const DEFAULT_PER_PAGE = 20;
+export const MAX_PER_PAGE = 100;
+
+export interface PageRequest {
+  page: number;
+  perPage: number;
+  offset: number;
+}
+
+/** `page` (default 1) and `per_page` (default 20, max 100); bad values fall back to the defaults. */
+export function pageRequest(params: Params): PageRequest {
+  const read = (name: string): number | undefined => {
+    const v = params.raw[name];
+    const s = Array.isArray(v) ? v[v.length - 1] : v;
+    if (typeof s === 'number' && Number.isInteger(s)) return s;
+    if (typeof s === 'string' && /^\d{1,9}$/.test(s.trim())) return Number(s.trim());
+    return undefined;
+  };
+  const page = Math.max(1, read('page') ?? 1);
+  let perPage = read('per_page') ?? DEFAULT_PER_PAGE;
+  if (perPage < 1) perPage = DEFAULT_PER_PAGE;
+  perPage = Math.min(perPage, MAX_PER_PAGE);
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+/** A page of a list: services return it, the pagination interceptor writes the headers. */
+export class Paginated<T> {
+  constructor(
+    readonly items: T[],
+    readonly total: number,
+    readonly page: PageRequest,
+  ) {}
+
+  map<U>(fn: (item: T) => U): Paginated<U> {
+    return new Paginated(this.items.map(fn), this.total, this.page);
+  }
+}
+
+const CREDENTIAL_PARAMS = new Set(['private_token', 'access_token', 'bearer_token']);
+
+function encode(s: string): string {
+  return encodeURIComponent(s).replace(/%20/g, '+');
+}
+
+/** Rails `to_query` style: keys sorted, arrays as `key[]=v`. */
+function toQuery(params: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const key of Object.keys(params).sort()) {
+    const v = params[key];
+    if (Array.isArray(v)) {
+      for (const item of v) if (typeof item !== 'object') parts.push(`${encode(key)}%5B%5D=${encode(String(item))}`);
+    } else if (v !== undefined && v !== null && typeof v !== 'object') {
+      parts.push(`${encode(key)}=${encode(String(v))}`);
+    }
+  }
+  return parts.join('&');
+}
+
+/**
+ * The spec's pagination headers. `Link` URLs are absolute (from EXTERNAL_URL), echo the request's
+ * query parameters except credentials, and overwrite `page`/`per_page`.
+ */
+export function paginationHeaders(
+  externalUrl: string,
+  path: string,
+  query: Record<string, unknown>,
+  total: number,
+  page: PageRequest,
+): Record<string, string> {
+  const totalPages = Math.ceil(total / page.perPage);
+  const base: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(query)) {
+    const key = k.endsWith('[]') ? k.slice(0, -2) : k;
+    if (!CREDENTIAL_PARAMS.has(key)) base[key] = v;
+  }
+  const url = (p: number) =>
+    `${externalUrl}${path}?${toQuery({ ...base, page: String(p), per_page: String(page.perPage) })}`;
+  const links: string[] = [];
+  if (page.page > 1) links.push(`<${url(page.page - 1)}>; rel="prev"`);
+  if (page.page < totalPages) links.push(`<${url(page.page + 1)}>; rel="next"`);
+  links.push(`<${url(1)}>; rel="first"`);
+  links.push(`<${url(totalPages)}>; rel="last"`);
+  return {
+    Link: links.join(', '),
+    'X-Total': String(total),
+    'X-Total-Pages': String(totalPages),
+    'X-Per-Page': String(page.perPage),
+    'X-Page': String(page.page),
+    'X-Next-Page': page.page < totalPages ? String(page.page + 1) : '',
+    'X-Prev-Page': page.page > 1 ? String(page.page - 1) : '',
+  };
+}

@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
+
+/** Deploy settings, read from the environment and validated once at boot (`.env.example` lists them). */
+export interface AppConfig {
+  port: number;
+  host: string;
+  /** Base of every URL the API returns, without a trailing slash. */
+  externalUrl: string;
+  dataDir: string;
+  /** `postgres://...` for PostgreSQL; undefined runs embedded PGlite under `dataDir/db`. */
+  databaseUrl?: string;
+  /** Embedded database folder, or `memory://` for an in-memory one (tests). */
+  embeddedDbDir: string;
+  /** Key for token digests and encryption of tokens the API must show again. */
+  secretKey: Buffer;
+  /** Express `trust proxy` value: false, true, a hop count or a list of addresses. */
+  trustProxy: boolean | number | string;
+  logLevel: LogLevel;
+  rootPassword?: string;
+  dbPoolSize: number;
+}
+
+export class ConfigError extends Error {}
+
+function intEnv(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}`);
+  return n;
+}
+
+function parseTrustProxy(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === '' || /^(false|0|no)$/i.test(raw)) return false;
+  if (/^(true|yes)$/i.test(raw)) return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw; // e.g. "loopback, 10.0.0.0/8"
+}
+
+/** Reads the key from SECRET_KEY, else from `<dataDir>/secret_key`, creating it (0600) on first start. */
+function loadSecretKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
+  const fromEnv = env.SECRET_KEY;
+  if (fromEnv) {
+    if (fromEnv.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters');
+    return Buffer.from(fromEnv, 'utf8');
+  }
+  const file = join(dataDir, 'secret_key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8');
+  const key = randomBytes(48).toString('base64url');
+  writeFileSync(file, key + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return Buffer.from(key, 'utf8');
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const dataDir = resolve(env.DATA_DIR || './data');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const port = intEnv(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '0.0.0.0';
+  let externalUrl = (env.EXTERNAL_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    const u = new URL(externalUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+    if (u.username || u.password) throw new ConfigError('EXTERNAL_URL must not carry credentials');
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    throw new ConfigError(`EXTERNAL_URL must be an http(s) URL, got "${externalUrl}"`);
+  }
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL');
+  }
+  const logLevel = (env.LOG_LEVEL || 'info').toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  if (env.ROOT_PASSWORD !== undefined && env.ROOT_PASSWORD !== '' && env.ROOT_PASSWORD.length < 8) {
+    throw new ConfigError('ROOT_PASSWORD must be at least 8 characters');
+  }
+  return {
+    port,
+    host,
+    externalUrl,
+    dataDir,
+    databaseUrl,
+    embeddedDbDir: env.EMBEDDED_DB_DIR || join(dataDir, 'db'),
+    secretKey: loadSecretKey(env, dataDir),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    logLevel,
+    rootPassword: env.ROOT_PASSWORD || undefined,
+    dbPoolSize: intEnv(env, 'DB_POOL_SIZE', 10, 1, 200),
+  };
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,41 @@
+import 'reflect-metadata';
+import { createApp } from './app.factory';
+import { loadConfig } from './config/config';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const { app, close } = await createApp(config);
+  const server = await app.listen(config.port, config.host);
+  server.keepAliveTimeout = 65_000; // longer than typical reverse-proxy idle timeouts
+  process.stdout.write(
+    JSON.stringify({
+      time: new Date().toISOString(),
+      level: 'info',
+      msg: 'listening',
+      address: `${config.host}:${config.port}`,
+      external_url: config.externalUrl,
+      database: config.databaseUrl ? 'postgresql' : `embedded (${config.embeddedDbDir})`,
+    }) + '\n',
+  );
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'shutting down', signal }) + '\n');
+    const force = setTimeout(() => process.exit(1), 25_000);
+    force.unref();
+    try {
+      await close(); // stops accepting connections, lets in-flight requests finish, closes the database
+      process.exit(0);
+    } catch {
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((e) => {
+  process.stderr.write(`failed to start: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.exit(1);
+});

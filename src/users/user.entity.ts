@@ -1,0 +1,37 @@
+import { Column, CreateDateColumn, Entity, OneToMany, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Identity } from './identity.entity';
+
+export type UserState = 'active' | 'blocked' | 'ldap_blocked';
+
+@Entity('users')
+export class User {
+  @PrimaryGeneratedColumn() id: number;
+  @Column() username: string;
+  @Column() email: string;
+  @Column() name: string;
+  @Column({ name: 'encrypted_password', select: true }) encryptedPassword: string;
+  @Column() state: UserState;
+  @Column() admin: boolean;
+  @Column({ name: 'projects_limit' }) projectsLimit: number;
+  @Column({ name: 'can_create_group' }) canCreateGroup: boolean;
+  @Column() external: boolean;
+  @Column({ type: 'varchar', nullable: true }) bio: string | null;
+  @Column({ type: 'varchar', nullable: true }) location: string | null;
+  @Column() skype: string;
+  @Column() linkedin: string;
+  @Column() twitter: string;
+  @Column({ name: 'website_url' }) websiteUrl: string;
+  @Column({ name: 'theme_id' }) themeId: number;
+  @Column({ name: 'color_scheme_id' }) colorSchemeId: number;
+  @Column({ name: 'two_factor_enabled' }) twoFactorEnabled: boolean;
+  @Column({ name: 'confirmed_at', type: 'timestamptz', nullable: true }) confirmedAt: Date | null;
+  @Column({ name: 'last_sign_in_at', type: 'timestamptz', nullable: true }) lastSignInAt: Date | null;
+  @Column({ name: 'current_sign_in_at', type: 'timestamptz', nullable: true }) currentSignInAt: Date | null;
+  @Column({ name: 'sign_in_count' }) signInCount: number;
+  @Column({ name: 'private_token_digest' }) privateTokenDigest: string;
+  @Column({ name: 'private_token_encrypted' }) privateTokenEncrypted: string;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
+
+  @OneToMany(() => Identity, (i) => i.user) identities?: Identity[];
+}

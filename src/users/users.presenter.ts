@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { Email } from './email.entity';
+import { Identity } from './identity.entity';
+import { SshKey } from './key.entity';
+import { User } from './user.entity';
+
+/** What presenters need besides the row: the public base URL and whether Gravatar is on. */
+export interface PresentContext {
+  externalUrl: string;
+  gravatarEnabled: boolean;
+}
+
+function avatarUrl(u: User, ctx: PresentContext): string | null {
+  if (!ctx.gravatarEnabled) return null;
+  const hash = createHash('md5').update(u.email.trim().toLowerCase()).digest('hex');
+  return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`;
+}
+
+/** User summary (GitLab's UserBasic): embedded as author, assignee, member. */
+export function presentUserBasic(u: User, ctx: PresentContext) {
+  return {
+    name: u.name,
+    username: u.username,
+    id: u.id,
+    state: u.state,
+    avatar_url: avatarUrl(u, ctx),
+    web_url: `${ctx.externalUrl}/u/${u.username}`,
+  };
+}
+
+/** Single user as a normal viewer sees it. */
+export function presentUser(u: User, ctx: PresentContext) {
+  return {
+    ...presentUserBasic(u, ctx),
+    created_at: u.createdAt,
+    is_admin: u.admin,
+    bio: u.bio,
+    location: u.location,
+    skype: u.skype,
+    linkedin: u.linkedin,
+    twitter: u.twitter,
+    website_url: u.websiteUrl,
+  };
+}
+
+/** Administrator view, also the current user's own view. `identities` must be loaded. */
+export function presentUserFull(u: User, ctx: PresentContext, opts: { canCreateProject: boolean }) {
+  return {
+    ...presentUser(u, ctx),
+    last_sign_in_at: u.lastSignInAt,
+    confirmed_at: u.confirmedAt,
+    email: u.email,
+    theme_id: u.themeId,
+    color_scheme_id: u.colorSchemeId,
+    projects_limit: u.projectsLimit,
+    current_sign_in_at: u.currentSignInAt,
+    identities: (u.identities ?? []).map((i: Identity) => ({ provider: i.provider, extern_uid: i.externUid })),
+    can_create_group: u.canCreateGroup,
+    can_create_project: opts.canCreateProject,
+    two_factor_enabled: u.twoFactorEnabled,
+    external: u.external,
+  };
+}
+
+/** Current-user view and the session response: the full view plus the private token. */
+export function presentUserLogin(
+  u: User,
+  ctx: PresentContext,
+  opts: { canCreateProject: boolean; privateToken: string },
+) {
+  return { ...presentUserFull(u, ctx, opts), private_token: opts.privateToken };
+}
+
+export function presentKey(k: SshKey) {
+  return { id: k.id, title: k.title, key: k.key, created_at: k.createdAt };
+}
+
+export function presentEmail(e: Email) {
+  return { id: e.id, email: e.email };
+}
+
+/** Levels of disclosure, chosen by the viewer: administrators get the full view, others the normal one. */
+export function presentUserFor(viewer: User | undefined, u: User, ctx: PresentContext, canCreateProject: boolean) {
+  return viewer?.admin ? presentUserFull(u, ctx, { canCreateProject }) : presentUser(u, ctx);
+}
