@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent';
+import { App, createApp } from '../../src/app.factory';
+import { AppConfig, loadConfig } from '../../src/config/config';
+import { QueryCounter } from '../../src/database/query-counter';
+
+export const ROOT_PASSWORD = 'root-password-for-tests';
+export const EXTERNAL_URL = 'http://gitlab.test';
+
+export interface TestUser {
+  id: number;
+  username: string;
+  email: string;
+  password: string;
+  token: string;
+}
+
+export interface TestApp {
+  app: App;
+  config: AppConfig;
+  http: TestAgent;
+  root: TestUser;
+  counter: QueryCounter;
+  /** Creates a user through the admin API and signs it in; returns its id and private token. */
+  createUser(attrs?: Record<string, unknown>): Promise<TestUser>;
+  /** Runs SQL directly (for states the API cannot produce, e.g. LDAP-blocked users). */
+  sql<T = unknown>(text: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+let seq = 0;
+
+/**
+ * Starts the real app over HTTP against a real database: `DATABASE_URL` when set (its `public`
+ * schema is dropped and re-created for each test file), otherwise a fresh in-memory PGlite.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'glv3-test-'));
+  if (process.env.DATABASE_URL) {
+    const c = new Client({ connectionString: process.env.DATABASE_URL });
+    await c.connect();
+    await c.query('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
+    await c.end();
+  }
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    EMBEDDED_DB_DIR: 'memory://',
+    DATABASE_URL: process.env.DATABASE_URL ?? '',
+    LOG_LEVEL: 'silent',
+    ROOT_PASSWORD,
+    EXTERNAL_URL,
+    SECRET_KEY: 'test-secret-key-test-secret-key-0123456789',
+    ...env,
+  });
+  const app = await createApp(config);
+  const http = request(app.app.getHttpServer());
+  const session = await http.post('/api/v3/session').send({ login: 'root', password: ROOT_PASSWORD }).expect(201);
+  const root: TestUser = {
+    id: session.body.id,
+    username: 'root',
+    email: session.body.email,
+    password: ROOT_PASSWORD,
+    token: session.body.private_token,
+  };
+  const t: TestApp = {
+    app,
+    config,
+    http,
+    root,
+    counter: app.db.counter,
+    async createUser(attrs = {}) {
+      const n = ++seq;
+      const body = {
+        username: `user${n}`,
+        email: `user${n}@example.com`,
+        name: `User ${n}`,
+        password: `password-${n}`,
+        ...attrs,
+      } as Record<string, string>;
+      const res = await http.post('/api/v3/users').set('PRIVATE-TOKEN', root.token).send(body);
+      if (res.status !== 201) throw new Error(`createUser: ${res.status} ${JSON.stringify(res.body)}`);
+      const s = await http.post('/api/v3/session').send({ login: body.username, password: body.password });
+      if (s.status !== 201) throw new Error(`sign-in: ${s.status} ${JSON.stringify(s.body)}`);
+      return { id: res.body.id, username: body.username, email: body.email, password: body.password, token: s.body.private_token };
+    },
+    sql(text, params) {
+      return app.db.dataSource.query(text, params);
+    },
+    async close() {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return t;
+}
+
+/** Number of SQL statements `fn` sends. */
+export async function countQueries(t: TestApp, fn: () => Promise<unknown>): Promise<number> {
+  const before = t.counter.count;
+  await fn();
+  return t.counter.count - before;
+}
