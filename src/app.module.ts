@@ -8,6 +8,12 @@ import { LicensesModule } from './licenses/licenses.module';
 import { NamespacesModule } from './namespaces/namespaces.module';
 import { OauthModule } from './oauth/oauth.module';
 import { UsersModule } from './users/users.module';
+import { PolicyModule } from './common/policy/policy.module';
+import { EventsModule } from './events/events.module';
+import { GitModule } from './git/git.module';
+import { GroupsModule } from './groups/groups.module';
+import { MembersModule } from './members/members.module';
+import { ProjectsModule } from './projects/projects.module';
 
 @Module({})
 export class AppModule {
@@ -22,6 +28,12 @@ export class AppModule {
         OauthModule,
         LicensesModule,
         NamespacesModule,
+        PolicyModule,
+        GitModule,
+        EventsModule,
+        ProjectsModule,
+        GroupsModule,
+        MembersModule,
       ],
     };
   }

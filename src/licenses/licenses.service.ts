@@ -47,7 +47,9 @@ const LICENSES: LicenseTemplate[] = Object.values((choosealicense as { list: Rec
   .sort((a, b) => a.key.localeCompare(b.key));
 
 const YEAR = /\[year\]|<year>|\{yyyy\}|\[yyyy\]/g;
-const PROJECT = /\[project\]|<description>|\[one line to give the program's name and a brief idea of what it does\.\]/g;
+// GitLab's placeholders: `[project]`, `<description>`, and the GPL family's
+// `<one line to give the program's (or library's) name and a brief idea of what it does.>`
+const PROJECT = /[<{[](?:project|description|one line [^<>{}[\]\n]+ what it does\.)[>}\]]/gi;
 const HOLDER = /\[fullname\]|\[name of author\]|\[name of copyright owner\]|<name of author>|\[copyright holders\]/g;
 
 @Injectable()

@@ -14,7 +14,11 @@ export class NamespacesService {
     const page = pageRequest(p);
     const qb = this.ds.getRepository(Namespace).createQueryBuilder('n');
     if (!viewer.admin) {
-      qb.where(`n.kind = 'user' AND n.owner_id = :uid`, { uid: viewer.id });
+      qb.where(
+        `((n.kind = 'user' AND n.owner_id = :uid) OR
+          (n.kind = 'group' AND n.id IN (SELECT namespace_id FROM group_members WHERE user_id = :uid)))`,
+        { uid: viewer.id },
+      );
     }
     const search = p.string('search')?.trim();
     if (search) {

@@ -34,4 +34,6 @@ export class User {
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 
   @OneToMany(() => Identity, (i) => i.user) identities?: Identity[];
+  /** Not a column: the number of projects in the user's namespace, loaded for the full view. */
+  personalProjectCount?: number;
 }

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Param, Post, Put, Req } from '@nestjs/common';
+import { Controller, Delete, Get, Header, Param, Post, Put, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { Admin, CurrentUser, Public } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
@@ -30,13 +30,13 @@ export class UsersController {
   // --- helpers that turn rows into views (no queries besides the cached settings) ---
   private async full(u: User) {
     const ctx = await this.users.presentContext();
-    await this.users.withIdentities([u]);
+    await this.users.loadFullView([u]);
     return presentUserFull(u, ctx, { canCreateProject: this.users.canCreateProject(u) });
   }
 
   private async login(u: User) {
     const ctx = await this.users.presentContext();
-    await this.users.withIdentities([u]);
+    await this.users.loadFullView([u]);
     return presentUserLogin(u, ctx, {
       canCreateProject: this.users.canCreateProject(u),
       privateToken: this.users.privateToken(u),
@@ -90,14 +90,17 @@ export class UsersController {
     return user ? this.full(user) : undefined;
   }
 
+  // Express sends a bare `true` as text/html; the body is JSON (`true`), so say so.
   @Admin()
   @Put('users/:id/block')
+  @Header('Content-Type', 'application/json')
   block(@Param('id') id: string) {
     return this.users.block(id);
   }
 
   @Admin()
   @Put('users/:id/unblock')
+  @Header('Content-Type', 'application/json')
   unblock(@Param('id') id: string) {
     return this.users.unblock(id);
   }

@@ -6,6 +6,7 @@ import { Conflict, Forbidden, isUniqueViolation, NotFound } from '../common/erro
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Params, parseId } from '../common/params/params';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { GitService } from '../git/git.service';
 import { Namespace } from '../namespaces/namespace.entity';
 import { Identity } from './identity.entity';
 import { readUserAttributes, UserAttributes } from './user-attributes';
@@ -28,6 +29,7 @@ export class UsersService {
     private readonly secrets: SecretsService,
     private readonly settings: ApplicationSettingsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly git: GitService,
   ) {}
 
   async presentContext(): Promise<PresentContext> {
@@ -35,20 +37,30 @@ export class UsersService {
     return { externalUrl: this.config.externalUrl, gravatarEnabled: s.gravatarEnabled };
   }
 
-  /** Whether each user may still create a project in their own namespace. */
+  /** Whether the user may still create a project in its own namespace (needs `loadFullView`). */
   canCreateProject(user: User): boolean {
-    return user.projectsLimit > 0;
+    return user.projectsLimit > (user.personalProjectCount ?? 0);
   }
 
-  /** Loads `identities` for the given users in one query. */
-  async withIdentities(users: User[]): Promise<User[]> {
+  /** Loads what the full view needs — `identities` and personal project counts — in two queries. */
+  async loadFullView(users: User[]): Promise<User[]> {
     if (users.length === 0) return users;
-    const rows = await this.ds
-      .getRepository(Identity)
-      .find({ where: { userId: In(users.map((u) => u.id)) }, order: { id: 'ASC' } });
+    const ids = users.map((u) => u.id);
+    const [rows, counts] = await Promise.all([
+      this.ds.getRepository(Identity).find({ where: { userId: In(ids) }, order: { id: 'ASC' } }),
+      this.ds.query(
+        `SELECT n.owner_id AS id, count(p.id)::int AS n FROM namespaces n JOIN projects p ON p.namespace_id = n.id
+          WHERE n.kind = 'user' AND n.owner_id = ANY($1) GROUP BY n.owner_id`,
+        [ids],
+      ) as Promise<{ id: number; n: number }[]>,
+    ]);
     const byUser = new Map<number, Identity[]>();
     for (const r of rows) byUser.set(r.userId, [...(byUser.get(r.userId) ?? []), r]);
-    for (const u of users) u.identities = byUser.get(u.id) ?? [];
+    const countBy = new Map(counts.map((c) => [c.id, c.n]));
+    for (const u of users) {
+      u.identities = byUser.get(u.id) ?? [];
+      u.personalProjectCount = countBy.get(u.id) ?? 0;
+    }
     return users;
   }
 
@@ -65,7 +77,7 @@ export class UsersService {
     const username = p.string('username');
     if (username !== undefined) {
       const u = await repo.createQueryBuilder('u').where('lower(u.username) = lower(:n)', { n: username.trim() }).getOne();
-      return u ? (viewer.admin ? this.withIdentities([u]) : [u]) : [];
+      return u ? (viewer.admin ? this.loadFullView([u]) : [u]) : [];
     }
     const page = pageRequest(p);
     const qb = repo.createQueryBuilder('u');
@@ -82,7 +94,7 @@ export class UsersService {
     if (p.bool('blocked')) qb.andWhere(`u.state IN ('blocked', 'ldap_blocked')`);
     qb.orderBy('u.id', 'DESC').offset(page.offset).limit(page.perPage);
     const [users, total] = await qb.getManyAndCount();
-    if (viewer.admin) await this.withIdentities(users);
+    if (viewer.admin) await this.loadFullView(users);
     return new Paginated(users, total, page);
   }
 
@@ -225,11 +237,14 @@ export class UsersService {
     }
   }
 
-  /** `DELETE /users/:id`: the deleted user, or undefined when absent. The last administrator stays. */
+  /**
+   * `DELETE /users/:id`: the deleted user, or undefined when absent. The user's personal projects go
+   * with it (rows in the transaction, repositories after commit). The last administrator stays.
+   */
   async remove(rawId: string): Promise<User | undefined> {
     const id = parseId(rawId);
     if (id === undefined) return undefined;
-    return this.ds.transaction(async (m) => {
+    const result = await this.ds.transaction(async (m) => {
       const user = await m.getRepository(User).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!user) return undefined;
       if (user.admin) {
@@ -239,9 +254,16 @@ export class UsersService {
         );
         if (admins[0].n === 0) throw new Forbidden('the last administrator cannot be deleted');
       }
+      const projects: { id: number }[] = await m.query(
+        `DELETE FROM projects WHERE namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = $1) RETURNING id`,
+        [id],
+      ).then((r: [{ id: number }[], number]) => r[0]);
       await m.getRepository(User).delete({ id });
-      return user;
+      return { user, projectIds: projects.map((p) => p.id) };
     });
+    if (!result) return undefined;
+    await Promise.all(result.projectIds.map((pid) => this.git.remove(pid)));
+    return result.user;
   }
 
   async block(rawId: string): Promise<true> {

@@ -44,11 +44,12 @@ export class AuthService {
 
   /** Applies `sudo` (id or username) for an administrator; 403 for others, 404 for an unknown user. */
   async sudo(caller: User, identifier: string): Promise<User> {
-    if (!caller.admin) throw new Forbidden(undefined, '403 Forbidden: Must be admin to use sudo');
     const byId = /^\d{1,10}$/.test(identifier);
+    // Naming oneself is ignored, for any caller (GitLab checks this before the admin check).
     if (byId ? Number(identifier) === caller.id : identifier.toLowerCase() === caller.username.toLowerCase()) {
       return caller;
     }
+    if (!caller.admin) throw new Forbidden(undefined, '403 Forbidden: Must be admin to use sudo');
     const qb = this.ds.getRepository(User).createQueryBuilder('u');
     if (byId) qb.where('u.id = :id', { id: Number(identifier) });
     else qb.where('lower(u.username) = lower(:u)', { u: identifier });

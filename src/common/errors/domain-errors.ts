@@ -172,3 +172,16 @@ export function isUniqueViolation(e: unknown, constraint?: string): boolean {
   const name = err?.constraint ?? err?.driverError?.constraint;
   return code === '23505' && (constraint === undefined || name === constraint);
 }
+
+/** GitLab answers a few errors with a bare JSON body (e.g. the project limit's 403 array). */
+export class ErrorWithBody extends DomainError {
+  constructor(
+    readonly status: number,
+    private readonly rawBody: unknown,
+  ) {
+    super(`${status}`);
+  }
+  body() {
+    return this.rawBody;
+  }
+}

@@ -21,13 +21,18 @@ export class Params {
     const query = (req.query ?? {}) as Raw;
     const merged: Raw = {};
     for (const src of [query, body]) {
-      for (const [k, v] of Object.entries(src)) merged[k.endsWith('[]') ? k.slice(0, -2) : k] = v;
+      for (const [k, v] of Object.entries(src)) {
+        const key = k.endsWith('[]') ? k.slice(0, -2) : k;
+        // JSON.parse keeps "__proto__" as an own key; assigning it would swap the prototype
+        if (key !== '__proto__') merged[key] = v;
+      }
     }
     return new Params(merged);
   }
 
   /** The value, or undefined when absent or null. Arrays in a scalar position take their last item. */
   private value(name: string): unknown {
+    if (!Object.prototype.hasOwnProperty.call(this.raw, name)) return undefined;
     const v = this.raw[name];
     return v === null ? undefined : v;
   }

@@ -1,4 +1,5 @@
 import { UsersAndSettings1732233600000 } from './1732233600000-users-and-settings';
+import { ProjectsGroupsMembersEvents1732320000000 } from './1732320000000-projects-groups-members-events';
 
 /** Every migration, in order. A migration is frozen SQL and never imports entities. */
-export const MIGRATIONS = [UsersAndSettings1732233600000];
+export const MIGRATIONS = [UsersAndSettings1732233600000, ProjectsGroupsMembersEvents1732320000000];

@@ -1,0 +1,48 @@
+import { PresentContext, presentUserBasic } from '../users/users.presenter';
+import { User } from '../users/user.entity';
+import { Event } from './event.entity';
+
+/** GitLab's `Event#action_name`. */
+export function actionName(e: Event): string {
+  switch (e.action) {
+    case 'pushed': {
+      const d = e.data as { before?: string; after?: string } | null;
+      if (d?.before && /^0+$/.test(d.before)) return 'pushed new';
+      if (d?.after && /^0+$/.test(d.after)) return 'deleted';
+      return 'pushed to';
+    }
+    case 'closed':
+      return 'closed';
+    case 'merged':
+      return 'accepted';
+    case 'joined':
+      return 'joined';
+    case 'left':
+      return 'left';
+    case 'destroyed':
+      return 'destroyed';
+    case 'commented':
+      return 'commented on';
+    case 'imported':
+      return 'imported';
+    case 'created':
+      return e.targetType ? 'opened' : 'created';
+    default:
+      return 'opened';
+  }
+}
+
+export function presentEvent(e: Event, author: User | null, ctx: PresentContext) {
+  return {
+    title: e.title,
+    project_id: e.projectId,
+    action_name: actionName(e),
+    target_id: e.targetId,
+    target_type: e.targetType,
+    author_id: e.authorId,
+    data: e.data,
+    target_title: e.targetTitle,
+    created_at: e.createdAt,
+    ...(author ? { author: presentUserBasic(author, ctx), author_username: author.username } : {}),
+  };
+}

@@ -1,0 +1,13 @@
+import { Namespace } from '../namespaces/namespace.entity';
+
+export function presentGroup(g: Namespace, externalUrl: string) {
+  return {
+    id: g.id,
+    name: g.name,
+    path: g.path,
+    description: g.description,
+    visibility_level: g.visibilityLevel,
+    avatar_url: null,
+    web_url: `${externalUrl}/groups/${g.path}`,
+  };
+}
