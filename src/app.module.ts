@@ -14,6 +14,8 @@ import { GitModule } from './git/git.module';
 import { GroupsModule } from './groups/groups.module';
 import { MembersModule } from './members/members.module';
 import { ProjectsModule } from './projects/projects.module';
+import { RepositoryModule } from './repository/repository.module';
+import { GitHttpModule } from './git-http/git-http.module';
 
 @Module({})
 export class AppModule {
@@ -34,6 +36,8 @@ export class AppModule {
         ProjectsModule,
         GroupsModule,
         MembersModule,
+        RepositoryModule,
+        GitHttpModule,
       ],
     };
   }

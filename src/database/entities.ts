@@ -4,6 +4,7 @@ import { GroupMember, ProjectMember } from '../members/member.entities';
 import { Namespace } from '../namespaces/namespace.entity';
 import { OauthAccessToken } from '../oauth/oauth-access-token.entity';
 import { Project } from '../projects/project.entity';
+import { CommitComment, CommitStatus, ProtectedBranch, Release } from '../repository/repository.entities';
 import { ProjectStar } from '../projects/project-star.entity';
 import { Email } from '../users/email.entity';
 import { Identity } from '../users/identity.entity';
@@ -14,4 +15,5 @@ import { User } from '../users/user.entity';
 export const ENTITIES = [
   User, Identity, SshKey, Email, Namespace, OauthAccessToken, ApplicationSettings,
   Project, ProjectMember, GroupMember, ProjectStar, Event,
+  ProtectedBranch, Release, CommitComment, CommitStatus,
 ];

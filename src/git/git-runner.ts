@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -57,6 +57,25 @@ export class GitRunner {
       LANG: 'C',
       TZ: 'UTC',
     };
+  }
+
+  /** The fixed environment every git call gets (for long-lived helpers such as cat-file). */
+  get environment(): Record<string, string> {
+    return { ...this.baseEnv };
+  }
+
+  /**
+   * Starts git with streamed stdin/stdout (archives, smart HTTP); killed after `timeoutMs`.
+   * The caller consumes stdout and handles the exit.
+   */
+  spawn(args: string[], opts: Omit<RunOptions, 'input' | 'okCodes' | 'maxOutputBytes'> = {}): ChildProcessWithoutNullStreams {
+    const env = { ...this.baseEnv, ...(opts.env ?? {}) };
+    if (opts.gitDir) env.GIT_DIR = opts.gitDir;
+    const child = spawn('git', args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    child.on('close', () => clearTimeout(timer));
+    child.stdin.on('error', () => undefined);
+    return child;
   }
 
   run(args: string[], opts: RunOptions = {}): Promise<GitResult> {

@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { CheckedUrl } from '../common/net/outbound-url';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { CatFilePool } from './cat-file-pool';
 import { GitRunner } from './git-runner';
+import { Repository } from './repository';
 
 /** A branch name git accepts and that can never be read as an option or a path escape. */
 export function isValidBranchName(name: string): boolean {
@@ -31,13 +33,24 @@ export function isValidBranchName(name: string): boolean {
  * database update and cannot leave a half-moved repository behind.
  */
 @Injectable()
-export class GitService {
+export class GitService implements OnModuleDestroy {
   readonly runner: GitRunner;
-  private readonly root: string;
+  readonly root: string;
+  private readonly pool: CatFilePool;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.root = join(config.dataDir, 'repositories');
     this.runner = new GitRunner(join(config.dataDir, 'git-home'));
+    this.pool = new CatFilePool(this.runner.environment);
+  }
+
+  onModuleDestroy(): void {
+    this.pool.closeAll();
+  }
+
+  /** The repository of a project, for reads and ref updates. */
+  repository(projectId: number): Repository {
+    return new Repository(this.repositoryPath(projectId), this.runner, this.pool);
   }
 
   repositoryPath(projectId: number): string {
@@ -58,6 +71,7 @@ export class GitService {
   }
 
   async remove(projectId: number): Promise<void> {
+    this.pool.forget(this.repositoryPath(projectId));
     await rm(this.repositoryPath(projectId), { recursive: true, force: true });
   }
 

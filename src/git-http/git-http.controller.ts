@@ -1,0 +1,26 @@
+import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { Public } from '../common/auth/decorators';
+import { GitHttpService } from './git-http.service';
+
+/** Git smart HTTP at `/:namespace/:project(.git)`; it authenticates callers itself (HTTP Basic). */
+@Public()
+@Controller(':namespace/:repo')
+export class GitHttpController {
+  constructor(private readonly git: GitHttpService) {}
+
+  @Get('info/refs')
+  infoRefs(@Req() req: Request, @Res() res: Response, @Param('namespace') ns: string, @Param('repo') repo: string) {
+    return this.git.handle(req, res, ns, repo, 'info/refs');
+  }
+
+  @Post('git-upload-pack')
+  uploadPack(@Req() req: Request, @Res() res: Response, @Param('namespace') ns: string, @Param('repo') repo: string) {
+    return this.git.handle(req, res, ns, repo, 'git-upload-pack');
+  }
+
+  @Post('git-receive-pack')
+  receivePack(@Req() req: Request, @Res() res: Response, @Param('namespace') ns: string, @Param('repo') repo: string) {
+    return this.git.handle(req, res, ns, repo, 'git-receive-pack');
+  }
+}

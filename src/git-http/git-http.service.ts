@@ -1,0 +1,155 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AuthService } from '../common/auth/auth.service';
+import { DomainError, NotFound, TooManyRequests } from '../common/errors/domain-errors';
+import { ProjectAbility } from '../common/policy/policy';
+import { PolicyService } from '../common/policy/policy.service';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { GitService } from '../git/git.service';
+import { installHooks } from '../git/hooks';
+import { serveSmartHttp } from '../git/smart-http';
+import { Project } from '../projects/project.entity';
+import { ProjectsService } from '../projects/projects.service';
+import { PushService } from '../repository/push.service';
+import { SessionService } from '../users/session.service';
+import { User } from '../users/user.entity';
+
+export type GitAction = 'info/refs' | 'git-upload-pack' | 'git-receive-pack';
+
+/** What a CI build token grants: read access to its own project's repository. */
+export interface BuildTokenGrant {
+  projectId: number;
+  user?: User;
+}
+export type BuildTokenResolver = (token: string) => Promise<BuildTokenGrant | undefined>;
+
+interface Caller {
+  user?: User;
+  build?: BuildTokenGrant;
+}
+
+class GitHttpError extends DomainError {
+  constructor(
+    readonly status: number,
+    private readonly text: string,
+    private readonly challenge = false,
+  ) {
+    super(text);
+  }
+  body() {
+    return { message: this.text };
+  }
+  override headers(): Record<string, string> {
+    return this.challenge ? { 'WWW-Authenticate': 'Basic realm="GitLab"' } : {};
+  }
+}
+
+const unauthorized = () => new GitHttpError(401, 'HTTP Basic: Access denied', true);
+
+/**
+ * Git smart HTTP: authenticates HTTP Basic (password, private token, `oauth2` + OAuth token,
+ * `gitlab-ci-token` + build token), authorises with the same policy as the API, then streams.
+ */
+@Injectable()
+export class GitHttpService implements OnModuleInit {
+  private hooksPath = '';
+  private buildTokens?: BuildTokenResolver;
+
+  constructor(
+    private readonly projects: ProjectsService,
+    private readonly policy: PolicyService,
+    private readonly auth: AuthService,
+    private readonly session: SessionService,
+    private readonly git: GitService,
+    private readonly push: PushService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.hooksPath = installHooks(this.config.dataDir);
+  }
+
+  /** The CI area registers how build tokens resolve (`gitlab-ci-token` clones). */
+  registerBuildTokenResolver(resolver: BuildTokenResolver): void {
+    this.buildTokens = resolver;
+  }
+
+  async handle(req: Request, res: Response, namespace: string, repo: string, action: GitAction): Promise<void> {
+    const service = action === 'info/refs' ? String(req.query.service ?? '') : action;
+    if (service !== 'git-upload-pack' && service !== 'git-receive-pack') {
+      throw new GitHttpError(403, 'Only the smart HTTP protocol is supported');
+    }
+    const caller = await this.authenticate(req);
+    const path = `${namespace}/${repo.replace(/\.git$/i, '')}`;
+    let project: Project;
+    try {
+      project = await this.projects.findByRef(path);
+    } catch (e) {
+      if (e instanceof NotFound && !caller.user && !caller.build) throw unauthorized();
+      throw e;
+    }
+    const abilities = await this.abilities(caller, project);
+    const needed: ProjectAbility = service === 'git-receive-pack' ? 'push_code' : 'download_code';
+    if (!abilities.has('read_project')) {
+      if (!caller.user && !caller.build) throw unauthorized();
+      throw new NotFound('Project');
+    }
+    if (!abilities.has(needed)) {
+      if (!caller.user && !caller.build) throw unauthorized();
+      throw new GitHttpError(403, service === 'git-receive-pack' ? 'You are not allowed to push code to this project.' : 'You are not allowed to download code from this project.');
+    }
+    if (!this.git.exists(project.id)) await this.git.create(project.id);
+    const pushRules = service === 'git-receive-pack' ? await this.push.rulesFor(project, abilities) : undefined;
+    const updates = await serveSmartHttp(this.git.runner, {
+      req,
+      res,
+      repositoriesRoot: this.git.root,
+      gitDir: this.git.repositoryPath(project.id),
+      action,
+      remoteUser: caller.user?.username ?? 'anonymous',
+      hooksPath: this.hooksPath,
+      pushRules,
+    });
+    if (updates.length && caller.user) await this.push.afterPush(project, caller.user, updates);
+  }
+
+  private async abilities(caller: Caller, project: Project): Promise<Set<ProjectAbility>> {
+    if (caller.build) {
+      return caller.build.projectId === project.id
+        ? new Set<ProjectAbility>(['read_project', 'download_code'])
+        : new Set<ProjectAbility>();
+    }
+    return this.policy.projectAbilities(caller.user, project);
+  }
+
+  private async authenticate(req: Request): Promise<Caller> {
+    const header = req.headers.authorization;
+    if (!header) return {};
+    const m = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
+    if (!m) throw unauthorized();
+    const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon === -1) throw unauthorized();
+    const login = decoded.slice(0, colon);
+    const secret = decoded.slice(colon + 1);
+    if (!login || !secret) throw unauthorized();
+    if (login === 'gitlab-ci-token') {
+      const grant = this.buildTokens ? await this.buildTokens(secret) : undefined;
+      if (!grant) throw unauthorized();
+      return { build: grant };
+    }
+    if (login === 'oauth2') {
+      const user = await this.auth.userByAccessToken(secret).catch(() => undefined);
+      if (!user) throw unauthorized();
+      return { user };
+    }
+    const byToken = await this.auth.userByPrivateToken(secret);
+    if (byToken && byToken.username.toLowerCase() === login.toLowerCase()) return { user: byToken };
+    try {
+      return { user: await this.session.signIn(login, secret, req.ip ?? '') };
+    } catch (e) {
+      if (e instanceof TooManyRequests) throw e;
+      throw unauthorized();
+    }
+  }
+}

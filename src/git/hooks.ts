@@ -1,0 +1,69 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Server-side git hooks for pushes over HTTP. `pre-receive` runs after the objects arrive and
+ * before any ref moves (the objects sit in git's quarantine), so a refused push changes nothing.
+ * The rules come from the server in GLV3_PUSH_RULES; the hook only evaluates them.
+ * `post-receive` appends the applied updates to GLV3_PUSH_LOG for the server to process.
+ */
+const PRE_RECEIVE_JS = String.raw`'use strict';
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const rules = JSON.parse(process.env.GLV3_PUSH_RULES || 'null');
+const deny = (msg) => { process.stderr.write('GitLab: ' + msg + '\n'); process.exit(1); };
+if (!rules) deny('push rules missing');
+const ZERO = /^0{40}$/;
+const matches = (pattern, name) => {
+  if (!pattern.includes('*')) return pattern === name;
+  const re = new RegExp('^' + pattern.split('*').map((s) => s.replace(/[.*+?^$()|[\]{}\\]/g, '\\$&')).join('.*') + '$');
+  return re.test(name);
+};
+const isAncestor = (a, b) => spawnSync('git', ['merge-base', '--is-ancestor', a, b], { stdio: 'ignore' }).status === 0;
+const lines = fs.readFileSync(0, 'utf8').split('\n').filter(Boolean);
+for (const line of lines) {
+  const [oldSha, newSha, ref] = line.split(' ');
+  if (ref.startsWith('refs/tags/')) {
+    if (!rules.canPush) deny('You are not allowed to push code to this project.');
+    continue;
+  }
+  if (!ref.startsWith('refs/heads/')) deny('You are not allowed to push to ' + ref);
+  if (!rules.canPush) deny('You are not allowed to push code to this project.');
+  const branch = ref.slice('refs/heads/'.length);
+  const pb = rules.protected.find((p) => matches(p.name, branch));
+  if (!pb) continue;
+  if (ZERO.test(newSha)) deny('You are not allowed to delete protected branch ' + branch + '.');
+  if (!ZERO.test(oldSha) && !isAncestor(oldSha, newSha)) deny('You are not allowed to force push code to a protected branch on this project.');
+  if (!rules.canPushProtected && !pb.developersCanPush) deny('You are not allowed to push code to protected branches on this project.');
+}
+`;
+
+const POST_RECEIVE_JS = String.raw`'use strict';
+const fs = require('node:fs');
+const log = process.env.GLV3_PUSH_LOG;
+const input = fs.readFileSync(0, 'utf8');
+if (log) fs.appendFileSync(log, input);
+`;
+
+export interface PushRules {
+  canPush: boolean;
+  canPushProtected: boolean;
+  protected: { name: string; developersCanPush: boolean }[];
+}
+
+/** Writes the hook scripts under `<dataDir>/git-hooks` and returns that folder (for core.hooksPath). */
+export function installHooks(dataDir: string): string {
+  const dir = join(dataDir, 'git-hooks');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const node = process.execPath;
+  for (const [name, js] of [
+    ['pre-receive', PRE_RECEIVE_JS],
+    ['post-receive', POST_RECEIVE_JS],
+  ]) {
+    writeFileSync(join(dir, `${name}.js`), js, { mode: 0o600 });
+    const script = `#!/bin/sh\nexec "${node}" "${join(dir, `${name}.js`)}"\n`;
+    writeFileSync(join(dir, name), script, { mode: 0o700 });
+    chmodSync(join(dir, name), 0o700);
+  }
+  return dir;
+}

@@ -1,0 +1,129 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import type { Request, Response } from 'express';
+import { GitRunner } from './git-runner';
+import { PushRules } from './hooks';
+
+export interface RefUpdate {
+  oldSha: string;
+  newSha: string;
+  ref: string;
+}
+
+export interface SmartHttpRequest {
+  req: Request;
+  res: Response;
+  repositoriesRoot: string;
+  gitDir: string;
+  /** `info/refs`, `git-upload-pack` or `git-receive-pack`. */
+  action: string;
+  remoteUser: string;
+  hooksPath: string;
+  pushRules?: PushRules;
+}
+
+const TIMEOUT_MS = 60 * 60_000;
+
+/**
+ * Serves one smart HTTP request through `git http-backend` (CGI): the request body is piped in as it
+ * arrives (gzip bodies are decoded by git) and the response piped out, never buffered. For pushes,
+ * the hooks get the push rules and report applied updates, which are returned once git is done.
+ */
+export async function serveSmartHttp(runner: GitRunner, o: SmartHttpRequest): Promise<RefUpdate[]> {
+  const logDir = o.pushRules ? await mkdtemp(join(tmpdir(), 'glv3-push-')) : undefined;
+  const pushLog = logDir ? join(logDir, 'updates') : undefined;
+  const query = o.req.url.includes('?') ? o.req.url.slice(o.req.url.indexOf('?') + 1) : '';
+  const env: Record<string, string> = {
+    GIT_PROJECT_ROOT: o.repositoriesRoot,
+    PATH_INFO: '/' + relative(o.repositoriesRoot, o.gitDir) + '/' + o.action,
+    REQUEST_METHOD: o.req.method,
+    QUERY_STRING: query,
+    CONTENT_TYPE: String(o.req.headers['content-type'] ?? ''),
+    REMOTE_USER: o.remoteUser,
+    REMOTE_ADDR: o.req.ip ?? '',
+    GIT_HTTP_EXPORT_ALL: '1',
+    GIT_HTTP_MAX_REQUEST_BUFFER: '100M',
+    GIT_CONFIG_COUNT: '3',
+    GIT_CONFIG_KEY_0: 'core.hooksPath',
+    GIT_CONFIG_VALUE_0: o.hooksPath,
+    GIT_CONFIG_KEY_1: 'http.receivepack',
+    GIT_CONFIG_VALUE_1: o.pushRules ? 'true' : 'false',
+    GIT_CONFIG_KEY_2: 'uploadpack.allowFilter',
+    GIT_CONFIG_VALUE_2: 'true',
+  };
+  const encoding = o.req.headers['content-encoding'];
+  if (typeof encoding === 'string') env.HTTP_CONTENT_ENCODING = encoding;
+  const protocol = o.req.headers['git-protocol'];
+  if (typeof protocol === 'string' && /^[a-z0-9=:.]{1,64}$/i.test(protocol)) env.GIT_PROTOCOL = protocol;
+  if (o.req.headers['content-length']) env.CONTENT_LENGTH = String(o.req.headers['content-length']);
+  if (o.pushRules && pushLog) {
+    env.GLV3_PUSH_RULES = JSON.stringify(o.pushRules);
+    env.GLV3_PUSH_LOG = pushLog;
+  }
+
+  const child = runner.spawn(['http-backend'], { env, timeoutMs: TIMEOUT_MS });
+  o.req.pipe(child.stdin);
+  o.req.on('aborted', () => child.kill('SIGKILL'));
+  o.res.on('close', () => {
+    if (!o.res.writableFinished) child.kill('SIGKILL');
+  });
+
+  let headerBuf = Buffer.alloc(0);
+  let headersDone = false;
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (headersDone) {
+      if (!o.res.write(chunk)) {
+        child.stdout.pause();
+        o.res.once('drain', () => child.stdout.resume());
+      }
+      return;
+    }
+    headerBuf = Buffer.concat([headerBuf, chunk]);
+    let end = headerBuf.indexOf('\r\n\r\n');
+    let sepLen = 4;
+    if (end === -1) {
+      end = headerBuf.indexOf('\n\n');
+      sepLen = 2;
+    }
+    if (end === -1) return;
+    headersDone = true;
+    let status = 200;
+    for (const line of headerBuf.subarray(0, end).toString('latin1').split(/\r?\n/)) {
+      const i = line.indexOf(':');
+      if (i === -1) continue;
+      const name = line.slice(0, i).trim();
+      const value = line.slice(i + 1).trim();
+      if (name.toLowerCase() === 'status') status = Number(value.split(' ')[0]) || 200;
+      else o.res.setHeader(name, value);
+    }
+    o.res.status(status);
+    const rest = headerBuf.subarray(end + sepLen);
+    if (rest.length) o.res.write(rest);
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    if (stderr.length < 8192) stderr += d.toString('utf8');
+  });
+
+  const code: number | null = await new Promise((resolve) => child.on('close', resolve));
+  if (!headersDone && !o.res.headersSent) {
+    o.res.status(500).setHeader('Content-Type', 'text/plain');
+    o.res.end('git http-backend failed\n');
+  } else {
+    o.res.end();
+  }
+  try {
+    if (code !== 0 || !pushLog) return [];
+    const text = await readFile(pushLog, 'utf8').catch(() => '');
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [oldSha, newSha, ref] = l.split(' ');
+        return { oldSha, newSha, ref };
+      });
+  } finally {
+    if (logDir) await rm(logDir, { recursive: true, force: true });
+  }
+}

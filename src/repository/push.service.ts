@@ -1,0 +1,188 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ApplicationSettingsService } from '../application-settings/application-settings.service';
+import { Logger } from '../common/http/logger';
+import { PolicyProject, ProjectAbility } from '../common/policy/policy';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { DomainEvents } from '../events/domain-events';
+import { EventsService } from '../events/events.service';
+import { GitService } from '../git/git.service';
+import { PushRules } from '../git/hooks';
+import { Commit, ZERO_SHA } from '../git/objects';
+import { RefUpdate } from '../git/smart-http';
+import { Project } from '../projects/project.entity';
+import { projectFullPath } from '../projects/projects.presenter';
+import { User } from '../users/user.entity';
+import { ProtectedBranch } from './repository.entities';
+
+const MAX_PUSH_COMMITS = 20;
+
+/** Branch protection and what happens around a push. */
+@Injectable()
+export class PushService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly git: GitService,
+    private readonly events: EventsService,
+    private readonly domainEvents: DomainEvents,
+    private readonly settings: ApplicationSettingsService,
+    private readonly logger: Logger,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  protectedBranches(projectId: number): Promise<ProtectedBranch[]> {
+    return this.ds.getRepository(ProtectedBranch).find({ where: { projectId }, order: { name: 'ASC' } });
+  }
+
+  /** Whether `branch` is protected (exact name or a `*` pattern). */
+  static matches(pb: ProtectedBranch[], branch: string): ProtectedBranch | undefined {
+    return pb.find((p) =>
+      p.name.includes('*')
+        ? new RegExp('^' + p.name.split('*').map((s) => s.replace(/[.*+?^$()|[\]{}\\]/g, '\\$&')).join('.*') + '$').test(branch)
+        : p.name === branch,
+    );
+  }
+
+  /** The rules the pre-receive hook applies for this caller. */
+  async rulesFor(project: PolicyProject & { id: number }, abilities: Set<ProjectAbility>): Promise<PushRules> {
+    const pb = await this.protectedBranches(project.id);
+    return {
+      canPush: abilities.has('push_code'),
+      canPushProtected: abilities.has('push_code_to_protected_branches'),
+      protected: pb.map((p) => ({ name: p.name, developersCanPush: p.developersCanPush })),
+    };
+  }
+
+  /** May `abilities` write to `branch` (file API, branch delete)? Protected branches need master unless developers may push. */
+  async canWriteBranch(projectId: number, branch: string, abilities: Set<ProjectAbility>): Promise<boolean> {
+    if (!abilities.has('push_code')) return false;
+    const pb = PushService.matches(await this.protectedBranches(projectId), branch);
+    return !pb || pb.developersCanPush || abilities.has('push_code_to_protected_branches');
+  }
+
+  /**
+   * After refs moved: the default branch on the first push (protected as the instance setting says),
+   * push events with GitLab's push data, `last_activity_at`, then the "push received" domain event.
+   */
+  async afterPush(project: Project, user: User, updates: RefUpdate[], via: 'http' | 'api' = 'http'): Promise<void> {
+    if (updates.length === 0) return;
+    try {
+      await this.ensureDefaultBranch(project, updates);
+      const events = [];
+      for (const u of updates) {
+        events.push({
+          projectId: project.id,
+          authorId: user.id,
+          action: 'pushed' as const,
+          data: await this.pushData(project, user, u),
+        });
+      }
+      await this.events.record(...events);
+    } catch (e) {
+      this.logger.error('post-push processing failed', {
+        project_id: project.id,
+        via,
+        error: e instanceof Error ? e.message : String(e),
+      });
+    }
+    this.domainEvents.pushReceived({ projectId: project.id, userId: user.id, updates });
+  }
+
+  private async ensureDefaultBranch(project: Project, updates: RefUpdate[]): Promise<void> {
+    if (project.defaultBranch && (await this.git.branchExists(project.id, project.defaultBranch))) return;
+    const repo = this.git.repository(project.id);
+    const branches = await repo.branchNames();
+    if (branches.length === 0) return;
+    const pushed = updates.filter((u) => u.ref.startsWith('refs/heads/') && u.newSha !== ZERO_SHA).map((u) => u.ref.slice(11));
+    const head = await repo.headBranch();
+    const choice = [head, 'master', ...pushed, ...branches].find((b) => b && branches.includes(b)) as string;
+    await this.git.setDefaultBranch(project.id, choice);
+    await this.ds.getRepository(Project).update({ id: project.id }, { defaultBranch: choice });
+    project.defaultBranch = choice;
+    const protection = (await this.settings.get()).defaultBranchProtection;
+    if (protection > 0) {
+      await this.ds
+        .createQueryBuilder()
+        .insert()
+        .into(ProtectedBranch)
+        .values({ projectId: project.id, name: choice, developersCanPush: protection === 1 })
+        .orIgnore()
+        .execute();
+    }
+  }
+
+  /** GitLab's push payload (`data` of push events, and later of hooks). */
+  async pushData(project: Project, user: User, u: RefUpdate): Promise<Record<string, unknown>> {
+    const repo = this.git.repository(project.id);
+    const isTag = u.ref.startsWith('refs/tags/');
+    let commits: Commit[] = [];
+    let total = 0;
+    if (u.newSha !== ZERO_SHA && !isTag) {
+      const range = await repo.commitsBetween(u.oldSha === ZERO_SHA ? (await this.baseFor(project, u)) : u.oldSha, u.newSha);
+      total = range.commits.length;
+      commits = range.commits.slice(-MAX_PUSH_COMMITS).reverse();
+    }
+    const web = `${this.config.externalUrl}/${projectFullPath(project)}`;
+    const files = await Promise.all(commits.map((c) => repo.commitDiff(c)));
+    return {
+      object_kind: isTag ? 'tag_push' : 'push',
+      event_name: isTag ? 'tag_push' : 'push',
+      before: u.oldSha,
+      after: u.newSha,
+      ref: u.ref,
+      checkout_sha: u.newSha === ZERO_SHA ? null : u.newSha,
+      message: null,
+      user_id: user.id,
+      user_name: user.name,
+      user_email: user.email,
+      user_avatar: null,
+      project_id: project.id,
+      project: {
+        name: project.name,
+        description: project.description,
+        web_url: web,
+        avatar_url: null,
+        git_ssh_url: `git@${new URL(this.config.externalUrl).hostname}:${projectFullPath(project)}.git`,
+        git_http_url: `${web}.git`,
+        namespace: project.namespace.name,
+        visibility_level: project.visibilityLevel,
+        path_with_namespace: projectFullPath(project),
+        default_branch: project.defaultBranch,
+        homepage: web,
+        url: `${web}.git`,
+        ssh_url: `git@${new URL(this.config.externalUrl).hostname}:${projectFullPath(project)}.git`,
+        http_url: `${web}.git`,
+      },
+      commits: commits.map((c, i) => ({
+        id: c.id,
+        message: c.message,
+        timestamp: c.author.date,
+        url: `${web}/commit/${c.id}`,
+        author: { name: c.author.name, email: c.author.email },
+        added: files[i].entries.filter((e) => e.newFile).map((e) => e.newPath),
+        modified: files[i].entries.filter((e) => !e.newFile && !e.deletedFile).map((e) => e.newPath),
+        removed: files[i].entries.filter((e) => e.deletedFile).map((e) => e.oldPath),
+      })),
+      total_commits_count: total,
+      repository: {
+        name: project.name,
+        url: `${web}.git`,
+        description: project.description,
+        homepage: web,
+        git_http_url: `${web}.git`,
+        git_ssh_url: `git@${new URL(this.config.externalUrl).hostname}:${projectFullPath(project)}.git`,
+        visibility_level: project.visibilityLevel,
+      },
+    };
+  }
+
+  /** For a new branch: its commits are those not on the default branch (or all, when there is none). */
+  private async baseFor(project: Project, u: RefUpdate): Promise<string> {
+    const base = project.defaultBranch && `refs/heads/${project.defaultBranch}` !== u.ref ? project.defaultBranch : null;
+    if (base) {
+      const c = await this.git.repository(project.id).commit(base);
+      if (c) return c.id;
+    }
+    return ZERO_SHA;
+  }
+}
