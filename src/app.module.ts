@@ -16,6 +16,12 @@ import { MembersModule } from './members/members.module';
 import { ProjectsModule } from './projects/projects.module';
 import { RepositoryModule } from './repository/repository.module';
 import { GitHttpModule } from './git-http/git-http.module';
+import { IssuesModule } from './issues/issues.module';
+import { MilestonesModule } from './milestones/milestones.module';
+import { LabelsModule } from './labels/labels.module';
+import { NotesModule } from './notes/notes.module';
+import { SnippetsModule } from './snippets/snippets.module';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 
 @Module({})
 export class AppModule {
@@ -38,6 +44,12 @@ export class AppModule {
         MembersModule,
         RepositoryModule,
         GitHttpModule,
+        IssuesModule,
+        MilestonesModule,
+        LabelsModule,
+        NotesModule,
+        SnippetsModule,
+        SubscriptionsModule,
       ],
     };
   }

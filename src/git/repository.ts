@@ -129,8 +129,7 @@ export class Repository {
 
   async branch(name: string): Promise<Branch | null> {
     if (!isSafeRef(name)) return null;
-    const r = await this.git(['for-each-ref', '--format=%(objectname)', `refs/heads/${name}`]);
-    const sha = r.stdout.toString('utf8').trim().split('\n')[0];
+    const sha = await this.refSha(`refs/heads/${name}`);
     if (!sha) return null;
     const [commit] = await this.commitsBySha([sha]);
     return commit ? { name, commit } : null;
@@ -162,6 +161,16 @@ export class Repository {
       out.push({ name: r.name, message: obj ? parseTagObject(obj.data).message : null, commit });
     });
     return out.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+  }
+
+  /** The object a full ref name points at, or null. */
+  async refSha(ref: string): Promise<string | null> {
+    const r = await this.git(['for-each-ref', '--format=%(refname)%00%(objectname)', ref]);
+    for (const line of r.stdout.toString('utf8').split('\n')) {
+      const [name, sha] = line.split('\0');
+      if (name === ref) return sha;
+    }
+    return null;
   }
 
   async headBranch(): Promise<string | null> {
@@ -372,7 +381,7 @@ function splitPatch(text: string): string[] {
     const lines = part.split('\n');
     let i = 1;
     while (i < lines.length && !/^(--- |@@|Binary files)/.test(lines[i])) i++;
-    out.push(lines.slice(i).join('\n').replace(/\n$/, ''));
+    out.push(lines.slice(i).join('\n'));
   }
   return out;
 }

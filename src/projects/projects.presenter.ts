@@ -4,10 +4,16 @@ import { User } from '../users/user.entity';
 import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { Project } from './project.entity';
 
+/** The project a fork was made from, with the name of its namespace's owner (user namespaces). */
+export interface ForkParent {
+  project: Project;
+  ownerName: string | null;
+}
+
 /** Everything a project response needs besides the row, loaded by ProjectViews in bounded queries. */
 export interface ProjectExtras {
   owner: User | null;
-  forkedFrom: Project | null;
+  forkedFrom: ForkParent | null;
   forksCount: number;
   openIssuesCount: number;
   /** Present for `ProjectWithAccess` responses (single project and the member lists). */
@@ -45,11 +51,12 @@ export function presentNamespaceRow(ns: Namespace) {
   };
 }
 
-function forkedFromView(f: Project) {
+function forkedFromView({ project: f, ownerName }: ForkParent) {
+  const human = f.namespace.kind === 'user' && ownerName !== null ? ownerName : f.namespace.name;
   return {
     id: f.id,
     name: f.name,
-    name_with_namespace: `${f.namespace.name} / ${f.name}`,
+    name_with_namespace: `${human} / ${f.name}`,
     path: f.path,
     path_with_namespace: projectFullPath(f),
   };

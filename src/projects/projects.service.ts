@@ -99,9 +99,10 @@ export class ProjectsService {
       const c = this.policy.memberProjectsCondition(user);
       qb.where(c.sql, c.params);
     } else if (scope === 'owned') {
+      // parenthesized as a whole: the filters below are ANDed onto it
       qb.where(
-        `(n.kind = 'user' AND n.owner_id = :uid) OR
-         (n.kind = 'group' AND n.id IN (SELECT namespace_id FROM group_members WHERE user_id = :uid AND access_level = 50))`,
+        `((n.kind = 'user' AND n.owner_id = :uid) OR
+         (n.kind = 'group' AND n.id IN (SELECT namespace_id FROM group_members WHERE user_id = :uid AND access_level = 50)))`,
         { uid: user.id },
       );
     } else if (scope === 'starred') {

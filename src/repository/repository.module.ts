@@ -1,11 +1,21 @@
 import { Module } from '@nestjs/common';
 import { ProjectsModule } from '../projects/projects.module';
+import { BranchesController } from './branches.controller';
+import { BranchesService } from './branches.service';
+import { CommitsController } from './commits.controller';
+import { CommitsService } from './commits.service';
+import { ContentsController } from './contents.controller';
+import { ContentsService } from './contents.service';
 import { PushService } from './push.service';
+import { RepositoryAccess } from './repository-access.service';
+import { TagsController } from './tags.controller';
+import { TagsService } from './tags.service';
 
+/** The repository API (branches, tags, commits, contents, files) and branch protection / push handling. */
 @Module({
   imports: [ProjectsModule],
-  controllers: [],
-  providers: [PushService],
+  controllers: [BranchesController, TagsController, CommitsController, ContentsController],
+  providers: [PushService, RepositoryAccess, BranchesService, TagsService, CommitsService, ContentsService],
   exports: [PushService],
 })
 export class RepositoryModule {}

@@ -173,6 +173,7 @@ export class UsersService {
     const encryptedPassword = attrs.password ? await this.secrets.hashPassword(attrs.password) : undefined;
     try {
       await this.ds.transaction(async (m) => {
+        if (attrs.admin === false && existing.admin) await assertOtherAdmin(m, existing.id, 'demoted');
         await this.assertAvailable(m, attrs, existing.id, taken);
         const changes: Partial<User> = {};
         for (const key of [
@@ -245,15 +246,10 @@ export class UsersService {
     const id = parseId(rawId);
     if (id === undefined) return undefined;
     const result = await this.ds.transaction(async (m) => {
+      await lockAdmins(m); // before the row lock, in the same order as update and block
       const user = await m.getRepository(User).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!user) return undefined;
-      if (user.admin) {
-        const admins: { n: number }[] = await m.query(
-          `SELECT count(*)::int AS n FROM users WHERE admin AND state = 'active' AND id <> $1`,
-          [id],
-        );
-        if (admins[0].n === 0) throw new Forbidden('the last administrator cannot be deleted');
-      }
+      if (user.admin) await assertOtherAdmin(m, id, 'deleted');
       const projects: { id: number }[] = await m.query(
         `DELETE FROM projects WHERE namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = $1) RETURNING id`,
         [id],
@@ -269,7 +265,10 @@ export class UsersService {
   async block(rawId: string): Promise<true> {
     const user = await this.findById(rawId);
     if (user.state === 'ldap_blocked') throw new Forbidden('LDAP blocked users cannot be modified by the API');
-    await this.ds.getRepository(User).update({ id: user.id }, { state: 'blocked' });
+    await this.ds.transaction(async (m) => {
+      if (user.admin) await assertOtherAdmin(m, user.id, 'blocked');
+      await m.getRepository(User).update({ id: user.id }, { state: 'blocked' });
+    });
     return true;
   }
 
@@ -279,6 +278,24 @@ export class UsersService {
     await this.ds.getRepository(User).update({ id: user.id }, { state: 'active' });
     return true;
   }
+}
+
+/**
+ * Serialises changes that can remove an administrator, so that two admins cannot remove each other
+ * concurrently. Taken before any other lock of the transaction (email locks, row locks).
+ */
+async function lockAdmins(m: EntityManager): Promise<void> {
+  await m.query(`SELECT pg_advisory_xact_lock(hashtext('users:last-admin'))`);
+}
+
+/** Refuses (403) to delete, demote or block `id` when no other active administrator would remain. */
+async function assertOtherAdmin(m: EntityManager, id: number, action: 'deleted' | 'demoted' | 'blocked'): Promise<void> {
+  await lockAdmins(m);
+  const admins: { n: number }[] = await m.query(
+    `SELECT count(*)::int AS n FROM users WHERE admin AND state = 'active' AND id <> $1`,
+    [id],
+  );
+  if (admins[0].n === 0) throw new Forbidden(`the last administrator cannot be ${action}`);
 }
 
 /** Serialises claims on one email address for the rest of the transaction. */

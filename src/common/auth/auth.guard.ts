@@ -15,6 +15,15 @@ function header(req: Request, name: string): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
+/** The `private_token` param; an unreadable one (e.g. `private_token[a]=b`) is an invalid credential, not a 400. */
+function readPrivateToken(params: Params): string | undefined {
+  try {
+    return params.string('private_token');
+  } catch {
+    return '';
+  }
+}
+
 /**
  * The one global guard: every route needs a user unless marked @Public(); @Admin() routes need
  * an administrator. Private token first (param wins over header), then OAuth bearer, then sudo.
@@ -37,7 +46,7 @@ export class AuthGuard implements CanActivate {
 
     let user: User | undefined;
     try {
-      const privateToken = params.string('private_token') ?? header(req, 'private-token');
+      const privateToken = readPrivateToken(params) ?? header(req, 'private-token');
       if (privateToken !== undefined) user = await this.auth.userByPrivateToken(privateToken);
       if (!user) user = await this.bearer(req, res);
     } catch (e) {

@@ -185,3 +185,8 @@ export class ErrorWithBody extends DomainError {
     return this.rawBody;
   }
 }
+
+/** An error whose `message` is a fixed text GitLab clients know (e.g. `Branch already exists`). */
+export function apiError(status: number, message: string): ErrorWithBody {
+  return new ErrorWithBody(status, { message });
+}

@@ -7,7 +7,37 @@ import { Logger } from './logger';
 export type ApiRequest = Request & { id: string; startedAt: bigint; userId?: number };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-const QUERY_SECRETS = /([?&](?:private_token|access_token|token)=)[^&]*/gi;
+// credentials and passwords (write parameters may arrive in the query string too)
+const SECRET_PARAM = /^(token|.*_token|.*password.*|.*secret.*)$/i;
+
+/** The request URL for the log: values of credential-like query parameters replaced, however the name is encoded. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q === -1) return url;
+  const parts = url
+    .slice(q + 1)
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      if (eq === -1) return part;
+      let name = part.slice(0, eq);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // malformed escape: the query parser keeps the raw name too
+      }
+      return SECRET_PARAM.test(name.split('[')[0]) ? `${part.slice(0, eq)}=[FILTERED]` : part;
+    });
+  return `${url.slice(0, q)}?${parts.join('&')}`;
+}
+
+/** `'10mb'`, `'512kb'` or a plain number of bytes. */
+function byteSize(limit: string): number {
+  const m = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(limit.trim());
+  if (!m) throw new Error(`invalid body limit: ${limit}`);
+  const unit = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(m[2] ?? 'b').toLowerCase() as 'b'];
+  return Number(m[1]) * unit;
+}
 
 /**
  * Express-level middleware that runs before Nest's router, in this order:
@@ -17,7 +47,22 @@ const QUERY_SECRETS = /([?&](?:private_token|access_token|token)=)[^&]*/gi;
 export function httpPipeline(logger: Logger, opts: { bodyLimit: string }): RequestHandler[] {
   const json = express.json({ limit: opts.bodyLimit, type: ['application/json', 'application/*+json'] });
   const urlencoded = express.urlencoded({ extended: true, limit: opts.bodyLimit, parameterLimit: 2000 });
-  const multipart = multer({ limits: { fieldSize: 1024 * 1024, fields: 500, files: 0 } }).none();
+  const maxBytes = byteSize(opts.bodyLimit);
+  const multipart = multer({
+    limits: { fieldSize: 1024 * 1024, fields: 500, files: 0 },
+    // busboy has no total-size limit: count the bytes and stop at the same limit as the other bodies
+    streamHandler: (req: Request, busboy: NodeJS.WritableStream & { destroy(err?: Error): void }) => {
+      let seen = 0;
+      const count = (chunk: Buffer) => {
+        seen += chunk.length;
+        if (seen <= maxBytes) return;
+        req.off('data', count);
+        busboy.destroy(Object.assign(new Error('request entity too large'), { type: 'entity.too.large' }));
+      };
+      req.on('data', count);
+      req.pipe(busboy);
+    },
+  } as multer.Options).none();
 
   const requestLog: RequestHandler = (req, res, next) => {
     const r = req as ApiRequest;
@@ -29,7 +74,7 @@ export function httpPipeline(logger: Logger, opts: { bodyLimit: string }): Reque
       logger.info('request', {
         request_id: r.id,
         method: req.method,
-        path: (req.originalUrl || req.url).replace(QUERY_SECRETS, '$1[FILTERED]'),
+        path: redactUrl(req.originalUrl || req.url),
         status: res.statusCode,
         duration_ms: Number((process.hrtime.bigint() - r.startedAt) / 1000n) / 1000,
         user_id: r.userId ?? null,
@@ -82,7 +127,10 @@ export function httpPipeline(logger: Logger, opts: { bodyLimit: string }): Reque
     if (!req.path.startsWith('/api/') && !req.path.startsWith('/oauth/')) return next();
     const done = parseErrors(res, next);
     const type = (req.headers['content-type'] || '').toLowerCase();
-    if (type.startsWith('multipart/form-data')) return multipart(req, res, done);
+    if (type.startsWith('multipart/form-data')) {
+      if (Number(req.headers['content-length']) > maxBytes) return done({ type: 'entity.too.large' });
+      return multipart(req, res, done);
+    }
     if (type.startsWith('application/x-www-form-urlencoded')) return urlencoded(req, res, done);
     return json(req, res, done);
   };

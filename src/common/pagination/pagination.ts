@@ -2,6 +2,7 @@ import { Params } from '../params/params';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
+const MAX_PAGE = 1_000_000_000;
 
 export interface PageRequest {
   page: number;
@@ -15,10 +16,11 @@ export function pageRequest(params: Params): PageRequest {
     const v = params.raw[name];
     const s = Array.isArray(v) ? v[v.length - 1] : v;
     if (typeof s === 'number' && Number.isInteger(s)) return s;
-    if (typeof s === 'string' && /^\d{1,9}$/.test(s.trim())) return Number(s.trim());
+    if (typeof s === 'string' && /^\d+$/.test(s.trim())) return Number(s.trim());
     return undefined;
   };
-  const page = Math.max(1, read('page') ?? 1);
+  // a huge page is past the end (an empty page), not page 1; clamped to keep the offset exact
+  const page = Math.min(MAX_PAGE, Math.max(1, read('page') ?? 1));
   let perPage = read('per_page') ?? DEFAULT_PER_PAGE;
   if (perPage < 1) perPage = DEFAULT_PER_PAGE;
   perPage = Math.min(perPage, MAX_PER_PAGE);

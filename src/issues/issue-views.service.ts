@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { Paginated } from '../common/pagination/pagination';
+import { LabelsService } from '../labels/labels.service';
+import { MilestonesService } from '../milestones/milestones.service';
+import { ProjectViews } from '../projects/project-views.service';
+import { User } from '../users/user.entity';
+import { Issue } from './issue.entity';
+import { presentIssue } from './issues.presenter';
+import { IssuesService } from './issues.service';
+
+/**
+ * Presents issues: labels, milestones, authors and assignees, note counts and the viewer's
+ * subscriptions are loaded with one query each, whatever the number of issues.
+ */
+@Injectable()
+export class IssueViews {
+  constructor(
+    private readonly views: ProjectViews,
+    private readonly issues: IssuesService,
+    private readonly labels: LabelsService,
+    private readonly milestones: MilestonesService,
+  ) {}
+
+  async many(viewer: User | undefined, issues: Issue[]) {
+    const ctx = await this.views.context();
+    if (issues.length === 0) return [];
+    const ids = issues.map((i) => i.id);
+    const [labels, milestones, users, participation] = await Promise.all([
+      this.labels.labelsOf('Issue', ids),
+      this.milestones.byIds(issues.map((i) => i.milestoneId).filter((id): id is number => id !== null)),
+      this.issues.users(issues.flatMap((i) => [i.authorId, i.assigneeId])),
+      this.issues.participation(viewer, issues),
+    ]);
+    return issues.map((i) =>
+      presentIssue(
+        i,
+        {
+          labels: (labels.get(i.id) ?? []).map((l) => l.title),
+          milestone: i.milestoneId !== null ? milestones.get(i.milestoneId) ?? null : null,
+          assignee: i.assigneeId !== null ? users.get(i.assigneeId) ?? null : null,
+          author: i.authorId !== null ? users.get(i.authorId) ?? null : null,
+          subscribed: participation.get(i.id)?.subscribed ?? false,
+          userNotesCount: participation.get(i.id)?.userNotesCount ?? 0,
+        },
+        viewer,
+        ctx,
+      ),
+    );
+  }
+
+  async one(viewer: User | undefined, issue: Issue) {
+    return (await this.many(viewer, [issue]))[0];
+  }
+
+  async page(viewer: User | undefined, page: Paginated<Issue>) {
+    return new Paginated(await this.many(viewer, page.items), page.total, page.page);
+  }
+}

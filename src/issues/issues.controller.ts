@@ -1,0 +1,67 @@
+import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
+import { CurrentUser } from '../common/auth/decorators';
+import { API } from '../common/http/routes';
+import { Input, Params } from '../common/params/params';
+import { User } from '../users/user.entity';
+import { IssueViews } from './issue-views.service';
+import { presentIssueRecord } from './issues.presenter';
+import { IssuesService } from './issues.service';
+
+@Controller(API)
+export class IssuesController {
+  constructor(
+    private readonly issues: IssuesService,
+    private readonly views: IssueViews,
+  ) {}
+
+  /** Issues the caller authored. */
+  @Get('issues')
+  async mine(@CurrentUser() user: User, @Input() p: Params) {
+    return this.views.page(user, await this.issues.listAuthored(user, p));
+  }
+
+  @Get('projects/:id/issues')
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
+    return this.views.page(user, await this.issues.listForProject(user, id, p));
+  }
+
+  @Get('projects/:id/milestones/:milestoneId/issues')
+  async ofMilestone(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string, @Input() p: Params) {
+    return this.views.page(user, await this.issues.listForMilestone(user, id, milestoneId, p));
+  }
+
+  @Get('projects/:id/issues/:issueId')
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string) {
+    return this.views.one(user, (await this.issues.findReadable(user, id, issueId)).issue);
+  }
+
+  @Post('projects/:id/issues')
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
+    return this.views.one(user, await this.issues.create(user, id, p));
+  }
+
+  @Put('projects/:id/issues/:issueId')
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string, @Input() p: Params) {
+    return this.views.one(user, await this.issues.update(user, id, issueId, p));
+  }
+
+  @Delete('projects/:id/issues/:issueId')
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string) {
+    return presentIssueRecord(await this.issues.remove(user, id, issueId));
+  }
+
+  @Post('projects/:id/issues/:issueId/move')
+  async move(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string, @Input() p: Params) {
+    return this.views.one(user, await this.issues.move(user, id, issueId, p));
+  }
+
+  @Post('projects/:id/issues/:issueId/subscription')
+  async subscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string) {
+    return this.views.one(user, await this.issues.setSubscription(user, id, issueId, true));
+  }
+
+  @Delete('projects/:id/issues/:issueId/subscription')
+  async unsubscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string) {
+    return this.views.one(user, await this.issues.setSubscription(user, id, issueId, false));
+  }
+}

@@ -1,0 +1,57 @@
+import { Milestone } from '../milestones/milestone.entity';
+import { presentMilestone } from '../milestones/milestones.presenter';
+import { presentAuthor } from '../notes/notes.presenter';
+import { User } from '../users/user.entity';
+import { PresentContext, presentUserBasic } from '../users/users.presenter';
+import { Issue } from './issue.entity';
+
+/** Everything an issue response needs besides the row, loaded by IssueViews in a fixed number of queries. */
+export interface IssueExtras {
+  labels: string[];
+  milestone: Milestone | null;
+  assignee: User | null;
+  author: User | null;
+  subscribed: boolean;
+  userNotesCount: number;
+}
+
+/** GitLab's Issue entity, keys in its order. A reopened issue reads `opened` (spec-decisions 8). */
+export function presentIssue(i: Issue, x: IssueExtras, viewer: User | undefined, ctx: PresentContext) {
+  return {
+    id: i.id,
+    iid: i.iid,
+    project_id: i.projectId,
+    title: i.title,
+    description: i.description,
+    state: i.state === 'closed' ? 'closed' : 'opened',
+    created_at: i.createdAt,
+    updated_at: i.updatedAt,
+    labels: x.labels,
+    milestone: x.milestone ? presentMilestone(x.milestone) : null,
+    assignee: x.assignee ? presentUserBasic(x.assignee, ctx) : null,
+    author: presentAuthor(x.author, viewer, ctx),
+    subscribed: x.subscribed,
+    user_notes_count: x.userNotesCount,
+  };
+}
+
+/** The DELETE answer: the (soft-deleted) issue record, as GitLab returned its row. */
+export function presentIssueRecord(i: Issue) {
+  return {
+    id: i.id,
+    iid: i.iid,
+    project_id: i.projectId,
+    title: i.title,
+    description: i.description,
+    state: i.state === 'closed' ? 'closed' : 'opened',
+    confidential: i.confidential,
+    author_id: i.authorId,
+    assignee_id: i.assigneeId,
+    milestone_id: i.milestoneId,
+    moved_to_id: i.movedToId,
+    position: i.position,
+    created_at: i.createdAt,
+    updated_at: i.updatedAt,
+    deleted_at: i.deletedAt,
+  };
+}

@@ -1,0 +1,43 @@
+import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
+import { CurrentUser } from '../common/auth/decorators';
+import { API } from '../common/http/routes';
+import { Input, Params } from '../common/params/params';
+import { User } from '../users/user.entity';
+import { presentLabel, presentLabelRecord } from './labels.presenter';
+import { LabelsService } from './labels.service';
+
+@Controller(`${API}/projects/:id/labels`)
+export class LabelsController {
+  constructor(private readonly labels: LabelsService) {}
+
+  /** Not paginated (GitLab): the whole list, title ascending. */
+  @Get()
+  async list(@CurrentUser() user: User, @Param('id') id: string) {
+    return (await this.labels.list(user, id)).map(presentLabel);
+  }
+
+  @Post()
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
+    return presentLabel(await this.labels.create(user, id, p));
+  }
+
+  @Put()
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
+    return presentLabel(await this.labels.update(user, id, p));
+  }
+
+  @Delete()
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
+    return presentLabelRecord(await this.labels.remove(user, id, p));
+  }
+
+  @Post(':labelId/subscription')
+  async subscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('labelId') labelId: string) {
+    return presentLabel(await this.labels.setSubscription(user, id, labelId, true));
+  }
+
+  @Delete(':labelId/subscription')
+  async unsubscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('labelId') labelId: string) {
+    return presentLabel(await this.labels.setSubscription(user, id, labelId, false));
+  }
+}

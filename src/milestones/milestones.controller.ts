@@ -1,0 +1,33 @@
+import { Controller, Get, Param, Post, Put } from '@nestjs/common';
+import { CurrentUser } from '../common/auth/decorators';
+import { API } from '../common/http/routes';
+import { Input, Params } from '../common/params/params';
+import { User } from '../users/user.entity';
+import { presentMilestone } from './milestones.presenter';
+import { MilestonesService } from './milestones.service';
+
+/** `GET .../milestones/:milestone_id/issues` is served by the issues controller (it is a list of issues). */
+@Controller(`${API}/projects/:id/milestones`)
+export class MilestonesController {
+  constructor(private readonly milestones: MilestonesService) {}
+
+  @Get()
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
+    return (await this.milestones.list(user, id, p)).map(presentMilestone);
+  }
+
+  @Get(':milestoneId')
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string) {
+    return presentMilestone(await this.milestones.get(user, id, milestoneId));
+  }
+
+  @Post()
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
+    return presentMilestone(await this.milestones.create(user, id, p));
+  }
+
+  @Put(':milestoneId')
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string, @Input() p: Params) {
+    return presentMilestone(await this.milestones.update(user, id, milestoneId, p));
+  }
+}

@@ -1,0 +1,16 @@
+import { Milestone } from './milestone.entity';
+
+/** GitLab's Milestone entity (keys in its order); `due_date` is `YYYY-MM-DD` or null. */
+export function presentMilestone(m: Milestone) {
+  return {
+    id: m.id,
+    iid: m.iid,
+    project_id: m.projectId,
+    title: m.title,
+    description: m.description,
+    state: m.state,
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
+    due_date: m.dueDate,
+  };
+}

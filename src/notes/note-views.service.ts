@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { Paginated } from '../common/pagination/pagination';
+import { ProjectViews } from '../projects/project-views.service';
+import { User } from '../users/user.entity';
+import { Note } from './note.entity';
+import { presentNote } from './notes.presenter';
+import { NotesService } from './notes.service';
+
+/** Presents notes with their authors (one query for the whole page). */
+@Injectable()
+export class NoteViews {
+  constructor(
+    private readonly views: ProjectViews,
+    private readonly notes: NotesService,
+  ) {}
+
+  async many(viewer: User, notes: Note[]) {
+    const ctx = await this.views.context();
+    const authors = await this.notes.authors(notes);
+    return notes.map((n) => presentNote(n, n.authorId !== null ? authors.get(n.authorId) : null, viewer, ctx));
+  }
+
+  async one(viewer: User, note: Note) {
+    return (await this.many(viewer, [note]))[0];
+  }
+
+  async page(viewer: User, page: Paginated<Note>) {
+    return new Paginated(await this.many(viewer, page.items), page.total, page.page);
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { IssuesModule } from '../issues/issues.module';
+import { ProjectsModule } from '../projects/projects.module';
+import { SnippetsModule } from '../snippets/snippets.module';
+import { NoteViews } from './note-views.service';
+import { NotesController } from './notes.controller';
+import { NotesService } from './notes.service';
+
+@Module({
+  imports: [ProjectsModule, IssuesModule, SnippetsModule],
+  controllers: [NotesController],
+  providers: [NotesService, NoteViews],
+})
+export class NotesModule {}

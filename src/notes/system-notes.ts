@@ -1,0 +1,49 @@
+import { EntityManager } from 'typeorm';
+import { Label } from '../labels/label.entity';
+import { Milestone } from '../milestones/milestone.entity';
+import { Note, NoteableType } from './note.entity';
+
+export interface SystemNoteTarget {
+  projectId: number;
+  type: NoteableType;
+  id: number;
+}
+
+/**
+ * Writes system notes (`system: true`) in the caller's transaction: the record of state changes,
+ * moves, label, assignee, milestone and title changes that shows up in the note list.
+ */
+export async function addSystemNotes(m: EntityManager, target: SystemNoteTarget, authorId: number, bodies: string[]): Promise<void> {
+  if (bodies.length === 0) return;
+  await m.getRepository(Note).insert(
+    bodies.map((body) => ({
+      projectId: target.projectId,
+      noteableType: target.type,
+      noteableId: target.id,
+      authorId,
+      body,
+      system: true,
+      attachment: null,
+    })),
+  );
+}
+
+/** `~bug`, or `~"two words"` when the name needs quoting (GitLab's label reference, name format). */
+export function labelReference(l: Pick<Label, 'title'>): string {
+  return /^[A-Za-z0-9_\-.]+$/.test(l.title) ? `~${l.title}` : `~"${l.title}"`;
+}
+
+export function milestoneReference(m: Pick<Milestone, 'title'>): string {
+  return /^[A-Za-z0-9_\-.]+$/.test(m.title) ? `%${m.title}` : `%"${m.title}"`;
+}
+
+/** `Added ~a ~b labels and removed ~c label` (GitLab's wording). */
+export function labelChangeNote(added: Label[], removed: Label[]): string | undefined {
+  const part = (verb: string, ls: Label[]) => `${verb} ${ls.map(labelReference).join(' ')} ${ls.length === 1 ? 'label' : 'labels'}`;
+  const parts: string[] = [];
+  if (added.length) parts.push(part('added', added));
+  if (removed.length) parts.push(part('removed', removed));
+  if (parts.length === 0) return undefined;
+  const text = parts.join(' and ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
