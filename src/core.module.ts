@@ -8,6 +8,7 @@ import { BearerStrategy } from './common/auth/bearer.strategy';
 import { LoginThrottle } from './common/auth/login-throttle';
 import { SecretsService } from './common/crypto/secrets.service';
 import { ErrorsFilter } from './common/errors/errors.filter';
+import { JsonResponseInterceptor } from './common/http/json-response.interceptor';
 import { Logger } from './common/http/logger';
 import { PaginationInterceptor } from './common/pagination/pagination.interceptor';
 import { APP_CONFIG, AppConfig } from './config/config';
@@ -33,6 +34,7 @@ export class CoreModule {
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorsFilter },
         { provide: APP_INTERCEPTOR, useClass: PaginationInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
       ],
       exports: [APP_CONFIG, DataSource, 'DATABASE', Logger, SecretsService, AuthService, LoginThrottle],
     };

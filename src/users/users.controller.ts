@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Header, Param, Post, Put, Req } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Post, Put, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { Admin, CurrentUser, Public } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
@@ -90,17 +90,14 @@ export class UsersController {
     return user ? this.full(user) : undefined;
   }
 
-  // Express sends a bare `true` as text/html; the body is JSON (`true`), so say so.
   @Admin()
   @Put('users/:id/block')
-  @Header('Content-Type', 'application/json')
   block(@Param('id') id: string) {
     return this.users.block(id);
   }
 
   @Admin()
   @Put('users/:id/unblock')
-  @Header('Content-Type', 'application/json')
   unblock(@Param('id') id: string) {
     return this.users.unblock(id);
   }
