@@ -176,6 +176,16 @@ describe('session and authentication', () => {
       await t.http.get(api('/user')).set(as(victim)).expect(200);
     });
 
+    it('throttles per account: failures by username and by email share one budget', async () => {
+      const u = await t.createUser({ username: 'twofaced', email: 'twofaced@example.com', password: 'twofaced-password' });
+      for (let i = 0; i < 5; i++) {
+        await t.http.post(api('/session')).send({ login: 'twofaced', password: `wrong-${i}` }).expect(401);
+        await t.http.post(api('/session')).send({ login: 'twofaced@example.com', password: `wrong-${i}` }).expect(401);
+      }
+      await t.http.post(api('/session')).send({ login: u.username, password: 'twofaced-password' }).expect(429);
+      await t.http.post(api('/session')).send({ email: u.email, password: 'twofaced-password' }).expect(429);
+    });
+
     it('a successful sign-in resets the failure count', async () => {
       const u = await t.createUser({ password: 'reset-password' });
       for (let i = 0; i < 9; i++) {

@@ -29,12 +29,17 @@ export class SessionService {
       .where('lower(u.username) = lower(:l) OR lower(u.email) = lower(:l)', { l: login.trim() })
       .orderBy('u.id', 'ASC')
       .getOne();
+    // Count failures per account too, so that username and email do not give two budgets.
+    const account = user ? `user:${user.id}` : login;
+    if (user) this.throttle.check(ip, account);
     const ok = await this.secrets.verifyPassword(password, user?.encryptedPassword);
     if (!ok || !user || user.state !== 'active') {
       this.throttle.failed(ip, login);
+      if (user) this.throttle.failed(ip, account);
       throw onFailure();
     }
     this.throttle.succeeded(ip, login);
+    this.throttle.succeeded(ip, account);
     const now = new Date();
     await this.ds
       .getRepository(User)
