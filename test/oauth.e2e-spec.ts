@@ -110,6 +110,17 @@ describe('OAuth 2.0', () => {
       expect(res.body.error).toBe('invalid_grant');
     });
 
+    it('with password sign-in disabled, the password grant is 400 unauthorized_client', async () => {
+      await t.http.put('/api/v3/application/settings').set('PRIVATE-TOKEN', t.root.token).send({ signin_enabled: false }).expect(200);
+      try {
+        const res = await passwordGrant('alice', alice.password).expect(400);
+        expect(res.body).toEqual({ error: 'unauthorized_client', error_description: expect.any(String) });
+      } finally {
+        await t.http.put('/api/v3/application/settings').set('PRIVATE-TOKEN', t.root.token).send({ signin_enabled: true }).expect(200);
+      }
+      await passwordGrant('alice', alice.password).expect(200);
+    });
+
     it('password guessing through the token endpoint is throttled', async () => {
       const carol = await t.createUser({ username: 'carol-guessed' });
       for (let i = 0; i < 10; i++) await passwordGrant(carol.username, `guess-${i}-wrong`).expect(400);

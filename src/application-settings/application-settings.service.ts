@@ -31,6 +31,12 @@ export class ApplicationSettingsService {
     return row;
   }
 
+  /** Re-reads the settings now, starting a fresh cache window. */
+  async reload(): Promise<ApplicationSettings> {
+    this.cached = undefined;
+    return this.get();
+  }
+
   /** Applies the given fields; `null` or absent means "leave as is". Invalid values: 400 with a field map. */
   async update(p: Params): Promise<ApplicationSettings> {
     const current = await this.get();

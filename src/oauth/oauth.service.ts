@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SecretsService } from '../common/crypto/secrets.service';
-import { OAuthError } from '../common/errors/domain-errors';
+import { Forbidden, OAuthError } from '../common/errors/domain-errors';
 import { Params } from '../common/params/params';
 import { SessionService } from '../users/session.service';
 import { User } from '../users/user.entity';
@@ -39,7 +39,12 @@ export class OauthService {
       const username = p.string('username');
       const password = p.string('password');
       if (!username || !password) throw invalidRequest('The request is missing a required parameter: username or password.');
-      const user = await this.session.signIn(username, password, ip, invalidGrant);
+      const user = await this.session.signIn(username, password, ip, invalidGrant).catch((e: unknown) => {
+        if (e instanceof Forbidden) {
+          throw new OAuthError(400, 'unauthorized_client', 'Password sign-in is disabled on this instance.');
+        }
+        throw e;
+      });
       return this.issue(user.id);
     }
     if (grant === 'refresh_token') {

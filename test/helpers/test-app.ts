@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { App, createApp } from '../../src/app.factory';
+import { ApplicationSettingsService } from '../../src/application-settings/application-settings.service';
 import { AppConfig, loadConfig } from '../../src/config/config';
 import { QueryCounter } from '../../src/database/query-counter';
 
@@ -98,8 +99,12 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   return t;
 }
 
-/** Number of SQL statements `fn` sends. */
+/**
+ * Number of SQL statements `fn` sends. The settings cache is refreshed first, so that its
+ * expiry cannot add a query in the middle of the measurement.
+ */
 export async function countQueries(t: TestApp, fn: () => Promise<unknown>): Promise<number> {
+  await t.app.app.get(ApplicationSettingsService).reload();
   const before = t.counter.count;
   await fn();
   return t.counter.count - before;
