@@ -115,6 +115,8 @@ export class GroupsService {
   async remove(user: User, ref: string): Promise<Namespace> {
     const group = await this.authorize(user, ref, 'admin_group');
     const projectIds = await this.ds.transaction(async (m) => {
+      // waits for project creations and transfers into the group to commit, so that they are seen below
+      await m.query(`SELECT id FROM namespaces WHERE id = $1 FOR UPDATE`, [group.id]);
       const rows: { id: number }[] = await m.query(`SELECT id FROM projects WHERE namespace_id = $1`, [group.id]);
       await m.getRepository(Project).delete({ namespaceId: group.id });
       await m.getRepository(Namespace).delete({ id: group.id });

@@ -110,7 +110,14 @@ export class MembersService {
     const level = this.readLevel(t, p);
     const tb = this.table(t);
     await this.ds.transaction(async (m) => {
-      if (t.kind === 'group' && current.accessLevel === AccessLevel.OWNER && level !== AccessLevel.OWNER) {
+      await this.lockOwners(m, t);
+      // re-read under the lock: a concurrent change may have demoted or removed the member
+      const rows: { access_level: number }[] = await m.query(
+        `SELECT access_level FROM ${tb.name} WHERE ${tb.key} = $1 AND user_id = $2`,
+        [tb.id, current.user.id],
+      );
+      if (!rows.length) throw new NotFound('Member');
+      if (t.kind === 'group' && rows[0].access_level === AccessLevel.OWNER && level !== AccessLevel.OWNER) {
         await this.assertNotLastOwner(m, t.group.id, current.user.id);
       }
       await m.query(`UPDATE ${tb.name} SET access_level = $3, updated_at = now() WHERE ${tb.key} = $1 AND user_id = $2`, [
@@ -128,6 +135,7 @@ export class MembersService {
     if (userId === undefined) return undefined;
     const tb = this.table(t);
     const removed = await this.ds.transaction(async (m) => {
+      await this.lockOwners(m, t);
       const rows: { access_level: number }[] = await m.query(
         `SELECT access_level FROM ${tb.name} WHERE ${tb.key} = $1 AND user_id = $2 FOR UPDATE`,
         [tb.id, userId],
@@ -141,6 +149,14 @@ export class MembersService {
     if (t.kind === 'project') await this.events.record({ projectId: t.project.id, authorId: userId, action: 'left' });
     const user = (await this.users([userId])).get(userId);
     return user ? { user, accessLevel: removed } : undefined;
+  }
+
+  /**
+   * Serializes the changes that can take owners away from a group (two owners removing or demoting
+   * each other at once would otherwise both see the other one and leave the group without owner).
+   */
+  private async lockOwners(m: EntityManager, t: Target): Promise<void> {
+    if (t.kind === 'group') await m.query(`SELECT id FROM namespaces WHERE id = $1 FOR NO KEY UPDATE`, [t.group.id]);
   }
 
   private async assertNotLastOwner(m: EntityManager, groupId: number, userId: number): Promise<void> {

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Header, Param, Post, Put } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { Admin, CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
 import { pageRequest } from '../common/pagination/pagination';
@@ -99,9 +99,8 @@ export class ProjectsController {
     return this.views.one(user, await this.projects.setArchived(user, id, false));
   }
 
-  /** 200 with body `true`; Express would send a bare boolean as text/html, so say it is JSON. */
+  /** 200 with body `true` (sent as JSON by the global JSON response interceptor). */
   @Delete(':id')
-  @Header('Content-Type', 'application/json')
   remove(@CurrentUser() user: User, @Param('id') id: string) {
     return this.projects.remove(user, id);
   }

@@ -215,6 +215,10 @@ export class ProjectsService {
             ]);
           }
         }
+        // the namespace must still exist and must not go away before commit (a group being deleted
+        // locks its row; without this the insert would hit the foreign key and answer 500)
+        const alive: unknown[] = await m.query(`SELECT id FROM namespaces WHERE id = $1 FOR KEY SHARE`, [namespace.id]);
+        if (!alive.length) throw new ValidationFailed({ namespace: ['is not valid'] });
         const taken: Record<string, string[]> = {};
         const clash: { name: boolean; path: boolean }[] = await m.query(
           `SELECT bool_or(lower(name) = lower($2)) AS name, bool_or(lower(path) = lower($3)) AS path
@@ -465,6 +469,8 @@ export class ProjectsService {
     if (project.namespaceId === namespace.id) return project;
     try {
       await this.ds.transaction(async (m) => {
+        const alive: unknown[] = await m.query(`SELECT id FROM namespaces WHERE id = $1 FOR KEY SHARE`, [namespace.id]);
+        if (!alive.length) throw new NotFound('Group');
         const clash: { n: number }[] = await m.query(
           `SELECT count(*)::int AS n FROM projects WHERE namespace_id = $1 AND (lower(path) = lower($2) OR lower(name) = lower($3))`,
           [namespace.id, project.path, project.name],
