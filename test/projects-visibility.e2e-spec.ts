@@ -77,6 +77,8 @@ const DELETE: Record<Caller, Row> = {
 /**
  * POST /projects/fork/:id. The owner's own namespace already holds the path: 409. A guest lacks
  * download_code on a private project (403) but gets it on internal/public ones like any non-member.
+ * An external user may read the public project but has no project quota of its own (GitLab 8.x
+ * external users cannot create projects): 403 with the project-limit array.
  */
 const FORK: Record<Caller, Row> = {
   admin: all(201),
@@ -86,7 +88,7 @@ const FORK: Record<Caller, Row> = {
   developer: all(201),
   master: all(201),
   'non-member': [404, 201, 201],
-  external: [404, 404, 201],
+  external: [404, 404, 403],
   anonymous: all(401),
 };
 
@@ -286,6 +288,8 @@ describe('project visibility matrix', () => {
         expect(res.body.message).toMatchObject({ path: ['has already been taken'] });
       } else if (expected === 404) {
         expect(res.body.message).toBe('404 Project Not Found');
+      } else if (expected === 403 && caller === 'external') {
+        expect(res.body).toEqual(['Your project limit is 0 projects! Please contact your administrator to increase it']);
       } else if (expected === 403) {
         expect(res.body.message).toBe('403 Forbidden');
       }

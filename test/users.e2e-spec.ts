@@ -295,12 +295,13 @@ describe('users API', () => {
         extern_uid: 'uid=spec,ou=people,dc=example,dc=org',
       });
       const res = await t.http.post(api('/users')).set(asRoot()).send(body).expect(201);
+      // external users may not create projects or groups of their own (GitLab 8.x)
       expect(res.body).toMatchObject({
         is_admin: true,
         can_create_group: false,
         external: true,
-        projects_limit: 3,
-        can_create_project: true,
+        projects_limit: 0,
+        can_create_project: false,
         confirmed_at: null,
         identities: [{ provider: 'ldapmain', extern_uid: 'uid=spec,ou=people,dc=example,dc=org' }],
       });
@@ -467,9 +468,9 @@ describe('users API', () => {
     });
 
     it('accepts a urlencoded form body', async () => {
-      const body = newUserBody({ projects_limit: '7', external: 'true' });
+      const body = newUserBody({ projects_limit: '7', can_create_group: 'false' });
       const res = await t.http.post(api('/users')).set(asRoot()).type('form').send(body as Record<string, string>).expect(201);
-      expect(res.body).toMatchObject({ username: body.username, email: body.email, projects_limit: 7, external: true });
+      expect(res.body).toMatchObject({ username: body.username, email: body.email, projects_limit: 7, can_create_group: false });
     });
 
     it('accepts a multipart form body', async () => {
@@ -517,7 +518,7 @@ describe('users API', () => {
       const res = await t.http
         .put(api(`/users/${carol.id}`))
         .set(asRoot())
-        .send({ name: 'Carol Danvers', bio: 'pilot', website_url: 'https://carol.example', projects_limit: 12, external: true })
+        .send({ name: 'Carol Danvers', bio: 'pilot', website_url: 'https://carol.example', projects_limit: 12 })
         .expect(200);
       expect(res.headers['content-type']).toBe('application/json');
       expect(sorted(res.body)).toEqual(USER_FULL_KEYS.sort());
@@ -528,10 +529,19 @@ describe('users API', () => {
         bio: 'pilot',
         website_url: 'https://carol.example',
         projects_limit: 12,
-        external: true,
+        external: false,
       });
       const shown = await t.http.get(api(`/users/${carol.id}`)).set(asRoot()).expect(200);
       expect(shown.body).toMatchObject({ name: 'Carol Danvers', projects_limit: 12 });
+    });
+
+    it('making a user external takes away its own projects and groups', async () => {
+      const u = await t.createUser();
+      const res = await t.http.put(api(`/users/${u.id}`)).set(asRoot()).send({ external: true, projects_limit: 5 }).expect(200);
+      expect(res.body).toMatchObject({ external: true, projects_limit: 0, can_create_group: false, can_create_project: false });
+      await t.http.post(api('/projects')).set('PRIVATE-TOKEN', u.token).send({ name: 'not-allowed' }).expect(403);
+      const back = await t.http.put(api(`/users/${u.id}`)).set(asRoot()).send({ external: false, projects_limit: 5 }).expect(200);
+      expect(back.body).toMatchObject({ external: false, projects_limit: 5 });
     });
 
     it('leaves attributes that are absent or null alone', async () => {

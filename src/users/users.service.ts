@@ -151,8 +151,9 @@ export class UsersService {
             encryptedPassword,
             state: 'active',
             admin: attrs.admin ?? false,
-            projectsLimit: attrs.projectsLimit ?? settings.defaultProjectsLimit,
-            canCreateGroup: attrs.canCreateGroup ?? true,
+            // External users (GitLab 8.x) may not create projects or groups of their own.
+            projectsLimit: attrs.external ? 0 : attrs.projectsLimit ?? settings.defaultProjectsLimit,
+            canCreateGroup: attrs.external ? false : attrs.canCreateGroup ?? true,
             external: attrs.external ?? false,
             bio: attrs.bio ?? null,
             location: attrs.location ?? null,
@@ -211,6 +212,10 @@ export class UsersService {
           if (attrs[key] !== undefined) (changes as Record<string, unknown>)[key] = attrs[key];
         }
         if (encryptedPassword) changes.encryptedPassword = encryptedPassword;
+        if (changes.external ?? (existing.external && changes.external !== false)) {
+          changes.projectsLimit = 0;
+          changes.canCreateGroup = false;
+        }
         if (Object.keys(changes).length) await m.getRepository(User).update({ id: existing.id }, changes);
         if (attrs.username && attrs.username !== existing.username) {
           await m
