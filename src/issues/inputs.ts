@@ -28,6 +28,23 @@ export function readDate(p: Params, name: string): string | null | undefined {
   return raw;
 }
 
+const MAX_INT = 2147483647;
+
+/** A database id input (1 .. 2^31-1); anything else is `"name" is invalid`. */
+export function readId(p: Params, name: string, opts: { required?: boolean } = {}): number | undefined {
+  const n = p.int(name, opts);
+  if (n === undefined) return undefined;
+  if (n < 1 || n > MAX_INT) throw new InvalidAttribute(name);
+  return n;
+}
+
+/** Integers for filters on int columns (`iid`): in range or `"name" is invalid`. */
+export function readIntFilter(p: Params, name: string): number[] | undefined {
+  const values = p.intArray(name);
+  if (values?.some((v) => v < 0 || v > MAX_INT)) throw new InvalidAttribute(name);
+  return values;
+}
+
 /**
  * An optional reference id that may be cleared: absent → undefined; null, blank or 0 → null
  * (clients unassign with `assignee_id=` or `0`); otherwise a positive integer.
@@ -38,7 +55,7 @@ export function readClearableId(p: Params, name: string): number | null | undefi
   if (v === null || (typeof v === 'string' && v.trim() === '')) return null;
   const n = p.int(name);
   if (n === undefined || n === 0) return null;
-  if (n < 0) throw new InvalidAttribute(name);
+  if (n < 0 || n > MAX_INT) throw new InvalidAttribute(name);
   return n;
 }
 
@@ -49,4 +66,15 @@ export function readTitle(p: Params, opts: { required: boolean }): string | unde
   if (title === '') throw new ValidationFailed({ title: ["can't be blank"] });
   if (title.length > 255) throw new ValidationFailed({ title: ['is too long (maximum is 255 characters)'] });
   return title;
+}
+
+/**
+ * PostgreSQL text cannot hold NUL characters: an input carrying one is `"name" is invalid` (400)
+ * rather than a database error. Checks every string (and strings in arrays) the request sent.
+ */
+export function rejectNul(p: Params): void {
+  for (const [name, value] of Object.entries(p.raw)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'string' && v.includes('\u0000'))) throw new InvalidAttribute(name);
+  }
 }

@@ -23,7 +23,7 @@ import { projectFullPath } from '../projects/projects.presenter';
 import { ProjectsService } from '../projects/projects.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
-import { readClearableId, readTimestamp, readTitle } from './inputs';
+import { readClearableId, readId, readIntFilter, readTimestamp, readTitle, rejectNul } from './inputs';
 import { nextInternalId } from './internal-ids';
 import { Issue } from './issue.entity';
 import {
@@ -77,6 +77,7 @@ export class IssuesService {
 
   /** `GET /issues`: issues the caller authored, in projects it can still read. */
   async listAuthored(user: User, p: Params): Promise<Paginated<Issue>> {
+    rejectNul(p);
     const readable = this.policy.readableProjectsCondition(user);
     const qb = this.base()
       .andWhere('i.author_id = :authorId', { authorId: user.id })
@@ -87,6 +88,7 @@ export class IssuesService {
 
   /** `GET /projects/:id/issues` with `state`, `labels`, `milestone`, `iid`, `order_by`, `sort`. */
   async listForProject(user: User, ref: string, p: Params): Promise<Paginated<Issue>> {
+    rejectNul(p);
     const { project } = await this.projects.authorize(user, ref, 'read_issue');
     const vis = issueVisibilityCondition(user, this.policy);
     const qb = this.base().andWhere('i.project_id = :projectId', { projectId: project.id }).andWhere(vis.sql, vis.params);
@@ -95,6 +97,7 @@ export class IssuesService {
 
   /** `GET /projects/:id/milestones/:milestone_id/issues`. */
   async listForMilestone(user: User, ref: string, rawMilestoneId: string, p: Params): Promise<Paginated<Issue>> {
+    rejectNul(p);
     const { project, abilities } = await this.projects.authorize(user, ref, 'read_milestone');
     const milestone = await this.milestones.findInProject(project.id, rawMilestoneId);
     if (!abilities.has('read_issue')) return new Paginated([], 0, pageRequest(p));
@@ -136,7 +139,7 @@ export class IssuesService {
           milestoneTitle: milestone,
         });
       }
-      const iids = p.intArray('iid');
+      const iids = readIntFilter(p, 'iid');
       if (iids !== undefined) qb.andWhere('i.iid = ANY(:iids)', { iids });
     }
     const orderBy = p.string('order_by') ?? 'created_at';
@@ -174,6 +177,7 @@ export class IssuesService {
   }
 
   async create(user: User, ref: string, p: Params): Promise<Issue> {
+    rejectNul(p);
     const { project, abilities } = await this.projects.authorize(user, ref, 'create_issue');
     const title = readTitle(p, { required: true }) as string;
     const description = p.string('description');
@@ -224,6 +228,7 @@ export class IssuesService {
    * `updated_at` for owners and admins. Changes leave system notes; state and label changes events.
    */
   async update(user: User, ref: string, rawId: string, p: Params): Promise<Issue> {
+    rejectNul(p);
     const { project, abilities, issue } = await this.findReadable(user, ref, rawId);
     if (!canUpdateIssue(user, abilities, issue)) throw new Forbidden();
     const title = readTitle(p, { required: false });
@@ -317,7 +322,7 @@ export class IssuesService {
    */
   async move(user: User, ref: string, rawId: string, p: Params): Promise<Issue> {
     const { project: source, abilities, issue } = await this.findReadable(user, ref, rawId);
-    const targetId = p.int('to_project_id', { required: true }) as number;
+    const targetId = readId(p, 'to_project_id', { required: true }) as number;
     const target = await this.projects.findByRef(targetId);
     const targetAbilities = await this.policy.projectAbilities(user, target);
     if (!targetAbilities.has('read_project')) throw new NotFound('Project');

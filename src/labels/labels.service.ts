@@ -11,6 +11,7 @@ import {
 } from '../common/errors/domain-errors';
 import { Params, parseId } from '../common/params/params';
 import { PolicyService } from '../common/policy/policy.service';
+import { rejectNul } from '../issues/inputs';
 import { issueVisibilityCondition } from '../issues/issue-policy';
 import { ProjectsService } from '../projects/projects.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
@@ -47,14 +48,21 @@ export class LabelsService {
 
   // ---------------------------------------------------------------- routes
 
-  /** Every label of the project (not paginated), title ascending, with counts: 3 queries after authorization. */
+  /** Every label of the project (not paginated), title ascending whatever the case, with counts: 3 queries after authorization. */
   async list(user: User, ref: string): Promise<LabelDetails[]> {
     const { project } = await this.projects.authorize(user, ref, 'read_label');
-    const labels = await this.ds.getRepository(Label).find({ where: { projectId: project.id }, order: { title: 'ASC', id: 'ASC' } });
+    const labels = await this.ds
+      .getRepository(Label)
+      .createQueryBuilder('l')
+      .where('l.project_id = :projectId', { projectId: project.id })
+      .orderBy('lower(l.title) COLLATE "C"', 'ASC')
+      .addOrderBy('l.id', 'ASC')
+      .getMany();
     return this.details(user, labels);
   }
 
   async create(user: User, ref: string, p: Params): Promise<LabelDetails> {
+    rejectNul(p);
     const { project } = await this.projects.authorize(user, ref, 'admin_label');
     const title = p.requireString('name').trim();
     const color = p.requireString('color').trim();
@@ -78,6 +86,7 @@ export class LabelsService {
 
   /** `PUT /labels`: `name` picks the label; `new_name`, `color`, `description` change it. */
   async update(user: User, ref: string, p: Params): Promise<LabelDetails> {
+    rejectNul(p);
     const { project } = await this.projects.authorize(user, ref, 'admin_label');
     const name = p.requireString('name').trim();
     const newName = p.string('new_name')?.trim();
@@ -113,6 +122,7 @@ export class LabelsService {
 
   /** `DELETE /labels?name=`: unlinks it from every issue, forgets its subscriptions, returns the record. */
   async remove(user: User, ref: string, p: Params): Promise<Label> {
+    rejectNul(p);
     const { project } = await this.projects.authorize(user, ref, 'admin_label');
     const name = p.requireString('name').trim();
     return this.ds.transaction(async (m) => {
@@ -160,7 +170,6 @@ export class LabelsService {
       .getRepository(Label)
       .createQueryBuilder('l')
       .where('l.project_id = :projectId AND lower(l.title) IN (:...lowers)', { projectId, lowers: [...unique.keys()] })
-      .orderBy('l.title', 'ASC')
       .getMany();
   }
 
@@ -183,7 +192,7 @@ export class LabelsService {
       `SELECT ll.target_id, l.id, l.project_id, l.title, l.color, l.description, l.template, l.created_at, l.updated_at
          FROM label_links ll JOIN labels l ON l.id = ll.label_id
         WHERE ll.target_type = $1 AND ll.target_id = ANY($2)
-        ORDER BY l.title ASC, l.id ASC`,
+        ORDER BY lower(l.title) COLLATE "C" ASC, l.id ASC`,
       [type, [...new Set(ids)]],
     );
     for (const r of rows) {
@@ -284,6 +293,7 @@ export class LabelsService {
   }
 
   private async findByIdOrTitle(projectId: number, ref: string): Promise<Label> {
+    if (ref.includes('\u0000')) throw new NotFound('Label');
     const id = parseId(ref);
     if (id !== undefined) {
       const byId = await this.ds.getRepository(Label).findOne({ where: { id, projectId } });

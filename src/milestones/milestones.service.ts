@@ -4,7 +4,7 @@ import { InvalidAttribute, isUniqueViolation, NotFound, ValidationFailed } from 
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Params, parseId } from '../common/params/params';
 import { EventsService, NewEvent } from '../events/events.service';
-import { readDate, readTitle } from '../issues/inputs';
+import { readDate, readIntFilter, readTitle, rejectNul } from '../issues/inputs';
 import { nextInternalId } from '../issues/internal-ids';
 import { ProjectsService } from '../projects/projects.service';
 import { User } from '../users/user.entity';
@@ -23,10 +23,11 @@ export class MilestonesService {
 
   /** `iid` (one or several) and `state` (active, closed; anything else: all) filters; id descending. */
   async list(user: User, ref: string, p: Params): Promise<Paginated<Milestone>> {
+    rejectNul(p);
     const { project } = await this.projects.authorize(user, ref, 'read_milestone');
     const page = pageRequest(p);
     const qb = this.ds.getRepository(Milestone).createQueryBuilder('m').where('m.project_id = :projectId', { projectId: project.id });
-    const iids = p.intArray('iid');
+    const iids = readIntFilter(p, 'iid');
     if (iids !== undefined) qb.andWhere('m.iid = ANY(:iids)', { iids });
     const state = p.string('state');
     if (state === 'active' || state === 'closed') qb.andWhere('m.state = :state', { state });
@@ -57,6 +58,7 @@ export class MilestonesService {
   }
 
   async create(user: User, ref: string, p: Params): Promise<Milestone> {
+    rejectNul(p);
     const { project } = await this.projects.authorize(user, ref, 'admin_milestone');
     const title = readTitle(p, { required: true }) as string;
     const description = p.string('description');
@@ -81,6 +83,7 @@ export class MilestonesService {
 
   /** `title`, `description`, `due_date` (null or blank clears it), `state_event` (close, activate). */
   async update(user: User, ref: string, rawId: string, p: Params): Promise<Milestone> {
+    rejectNul(p);
     const { project } = await this.projects.authorize(user, ref, 'admin_milestone');
     const current = await this.findInProject(project.id, rawId);
     const title = readTitle(p, { required: false });

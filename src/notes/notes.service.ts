@@ -5,7 +5,7 @@ import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Params, parseId } from '../common/params/params';
 import { ProjectAbility } from '../common/policy/policy';
 import { EventsService } from '../events/events.service';
-import { readTimestamp } from '../issues/inputs';
+import { readTimestamp, rejectNul } from '../issues/inputs';
 import { canSetTimestamps } from '../issues/issue-policy';
 import { IssuesService } from '../issues/issues.service';
 import { Project } from '../projects/project.entity';
@@ -62,6 +62,7 @@ export class NotesService {
 
   /** `body` (required); `created_at` on issue notes for owners and admins. 201 with the note. */
   async create(user: User, kind: NoteableKind, ref: string, rawId: string, p: Params): Promise<Note> {
+    rejectNul(p);
     const target = await this.noteable(user, kind, ref, rawId);
     if (!target.abilities.has('create_note')) throw new Forbidden();
     const body = this.readBody(p);
@@ -97,6 +98,7 @@ export class NotesService {
 
   /** `body` (required): the note's author or a master; system notes are not editable. */
   async update(user: User, kind: NoteableKind, ref: string, rawId: string, rawNoteId: string, p: Params): Promise<Note> {
+    rejectNul(p);
     const target = await this.noteable(user, kind, ref, rawId);
     const note = await this.find(target, rawNoteId);
     this.assertCanAdmin(user, target, note);

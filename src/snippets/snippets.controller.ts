@@ -1,4 +1,5 @@
-import { Controller, Delete, Get, Header, Param, Post, Put } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Post, Put, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
 import { Input, Params } from '../common/params/params';
@@ -24,10 +25,15 @@ export class SnippetsController {
     return this.views.one(user, (await this.snippets.findReadable(user, id, snippetId)).snippet);
   }
 
+  /** The content as `text/plain` (never sniffed or rendered by a browser). */
   @Get(':snippetId/raw')
-  @Header('Content-Type', 'text/plain')
-  async raw(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId') snippetId: string) {
-    return (await this.snippets.findReadable(user, id, snippetId)).snippet.content;
+  async raw(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId') snippetId: string, @Res() res: Response) {
+    const body = Buffer.from((await this.snippets.findReadable(user, id, snippetId)).snippet.content, 'utf8');
+    res.status(200);
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Content-Length', body.length);
+    res.end(body);
   }
 
   @Post()

@@ -6,7 +6,7 @@ import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Params, parseId } from '../common/params/params';
 import { ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
-import { readTitle } from '../issues/inputs';
+import { readTitle, rejectNul } from '../issues/inputs';
 import { Project } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
 import { User } from '../users/user.entity';
@@ -56,6 +56,7 @@ export class SnippetsService {
   }
 
   async create(user: User, ref: string, p: Params): Promise<Snippet> {
+    rejectNul(p);
     const { project } = await this.projects.authorize(user, ref, 'create_project_snippet');
     const title = readTitle(p, { required: true }) as string;
     const fileName = p.requireString('file_name').trim();
@@ -71,6 +72,7 @@ export class SnippetsService {
 
   /** `title`, `file_name`, `code`, `visibility_level` (all optional): master+ or the snippet's author. */
   async update(user: User, ref: string, rawId: string, p: Params): Promise<Snippet> {
+    rejectNul(p);
     const { abilities, snippet } = await this.findReadable(user, ref, rawId);
     if (!canUpdateSnippet(user, abilities, snippet)) throw new Forbidden();
     const changes: Partial<Snippet> = {};
