@@ -97,6 +97,20 @@ describe('HTTP behaviour across the API', () => {
       expect(anon.body).toEqual({ message: '404 Not Found' });
     });
 
+    it('NUL bytes and out-of-range numbers in inputs are 400 or 404, never 500', async () => {
+      const root = (r: ReturnType<typeof t.http.get>) => r.set('PRIVATE-TOKEN', t.root.token);
+      const search = await root(t.http.get('/api/v3/users?search=a%00b'));
+      expect(search.status).toBe(400);
+      expect(search.body.message).toMatch(/^400 Bad request/);
+      const project = await root(t.http.get('/api/v3/projects/a%00b%2Fc'));
+      expect(project.status).toBe(404);
+      expect(project.body).toEqual({ message: '404 Project Not Found' });
+      const sub = await root(t.http.get('/api/v3/projects/a%00b%2Fc/issues'));
+      expect(sub.status).toBe(404);
+      const created = await root(t.http.post('/api/v3/user/keys')).send({ title: 'nul\u0000title', key: 'ssh-ed25519 AAAA' });
+      expect(created.status).toBe(400);
+    });
+
     it('an unsupported method on a known path is 404 as well, not 500', async () => {
       const res = await t.http.patch('/api/v3/user').set('PRIVATE-TOKEN', t.root.token).expect(404);
       expect(res.body).toEqual({ message: '404 Not Found' });

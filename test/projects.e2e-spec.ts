@@ -1037,6 +1037,23 @@ describe('projects', () => {
       expect(open.body).toHaveLength(3);
     });
 
+    it('a comment gives `commented on` with the note; opening an issue gives `opened`', async () => {
+      const c = await create(owner, { name: 'Commented' });
+      const issue = await as(owner, t.http.post(`${API}/projects/${c.id}/issues`)).send({ title: 'Broken build' }).expect(201);
+      await as(owner, t.http.post(`${API}/projects/${c.id}/issues/${issue.body.id}/notes`)).send({ body: 'Looking into it' }).expect(201);
+      const res = await as(owner, t.http.get(`${API}/projects/${c.id}/events`)).expect(200);
+      const [comment, opened] = res.body;
+      expect(comment).toMatchObject({
+        action_name: 'commented on',
+        target_type: 'Note',
+        target_title: 'Broken build',
+        note: { body: 'Looking into it', noteable_type: 'Issue', noteable_id: issue.body.id, author: { id: owner.id } },
+      });
+      expect(Object.keys(comment).indexOf('note')).toBe(Object.keys(comment).indexOf('created_at') + 1);
+      expect(opened).toMatchObject({ action_name: 'opened', target_type: 'Issue', target_id: issue.body.id, target_title: 'Broken build' });
+      expect(opened).not.toHaveProperty('note');
+    });
+
     it('a fork starts with its own `created` event', async () => {
       const fork = await as(bob, t.http.post(`${API}/projects/fork/${p.id}`)).expect(201);
       const res = await as(bob, t.http.get(`${API}/projects/${fork.body.id}/events`)).expect(200);

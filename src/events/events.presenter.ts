@@ -1,6 +1,8 @@
 import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { User } from '../users/user.entity';
+import { presentNote } from '../notes/notes.presenter';
 import { Event } from './event.entity';
+import { EventRow } from './events.service';
 
 /** GitLab's `Event#action_name`. */
 export function actionName(e: Event): string {
@@ -32,7 +34,8 @@ export function actionName(e: Event): string {
   }
 }
 
-export function presentEvent(e: Event, author: User | null, ctx: PresentContext) {
+export function presentEvent(row: EventRow, viewer: User | undefined, ctx: PresentContext) {
+  const { event: e, author } = row;
   return {
     title: e.title,
     project_id: e.projectId,
@@ -43,6 +46,7 @@ export function presentEvent(e: Event, author: User | null, ctx: PresentContext)
     data: e.data,
     target_title: e.targetTitle,
     created_at: e.createdAt,
+    ...(row.note ? { note: presentNote(row.note.note, row.note.author, viewer, ctx) } : {}),
     ...(author ? { author: presentUserBasic(author, ctx), author_username: author.username } : {}),
   };
 }

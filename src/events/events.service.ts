@@ -2,8 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { Logger } from '../common/http/logger';
 import { Paginated, PageRequest } from '../common/pagination/pagination';
+import { Note } from '../notes/note.entity';
 import { User } from '../users/user.entity';
 import { Event, EventAction } from './event.entity';
+
+export interface EventRow {
+  event: Event;
+  author: User | null;
+  /** The comment, for `commented` events. */
+  note?: { note: Note; author: User | null };
+}
 
 export interface NewEvent {
   projectId: number;
@@ -49,8 +57,8 @@ export class EventsService {
     }
   }
 
-  /** A project's events, newest first, with their authors: 3 queries. */
-  async listForProject(projectId: number, page: PageRequest): Promise<Paginated<{ event: Event; author: User | null }>> {
+  /** A project's events, newest first, with their authors and, for comments, the note: at most 5 queries. */
+  async listForProject(projectId: number, page: PageRequest): Promise<Paginated<EventRow>> {
     const [events, total] = await this.ds.getRepository(Event).findAndCount({
       where: { projectId },
       order: { id: 'DESC' },
@@ -58,10 +66,21 @@ export class EventsService {
       take: page.perPage,
     });
     const authorIds = [...new Set(events.map((e) => e.authorId).filter((id): id is number => id !== null))];
-    const authors = authorIds.length ? await this.ds.getRepository(User).findBy({ id: In(authorIds) }) : [];
+    const noteIds = events.filter((e) => e.action === 'commented' && e.targetType === 'Note' && e.targetId).map((e) => e.targetId as number);
+    const notes = noteIds.length ? await this.ds.getRepository(Note).findBy({ id: In(noteIds) }) : [];
+    const noteById = new Map(notes.map((n) => [n.id, n]));
+    for (const n of notes) if (n.authorId) authorIds.push(n.authorId);
+    const authors = authorIds.length ? await this.ds.getRepository(User).findBy({ id: In([...new Set(authorIds)]) }) : [];
     const byId = new Map(authors.map((a) => [a.id, a]));
     return new Paginated(
-      events.map((event) => ({ event, author: event.authorId ? byId.get(event.authorId) ?? null : null })),
+      events.map((event) => {
+        const note = event.targetId && event.targetType === 'Note' ? noteById.get(event.targetId) : undefined;
+        return {
+          event,
+          author: event.authorId ? byId.get(event.authorId) ?? null : null,
+          note: note ? { note, author: note.authorId ? byId.get(note.authorId) ?? null : null } : undefined,
+        };
+      }),
       total,
       page,
     );

@@ -69,9 +69,7 @@ export class ProjectsController {
   async projectEvents(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
     const { project } = await this.projects.authorize(user, id);
     const ctx = await this.views.context();
-    return (await this.events.listForProject(project.id, pageRequest(p))).map(({ event, author }) =>
-      presentEvent(event, author, ctx),
-    );
+    return (await this.events.listForProject(project.id, pageRequest(p))).map((row) => presentEvent(row, user, ctx));
   }
 
   @Put(':id')

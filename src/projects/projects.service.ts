@@ -63,6 +63,7 @@ export class ProjectsService {
 
   /** A project by id or by `namespace/path` (case-insensitive), whatever the caller may see. */
   async findByRef(ref: string | number): Promise<Project> {
+    if (typeof ref === 'string' && (ref.length > 512 || /[\x00-\x1f]/.test(ref))) throw new NotFound('Project');
     const qb = this.query();
     const id = typeof ref === 'number' ? ref : parseId(ref);
     if (id !== undefined) qb.where('p.id = :id', { id });

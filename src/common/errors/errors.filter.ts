@@ -4,6 +4,15 @@ import { Logger } from '../http/logger';
 import { DomainError } from './domain-errors';
 import { statusMessage, writeErrorResponse } from './error-response';
 
+const INPUT_ERRORS: Record<string, string> = {
+  '22021': 'invalid characters in input',
+  '22P05': 'invalid characters in input',
+  '22P02': 'invalid input syntax',
+  '22003': 'number out of range',
+  '22007': 'invalid date or time',
+  '22008': 'date or time out of range',
+};
+
 /** The one mapping from errors to GitLab v3 bodies. Unknown errors: 500, logged with the request id. */
 @Catch()
 export class ErrorsFilter implements ExceptionFilter {
@@ -24,6 +33,11 @@ export class ErrorsFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status < 500) return { status, body: { message: statusMessage(status) } };
+    }
+    const pgCode = (exception as { driverError?: { code?: string }; code?: string })?.driverError?.code;
+    if (pgCode && INPUT_ERRORS[pgCode]) {
+      // Input PostgreSQL cannot take (a NUL byte, an out-of-range number): the caller's fault, not ours.
+      return { status: 400, body: { message: `400 Bad request - ${INPUT_ERRORS[pgCode]}` } };
     }
     const e = exception as { status?: number; type?: string };
     if (e && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
