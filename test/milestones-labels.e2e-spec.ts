@@ -240,13 +240,17 @@ describe('milestones and labels', () => {
     it('deletes by name: 200 with the label record, removed from issues; 400 without name; 404 unknown', async () => {
       const p = await h.project(tm, 20);
       const i = await h.issue(tm.owner, p.id, { labels: 'doomed,kept' });
-      const res = await h.del(tm.reporter, `/projects/${p.id}/labels`).send({ name: 'doomed' }).expect(200);
+      // a reporter may create and edit labels but not delete them (master+)
+      const refused = await h.del(tm.reporter, `/projects/${p.id}/labels`).send({ name: 'doomed' }).expect(403);
+      expect(refused.body).toEqual({ message: '403 Forbidden' });
+      await h.del(tm.developer, `/projects/${p.id}/labels`).send({ name: 'doomed' }).expect(403);
+      const res = await h.del(tm.master, `/projects/${p.id}/labels`).send({ name: 'doomed' }).expect(200);
       expect(Object.keys(res.body).sort()).toEqual(['color', 'created_at', 'description', 'id', 'project_id', 'template', 'title', 'updated_at']);
       expect(res.body).toMatchObject({ title: 'doomed', color: '#428BCA', project_id: p.id, template: false, description: null });
       expect((await h.get(tm.owner, `/projects/${p.id}/issues/${i.id}`).expect(200)).body.labels).toEqual(['kept']);
       expect((await h.get(tm.owner, `/projects/${p.id}/labels`).expect(200)).body.map((l: Json) => l.name)).toEqual(['kept']);
-      expect((await h.del(tm.reporter, `/projects/${p.id}/labels`).expect(400)).body).toEqual({ message: '400 (Bad request) "name" not given' });
-      const unknown = await h.del(tm.reporter, `/projects/${p.id}/labels?name=doomed`).expect(404);
+      expect((await h.del(tm.master, `/projects/${p.id}/labels`).expect(400)).body).toEqual({ message: '400 (Bad request) "name" not given' });
+      const unknown = await h.del(tm.master, `/projects/${p.id}/labels?name=doomed`).expect(404);
       expect(unknown.body).toEqual({ message: '404 Label Not Found' });
     });
 

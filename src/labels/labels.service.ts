@@ -123,7 +123,7 @@ export class LabelsService {
   /** `DELETE /labels?name=`: unlinks it from every issue, forgets its subscriptions, returns the record. */
   async remove(user: User, ref: string, p: Params): Promise<Label> {
     rejectNul(p);
-    const { project } = await this.projects.authorize(user, ref, 'admin_label');
+    const { project } = await this.projects.authorize(user, ref, 'destroy_label');
     const name = p.requireString('name').trim();
     return this.ds.transaction(async (m) => {
       const label = await this.findByTitle(m, project.id, name);

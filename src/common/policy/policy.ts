@@ -17,7 +17,7 @@ export type ProjectAbility =
   | 'create_container_image' | 'update_container_image'
   | 'push_code_to_protected_branches' | 'update_project_snippet' | 'admin_milestone' | 'admin_project_snippet'
   | 'admin_project_member' | 'admin_note' | 'admin_wiki' | 'admin_project' | 'admin_commit_status' | 'admin_build'
-  | 'admin_container_image' | 'admin_pipeline'
+  | 'admin_container_image' | 'admin_pipeline' | 'destroy_label'
   | 'change_namespace' | 'change_visibility_level' | 'rename_project' | 'remove_project' | 'archive_project'
   | 'remove_fork_project' | 'destroy_merge_request' | 'destroy_issue';
 
@@ -40,6 +40,8 @@ const MASTER: ProjectAbility[] = [
   'push_code_to_protected_branches', 'update_project_snippet', 'admin_milestone', 'admin_project_snippet',
   'admin_project_member', 'admin_note', 'admin_wiki', 'admin_project', 'admin_commit_status', 'admin_build',
   'admin_container_image', 'admin_pipeline',
+  // Deleting a label takes it off every issue: master+ (the issue's rule: "a reporter cannot delete a label").
+  'destroy_label',
 ];
 const OWNER: ProjectAbility[] = [
   'change_namespace', 'change_visibility_level', 'rename_project', 'remove_project', 'archive_project',
