@@ -24,6 +24,9 @@ class CatFileProcess {
   private readonly queue: Pending[] = [];
   private buf: Buffer = Buffer.alloc(0);
   private header: { sha: string; type: GitObject['type']; size: number } | null = null;
+  /** Chunks of the current object's body not yet joined (joined once it is complete, not per chunk). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   dead = false;
   lastUsed = Date.now();
 
@@ -51,7 +54,18 @@ class CatFileProcess {
   }
 
   private onData(d: Buffer): void {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
+    if (this.header && this.buf.length + this.pendingBytes + d.length < this.header.size + 1) {
+      this.pending.push(d);
+      this.pendingBytes += d.length;
+      return;
+    }
+    if (this.pending.length) {
+      this.buf = Buffer.concat([this.buf, ...this.pending, d]);
+      this.pending = [];
+      this.pendingBytes = 0;
+    } else {
+      this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
+    }
     for (;;) {
       if (!this.header) {
         const nl = this.buf.indexOf(10);

@@ -115,6 +115,29 @@ export class GitService implements OnModuleDestroy {
     }
   }
 
+  /**
+   * Housekeeping after a push: refreshes the commit-graph (with changed-path filters), which makes
+   * history walks such as commit counts and path-limited logs several times faster. At most one run
+   * per repository at a time; failures only cost speed.
+   */
+  async refreshCommitGraph(projectId: number): Promise<void> {
+    const dir = this.repositoryPath(projectId);
+    if (this.maintaining.has(dir)) return;
+    this.maintaining.add(dir);
+    try {
+      await this.runner.run(['commit-graph', 'write', '--reachable', '--changed-paths', '--split'], {
+        gitDir: dir,
+        timeoutMs: 10 * 60_000,
+      });
+    } catch {
+      // the graph is an optimisation: git reads the repository without it
+    } finally {
+      this.maintaining.delete(dir);
+    }
+  }
+
+  private readonly maintaining = new Set<string>();
+
   async branchExists(projectId: number, branch: string): Promise<boolean> {
     if (!isValidBranchName(branch)) return false;
     const r = await this.runner.run(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], {

@@ -8,6 +8,18 @@ import { Branch, Commit, DiffEntry, parseCommit, parseTagObject, parseTree, Tag,
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
+const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/** Commit counts of `log` by repository, SHA, window and path (immutable), most recently used last. */
+const logCounts = new Map<string, number>();
+const LOG_COUNTS_MAX = 2000;
+
+function rememberCount(key: string, n: number): void {
+  logCounts.delete(key);
+  logCounts.set(key, n);
+  if (logCounts.size > LOG_COUNTS_MAX) logCounts.delete(logCounts.keys().next().value as string);
+}
+
 /** Limits on what one call returns (stated in the README). */
 export const LIMITS = {
   diffFiles: 1000,
@@ -187,12 +199,22 @@ export class Repository {
     if (o.since) window.push(`--since=${o.since.toISOString()}`);
     if (o.until) window.push(`--until=${o.until.toISOString()}`);
     const pathArgs = o.path ? ['--', o.path] : ['--'];
-    const [list, count] = await Promise.all([
+    // The count walks the whole history (the costly part of a page): history under a full SHA never
+    // changes, so it is remembered per repository, SHA, window and path.
+    const key = FULL_SHA.test(sha) ? [this.gitDir, sha, ...window, ...pathArgs].join('\0') : undefined;
+    const known = key === undefined ? undefined : logCounts.get(key);
+    const [list, total] = await Promise.all([
       this.git(['rev-list', `--max-count=${o.limit}`, `--skip=${o.offset}`, ...window, sha, ...pathArgs]),
-      this.git(['rev-list', '--count', ...window, sha, ...pathArgs]),
+      known !== undefined
+        ? (rememberCount(key as string, known), known)
+        : this.git(['rev-list', '--count', ...window, sha, ...pathArgs]).then((count) => {
+            const n = Number(count.stdout.toString('utf8').trim()) || 0;
+            if (key !== undefined) rememberCount(key, n);
+            return n;
+          }),
     ]);
     const shas = list.stdout.toString('utf8').split('\n').filter(Boolean);
-    return { commits: await this.commitsBySha(shas), total: Number(count.stdout.toString('utf8').trim()) || 0 };
+    return { commits: await this.commitsBySha(shas), total };
   }
 
   async lastCommitFor(sha: string, path: string): Promise<string | null> {
@@ -239,27 +261,40 @@ export class Repository {
 
   /** The diff between two trees-ish, one entry per file, with the per-file and total limits applied. */
   async diff(from: string, to: string): Promise<{ entries: DiffEntry[]; truncated: boolean }> {
-    const raw = await this.git(['-c', 'core.quotePath=false', 'diff-tree', '-r', '-M', '--raw', '-z', '--no-commit-id', from, to]);
-    const fields = raw.stdout.toString('utf8').split('\0');
+    // One diff (and one rename detection) for both parts: with `--raw -p -z`, git prints the raw
+    // records (NUL-terminated fields), one NUL, then the patch (which -z leaves as it is).
+    const out = await this.git(
+      ['-c', 'core.quotePath=false', 'diff-tree', '-r', '-M', '--raw', '-p', '-z', '--no-color', '--no-ext-diff', '--no-commit-id', '--full-index', from, to],
+      { maxOutputBytes: 256 * 1024 * 1024 },
+    ).then((r) => r.stdout);
+    let pos = 0;
+    const field = (): string => {
+      const end = out.indexOf(0, pos);
+      const stop = end === -1 ? out.length : end;
+      const text = out.toString('utf8', pos, stop);
+      pos = stop + 1;
+      return text;
+    };
     const metas: { aMode: string; bMode: string; status: string; oldPath: string; newPath: string }[] = [];
-    for (let i = 0; i < fields.length - 1; ) {
-      const head = fields[i++];
-      if (!head.startsWith(':')) continue;
+    while (pos < out.length && out[pos] === 0x3a /* ':' */) {
+      const head = field();
       const [aMode, bMode, , , status] = head.slice(1).split(' ');
-      const oldPath = fields[i++];
-      const newPath = status.startsWith('R') || status.startsWith('C') ? fields[i++] : oldPath;
+      const oldPath = field();
+      const newPath = status.startsWith('R') || status.startsWith('C') ? field() : oldPath;
       metas.push({ aMode, bMode, status, oldPath, newPath });
     }
+    if (pos < out.length && out[pos] === 0) pos++;
     const truncated = metas.length > LIMITS.diffFiles;
     const shown = metas.slice(0, LIMITS.diffFiles);
-    const patch = await this.git(
-      ['-c', 'core.quotePath=false', 'diff-tree', '-r', '-M', '-p', '--no-color', '--no-ext-diff', '--no-commit-id', '--full-index', from, to],
-      { maxOutputBytes: 256 * 1024 * 1024 },
-    );
-    const chunks = splitPatch(patch.stdout.toString('utf8'));
+    const chunks = splitPatch(out.toString('utf8', Math.min(pos, out.length)));
     let lines = 0;
-    const entries = shown.map((m, idx) => {
-      let diff = chunks[idx] ?? '';
+    // Patch sections follow the raw records in order; a type change (file <-> symlink, status T)
+    // is printed as two sections (delete, then add) and takes both.
+    let cursor = 0;
+    const entries = shown.map((m) => {
+      const take = m.status.startsWith('T') ? 2 : 1;
+      let diff = chunks.slice(cursor, cursor + take).join('\n');
+      cursor += take;
       let tooLarge = false;
       const n = diff.split('\n').length;
       if (Buffer.byteLength(diff) > LIMITS.diffBytesPerFile || lines + n > LIMITS.diffLinesTotal) {
@@ -347,7 +382,8 @@ export class Repository {
         if (c.action === 'create' && exists) throw new FileConflict('exists');
         if ((c.action === 'update' || c.action === 'delete') && !exists) throw new FileConflict('missing');
         if (c.action === 'delete') {
-          await this.git(['update-index', '--force-remove', '--', c.path], opts);
+          // `--force-remove` needs a work tree; a mode-0 index-info entry removes the path in a bare repository
+          await this.git(['update-index', '-z', '--index-info'], { ...opts, input: `0 ${ZERO_SHA}\t${c.path}\0` });
         } else {
           const blob = await this.git(['hash-object', '-w', '--stdin'], { ...opts, input: c.content });
           await this.git(['update-index', '--add', '--cacheinfo', `100644,${blob.stdout.toString('utf8').trim()},${c.path}`], opts);

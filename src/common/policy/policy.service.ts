@@ -27,7 +27,7 @@ export interface PolicyProjectRow extends PolicyProject {
 export class PolicyService {
   constructor(private readonly ds: DataSource) {}
 
-  /** Access of `user` to each project: 2 queries whatever the number of projects. */
+  /** Access of `user` to each project: 1 query whatever the number of projects. */
   async projectAccess(user: PolicyUser | undefined, projects: PolicyProjectRow[]): Promise<Map<number, ProjectAccess>> {
     const out = new Map<number, ProjectAccess>();
     if (!user || projects.length === 0) {
@@ -36,18 +36,17 @@ export class PolicyService {
     }
     const projectIds = [...new Set(projects.map((p) => p.id))];
     const namespaceIds = [...new Set(projects.map((p) => p.namespaceId))];
-    const [pm, gm] = await Promise.all([
-      this.ds.query(
-        `SELECT project_id, access_level, notification_level FROM project_members WHERE user_id = $1 AND project_id = ANY($2)`,
-        [user.id, projectIds],
-      ) as Promise<{ project_id: number; access_level: number; notification_level: number }[]>,
-      this.ds.query(
-        `SELECT namespace_id, access_level, notification_level FROM group_members WHERE user_id = $1 AND namespace_id = ANY($2)`,
-        [user.id, namespaceIds],
-      ) as Promise<{ namespace_id: number; access_level: number; notification_level: number }[]>,
-    ]);
-    const byProject = new Map(pm.map((r) => [r.project_id, r]));
-    const byGroup = new Map(gm.map((r) => [r.namespace_id, r]));
+    // One round trip for both kinds of membership.
+    const rows: { kind: 'p' | 'g'; id: number; access_level: number; notification_level: number }[] = await this.ds.query(
+      `SELECT 'p' AS kind, project_id AS id, access_level, notification_level FROM project_members
+        WHERE user_id = $1 AND project_id = ANY($2)
+       UNION ALL
+       SELECT 'g' AS kind, namespace_id AS id, access_level, notification_level FROM group_members
+        WHERE user_id = $1 AND namespace_id = ANY($3)`,
+      [user.id, projectIds, namespaceIds],
+    );
+    const byProject = new Map(rows.filter((r) => r.kind === 'p').map((r) => [r.id, r]));
+    const byGroup = new Map(rows.filter((r) => r.kind === 'g').map((r) => [r.id, r]));
     for (const p of projects) {
       const m = byProject.get(p.id);
       const g = byGroup.get(p.namespaceId);
