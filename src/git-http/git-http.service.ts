@@ -100,7 +100,8 @@ export class GitHttpService implements OnModuleInit {
     }
     if (!this.git.exists(project.id)) await this.git.create(project.id);
     const pushRules = service === 'git-receive-pack' ? await this.push.rulesFor(project, abilities) : undefined;
-    const updates = await serveSmartHttp(this.git.runner, {
+    const user = caller.user;
+    await serveSmartHttp(this.git.runner, {
       req,
       res,
       repositoriesRoot: this.git.root,
@@ -109,8 +110,8 @@ export class GitHttpService implements OnModuleInit {
       remoteUser: caller.user?.username ?? 'anonymous',
       hooksPath: this.hooksPath,
       pushRules,
+      onUpdates: user ? (updates) => this.push.afterPush(project, user, updates) : undefined,
     });
-    if (updates.length && caller.user) await this.push.afterPush(project, caller.user, updates);
   }
 
   private async abilities(caller: Caller, project: Project): Promise<Set<ProjectAbility>> {

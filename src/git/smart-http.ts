@@ -21,6 +21,11 @@ export interface SmartHttpRequest {
   remoteUser: string;
   hooksPath: string;
   pushRules?: PushRules;
+  /**
+   * Runs with the applied ref updates of a push before the response ends, so that when `git push`
+   * returns, the push's consequences (default branch and its protection, events) are in place.
+   */
+  onUpdates?: (updates: RefUpdate[]) => Promise<void>;
 }
 
 const TIMEOUT_MS = 60 * 60_000;
@@ -107,23 +112,27 @@ export async function serveSmartHttp(runner: GitRunner, o: SmartHttpRequest): Pr
   });
 
   const code: number | null = await new Promise((resolve) => child.on('close', resolve));
+  let updates: RefUpdate[] = [];
+  try {
+    if (code === 0 && pushLog) {
+      const text = await readFile(pushLog, 'utf8').catch(() => '');
+      updates = text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => {
+          const [oldSha, newSha, ref] = l.split(' ');
+          return { oldSha, newSha, ref };
+        });
+    }
+  } finally {
+    if (logDir) await rm(logDir, { recursive: true, force: true });
+  }
+  if (updates.length && o.onUpdates) await o.onUpdates(updates).catch(() => undefined);
   if (!headersDone && !o.res.headersSent) {
     o.res.status(500).setHeader('Content-Type', 'text/plain');
     o.res.end('git http-backend failed\n');
   } else {
     o.res.end();
   }
-  try {
-    if (code !== 0 || !pushLog) return [];
-    const text = await readFile(pushLog, 'utf8').catch(() => '');
-    return text
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => {
-        const [oldSha, newSha, ref] = l.split(' ');
-        return { oldSha, newSha, ref };
-      });
-  } finally {
-    if (logDir) await rm(logDir, { recursive: true, force: true });
-  }
+  return updates;
 }

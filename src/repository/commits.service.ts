@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, IsNull } from 'typeorm';
-import { apiError, NotFound, ValidationFailed } from '../common/errors/domain-errors';
+import { apiError, Forbidden, InvalidAttribute, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Params } from '../common/params/params';
 import { Commit, DiffEntry } from '../git/objects';
@@ -52,6 +52,8 @@ export class CommitsService {
     const since = timestamp(p, 'since');
     const until = timestamp(p, 'until');
     const refName = p.string('ref_name')?.trim() || (await this.access.defaultRef(ctx));
+    // option-like names, NUL bytes and rev ranges are refused, not read as "no such ref"
+    if (!isSafeRef(refName)) throw new InvalidAttribute('ref_name');
     const tip = await ctx.repo.commit(refName);
     if (!tip) return new Paginated([], 0, page);
     const { commits, total } = await ctx.repo.log(tip.id, { offset: page.offset, limit: page.perPage, since, until });
@@ -93,7 +95,7 @@ export class CommitsService {
    */
   async addComment(user: User, ref: string, sha: string, p: Params) {
     const ctx = await this.access.open(user, ref, 'create_note');
-    if (!ctx.abilities.has('download_code')) throw new NotFound('Project');
+    if (!ctx.abilities.has('download_code')) throw new Forbidden();
     const note = p.requireString('note');
     const commit = await this.access.commitOr404(ctx, sha);
     const path = p.string('path');

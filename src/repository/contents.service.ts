@@ -104,7 +104,7 @@ export class ContentsService {
     if (!isSafeRef(refName)) throw new NotFound('File');
     const commit = await ctx.repo.commit(refName);
     if (!commit) throw new NotFound('File');
-    const label = refName === commit.id ? commit.id.slice(0, 8) : refName.replace(/[^A-Za-z0-9._-]+/g, '-');
+    const label = refName.replace(/[^A-Za-z0-9._-]+/g, '-');
     const base = `${ctx.project.path}-${label}-${commit.id}`;
     const fileName = `${base}.${format}`;
     res.status(200);

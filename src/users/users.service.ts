@@ -10,6 +10,7 @@ import { GitService } from '../git/git.service';
 import { Namespace } from '../namespaces/namespace.entity';
 import { Identity } from './identity.entity';
 import { readUserAttributes, UserAttributes } from './user-attributes';
+import { mapUserRow, USER_COLUMNS, USER_FULL_VIEW_COLUMNS, UserRow } from './user-rows';
 import { User } from './user.entity';
 import { PresentContext } from './users.presenter';
 
@@ -101,30 +102,43 @@ export class UsersService {
    * by substring for administrators, by the whole address for others), `active`/`blocked`.
    */
   async list(viewer: User, p: Params): Promise<User[] | Paginated<User>> {
-    const repo = this.ds.getRepository(User);
+    const full = viewer.admin ? `, ${USER_FULL_VIEW_COLUMNS}` : '';
     const username = p.string('username');
     if (username !== undefined) {
-      const u = await repo.createQueryBuilder('u').where('lower(u.username) = lower(:n)', { n: username.trim() }).getOne();
-      return u ? (viewer.admin ? this.loadFullView([u]) : [u]) : [];
+      const rows: UserRow[] = await this.ds.query(
+        `SELECT ${USER_COLUMNS}${full} FROM users u WHERE lower(u.username) = lower($1)`,
+        [username.trim()],
+      );
+      return rows.map(mapUserRow);
     }
     const page = pageRequest(p);
-    const qb = repo.createQueryBuilder('u');
+    const where: string[] = [];
+    const args: unknown[] = [];
     const search = p.string('search')?.trim();
     if (search) {
-      const like = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
-      const emailMatch = viewer.admin ? 'lower(u.email) LIKE :like' : 'lower(u.email) = :exact';
-      qb.andWhere(`(lower(u.username) LIKE :like OR lower(u.name) LIKE :like OR ${emailMatch})`, {
-        like,
-        exact: search.toLowerCase(),
-      });
+      args.push(`%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+      if (!viewer.admin) args.push(search.toLowerCase());
+      const emailMatch = viewer.admin ? 'lower(u.email) LIKE $1' : 'lower(u.email) = $2';
+      where.push(`(lower(u.username) LIKE $1 OR lower(u.name) LIKE $1 OR ${emailMatch})`);
     }
-    if (p.bool('active')) qb.andWhere(`u.state = 'active'`);
-    if (p.bool('blocked')) qb.andWhere(`u.state IN ('blocked', 'ldap_blocked')`);
-    qb.orderBy('u.id', 'DESC').offset(page.offset).limit(page.perPage);
-    const [users, total] = await qb.getManyAndCount();
-    if (viewer.admin) await this.loadFullView(users);
-    return new Paginated(users, total, page);
+    if (p.bool('active')) where.push(`u.state = 'active'`);
+    if (p.bool('blocked')) where.push(`u.state IN ('blocked', 'ldap_blocked')`);
+    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    // One round trip: the page, its total (window count) and, for administrators, identities and
+    // project counts. Only a page past the end needs a separate count.
+    const rows: UserRow[] = await this.ds.query(
+      `SELECT ${USER_COLUMNS}${full}, count(*) OVER() AS total_count FROM users u ${filter}
+        ORDER BY u.id DESC LIMIT ${page.perPage} OFFSET ${page.offset}`,
+      args,
+    );
+    let total = rows.length ? Number(rows[0].total_count) : 0;
+    if (!rows.length && page.offset > 0) {
+      const c: { n: number }[] = await this.ds.query(`SELECT count(*)::int AS n FROM users u ${filter}`, args);
+      total = c[0].n;
+    }
+    return new Paginated(rows.map(mapUserRow), total, page);
   }
+
 
   async findById(rawId: string | number, resource = 'User'): Promise<User> {
     const id = typeof rawId === 'number' ? rawId : parseId(rawId);

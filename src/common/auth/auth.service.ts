@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { User } from '../../users/user.entity';
+import { mapUserRow, USER_COLUMNS, UserRow } from '../../users/user-rows';
 import { OauthAccessToken } from '../../oauth/oauth-access-token.entity';
 import { SecretsService } from '../crypto/secrets.service';
 import { Forbidden, NotFound, OAuthError } from '../errors/domain-errors';
@@ -18,7 +19,10 @@ export class AuthService {
 
   async userByPrivateToken(token: string): Promise<User | undefined> {
     if (!token || token.length > 255) return undefined;
-    const user = await this.ds.getRepository(User).findOne({ where: { privateTokenDigest: this.secrets.digest(token) } });
+    const rows: UserRow[] = await this.ds.query(`SELECT ${USER_COLUMNS} FROM users u WHERE u.private_token_digest = $1`, [
+      this.secrets.digest(token),
+    ]);
+    const user = rows.length ? mapUserRow(rows[0]) : undefined;
     return user && user.state === 'active' ? user : undefined;
   }
 

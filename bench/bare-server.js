@@ -1,0 +1,250 @@
+'use strict';
+/**
+ * Baseline for bench/users.bench.js: a bare `node:http` server answering
+ *   GET /api/v3/user
+ *   GET /api/v3/users?page=&per_page=
+ * with the same work as the app: PRIVATE-TOKEN → HMAC digest lookup in `users`; the list's single
+ * query (page, window count, identities and project counts as sub-selects); for /user the identities
+ * and personal-project-count queries; token decryption; the full user view JSON and the
+ * pagination headers; on a `pg` Pool of the app's size. No framework, no ORM.
+ *
+ * Env: DATABASE_URL, PORT, HOST, SECRET_KEY, EXTERNAL_URL, DB_POOL_SIZE (default 10).
+ */
+const http = require('node:http');
+const { createDecipheriv, createHash, createHmac, hkdfSync } = require('node:crypto');
+const { Pool } = require('pg');
+
+const SECRET_KEY = process.env.SECRET_KEY;
+if (!SECRET_KEY || SECRET_KEY.length < 32) throw new Error('SECRET_KEY (>= 32 chars) is required');
+const secret = Buffer.from(SECRET_KEY, 'utf8');
+const digestKey = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'token-digest', 32));
+const encryptionKey = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'token-encryption', 32));
+const PORT = Number(process.env.PORT || 8081);
+const HOST = process.env.HOST || '127.0.0.1';
+const EXTERNAL_URL = (process.env.EXTERNAL_URL || `http://localhost:${PORT}`).replace(/\/+$/, '');
+const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE || 10) });
+
+const digest = (token) => createHmac('sha256', digestKey).update(token, 'utf8').digest('hex');
+
+function decrypt(sealed) {
+  const [version, iv, tag, data] = sealed.split(':');
+  if (version !== 'v1') throw new Error('unknown encryption version');
+  const d = createDecipheriv('aes-256-gcm', encryptionKey, Buffer.from(iv, 'base64'));
+  d.setAuthTag(Buffer.from(tag, 'base64'));
+  return Buffer.concat([d.update(Buffer.from(data, 'base64')), d.final()]).toString('utf8');
+}
+
+// Application settings, cached for 5 s like ApplicationSettingsService.
+let settings;
+async function gravatarEnabled() {
+  if (settings && Date.now() - settings.at < 5000) return settings.gravatar;
+  const { rows } = await pool.query('SELECT gravatar_enabled FROM application_settings ORDER BY id ASC LIMIT 1');
+  settings = { gravatar: rows.length ? rows[0].gravatar_enabled : true, at: Date.now() };
+  return settings.gravatar;
+}
+
+const USER_COLUMNS = `id, username, email, name, encrypted_password, state, admin, projects_limit, can_create_group,
+  external, bio, location, skype, linkedin, twitter, website_url, theme_id, color_scheme_id, two_factor_enabled,
+  confirmed_at, last_sign_in_at, current_sign_in_at, sign_in_count, private_token_digest, private_token_encrypted,
+  created_at, updated_at`;
+
+function avatarUrl(u, gravatar) {
+  if (!gravatar) return null;
+  const hash = createHash('md5').update(u.email.trim().toLowerCase()).digest('hex');
+  return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`;
+}
+
+/** Same fields, same order as presentUserFull in src/users/users.presenter.ts. */
+function presentFull(u, identities, canCreateProject, gravatar) {
+  return {
+    name: u.name,
+    username: u.username,
+    id: u.id,
+    state: u.state,
+    avatar_url: avatarUrl(u, gravatar),
+    web_url: `${EXTERNAL_URL}/u/${u.username}`,
+    created_at: u.created_at,
+    is_admin: u.admin,
+    bio: u.bio,
+    location: u.location,
+    skype: u.skype,
+    linkedin: u.linkedin,
+    twitter: u.twitter,
+    website_url: u.website_url,
+    last_sign_in_at: u.last_sign_in_at,
+    confirmed_at: u.confirmed_at,
+    email: u.email,
+    theme_id: u.theme_id,
+    color_scheme_id: u.color_scheme_id,
+    projects_limit: u.projects_limit,
+    current_sign_in_at: u.current_sign_in_at,
+    identities: identities.map((i) => ({ provider: i.provider, extern_uid: i.extern_uid })),
+    can_create_group: u.can_create_group,
+    can_create_project: canCreateProject,
+    two_factor_enabled: u.two_factor_enabled,
+    external: u.external,
+  };
+}
+
+/**
+ * What the full view needs besides the row, like UsersService.loadFullView: identities and the
+ * number of personal projects, two queries run side by side.
+ */
+async function loadFullView(userIds) {
+  const identities = new Map();
+  const projectCounts = new Map();
+  if (userIds.length === 0) return { identities, projectCounts };
+  const [ident, counts] = await Promise.all([
+    pool.query(
+      'SELECT id, user_id, provider, extern_uid, created_at, updated_at FROM identities WHERE user_id = ANY($1) ORDER BY id ASC',
+      [userIds],
+    ),
+    pool.query(
+      `SELECT n.owner_id AS id, count(p.id)::int AS n FROM namespaces n JOIN projects p ON p.namespace_id = n.id
+        WHERE n.kind = 'user' AND n.owner_id = ANY($1) GROUP BY n.owner_id`,
+      [userIds],
+    ),
+  ]);
+  for (const r of ident.rows) {
+    const list = identities.get(r.user_id);
+    if (list) list.push(r);
+    else identities.set(r.user_id, [r]);
+  }
+  for (const r of counts.rows) projectCounts.set(r.id, r.n);
+  return { identities, projectCounts };
+}
+
+const fullView = (u, extra, gravatar) =>
+  presentFull(u, extra.identities.get(u.id) ?? [], u.projects_limit > (extra.projectCounts.get(u.id) ?? 0), gravatar);
+
+async function authenticate(req, query) {
+  const q = query.get('private_token');
+  const h = req.headers['private-token'];
+  const token = q !== null && q !== '' ? q : typeof h === 'string' && h !== '' ? h : undefined;
+  if (!token || token.length > 255) return undefined;
+  const { rows } = await pool.query(`SELECT ${USER_COLUMNS} FROM users WHERE private_token_digest = $1 LIMIT 1`, [
+    digest(token),
+  ]);
+  const user = rows[0];
+  return user && user.state === 'active' ? user : undefined;
+}
+
+function pageRequest(query) {
+  const read = (name) => {
+    const all = query.getAll(name);
+    const s = all.length ? all[all.length - 1].trim() : undefined;
+    return s !== undefined && /^\d{1,9}$/.test(s) ? Number(s) : undefined;
+  };
+  const page = Math.max(1, read('page') ?? 1);
+  let perPage = read('per_page') ?? 20;
+  if (perPage < 1) perPage = 20;
+  perPage = Math.min(perPage, 100);
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+const CREDENTIAL_PARAMS = new Set(['private_token', 'access_token', 'bearer_token']);
+const encode = (s) => encodeURIComponent(s).replace(/%20/g, '+');
+
+/** The app's pagination headers (src/common/pagination/pagination.ts), for scalar query values. */
+function paginationHeaders(path, query, total, page) {
+  const totalPages = Math.ceil(total / page.perPage);
+  const base = {};
+  for (const [k, v] of query) {
+    const key = k.endsWith('[]') ? k.slice(0, -2) : k;
+    if (!CREDENTIAL_PARAMS.has(key)) base[key] = v;
+  }
+  const url = (p) => {
+    const params = { ...base, page: String(p), per_page: String(page.perPage) };
+    const qs = Object.keys(params)
+      .sort()
+      .map((k) => `${encode(k)}=${encode(String(params[k]))}`)
+      .join('&');
+    return `${EXTERNAL_URL}${path}?${qs}`;
+  };
+  const links = [];
+  if (page.page > 1) links.push(`<${url(page.page - 1)}>; rel="prev"`);
+  if (page.page < totalPages) links.push(`<${url(page.page + 1)}>; rel="next"`);
+  links.push(`<${url(1)}>; rel="first"`);
+  links.push(`<${url(totalPages)}>; rel="last"`);
+  return {
+    Link: links.join(', '),
+    'X-Total': String(total),
+    'X-Total-Pages': String(totalPages),
+    'X-Per-Page': String(page.perPage),
+    'X-Page': String(page.page),
+    'X-Next-Page': page.page < totalPages ? String(page.page + 1) : '',
+    'X-Prev-Page': page.page > 1 ? String(page.page - 1) : '',
+  };
+}
+
+function send(res, status, body, headers = {}) {
+  const json = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(json),
+  });
+  res.end(json);
+}
+
+async function handle(req, res) {
+  const qi = req.url.indexOf('?');
+  const path = qi === -1 ? req.url : req.url.slice(0, qi);
+  const query = new URLSearchParams(qi === -1 ? '' : req.url.slice(qi + 1));
+  if (req.method !== 'GET') return send(res, 404, { message: '404 Not Found' });
+
+  if (path === '/-/readiness') {
+    await pool.query('SELECT 1');
+    return send(res, 200, { status: 'ok', checks: { database: 'ok' } });
+  }
+  if (path !== '/api/v3/user' && path !== '/api/v3/users') return send(res, 404, { message: '404 Not Found' });
+
+  const viewer = await authenticate(req, query);
+  if (!viewer) return send(res, 401, { message: '401 Unauthorized' });
+  const gravatar = await gravatarEnabled();
+
+  if (path === '/api/v3/user') {
+    const view = fullView(viewer, await loadFullView([viewer.id]), gravatar);
+    view.private_token = decrypt(viewer.private_token_encrypted);
+    return send(res, 200, view);
+  }
+
+  // /api/v3/users: the administrator's plain paginated listing (no username/search/state filters).
+  if (!viewer.admin) return send(res, 403, { message: 'baseline serves the administrator view only' });
+  const page = pageRequest(query);
+  // The same single query as UsersService.list: page, window count, identities and project counts.
+  const { rows: users } = await pool.query(
+    `SELECT ${USER_COLUMNS.replace(/(^|\s|,)(\w)/g, '$1u.$2')},
+       (SELECT coalesce(json_agg(json_build_object('id', i.id, 'provider', i.provider, 'extern_uid', i.extern_uid) ORDER BY i.id), '[]'::json)
+          FROM identities i WHERE i.user_id = u.id) AS identities_json,
+       (SELECT count(*)::int FROM projects p JOIN namespaces n ON n.id = p.namespace_id
+          WHERE n.kind = 'user' AND n.owner_id = u.id) AS personal_project_count,
+       count(*) OVER() AS total_count
+       FROM users u ORDER BY u.id DESC LIMIT ${page.perPage} OFFSET ${page.offset}`,
+  );
+  let total = users.length ? Number(users[0].total_count) : 0;
+  if (!users.length && page.offset > 0) total = Number((await pool.query('SELECT count(*)::int AS n FROM users')).rows[0].n);
+  const body = users.map((u) => presentFull(u, u.identities_json, u.projects_limit > u.personal_project_count, gravatar));
+  return send(res, 200, body, paginationHeaders(path, query, total, page));
+}
+
+const server = http.createServer((req, res) => {
+  handle(req, res).catch((e) => {
+    process.stderr.write(`bare-server: ${e && e.stack ? e.stack : e}\n`);
+    if (!res.headersSent) send(res, 500, { message: '500 Internal Server Error' });
+    else res.destroy();
+  });
+});
+server.keepAliveTimeout = 65_000;
+server.listen(PORT, HOST, () => {
+  process.stdout.write(JSON.stringify({ level: 'info', msg: 'listening', address: `${HOST}:${PORT}` }) + '\n');
+});
+
+const stop = () => {
+  server.close();
+  server.closeAllConnections?.();
+  pool.end().finally(() => process.exit(0));
+  setTimeout(() => process.exit(0), 2000).unref();
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
