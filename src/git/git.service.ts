@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { CheckedUrl } from '../common/net/outbound-url';
@@ -116,21 +116,29 @@ export class GitService implements OnModuleDestroy {
   }
 
   /**
-   * Housekeeping after a push: refreshes the commit-graph (with changed-path filters), which makes
-   * history walks such as commit counts and path-limited logs several times faster. At most one run
-   * per repository at a time; failures only cost speed.
+   * Housekeeping after a push, in the background: a full repack with a reachability bitmap when the
+   * repository has none or has gathered many packs (clones and fetches then reuse the pack instead
+   * of recomputing it), and a fresh commit-graph with changed-path filters (history walks such as
+   * commit counts and path-limited logs get several times faster). One run per repository at a
+   * time; a failure only costs speed.
    */
-  async refreshCommitGraph(projectId: number): Promise<void> {
+  async housekeeping(projectId: number): Promise<void> {
     const dir = this.repositoryPath(projectId);
     if (this.maintaining.has(dir)) return;
     this.maintaining.add(dir);
     try {
+      const packs = await readdir(join(dir, 'objects', 'pack')).catch(() => [] as string[]);
+      const hasBitmap = packs.some((f) => f.endsWith('.bitmap'));
+      const packCount = packs.filter((f) => f.endsWith('.pack')).length;
+      if (packCount > 0 && (!hasBitmap || packCount > 20)) {
+        await this.runner.run(['repack', '-a', '-d', '-q', '--write-bitmap-index'], { gitDir: dir, timeoutMs: 30 * 60_000 });
+      }
       await this.runner.run(['commit-graph', 'write', '--reachable', '--changed-paths', '--split'], {
         gitDir: dir,
         timeoutMs: 10 * 60_000,
       });
     } catch {
-      // the graph is an optimisation: git reads the repository without it
+      // housekeeping is an optimisation: git reads the repository without it
     } finally {
       this.maintaining.delete(dir);
     }

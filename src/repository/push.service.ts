@@ -86,7 +86,7 @@ export class PushService {
       });
     }
     this.domainEvents.pushReceived({ projectId: project.id, userId: user.id, updates });
-    void this.git.refreshCommitGraph(project.id);
+    void this.git.housekeeping(project.id);
   }
 
   private async ensureDefaultBranch(project: Project, updates: RefUpdate[]): Promise<void> {
