@@ -720,7 +720,7 @@ async function main() {
     // Same tar as git's (with the server's prefix), whatever gzip did.
     const probe = revs[99];
     const a = await getOk(q(probe));
-    const b = await git(['archive', '--format=tar', `--prefix=${PROJECT}-${probe.slice(0, 8)}-${probe}/`, probe], G);
+    const b = await git(['archive', '--format=tar', `--prefix=${PROJECT}-${probe}-${probe}/`, probe], G);
     assert(zlib.gunzipSync(a.body).equals(b), 'archive tar differs from git archive');
     const r = await compareOp('archive.tar.gz (uncached)', ARCHIVE_ITERATIONS, (i) => getOk(q(pick(i))), (i) => gitArchive(pick(i)));
     results.push({ key: 'archive', archive_bytes: a.body.length, ...r });
