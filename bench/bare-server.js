@@ -88,29 +88,25 @@ function presentFull(u, identities, canCreateProject, gravatar) {
 
 /**
  * What the full view needs besides the row, like UsersService.loadFullView: identities and the
- * number of personal projects, two queries run side by side.
+ * number of personal projects, in one query (the same sub-selects as the app).
  */
 async function loadFullView(userIds) {
   const identities = new Map();
   const projectCounts = new Map();
   if (userIds.length === 0) return { identities, projectCounts };
-  const [ident, counts] = await Promise.all([
-    pool.query(
-      'SELECT id, user_id, provider, extern_uid, created_at, updated_at FROM identities WHERE user_id = ANY($1) ORDER BY id ASC',
-      [userIds],
-    ),
-    pool.query(
-      `SELECT n.owner_id AS id, count(p.id)::int AS n FROM namespaces n JOIN projects p ON p.namespace_id = n.id
-        WHERE n.kind = 'user' AND n.owner_id = ANY($1) GROUP BY n.owner_id`,
-      [userIds],
-    ),
-  ]);
-  for (const r of ident.rows) {
-    const list = identities.get(r.user_id);
-    if (list) list.push(r);
-    else identities.set(r.user_id, [r]);
+  const { rows } = await pool.query(
+    `SELECT u.id,
+       (SELECT coalesce(json_agg(json_build_object('id', i.id, 'provider', i.provider, 'extern_uid', i.extern_uid) ORDER BY i.id), '[]'::json)
+          FROM identities i WHERE i.user_id = u.id) AS identities_json,
+       (SELECT count(*)::int FROM projects p JOIN namespaces n ON n.id = p.namespace_id
+          WHERE n.kind = 'user' AND n.owner_id = u.id) AS personal_project_count
+       FROM users u WHERE u.id = ANY($1)`,
+    [userIds],
+  );
+  for (const r of rows) {
+    identities.set(r.id, r.identities_json);
+    projectCounts.set(r.id, r.personal_project_count);
   }
-  for (const r of counts.rows) projectCounts.set(r.id, r.n);
   return { identities, projectCounts };
 }
 

@@ -49,13 +49,19 @@ export function mapUserRow(r: UserRow): User {
   u.createdAt = r.created_at as Date;
   u.updatedAt = r.updated_at as Date;
   if (r.identities_json !== undefined) {
-    const list = (typeof r.identities_json === 'string' ? JSON.parse(r.identities_json) : r.identities_json) as {
-      id: number;
-      provider: string;
-      extern_uid: string;
-    }[];
-    u.identities = list.map((i) => Object.assign(new Identity(), { id: i.id, userId: u.id, provider: i.provider, externUid: i.extern_uid }));
+    const extra = mapFullViewColumns(r, u.id);
+    u.identities = extra.identities;
+    u.personalProjectCount = extra.personalProjectCount;
   }
-  if (r.personal_project_count !== undefined) u.personalProjectCount = r.personal_project_count as number;
   return u;
+}
+
+/** Reads the USER_FULL_VIEW_COLUMNS of a row. */
+export function mapFullViewColumns(r: UserRow, userId: number): { identities: Identity[]; personalProjectCount: number } {
+  const raw = r.identities_json ?? [];
+  const list = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { id: number; provider: string; extern_uid: string }[];
+  return {
+    identities: list.map((i) => Object.assign(new Identity(), { id: i.id, userId, provider: i.provider, externUid: i.extern_uid })),
+    personalProjectCount: (r.personal_project_count as number | undefined) ?? 0,
+  };
 }
