@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ApplicationSettingsService, visibilityLevel } from '../application-settings/application-settings.service';
 import { Forbidden, isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { Params, parseId } from '../common/params/params';
+import { containsPattern, Params, parseId } from '../common/params/params';
 import { AccessLevel, GroupAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { GitService } from '../git/git.service';
@@ -52,7 +52,7 @@ export class GroupsService {
     }
     const search = p.string('search')?.trim();
     if (search) {
-      const like = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      const like = containsPattern(search);
       qb.andWhere('(lower(n.name) LIKE :like OR lower(n.path) LIKE :like)', { like });
     }
     qb.orderBy('n.name', 'ASC').addOrderBy('n.id', 'ASC').offset(page.offset).limit(page.perPage);

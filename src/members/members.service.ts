@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { Conflict, Forbidden, isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { Params, parseId } from '../common/params/params';
+import { containsPattern, Params, parseId } from '../common/params/params';
 import { AccessLevel } from '../common/policy/policy';
 import { EventsService } from '../events/events.service';
 import { Namespace } from '../namespaces/namespace.entity';
@@ -43,7 +43,7 @@ export class MembersService {
     const page = pageRequest(p);
     const tb = this.table(t);
     const search = (p.string('query') ?? p.string('search'))?.trim();
-    const like = search ? `%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%` : null;
+    const like = search ? containsPattern(search) : null;
     const where = `m.${tb.key} = $1 AND ($2::text IS NULL OR lower(u.username) LIKE $2 OR lower(u.name) LIKE $2)`;
     const [count, rows] = await Promise.all([
       this.ds.query(`SELECT count(*)::int AS n FROM ${tb.name} m JOIN users u ON u.id = m.user_id WHERE ${where}`, [tb.id, like]),

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { Params } from '../common/params/params';
+import { containsPattern, Params } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { Namespace } from './namespace.entity';
 
@@ -22,7 +22,7 @@ export class NamespacesService {
     }
     const search = p.string('search')?.trim();
     if (search) {
-      const like = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      const like = containsPattern(search);
       qb.andWhere('(lower(n.name) LIKE :like OR lower(n.path) LIKE :like)', { like });
     }
     qb.orderBy('n.id', 'DESC').offset(page.offset).limit(page.perPage);

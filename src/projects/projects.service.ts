@@ -15,7 +15,7 @@ import {
 import { Logger } from '../common/http/logger';
 import { checkOutboundUrl, OutboundUrlRefused } from '../common/net/outbound-url';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { Params, parseId } from '../common/params/params';
+import { containsPattern, Params, parseId } from '../common/params/params';
 import { AccessLevel, groupAbilities, ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { EventsService } from '../events/events.service';
@@ -124,7 +124,7 @@ export class ProjectsService {
     }
     const search = searchTerm ?? p.string('search')?.trim();
     if (search) {
-      const like = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      const like = containsPattern(search);
       qb.andWhere(
         scope === 'search'
           ? 'lower(p.name) LIKE :like'

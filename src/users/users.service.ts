@@ -4,7 +4,7 @@ import { ApplicationSettingsService } from '../application-settings/application-
 import { SecretsService } from '../common/crypto/secrets.service';
 import { Conflict, Forbidden, isUniqueViolation, NotFound } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { Params, parseId } from '../common/params/params';
+import { containsPattern, Params, parseId } from '../common/params/params';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { GitService } from '../git/git.service';
 import { Namespace } from '../namespaces/namespace.entity';
@@ -82,7 +82,7 @@ export class UsersService {
     const args: unknown[] = [];
     const search = p.string('search')?.trim();
     if (search) {
-      args.push(`%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+      args.push(containsPattern(search));
       if (!viewer.admin) args.push(search.toLowerCase());
       const emailMatch = viewer.admin ? 'lower(u.email) LIKE $1' : 'lower(u.email) = $2';
       where.push(`(lower(u.username) LIKE $1 OR lower(u.name) LIKE $1 OR ${emailMatch})`);

@@ -129,3 +129,8 @@ export function parseId(raw: string | undefined): number | undefined {
   const n = Number(raw);
   return n > 0 && n <= 2147483647 ? n : undefined;
 }
+
+/** A case-insensitive LIKE pattern matching `text` anywhere, with `%`, `_` and `\` taken literally. */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+}
