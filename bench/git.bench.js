@@ -27,16 +27,15 @@ const { execFile, spawn } = require('node:child_process');
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const autocannon = require('autocannon');
-const { Client } = require('pg');
+
+const { createHarness } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
-const PG_URL = (process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
 const COMMITS = Number(process.env.BENCH_COMMITS || 10_000);
 const FILES = Number(process.env.BENCH_FILES || 1000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS || 30);
@@ -54,116 +53,13 @@ const DB_NAME = `bench_git_${Date.now()}_${process.pid}`;
 const PROJECT = 'big';
 
 const wanted = (name) => !ONLY || ONLY.has(name);
-const log = (msg) => process.stderr.write(`[bench:git] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const h = createHarness('bench:git');
+const { log, sleep } = h;
 
 // ---------------------------------------------------------------------------------------------
-// Cleanup: the server is killed, the database dropped and the temp folders removed on every exit path.
-const children = new Set();
-const tempDirs = [];
-let dbCreated = false;
-
-function killChildren(signal = 'SIGKILL') {
-  for (const c of children) {
-    if (c.exitCode === null && c.signalCode === null) {
-      try {
-        c.kill(signal);
-      } catch {
-        /* already gone */
-      }
-    }
-  }
-}
-
-async function stopChild(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const t = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(t);
-}
-
-async function cleanup() {
-  await Promise.all([...children].map((c) => stopChild(c).catch(() => undefined)));
-  if (dbCreated) {
-    const admin = new Client({ connectionString: `${PG_URL}/postgres` });
-    try {
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`);
-      dbCreated = false;
-      log(`dropped database ${DB_NAME}`);
-    } catch (e) {
-      log(`could not drop database ${DB_NAME}: ${e.message}`);
-    } finally {
-      await admin.end().catch(() => undefined);
-    }
-  }
-  for (const d of tempDirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-}
-
-process.on('exit', () => {
-  killChildren();
-  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
-});
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, () => {
-    log(`${sig}: cleaning up`);
-    for (const c of children) c.stopping = true;
-    cleanup().finally(() => process.exit(130));
-  });
-}
-
-function tempDir(prefix) {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  tempDirs.push(d);
-  return d;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Server
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function startServer(args, env) {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let tail = '';
-  const keep = (chunk) => {
-    tail = (tail + chunk.toString()).slice(-4000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  child.on('exit', (code, signal) => {
-    if (!child.stopping) log(`server exited (code ${code}, signal ${signal})\n${tail}`);
-  });
-  child.tail = () => tail;
-  return child;
-}
-
-async function waitReady(child, base, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited during start:\n${child.tail()}`);
-    try {
-      const r = await fetch(`${base}/-/readiness`);
-      if (r.status === 200) return;
-    } catch {
-      /* not listening yet */
-    }
-    await sleep(100);
-  }
-  throw new Error(`server not ready after ${timeoutMs} ms:\n${child.tail()}`);
-}
+// Processes, database, temp folders and cleanup: bench/harness.js
+const { freePort, tempDir, waitReady } = h;
+const startServer = (args, env) => h.startProcess('server', args, env);
 
 async function api(base, method, p, token, body) {
   const headers = { 'Content-Type': 'application/json' };
@@ -503,21 +399,13 @@ async function main() {
   const localRepo = path.join(work, 'local.git');
 
   // --- database and server
-  const admin = new Client({ connectionString: `${PG_URL}/postgres` });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${DB_NAME}"`);
-    dbCreated = true;
-  } finally {
-    await admin.end();
-  }
-  log(`database ${DB_NAME}`);
+  const dbUrl = await h.createDatabase(DB_NAME);
   const port = await freePort();
   BASE = `http://127.0.0.1:${port}`;
   const profileArgs = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS_DIR}`, `--cpu-prof-name=git-server-${Date.now()}.cpuprofile`] : [];
   const serverReady = (async () => {
     const child = startServer([...profileArgs, mainJs], {
-      DATABASE_URL: `${PG_URL}/${DB_NAME}`,
+      DATABASE_URL: dbUrl,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
@@ -871,16 +759,5 @@ async function main() {
   server.stopping = true;
 }
 
-main()
-  .then(async () => {
-    agent.destroy();
-    await cleanup();
-    process.exit(0);
-  })
-  .catch(async (e) => {
-    log(`FAILED: ${e && e.stack ? e.stack : e}`);
-    agent.destroy();
-    for (const c of children) c.stopping = true;
-    await cleanup();
-    process.exit(1);
-  });
+h.onCleanup(() => agent.destroy());
+h.run(main);

@@ -14,10 +14,8 @@
  * Prints a markdown table and writes bench/results/users-latest.json. Exits non-zero on any error,
  * non-2xx response, or response mismatch between the two servers.
  */
-const { spawn } = require('node:child_process');
 const { createCipheriv, createHmac, hkdfSync, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { isDeepStrictEqual } = require('node:util');
@@ -25,9 +23,10 @@ const autocannon = require('autocannon');
 const bcrypt = require('bcryptjs');
 const { Client } = require('pg');
 
+const { createHarness } = require('./harness');
+
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
-const PG_URL = (process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
 const USERS = Number(process.env.BENCH_USERS || 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32);
 const DURATION = Number(process.env.BENCH_DURATION || 10);
@@ -44,122 +43,21 @@ const ENDPOINTS = [
   { name: 'GET /api/v3/users?per_page=100', path: '/api/v3/users?per_page=100' },
 ].filter((ep) => !process.env.BENCH_ONLY || ep.path.includes(process.env.BENCH_ONLY));
 
-const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const h = createHarness('bench');
+const { log, sleep } = h;
 
 // ---------------------------------------------------------------------------------------------
-// Cleanup: children are killed and the database dropped on every exit path.
-const children = new Set();
-let dataDir;
-let dbCreated = false;
+// Processes, database and cleanup (bench/harness.js); the load generator and the monitor connection
+// are stopped first, so that the servers stop at once.
 let monitor; // the pg client that watches the bench database's backends
 let running; // the autocannon instance under way
-
-function killChildren(signal = 'SIGKILL') {
-  for (const c of children) {
-    if (c.exitCode === null && c.signalCode === null) {
-      try {
-        c.kill(signal);
-      } catch {
-        /* already gone */
-      }
-    }
-  }
-}
-
-async function stopChild(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const t = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(t);
-}
-
-async function cleanup() {
-  if (running) running.stop(); // closes its keep-alive connections, so that the servers stop at once
+h.onCleanup(async () => {
+  if (running) running.stop();
   running = undefined;
   if (monitor) await monitor.end().catch(() => undefined);
   monitor = undefined;
-  await Promise.all([...children].map((c) => stopChild(c).catch(() => undefined)));
-  if (dbCreated) {
-    const admin = new Client({ connectionString: `${PG_URL}/postgres` });
-    try {
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`);
-      dbCreated = false;
-      log(`dropped database ${DB_NAME}`);
-    } catch (e) {
-      log(`could not drop database ${DB_NAME}: ${e.message}`);
-    } finally {
-      await admin.end().catch(() => undefined);
-    }
-  }
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-}
-
-process.on('exit', () => killChildren());
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, () => {
-    log(`${sig}: cleaning up`);
-    cleanup().finally(() => process.exit(130));
-  });
-}
-for (const event of ['uncaughtException', 'unhandledRejection']) {
-  process.on(event, (e) => {
-    log(`${event}: ${e && e.stack ? e.stack : e}`);
-    cleanup().finally(() => process.exit(1));
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function startProcess(label, args, env) {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let tail = '';
-  const keep = (chunk) => {
-    tail = (tail + chunk.toString()).slice(-4000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  child.on('exit', (code, signal) => {
-    if (!child.stopping) log(`${label} exited (code ${code}, signal ${signal})`);
-  });
-  child.tail = () => tail;
-  child.label = label;
-  return child;
-}
-
-async function waitReady(child, base, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${child.label} exited during start:\n${child.tail()}`);
-    try {
-      const r = await fetch(`${base}/-/readiness`);
-      if (r.status === 200) return;
-    } catch {
-      /* not listening yet */
-    }
-    await sleep(100);
-  }
-  throw new Error(`${child.label} not ready after ${timeoutMs} ms:\n${child.tail()}`);
-}
+});
+const { freePort, startProcess, waitReady } = h;
 
 const CLK_TCK = 100; // USER_HZ on Linux
 
@@ -306,7 +204,7 @@ async function getJson(base, p, token) {
   const text = await r.text();
   if (r.status !== 200) throw new Error(`GET ${base}${p}: ${r.status} ${text.slice(0, 300)}`);
   const headers = {};
-  for (const h of PAGINATION_HEADERS) if (r.headers.has(h)) headers[h] = r.headers.get(h);
+  for (const name of PAGINATION_HEADERS) if (r.headers.has(name)) headers[name] = r.headers.get(name);
   return { body: JSON.parse(text), headers };
 }
 
@@ -437,18 +335,8 @@ async function main() {
   const mainJs = path.resolve(ROOT, process.env.BENCH_APP_MAIN || 'dist/main.js');
   if (!fs.existsSync(mainJs)) throw new Error(`${mainJs} not found: run \`npm run build\` (npm run bench does)`);
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gitlab-bench-'));
-
-  const admin = new Client({ connectionString: `${PG_URL}/postgres` });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${DB_NAME}"`);
-    dbCreated = true;
-  } finally {
-    await admin.end();
-  }
-  const dbUrl = `${PG_URL}/${DB_NAME}`;
-  log(`database ${DB_NAME}`);
+  const dataDir = h.tempDir('gitlab-bench-');
+  const dbUrl = await h.createDatabase(DB_NAME);
 
   const [appPort, barePort] = [await freePort(), await freePort()];
   const appArgs = [...profileArgs('app'), mainJs];
@@ -564,14 +452,4 @@ async function main() {
   for (const s of [app, bare]) s.child.stopping = true;
 }
 
-main()
-  .then(async () => {
-    await cleanup();
-    process.exit(0);
-  })
-  .catch(async (e) => {
-    log(`FAILED: ${e && e.stack ? e.stack : e}`);
-    for (const c of children) c.stopping = true;
-    await cleanup();
-    process.exit(1);
-  });
+h.run(main);

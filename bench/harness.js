@@ -1,0 +1,178 @@
+'use strict';
+/**
+ * What every benchmark needs around its measurements: child processes (the app, baselines) that are
+ * stopped on every exit path, a throw-away PostgreSQL database that is dropped, temp folders that are
+ * removed, free ports, and a readiness wait.
+ */
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { Client } = require('pg');
+
+const ROOT = path.resolve(__dirname, '..');
+const PG_URL = (process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function createHarness(label) {
+  const log = (msg) => process.stderr.write(`[${label}] ${msg}\n`);
+  const children = new Set();
+  const tempDirs = [];
+  const beforeCleanup = [];
+  let database; // name of the database to drop
+
+  function killChildren() {
+    for (const c of children) {
+      if (c.exitCode === null && c.signalCode === null) {
+        try {
+          c.kill('SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }
+    }
+  }
+
+  async function stopChild(child) {
+    child.stopping = true;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(t);
+  }
+
+  /** Runs the registered hooks, stops the children, drops the database, removes the temp folders. */
+  async function cleanup() {
+    for (const fn of beforeCleanup.splice(0)) await Promise.resolve().then(fn).catch(() => undefined);
+    await Promise.all([...children].map((c) => stopChild(c).catch(() => undefined)));
+    if (database) {
+      const admin = new Client({ connectionString: `${PG_URL}/postgres` });
+      try {
+        await admin.connect();
+        await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+        log(`dropped database ${database}`);
+        database = undefined;
+      } catch (e) {
+        log(`could not drop database ${database}: ${e.message}`);
+      } finally {
+        await admin.end().catch(() => undefined);
+      }
+    }
+    for (const d of tempDirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  }
+
+  process.on('exit', () => {
+    killChildren();
+    for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.on(sig, () => {
+      log(`${sig}: cleaning up`);
+      for (const c of children) c.stopping = true;
+      cleanup().finally(() => process.exit(130));
+    });
+  }
+  for (const event of ['uncaughtException', 'unhandledRejection']) {
+    process.on(event, (e) => {
+      log(`${event}: ${e && e.stack ? e.stack : e}`);
+      for (const c of children) c.stopping = true;
+      cleanup().finally(() => process.exit(1));
+    });
+  }
+
+  return {
+    log,
+    sleep,
+    ROOT,
+    PG_URL,
+    children,
+    /** Registers work to do first at cleanup (stop a load generator, close a monitor connection). */
+    onCleanup: (fn) => beforeCleanup.push(fn),
+
+    tempDir(prefix) {
+      const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+      tempDirs.push(d);
+      return d;
+    },
+
+    /** Creates the database `name` (dropped at cleanup) and returns its URL. */
+    async createDatabase(name) {
+      const admin = new Client({ connectionString: `${PG_URL}/postgres` });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE "${name}"`);
+        database = name;
+      } finally {
+        await admin.end();
+      }
+      log(`database ${name}`);
+      return `${PG_URL}/${name}`;
+    },
+
+    freePort() {
+      return new Promise((resolve, reject) => {
+        const s = net.createServer();
+        s.unref();
+        s.on('error', reject);
+        s.listen(0, '127.0.0.1', () => {
+          const { port } = s.address();
+          s.close(() => resolve(port));
+        });
+      });
+    },
+
+    /** Starts `node <args>` in the project folder; keeps the last 4 KB of its output for error messages. */
+    startProcess(name, args, env) {
+      const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      children.add(child);
+      let tail = '';
+      const keep = (chunk) => {
+        tail = (tail + chunk.toString()).slice(-4000);
+      };
+      child.stdout.on('data', keep);
+      child.stderr.on('data', keep);
+      child.on('exit', (code, signal) => {
+        if (!child.stopping) log(`${name} exited (code ${code}, signal ${signal})\n${tail}`);
+      });
+      child.tail = () => tail;
+      child.label = name;
+      return child;
+    },
+
+    /** Waits for `GET <base>/-/readiness` to answer 200. */
+    async waitReady(child, base, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        if (child.exitCode !== null) throw new Error(`${child.label} exited during start:\n${child.tail()}`);
+        try {
+          const r = await fetch(`${base}/-/readiness`);
+          if (r.status === 200) return;
+        } catch {
+          /* not listening yet */
+        }
+        await sleep(100);
+      }
+      throw new Error(`${child.label} not ready after ${timeoutMs} ms:\n${child.tail()}`);
+    },
+
+    /** Runs `main`, then cleans up and exits 0, or logs the failure, cleans up and exits 1. */
+    run(main) {
+      main()
+        .then(async () => {
+          await cleanup();
+          process.exit(0);
+        })
+        .catch(async (e) => {
+          log(`FAILED: ${e && e.stack ? e.stack : e}`);
+          for (const c of children) c.stopping = true;
+          await cleanup();
+          process.exit(1);
+        });
+    },
+  };
+}
+
+module.exports = { createHarness };
