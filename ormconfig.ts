@@ -1,15 +1,3 @@
-// TypeORM CLI data source (e.g. `npx typeorm -d dist/ormconfig.js migration:show`).
-// The app itself opens the database through src/database/data-source.ts, which also
-// starts embedded PGlite when DATABASE_URL is unset.
-import { DataSource } from 'typeorm';
-import { ENTITIES } from './src/database/entities';
-import { MIGRATIONS } from './src/database/migrations';
-
-export default new DataSource({
-  type: 'postgres',
-  url: process.env.DATABASE_URL,
-  entities: ENTITIES,
-  migrations: MIGRATIONS,
-  migrationsTableName: 'schema_migrations',
-  synchronize: false,
-});
+// The TypeORM CLI's data source lives in src/ormconfig.ts so that the build emits it as
+// dist/ormconfig.js:  npm run build && DATABASE_URL=postgres://… npx typeorm migration:show -d dist/ormconfig.js
+export { default } from './src/ormconfig';

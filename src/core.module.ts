@@ -1,18 +1,19 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
-import { DataSource } from 'typeorm';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthGuard } from './common/auth/auth.guard';
 import { AuthService } from './common/auth/auth.service';
 import { BearerStrategy } from './common/auth/bearer.strategy';
 import { LoginThrottle } from './common/auth/login-throttle';
 import { SecretsService } from './common/crypto/secrets.service';
+import { GitlabValidationPipe } from './common/dto/validation.pipe';
 import { ErrorsFilter } from './common/errors/errors.filter';
 import { JsonResponseInterceptor } from './common/http/json-response.interceptor';
 import { Logger } from './common/http/logger';
 import { PaginationInterceptor } from './common/pagination/pagination.interceptor';
 import { APP_CONFIG, AppConfig } from './config/config';
-import { Database } from './database/data-source';
+import { attachEntities, Database, DATABASE } from './database/data-source';
 
 /** Config, database, secrets, logging and the global guard, filter and interceptor. */
 @Global()
@@ -21,11 +22,18 @@ export class CoreModule {
   static forRoot(config: AppConfig, db: Database): DynamicModule {
     return {
       module: CoreModule,
-      imports: [PassportModule],
+      imports: [
+        PassportModule,
+        // The data source is opened (and migrated) before Nest starts; here it takes the entities
+        // that the area modules declare with TypeOrmModule.forFeature (autoLoadEntities).
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({ type: 'postgres', autoLoadEntities: true }),
+          dataSourceFactory: async (options) => attachEntities(db, options?.entities),
+        }),
+      ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        { provide: DataSource, useValue: db.dataSource },
-        { provide: 'DATABASE', useValue: db },
+        { provide: DATABASE, useValue: db },
         Logger,
         SecretsService,
         AuthService,
@@ -35,8 +43,9 @@ export class CoreModule {
         { provide: APP_FILTER, useClass: ErrorsFilter },
         { provide: APP_INTERCEPTOR, useClass: PaginationInterceptor },
         { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
+        { provide: APP_PIPE, useClass: GitlabValidationPipe },
       ],
-      exports: [APP_CONFIG, DataSource, 'DATABASE', Logger, SecretsService, AuthService, LoginThrottle],
+      exports: [APP_CONFIG, DATABASE, Logger, SecretsService, AuthService, LoginThrottle],
     };
   }
 }

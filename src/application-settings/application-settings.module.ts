@@ -1,10 +1,12 @@
 import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApplicationSettings } from './application-settings.entity';
 import { ApplicationSettingsController } from './application-settings.controller';
 import { ApplicationSettingsService } from './application-settings.service';
 
 /** Global: every area reads the instance settings through ApplicationSettingsService. */
 @Global()
-@Module({
+@Module({ imports: [TypeOrmModule.forFeature([ApplicationSettings])],
   controllers: [ApplicationSettingsController],
   providers: [ApplicationSettingsService],
   exports: [ApplicationSettingsService],

@@ -1,9 +1,19 @@
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config';
 import { EmbeddedPostgres } from './embedded-postgres';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { QueryCounter } from './query-counter';
+
+/** Injection token of the opened `Database` (query counter, embedded server). */
+export const DATABASE = Symbol('DATABASE');
+
+/** Settings shared by the app's data source and the TypeORM CLI's (ormconfig.ts). */
+export const BASE_OPTIONS = {
+  type: 'postgres',
+  migrations: MIGRATIONS,
+  migrationsTableName: 'schema_migrations',
+  synchronize: false,
+} as const;
 
 export interface Database {
   dataSource: DataSource;
@@ -24,12 +34,9 @@ export async function openDatabase(config: AppConfig, opts: { migrate?: boolean 
   }
   const counter = new QueryCounter();
   const dataSource = new DataSource({
-    type: 'postgres',
+    ...BASE_OPTIONS,
     ...connection,
-    entities: ENTITIES,
-    migrations: MIGRATIONS,
-    migrationsTableName: 'schema_migrations',
-    synchronize: false,
+    entities: [],
     logging: ['query'],
     logger: counter,
   } as never);
@@ -50,4 +57,14 @@ export async function openDatabase(config: AppConfig, opts: { migrate?: boolean 
       if (embedded) await embedded.stop();
     },
   };
+}
+
+/**
+ * Gives the opened data source the entities the area modules declared (TypeOrmModule.forFeature with
+ * autoLoadEntities), so no central list of every entity exists. Migrations never need entities.
+ */
+export async function attachEntities(db: Database, entities: unknown): Promise<DataSource> {
+  db.dataSource.setOptions({ entities: (entities ?? []) as never });
+  await (db.dataSource as unknown as { buildMetadatas(): Promise<void> }).buildMetadatas();
+  return db.dataSource;
 }

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Issue } from './issue.entity';
 import { LabelsModule } from '../labels/labels.module';
 import { MilestonesModule } from '../milestones/milestones.module';
 import { ProjectsModule } from '../projects/projects.module';
@@ -8,7 +10,7 @@ import { IssuesController } from './issues.controller';
 import { IssuesService } from './issues.service';
 
 @Module({
-  imports: [ProjectsModule, LabelsModule, MilestonesModule, SubscriptionsModule],
+  imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, LabelsModule, MilestonesModule, SubscriptionsModule],
   controllers: [IssuesController],
   providers: [IssuesService, IssueViews],
   exports: [IssuesService],

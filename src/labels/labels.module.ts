@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Label, LabelLink } from './label.entity';
 import { ProjectsModule } from '../projects/projects.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { LabelsController } from './labels.controller';
 import { LabelsService } from './labels.service';
 
 @Module({
-  imports: [ProjectsModule, SubscriptionsModule],
+  imports: [TypeOrmModule.forFeature([Label, LabelLink]), ProjectsModule, SubscriptionsModule],
   controllers: [LabelsController],
   providers: [LabelsService],
   exports: [LabelsService],

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Namespace } from './namespace.entity';
 import { NamespacesController } from './namespaces.controller';
 import { NamespacesService } from './namespaces.service';
 
-@Module({ controllers: [NamespacesController], providers: [NamespacesService], exports: [NamespacesService] })
+@Module({ imports: [TypeOrmModule.forFeature([Namespace])], controllers: [NamespacesController], providers: [NamespacesService], exports: [NamespacesService] })
 export class NamespacesModule {}

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Note } from './note.entity';
 import { IssuesModule } from '../issues/issues.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { SnippetsModule } from '../snippets/snippets.module';
@@ -7,7 +9,7 @@ import { NotesController } from './notes.controller';
 import { NotesService } from './notes.service';
 
 @Module({
-  imports: [ProjectsModule, IssuesModule, SnippetsModule],
+  imports: [TypeOrmModule.forFeature([Note]), ProjectsModule, IssuesModule, SnippetsModule],
   controllers: [NotesController],
   providers: [NotesService, NoteViews],
 })

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProtectedBranch, Release, CommitComment, CommitStatus } from './repository.entities';
 import { ProjectsModule } from '../projects/projects.module';
 import { BranchesController } from './branches.controller';
 import { BranchesService } from './branches.service';
@@ -13,7 +15,7 @@ import { TagsService } from './tags.service';
 
 /** The repository API (branches, tags, commits, contents, files) and branch protection / push handling. */
 @Module({
-  imports: [ProjectsModule],
+  imports: [TypeOrmModule.forFeature([ProtectedBranch, Release, CommitComment, CommitStatus]), ProjectsModule],
   controllers: [BranchesController, TagsController, CommitsController, ContentsController],
   providers: [PushService, RepositoryAccess, BranchesService, TagsService, CommitsService, ContentsService],
   exports: [PushService],

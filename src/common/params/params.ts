@@ -116,12 +116,20 @@ export class Params {
   }
 }
 
-/** Handler parameter: the request's inputs as a `Params` reader. */
-export const Input = createParamDecorator((_: unknown, ctx: ExecutionContext): Params => {
-  const req = ctx.switchToHttp().getRequest<Request & { params_?: Params }>();
-  if (!req.params_) req.params_ = Params.fromRequest(req);
-  return req.params_;
+/** Marks the handler parameter that the global `GitlabValidationPipe` turns into a DTO (or `Params`). */
+export const INPUT = 'gitlab:input';
+
+const InputParam = createParamDecorator((_: unknown, ctx: ExecutionContext): Record<string, unknown> => {
+  const req = ctx.switchToHttp().getRequest<Request & { input_?: Record<string, unknown> }>();
+  if (!req.input_) req.input_ = Params.fromRequest(req).raw;
+  return req.input_;
 });
+
+/**
+ * Handler parameter: the request's inputs (query string, form or JSON body alike), as the DTO class
+ * the parameter is typed with — validated and converted by the global pipe (common/dto).
+ */
+export const Input = (): ParameterDecorator => InputParam(INPUT);
 
 /** Reads a positive integer path id; anything else is treated as absent (404 for the resource). */
 export function parseId(raw: string | undefined): number | undefined {

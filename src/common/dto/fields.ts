@@ -1,0 +1,223 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsOptional, ValidateBy, ValidationOptions } from 'class-validator';
+
+/**
+ * Field decorators for request DTOs. Each one declares the OpenAPI property, converts GitLab's loose
+ * habits (string booleans, integer ids as strings, comma lists, an array where a scalar is expected)
+ * and validates, in one line per field:
+ *
+ *   export class CreateMilestoneDto {
+ *     @Str({ required: true }) title!: string;
+ *     @Str() description?: string;
+ *     @DateOnly() due_date?: string;
+ *   }
+ *
+ * `null` means "not given" (clients resend unset fields as null): the pipe drops nulls before these
+ * run. A missing required field is `400 (Bad request) "x" not given`; a value of the wrong type or
+ * format is `400 (Bad request) "x" is invalid` (see validation.pipe.ts). Property names are the wire
+ * names (snake_case), so services read `dto.due_date` exactly as clients send it.
+ */
+
+/** The constraint name that the pipe maps to `"x" not given`. */
+export const REQUIRED = 'gitlabRequired';
+/** The constraint name that the pipe maps to `"x" is invalid`. */
+export const INVALID = 'gitlabInvalid';
+
+export interface FieldOptions {
+  /** Absent, null or blank → `"x" not given`. */
+  required?: boolean;
+  description?: string;
+}
+
+const TRUE = /^(true|t|1|yes|y|on)$/i;
+const FALSE = /^(false|f|0|no|n|off)$/i;
+const INT = /^[+-]?\d{1,15}$/;
+// eslint-disable-next-line no-control-regex
+const NUL = /\x00/;
+
+/** Sentinel left by a transform when the input cannot be converted: the validator then fails. */
+const BAD = Symbol('invalid input');
+
+function lastScalar(value: unknown): unknown {
+  return Array.isArray(value) ? value[value.length - 1] : value;
+}
+
+function presence(opts: FieldOptions): PropertyDecorator {
+  if (!opts.required) return IsOptional();
+  return ValidateBy({
+    name: REQUIRED,
+    validator: {
+      validate: (v: unknown) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === ''),
+    },
+  });
+}
+
+function check(test: (v: unknown) => boolean, validationOptions?: ValidationOptions): PropertyDecorator {
+  return ValidateBy({ name: INVALID, validator: { validate: (v: unknown) => v !== BAD && test(v) } }, validationOptions);
+}
+
+function api(type: unknown, opts: FieldOptions, extra: Record<string, unknown> = {}): PropertyDecorator {
+  return ApiProperty({ type: type as never, required: !!opts.required, description: opts.description, ...extra });
+}
+
+/** A string (numbers and booleans are taken as their text; of an array, the last item). No NUL bytes. */
+export function Str(opts: FieldOptions & { trim?: boolean; max?: number; enum?: readonly string[] } = {}): PropertyDecorator {
+  return applyDecorators(
+    api(String, opts, opts.enum ? { enum: [...opts.enum] } : {}),
+    Transform(({ value }) => {
+      const v = lastScalar(value);
+      if (v === undefined || v === null) return v;
+      if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+      if (typeof v !== 'string') return BAD;
+      return opts.trim ? v.trim() : v;
+    }),
+    presence(opts),
+    check(
+      (v) =>
+        typeof v === 'string' &&
+        !NUL.test(v) &&
+        (opts.max === undefined || v.length <= opts.max) &&
+        (opts.enum === undefined || opts.enum.includes(v)),
+    ),
+  );
+}
+
+/** true/false/1/0/yes/no/on/off in any case, or a JSON boolean. A blank value is absent. */
+export function Bool(opts: FieldOptions = {}): PropertyDecorator {
+  return applyDecorators(
+    api(Boolean, opts),
+    Transform(({ value }) => {
+      const v = lastScalar(value);
+      if (v === undefined || v === null || v === '') return undefined;
+      if (typeof v === 'boolean') return v;
+      if (typeof v === 'number') return v === 1 ? true : v === 0 ? false : BAD;
+      if (typeof v !== 'string') return BAD;
+      const s = v.trim();
+      return TRUE.test(s) ? true : FALSE.test(s) ? false : BAD;
+    }),
+    presence(opts),
+    check((v) => typeof v === 'boolean'),
+  );
+}
+
+/** An integer, from a JSON number or a string of digits. A blank value is absent. */
+export function Int(opts: FieldOptions & { min?: number; max?: number } = {}): PropertyDecorator {
+  return applyDecorators(
+    api('integer', opts),
+    Transform(({ value }) => toInt(lastScalar(value))),
+    presence(opts),
+    check((v) => typeof v === 'number' && (opts.min === undefined || v >= opts.min) && (opts.max === undefined || v <= opts.max)),
+  );
+}
+
+function toInt(v: unknown): unknown {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : BAD;
+  if (typeof v === 'string' && INT.test(v.trim())) return Number(v.trim());
+  return BAD;
+}
+
+function toList(value: unknown): unknown {
+  if (value === undefined || value === null) return undefined;
+  const items = Array.isArray(value) ? value : [value];
+  const out: string[] = [];
+  for (const item of items) {
+    if (item === null || item === undefined) continue;
+    if (typeof item !== 'string' && typeof item !== 'number') return BAD;
+    for (const part of String(item).split(',')) {
+      const t = part.trim();
+      if (t) out.push(t);
+    }
+  }
+  return out;
+}
+
+/** Repeated parameters, `name[]`, a JSON array or a comma-separated string; items trimmed, blanks dropped. */
+export function List(opts: FieldOptions = {}): PropertyDecorator {
+  return applyDecorators(
+    api([String], opts),
+    Transform(({ value }) => toList(value)),
+    presence(opts),
+    check((v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && !NUL.test(s))),
+  );
+}
+
+/** Like `List`, of integers. */
+export function IntList(opts: FieldOptions = {}): PropertyDecorator {
+  return applyDecorators(
+    api(['integer'], opts),
+    Transform(({ value }) => {
+      const list = toList(value);
+      if (!Array.isArray(list)) return list;
+      return list.every((s) => INT.test(s)) ? list.map(Number) : BAD;
+    }),
+    presence(opts),
+    check((v) => Array.isArray(v) && v.every((n) => Number.isSafeInteger(n))),
+  );
+}
+
+/** An ISO 8601 date or date-time (years 0001–9999), kept as a `Date`. */
+export function DateTime(opts: FieldOptions = {}): PropertyDecorator {
+  return applyDecorators(
+    api(String, opts, { format: 'date-time' }),
+    Transform(({ value }) => {
+      const v = lastScalar(value);
+      if (v === undefined || v === null || v === '') return undefined;
+      return parseIsoDate(v);
+    }),
+    presence(opts),
+    check((v) => v instanceof Date),
+  );
+}
+
+/** A calendar date `YYYY-MM-DD`, kept as that string. */
+export function DateOnly(opts: FieldOptions = {}): PropertyDecorator {
+  return applyDecorators(
+    api(String, opts, { format: 'date' }),
+    Transform(({ value }) => {
+      const v = lastScalar(value);
+      if (v === undefined || v === null) return undefined;
+      if (typeof v !== 'string') return BAD;
+      const s = v.trim();
+      if (s === '') return '';
+      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+      if (!m) return BAD;
+      const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+      return d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3] && +m[1] >= 1 ? s : BAD;
+    }),
+    presence(opts),
+    check((v) => typeof v === 'string'),
+  );
+}
+
+/** Any JSON value (a hash of strings, say); the service checks its shape. */
+export function Raw(opts: FieldOptions = {}): PropertyDecorator {
+  return applyDecorators(api(Object, opts), presence(opts), check(() => true));
+}
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+/** Parses an ISO 8601 date or date-time exactly (no `Date.parse` guessing); BAD when it is not one. */
+export function parseIsoDate(v: unknown): Date | typeof BAD {
+  if (typeof v !== 'string') return BAD;
+  const m = ISO.exec(v.trim());
+  if (!m) return BAD;
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '0', tz] = m;
+  const year = +y;
+  if (year < 1 || +mo < 1 || +mo > 12 || +d < 1 || +d > 31 || +h > 23 || +mi > 59 || +s > 59) return BAD;
+  const ms = Math.round(Number('0.' + frac) * 1000);
+  let t = Date.UTC(year, +mo - 1, +d, +h, +mi, +s, ms);
+  const check = new Date(Date.UTC(year, +mo - 1, +d));
+  if (check.getUTCDate() !== +d) return BAD;
+  if (tz && tz.toUpperCase() !== 'Z') {
+    const sign = tz[0] === '-' ? -1 : 1;
+    const digits = tz.slice(1).replace(':', '');
+    const offset = (+digits.slice(0, 2) * 60 + +(digits.slice(2) || '0')) * sign;
+    t -= offset * 60_000;
+  }
+  const date = new Date(t);
+  if (year < 100) date.setUTCFullYear(year);
+  return date;
+}

@@ -1,0 +1,53 @@
+import { ArgumentMetadata, Injectable, PipeTransform, Type } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import { InvalidAttribute, MissingAttribute } from '../errors/domain-errors';
+import { INPUT, Params } from '../params/params';
+import { REQUIRED } from './fields';
+
+const PLAIN: ReadonlySet<unknown> = new Set([String, Boolean, Number, Array, Object, undefined]);
+
+/**
+ * The one global validation pipe. Handler inputs marked `@Input()` (query string and body merged,
+ * see params.ts) become the handler's DTO class: nulls dropped ("not given"), unknown keys dropped
+ * (python-gitlab adds `project_id`, `issue_id` …; never an error), values converted and checked by
+ * the field decorators of fields.ts. The first failing field, in declaration order, answers GitLab's
+ * `400 (Bad request) "x" not given` or `"x" is invalid`.
+ *
+ * Class metadata is compiled once per DTO class by class-transformer/class-validator; nothing is
+ * built per request beyond the instance itself.
+ */
+@Injectable()
+export class GitlabValidationPipe implements PipeTransform {
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (metadata.type !== 'custom' || metadata.data !== INPUT) return value;
+    const metatype = metadata.metatype;
+    if (metatype === Params) return value instanceof Params ? value : new Params(asRecord(value));
+    if (PLAIN.has(metatype)) return value;
+    return toDto(metatype as Type<object>, value);
+  }
+}
+
+/** Builds and validates a DTO from raw inputs (also usable outside the HTTP pipe, e.g. in tests). */
+export function toDto<T extends object>(cls: Type<T>, value: unknown): T {
+  const raw = asRecord(value instanceof Params ? value.raw : value);
+  const plain: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (v !== null && k !== '__proto__') plain[k] = v;
+  }
+  const dto = plainToInstance(cls, plain, { excludeExtraneousValues: false, enableImplicitConversion: false });
+  const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: false, stopAtFirstError: true });
+  if (errors.length) throw toDomainError(errors[0]);
+  return dto;
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function toDomainError(error: ValidationError, prefix = ''): Error {
+  const name = prefix ? `${prefix}[${error.property}]` : error.property;
+  if (error.children?.length && !error.constraints) return toDomainError(error.children[0], name);
+  if (error.constraints && REQUIRED in error.constraints) return new MissingAttribute(name);
+  return new InvalidAttribute(name);
+}
