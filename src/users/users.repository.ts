@@ -16,6 +16,11 @@ export class UsersRepository {
     return new Map(rows.map((u) => [u.id, u]));
   }
 
+  /** By username, case-insensitively as GitLab matches logins. */
+  byUsername(username: string): Promise<User | null> {
+    return this.users.createQueryBuilder('u').where('lower(u.username) = lower(:username)', { username }).getOne();
+  }
+
   byId(id: number): Promise<User | null> {
     return this.users.findOneBy({ id });
   }
