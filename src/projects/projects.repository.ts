@@ -244,6 +244,13 @@ export class ProjectsRepository {
     return rows.length > 0;
   }
 
+  /** Deletes every project of a namespace (members, stars, events go by cascade); their ids. */
+  async deleteInNamespace(tx: Tx, namespaceId: number): Promise<number[]> {
+    // DELETE answers [rows, affected] through TypeORM's postgres driver
+    const [rows] = (await tx.query(`DELETE FROM projects WHERE namespace_id = $1 RETURNING id`, [namespaceId])) as [{ id: number }[], number];
+    return rows.map((r) => r.id);
+  }
+
   async delete(id: number): Promise<void> {
     await this.projects.delete({ id });
   }
