@@ -645,6 +645,22 @@ describe('issues', () => {
       expect(res.body.length).toBeGreaterThan(0);
     });
 
+    it('comments on a private snippet are hidden from non-members like the snippet itself', async () => {
+      const q = await h.project(tm, 20);
+      const hidden = await h.snippet(tm.developer, q.id, { title: 'Private snippet', visibility_level: 0 });
+      const shown = await h.snippet(tm.developer, q.id, { title: 'Public snippet', visibility_level: 20 });
+      await h.note(tm.developer, q.id, 'snippets', hidden.id, 'private snippet comment');
+      await h.note(tm.developer, q.id, 'snippets', shown.id, 'public snippet comment');
+      await h.get(tm.stranger, `/projects/${q.id}/snippets/${hidden.id}`).expect(404);
+      const res = await h.get(tm.stranger, `/projects/${q.id}/events?per_page=100`).expect(200);
+      const body = JSON.stringify(res.body);
+      expect(body).not.toContain('private snippet comment');
+      expect(body).not.toContain('Private snippet');
+      expect(res.body.find((e: Json) => e.note?.noteable_id === shown.id)).toMatchObject({ note: { body: 'public snippet comment' } });
+      const inside = await h.get(tm.guest, `/projects/${q.id}/events?per_page=100`).expect(200);
+      expect(JSON.stringify(inside.body)).toContain('private snippet comment');
+    });
+
     it('a confidential issue on a private project: 404 for strangers, filtered for nobody inside', async () => {
       await h.get(tm.stranger, `/projects/${priv.id}/events`).expect(404);
       await t.http.get(`${API}/projects/${p.id}/events`).expect(401);
