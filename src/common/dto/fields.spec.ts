@@ -1,5 +1,5 @@
 import { toDto } from './validation.pipe';
-import { Bool, DateOnly, DateTime, Int, IntList, List, Str } from './fields';
+import { Bool, DateOnly, DateTime, FieldMapErrors, Int, IntList, invalidFields, List, Str } from './fields';
 
 class Sample {
   @Str({ required: true, trim: true }) title!: string;
@@ -76,5 +76,21 @@ describe('request DTO fields', () => {
 
   it('an array in a scalar position takes its last item', () => {
     expect(toDto(Sample, { title: ['a', 'b'] }).title).toBe('b');
+  });
+
+  it('@FieldMapErrors DTOs leave badly typed fields to the service map; missing required fields still throw', () => {
+    @FieldMapErrors()
+    class Mapped {
+      @Str({ required: true }) name!: string;
+      @Bool() issues_enabled?: boolean;
+      @Int() visibility_level?: number;
+    }
+    const dto = toDto(Mapped, { name: 'n', issues_enabled: 'maybe', visibility_level: 'x' });
+    expect(dto.issues_enabled).toBeUndefined();
+    expect(dto.visibility_level).toBeUndefined();
+    expect(invalidFields(dto)).toEqual({ issues_enabled: ['is invalid'], visibility_level: ['is invalid'] });
+    expect(Object.keys(dto)).not.toContain('issues_enabled');
+    expect(invalidFields(toDto(Mapped, { name: 'n', issues_enabled: 'yes' }))).toEqual({});
+    expect(err(() => toDto(Mapped, { issues_enabled: 'maybe' }))).toEqual({ message: '400 (Bad request) "name" not given' });
   });
 });

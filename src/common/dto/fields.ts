@@ -248,3 +248,35 @@ export function parseIsoDate(v: unknown): Date | typeof BAD {
 export function Id(opts: FieldOptions & { zeroIsNull?: boolean } = {}): PropertyDecorator {
   return Int({ ...opts, min: 1, max: MAX_INT });
 }
+
+const FIELD_MAP = Symbol('gitlab:fieldMapErrors');
+const INVALID_FIELDS = Symbol('gitlab:invalidFields');
+
+/**
+ * Class decorator for the DTOs of resources where GitLab answers a badly typed value with a field
+ * map (`{"message":{"issues_enabled":["is invalid"]}}`, as projects and groups do) rather than
+ * `"x" is invalid`: the pipe does not throw for those fields, it leaves them unset and records them;
+ * the service merges `invalidFields(dto)` into its own validation map. Missing required fields are
+ * still `"x" not given`.
+ */
+export function FieldMapErrors(): ClassDecorator {
+  return (target) => {
+    Object.defineProperty(target, FIELD_MAP, { value: true });
+  };
+}
+
+export function usesFieldMap(cls: unknown): boolean {
+  return !!(cls as Record<symbol, unknown>)[FIELD_MAP];
+}
+
+/** Records the fields that failed conversion on a `@FieldMapErrors()` DTO (called by the pipe). */
+export function markInvalid(dto: object, fields: string[]): void {
+  Object.defineProperty(dto, INVALID_FIELDS, { value: fields, enumerable: false });
+}
+
+/** `{field: ['is invalid']}` for every field of a `@FieldMapErrors()` DTO that failed conversion. */
+export function invalidFields(dto: object): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const f of ((dto as Record<symbol, unknown>)[INVALID_FIELDS] as string[] | undefined) ?? []) out[f] = ['is invalid'];
+  return out;
+}

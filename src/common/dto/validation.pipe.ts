@@ -3,7 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { InvalidAttribute, MissingAttribute } from '../errors/domain-errors';
 import { INPUT, Params } from '../params/params';
-import { REQUIRED } from './fields';
+import { markInvalid, REQUIRED, usesFieldMap } from './fields';
 
 const PLAIN: ReadonlySet<unknown> = new Set([String, Boolean, Number, Array, Object, undefined]);
 
@@ -33,7 +33,13 @@ export function toDto<T extends object>(cls: Type<T>, value: unknown): T {
   const raw = asRecord(value instanceof Params ? value.raw : value);
   const dto = plainToInstance(cls, raw, { excludeExtraneousValues: false, enableImplicitConversion: false });
   const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: false, stopAtFirstError: true });
-  if (errors.length) throw toDomainError(errors[0]);
+  if (errors.length === 0) return dto;
+  if (!usesFieldMap(cls)) throw toDomainError(errors[0]);
+  // field-map DTOs: a missing required field still throws; badly typed fields are left for the service's map
+  const missing = errors.find((e) => e.constraints && REQUIRED in e.constraints);
+  if (missing) throw toDomainError(missing);
+  for (const e of errors) delete (dto as Record<string, unknown>)[e.property];
+  markInvalid(dto, errors.map((e) => e.property));
   return dto;
 }
 
