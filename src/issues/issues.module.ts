@@ -15,6 +15,6 @@ import { IssuesService } from './issues.service';
   imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, UsersModule, LabelsModule, MilestonesModule, SubscriptionsModule],
   controllers: [IssuesController],
   providers: [IssuesService, IssuesRepository, IssueViews],
-  exports: [IssuesService],
+  exports: [IssuesService, IssueViews],
 })
 export class IssuesModule {}

@@ -12,12 +12,14 @@ export class CreateSnippetDto {
   @Str({ required: true }) title!: string;
   @Str({ required: true, trim: true }) file_name!: string;
   @Str({ required: true }) code!: string;
-  @Raw({ clearable: true }) visibility_level?: unknown;
+  @Raw({ clearable: true, description: 'required: 0, 10 or 20 (1 and 2 read as 10 and 20); empty takes default_snippet_visibility' })
+  visibility_level?: unknown;
 }
 
 export class UpdateSnippetDto {
   @Str() title?: string;
   @Str({ trim: true }) file_name?: string;
   @Str() code?: string;
-  @Raw({ clearable: true }) visibility_level?: unknown;
+  @Raw({ clearable: true, description: '0, 10 or 20 (1 and 2 read as 10 and 20); empty leaves it' })
+  visibility_level?: unknown;
 }
