@@ -11,7 +11,7 @@ import { GroupMember } from '../members/member.entities';
 import { Namespace } from '../namespaces/namespace.entity';
 import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
-import { pathErrors } from '../users/user-attributes';
+import { pathErrors } from '../common/dto/namespace-path';
 
 const TAKEN = () => new ValidationFailed({ path: ['has already been taken'] });
 
