@@ -1,5 +1,5 @@
 import { toDto } from './validation.pipe';
-import { Bool, DateOnly, DateTime, fieldErrors, Int, IntList, List, Str } from './fields';
+import { Bool, DateOnly, DateTime, fieldErrors, Int, IntList, List, lookupText, Str } from './fields';
 
 class Sample {
   @Str({ required: true, trim: true }) title!: string;
@@ -11,6 +11,7 @@ class Sample {
   @DateOnly({ clearable: true }) due_date?: string | null;
   @DateTime() since?: Date;
   @Str({ enum: ['opened', 'closed', 'all'] }) state?: string;
+  @Str({ allowNul: true }) search?: string;
 }
 
 /** A model-backed input: GitLab lists bad values in the field map with the model's own errors. */
@@ -81,6 +82,13 @@ describe('request DTO fields', () => {
     expect(err(() => toDto(Sample, { title: 'a\u0000b' }))).toEqual({ message: '400 (Bad request) "title" is invalid' });
     expect(err(() => toDto(Sample, { title: 't', state: 'nope' }))).toEqual({ message: '400 (Bad request) "state" is invalid' });
     expect(err(() => toDto(Sample, { title: 't', since: 'yesterday' }))).toEqual({ message: '400 (Bad request) "since" is invalid' });
+  });
+
+  it('allowNul leaves NUL bytes to the service', () => {
+    expect(toDto(Sample, { title: 't', search: 'a\u0000b' }).search).toBe('a\u0000b');
+    expect(err(() => toDto(Sample, { title: 't', search: { a: 1 } }))).toEqual({ message: '400 (Bad request) "search" is invalid' });
+    expect(err(() => lookupText('a\u0000b'))).toEqual({ message: '400 Bad request - invalid characters in input' });
+    expect(lookupText('ab')).toBe('ab');
   });
 
   it('an array in a scalar position takes its last item', () => {

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, ValidateBy, ValidationOptions } from 'class-validator';
+import { BadRequest } from '../errors/domain-errors';
 
 /**
  * Field decorators for request DTOs. Each one declares the OpenAPI property, converts GitLab's loose
@@ -122,11 +123,17 @@ function api(type: unknown, opts: FieldOptions, extra: Record<string, unknown> =
   return ApiProperty({ type: type as never, required: !!opts.required, description: opts.description, ...extra });
 }
 
-/** A string (numbers and booleans are taken as their text; of an array, the last item). No NUL bytes. */
-export function Str(opts: FieldOptions & { trim?: boolean; max?: number; enum?: readonly string[] } = {}): PropertyDecorator {
+/**
+ * A string (numbers and booleans are taken as their text; of an array, the last item). No NUL bytes,
+ * unless `allowNul`: then the service decides (a search term answers `400 Bad request - invalid
+ * characters in input`, as PostgreSQL's refusal did).
+ */
+export function Str(
+  opts: FieldOptions & { trim?: boolean; max?: number; enum?: readonly string[]; allowNul?: boolean } = {},
+): PropertyDecorator {
   const test = (v: unknown) =>
     typeof v === 'string' &&
-    !NUL.test(v) &&
+    (opts.allowNul || !NUL.test(v)) &&
     (opts.max === undefined || v.length <= opts.max) &&
     (opts.enum === undefined || opts.enum.includes(v));
   return applyDecorators(
@@ -262,6 +269,15 @@ export function DateOnly(opts: FieldOptions = {}): PropertyDecorator {
     presence(opts),
     check((v) => typeof v === 'string'),
   );
+}
+
+/**
+ * A search term or name looked up in the database, from a field declared `allowNul`: a NUL byte, which
+ * PostgreSQL cannot store or compare, answers `400 Bad request - invalid characters in input`.
+ */
+export function lookupText(value: string): string {
+  if (NUL.test(value)) throw new BadRequest('invalid characters in input');
+  return value;
 }
 
 /** Any JSON value (a hash of strings, say); the service checks its shape. */
