@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { lookupText } from '../common/dto/fields';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { containsPattern } from '../common/params/params';
 import { User } from '../users/user.entity';
@@ -13,7 +14,7 @@ export class NamespacesService {
 
   async list(viewer: User, q: ListNamespacesDto): Promise<Paginated<Namespace>> {
     const page = pageRequest(q);
-    const search = q.search?.trim();
+    const search = q.search === undefined ? undefined : lookupText(q.search.trim());
     const [rows, total] = await this.namespaces.list(
       { memberId: viewer.admin ? undefined : viewer.id, pattern: search ? containsPattern(search) : undefined },
       page,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { LoginThrottle } from '../common/auth/login-throttle';
 import { SecretsService } from '../common/crypto/secrets.service';
+import { lookupText } from '../common/dto/fields';
 import { Forbidden, MissingAttribute, Unauthorized } from '../common/errors/domain-errors';
 import { SignInDto } from './dto/user.dto';
 import { UserViews } from './user-views.service';
@@ -38,7 +39,7 @@ export class SessionService {
   async signIn(login: string, password: string, ip: string, onFailure: () => Error = () => new Unauthorized()): Promise<User> {
     if (!(await this.settings.get()).signinEnabled) throw new Forbidden('Password sign-in is disabled');
     this.throttle.check(ip, login);
-    const user = await this.users.byLogin(login.trim());
+    const user = await this.users.byLogin(lookupText(login.trim()));
     // Count failures per account too, so that username and email do not give two budgets.
     const account = user ? `user:${user.id}` : login;
     if (user) this.throttle.check(ip, account);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
+import { lookupText } from '../common/dto/fields';
 import { Conflict, Forbidden, isUniqueViolation, NotFound } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { containsPattern, parseId } from '../common/params/params';
@@ -53,10 +54,10 @@ export class UsersService {
    */
   async list(viewer: User, q: ListUsersDto): Promise<UserView[] | Paginated<UserView>> {
     if (q.username !== undefined) {
-      return this.views.list(viewer, await this.users.byUsername(q.username.trim(), { fullView: viewer.admin }));
+      return this.views.list(viewer, await this.users.byUsername(lookupText(q.username.trim()), { fullView: viewer.admin }));
     }
     const page = pageRequest(q);
-    const search = q.search?.trim();
+    const search = q.search === undefined ? undefined : lookupText(q.search.trim());
     const pattern = search ? containsPattern(search) : undefined;
     const [rows, total] = await this.users.page(
       {

@@ -3,5 +3,5 @@ import { PaginationDto } from '../../common/pagination/pagination.dto';
 
 export class ListNamespacesDto extends PaginationDto {
   /** Matches name or path, case-insensitively, anywhere. */
-  @Str() search?: string;
+  @Str({ allowNul: true }) search?: string;
 }

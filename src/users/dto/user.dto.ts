@@ -5,9 +5,9 @@ const INVALID = { invalid: 'is invalid' } as const;
 
 export class ListUsersDto extends PaginationDto {
   /** An exact username (case-insensitive): at most one user, unpaginated. */
-  @Str() username?: string;
+  @Str({ allowNul: true }) username?: string;
   /** Username, name and email (email by substring for administrators, by the whole address for others). */
-  @Str() search?: string;
+  @Str({ allowNul: true }) search?: string;
   @Bool() active?: boolean;
   @Bool() blocked?: boolean;
 }
@@ -49,9 +49,12 @@ export class UpdateUserDto extends UserAttributesDto {
   @Str({ ...INVALID, trim: true }) name?: string;
 }
 
-/** `POST /session`: `login` or `email` (either may hold the username or the email address) and `password`. */
+/**
+ * `POST /session`: `login` or `email` (either may hold the username or the email address) and `password`.
+ * A NUL byte is not a type error here but a login that cannot exist (SessionService.signIn).
+ */
 export class SignInDto {
-  @Str() email?: string;
-  @Str() login?: string;
-  @Str() password?: string;
+  @Str({ allowNul: true }) email?: string;
+  @Str({ allowNul: true }) login?: string;
+  @Str({ allowNul: true }) password?: string;
 }
