@@ -2,9 +2,10 @@ import { NestFactory } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
 import { AppModule } from '../app.module';
 import { DomainError } from '../common/errors/domain-errors';
-import { Params } from '../common/params/params';
+import { toDto } from '../common/dto/validation.pipe';
 import { AppConfig } from '../config/config';
 import { openDatabase } from '../database/data-source';
+import { CreateUserDto, UpdateUserDto } from '../users/dto/user.dto';
 import { UsersRepository } from '../users/users.repository';
 import { UsersService } from '../users/users.service';
 
@@ -25,17 +26,18 @@ export async function adminCommands(
     const generated = !args.password;
     const password = args.password ?? randomBytes(18).toString('base64url');
     if (command === 'create-admin') {
-      const user = await users.create(
-        new Params({ username: args.username, email: args.email, name: args.username, password, admin: true, confirm: false }),
+      await users.create(
+        toDto(CreateUserDto, { username: args.username, email: args.email, name: args.username, password, admin: true, confirm: false }),
       );
+      const [user] = await app.get(UsersRepository).byUsername(args.username);
       process.stdout.write(`created administrator ${user.username} (id ${user.id})\n`);
     } else {
-      const user = await app.get(UsersRepository).byUsername(args.username);
+      const [user] = await app.get(UsersRepository).byUsername(args.username);
       if (!user) {
         process.stderr.write(`no user named ${args.username}\n`);
         return 1;
       }
-      await users.update(String(user.id), new Params({ password }));
+      await users.update(String(user.id), toDto(UpdateUserDto, { password }));
       process.stdout.write(`password of ${user.username} reset\n`);
     }
     if (generated) process.stdout.write(`password: ${password}\n`);
