@@ -30,6 +30,10 @@ export interface FieldOptions {
   required?: boolean;
   /** `null` or a blank value means "clear it" and is kept as `null` (otherwise null is "not given"). */
   clearable?: boolean;
+  /** With `required`: a blank string counts as given (only absent or null is `"x" not given`). */
+  blank?: boolean;
+  /** The exact 400 message for a bad value, where GitLab has its own (default `"x" is invalid`). */
+  invalidMessage?: string;
   description?: string;
 }
 
@@ -62,13 +66,15 @@ function presence(opts: FieldOptions): PropertyDecorator {
   return ValidateBy({
     name: REQUIRED,
     validator: {
-      validate: (v: unknown) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === ''),
+      validate: (v: unknown) => v !== undefined && v !== null && (!!opts.blank || !(typeof v === 'string' && v.trim() === '')),
     },
   });
 }
 
-function check(test: (v: unknown) => boolean, validationOptions?: ValidationOptions): PropertyDecorator {
-  return ValidateBy({ name: INVALID, validator: { validate: (v: unknown) => v !== BAD && test(v) } }, validationOptions);
+function check(test: (v: unknown) => boolean, opts: FieldOptions = {}, validationOptions?: ValidationOptions): PropertyDecorator {
+  // the constraint's message is empty unless the field names GitLab's own (the pipe then answers with it)
+  const message = opts.invalidMessage;
+  return ValidateBy({ name: INVALID, validator: { validate: (v: unknown) => v !== BAD && test(v) } }, message === undefined ? validationOptions : { ...validationOptions, message });
 }
 
 function api(type: unknown, opts: FieldOptions, extra: Record<string, unknown> = {}): PropertyDecorator {
@@ -93,6 +99,7 @@ export function Str(opts: FieldOptions & { trim?: boolean; max?: number; enum?: 
         !NUL.test(v) &&
         (opts.max === undefined || v.length <= opts.max) &&
         (opts.enum === undefined || opts.enum.includes(v)),
+      opts,
     ),
   );
 }
@@ -111,7 +118,7 @@ export function Bool(opts: FieldOptions = {}): PropertyDecorator {
       return TRUE.test(s) ? true : FALSE.test(s) ? false : BAD;
     }),
     presence(opts),
-    check((v) => typeof v === 'boolean'),
+    check((v) => typeof v === 'boolean', opts),
   );
 }
 
@@ -125,7 +132,7 @@ export function Int(opts: FieldOptions & { min?: number; max?: number; zeroIsNul
       return opts.zeroIsNull && n === 0 ? null : n;
     }),
     presence(opts),
-    check((v) => typeof v === 'number' && (opts.min === undefined || v >= opts.min) && (opts.max === undefined || v <= opts.max)),
+    check((v) => typeof v === 'number' && (opts.min === undefined || v >= opts.min) && (opts.max === undefined || v <= opts.max), opts),
   );
 }
 
@@ -157,7 +164,7 @@ export function List(opts: FieldOptions = {}): PropertyDecorator {
     api([String], opts),
     convert(opts, toList),
     presence(opts),
-    check((v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && !NUL.test(s))),
+    check((v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && !NUL.test(s)), opts),
   );
 }
 
@@ -173,7 +180,7 @@ export function IntList(opts: FieldOptions & { min?: number; max?: number } = {}
       return list.every((s) => INT.test(s)) ? list.map(Number) : BAD;
     }),
     presence(opts),
-    check((v) => Array.isArray(v) && v.every((n) => Number.isSafeInteger(n) && n >= min && n <= max)),
+    check((v) => Array.isArray(v) && v.every((n) => Number.isSafeInteger(n) && n >= min && n <= max), opts),
   );
 }
 
@@ -187,7 +194,7 @@ export function DateTime(opts: FieldOptions = {}): PropertyDecorator {
       return parseIsoDate(v);
     }),
     presence(opts),
-    check((v) => v instanceof Date),
+    check((v) => v instanceof Date, opts),
   );
 }
 
@@ -207,7 +214,7 @@ export function DateOnly(opts: FieldOptions = {}): PropertyDecorator {
       return d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3] && +m[1] >= 1 ? s : BAD;
     }),
     presence(opts),
-    check((v) => typeof v === 'string'),
+    check((v) => typeof v === 'string', opts),
   );
 }
 
