@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatFilePool } from './cat-file-pool';
 import { GitError, GitRunner } from './git-runner';
-import { branchRef, isSha, QualifiedRef, RefName, RepoPath, Rev, Sha, tagRef, ZERO_SHA } from './names';
+import { branchRef, isSha, parseRef, QualifiedRef, RefName, RepoPath, repoPathProblem, Rev, Sha, tagRef, ZERO_SHA } from './names';
 import { Branch, Commit, DiffEntry, parseCommit, parseTagObject, parseTree, Tag, TreeEntry } from './objects';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904' as Sha;
@@ -30,6 +30,19 @@ export const LIMITS = {
   writeTimeoutMs: 60_000,
   archiveTimeoutMs: 10 * 60_000,
 };
+
+/**
+ * @deprecated Parse with `parseRef` (src/git/names.ts) and hand the `RefName` on: Repository methods
+ * take only branded names. Kept so that code written against the old checkers still compiles.
+ */
+export function isSafeRef(ref: string): boolean {
+  return parseRef(ref) !== null;
+}
+
+/** @deprecated Parse with `parseRepoPath` (src/git/names.ts); see isSafeRef. */
+export function isSafePath(path: string): boolean {
+  return repoPathProblem(path, { dir: true }) === null;
+}
 
 export interface Identity {
   name: string;
