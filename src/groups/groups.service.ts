@@ -13,7 +13,7 @@ import { Project } from '../projects/project.entity';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService } from '../projects/projects.service';
 import { User } from '../users/user.entity';
-import { pathErrors } from '../users/user-attributes';
+import { pathErrors } from '../common/dto/namespace-path';
 import { CreateGroupDto, ListGroupProjectsDto, ListGroupsDto } from './dto/group.dto';
 import { GroupKey, GroupsRepository } from './groups.repository';
 
