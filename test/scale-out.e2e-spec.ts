@@ -56,6 +56,34 @@ const pg = !!process.env.DATABASE_URL;
     }
   });
 
+  it('20 concurrent files-API commits to different files on one branch, split over A and B: all land, fsck clean', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        via(i)
+          .post(`/api/v3/projects/${project}/repository/files`)
+          .set('PRIVATE-TOKEN', a.root.token)
+          .send({ file_path: `many/file-${i}.txt`, branch_name: 'master', content: `${i}\n`, commit_message: `many ${i}` }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const tree = await b.get(`/api/v3/projects/${project}/repository/tree?path=many`).set('PRIVATE-TOKEN', a.root.token).expect(200);
+    expect(tree.body.map((e: { name: string }) => e.name).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `file-${i}.txt`).sort());
+    const { GitService } = await import('../src/git/git.service');
+    const git = bApp.app.get(GitService);
+    const fsck = await git.runner.run(['fsck', '--strict', '--no-progress'], { gitDir: git.repositoryPath(project) });
+    expect(fsck.exitCode).toBe(0);
+    // the same file changed concurrently is still a real conflict: one wins, the other is refused
+    const same = await Promise.all(
+      [a.http, b].map((http, i) =>
+        http
+          .put(`/api/v3/projects/${project}/repository/files`)
+          .set('PRIVATE-TOKEN', a.root.token)
+          .send({ file_path: 'many/file-0.txt', branch_name: 'master', content: `changed by ${i}\n`, commit_message: `change ${i}` }),
+      ),
+    );
+    expect(same.map((r) => r.status).sort()).toEqual([200, 400]);
+  });
+
   it('wrong passwords split over both instances count towards one throttle', async () => {
     const user = await a.createUser();
     for (let i = 0; i < 10; i++) {
