@@ -6,6 +6,7 @@ import { httpPipeline } from './common/http/http-pipeline';
 import { Logger } from './common/http/logger';
 import { AppConfig } from './config/config';
 import { Database, openDatabase } from './database/data-source';
+import { OpenApiService } from './openapi/openapi.service';
 import { ensureRootUser } from './users/root-user';
 
 export interface App {
@@ -28,6 +29,7 @@ export async function createApp(config: AppConfig, existingDb?: Database): Promi
   const logger = app.get(Logger);
   for (const mw of httpPipeline(logger, { bodyLimit: '10mb' })) app.use(mw);
   await app.init();
+  app.get(OpenApiService).attach(app); // GET /api/v3/openapi.json, built on first request
   await ensureRootUser(db.dataSource, app.get(SecretsService), config, logger);
   return {
     app,
