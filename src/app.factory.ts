@@ -6,6 +6,7 @@ import { httpPipeline } from './common/http/http-pipeline';
 import { Logger } from './common/http/logger';
 import { AppConfig } from './config/config';
 import { Database, openDatabase } from './database/data-source';
+import { httpMetrics } from './metrics/registry';
 import { OpenApiService } from './openapi/openapi.service';
 import { ensureRootUser } from './users/root-user';
 
@@ -27,7 +28,7 @@ export async function createApp(config: AppConfig, existingDb?: Database): Promi
   app.disable('x-powered-by');
   app.disable('etag');
   const logger = app.get(Logger);
-  for (const mw of httpPipeline(logger, { bodyLimit: '10mb' })) app.use(mw);
+  for (const mw of httpPipeline(logger, { bodyLimit: '10mb', corsOrigins: config.corsOrigins, metrics: httpMetrics })) app.use(mw);
   await app.init();
   app.get(OpenApiService).attach(app); // GET /api/v3/openapi.json, built on first request
   await ensureRootUser(db.dataSource, app.get(SecretsService), config, logger);
