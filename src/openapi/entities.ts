@@ -127,7 +127,7 @@ const MERGE_REQUEST = {
   project_id: int(),
   title: str(),
   description: nullable(str()),
-  state: enumOf(['opened', 'reopened', 'closed', 'merged', 'locked']),
+  state: enumOf(['opened', 'closed', 'merged'], 'a reopened or locked (merging) request reads opened'),
   created_at: time(),
   updated_at: time(),
   target_branch: str(),
@@ -145,6 +145,15 @@ const MERGE_REQUEST = {
   merge_status: enumOf(['unchecked', 'can_be_merged', 'cannot_be_merged']),
   subscribed: bool(),
   user_notes_count: int(),
+};
+
+/** Delivery health of a hook (this server's addition; GitLab 8.8 had none). */
+const HOOK_HEALTH = {
+  recent_failures: int(),
+  last_status: nullable(int()),
+  last_error: nullable(str()),
+  last_failure_at: nullable(time()),
+  disabled: bool(),
 };
 
 const HOOK_EVENTS = {
@@ -461,7 +470,35 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
 
   // --- merge requests (module in progress) ---
   MergeRequest: object(MERGE_REQUEST),
-  MergeRequestChanges: object({ ...MERGE_REQUEST, changes: array(ref('DiffEntry')) }),
+  MergeRequestChanges: object(
+    { ...MERGE_REQUEST, changes: array(ref('DiffEntry')), changes_truncated: bool('true when the diff was cut at the compare limits') },
+    ['changes_truncated'],
+  ),
+  MergeRequestRecord: object(
+    {
+      id: int(),
+      iid: int(),
+      target_project_id: int(),
+      source_project_id: int(),
+      target_branch: str(),
+      source_branch: str(),
+      title: str(),
+      description: nullable(str()),
+      state: str(),
+      merge_status: str(),
+      author_id: int(),
+      assignee_id: nullable(int()),
+      milestone_id: nullable(int()),
+      merge_when_build_succeeds: bool(),
+      merge_user_id: nullable(int()),
+      merge_commit_sha: nullable(str()),
+      created_at: time(),
+      updated_at: time(),
+      deleted_at: nullable(time()),
+    },
+    [],
+    'The deleted merge request record (DELETE answer).',
+  ),
   MergeRequestComment: object({ note: str(), author: ref('UserBasic') }),
 
   // --- CI (modules in progress) ---
@@ -521,7 +558,44 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
   RunnerRegistration: object({ id: int(), token: str() }),
 
   // --- admin: hooks, settings; licenses ---
-  SystemHook: object({ id: int(), url: str(), created_at: time() }),
+  SystemHook: object(
+    { id: int(), url: str(), created_at: time(), push_events: bool(), tag_push_events: bool(), enable_ssl_verification: bool(), ...HOOK_HEALTH },
+    ['push_events', 'tag_push_events', 'enable_ssl_verification', ...Object.keys(HOOK_HEALTH)],
+    'The spec\'s list/create view (id, url, created_at), plus the switches and delivery health.',
+  ),
+  SystemHookRecord: object(
+    {
+      id: int(),
+      url: str(),
+      project_id: nullable(int()),
+      created_at: time(),
+      updated_at: time(),
+      type: enumOf(['SystemHook']),
+      service_id: nullable(int()),
+      push_events: bool(),
+      issues_events: bool(),
+      merge_requests_events: bool(),
+      tag_push_events: bool(),
+      note_events: bool(),
+      enable_ssl_verification: bool(),
+      build_events: bool(),
+      wiki_page_events: bool(),
+      token: nullable(str('never shown: null, or "[FILTERED]" when one is set')),
+    },
+    [],
+    'The deleted system hook record (DELETE answer).',
+  ),
+  HookDelivery: object({
+    id: int(),
+    trigger: str(),
+    event: str(),
+    attempt: int(),
+    response_status: nullable(int()),
+    execution_duration: nullable(num()),
+    response_body: nullable(str()),
+    error: nullable(str()),
+    created_at: time(),
+  }),
   SystemHookTest: object({
     event_name: str(),
     name: str(),
@@ -530,7 +604,10 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
     owner_name: str(),
     owner_email: str(),
   }),
-  ProjectHook: object({ id: int(), url: str(), created_at: time(), project_id: int(), ...HOOK_EVENTS }),
+  ProjectHook: object(
+    { id: int(), url: str(), created_at: time(), project_id: int(), ...HOOK_EVENTS, ...HOOK_HEALTH, disabled_at: nullable(time()) },
+    [...Object.keys(HOOK_HEALTH), 'disabled_at'],
+  ),
   ApplicationSettings: object({
     id: int(),
     default_projects_limit: int(),

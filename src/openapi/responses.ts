@@ -29,6 +29,14 @@ const text = (description: string): ResponseSpec => ({ content: 'text/plain', de
 const binary = (description: string): ResponseSpec => ({ content: 'application/octet-stream', description });
 const TRUE: ResponseSpec = { schema: { type: 'boolean', enum: [true] }, description: 'the JSON value `true`' };
 
+/**
+ * The entry of a route: its own, or the one of the path it is a legacy alias of (the singular
+ * `/projects/:id/merge_request/:id/...` paths old clients call).
+ */
+export function responseFor(key: string): ResponseSpec | undefined {
+  return RESPONSES[key] ?? RESPONSES[key.replace('/merge_request/', '/merge_requests/')];
+}
+
 export const RESPONSES: Record<string, ResponseSpec> = {
   // --- session, users, keys, emails ---
   'POST /session': one('UserLogin'),
@@ -189,7 +197,7 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/{id}/merge_requests/{merge_request_id}': one('MergeRequest'),
   'POST /projects/{id}/merge_requests': one('MergeRequest'),
   'PUT /projects/{id}/merge_requests/{merge_request_id}': one('MergeRequest'),
-  'DELETE /projects/{id}/merge_requests/{merge_request_id}': one('MergeRequest'),
+  'DELETE /projects/{id}/merge_requests/{merge_request_id}': one('MergeRequestRecord'),
   'GET /projects/{id}/merge_requests/{merge_request_id}/commits': all('Commit'),
   'GET /projects/{id}/merge_requests/{merge_request_id}/changes': one('MergeRequestChanges'),
   'PUT /projects/{id}/merge_requests/{merge_request_id}/merge': one('MergeRequest'),
@@ -229,6 +237,7 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'PUT /projects/{id}/variables/{key}': one('Variable'),
   'DELETE /projects/{id}/variables/{key}': one('Variable'),
   'POST /ci/api/v1/runners/register': one('RunnerRegistration'),
+  'DELETE /ci/api/v1/runners/delete': { schema: { type: 'object' } },
   'POST /ci/api/v1/builds/register': { schema: { type: 'object', description: 'the build to run, with its commands, variables and dependencies (runner-protocol.md)' }, status: 201 },
   'PUT /ci/api/v1/builds/{id}': { schema: { type: 'object' } },
   'PATCH /ci/api/v1/builds/{id}/trace.txt': { status: 202, description: 'headers Build-Status and Range' },
@@ -240,12 +249,14 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'GET /hooks': all('SystemHook'),
   'POST /hooks': one('SystemHook'),
   'GET /hooks/{id}': one('SystemHookTest'),
-  'DELETE /hooks/{id}': { schema: { type: 'object', nullable: true, description: 'the deleted hook record, or null' } },
-  'GET /projects/{id}/hooks': page('ProjectHook'),
+  'DELETE /hooks/{id}': { schema: { allOf: [{ $ref: '#/components/schemas/SystemHookRecord' }], nullable: true }, description: 'the deleted hook record; null when there was none' },
+  'GET /hooks/{id}/events': { ...all('HookDelivery'), description: 'the last 100 deliveries, newest first' },
+  'GET /projects/{id}/hooks': all('ProjectHook'),
+  'GET /projects/{id}/hooks/{hook_id}/events': { ...all('HookDelivery'), description: 'the last 100 deliveries, newest first' },
   'GET /projects/{id}/hooks/{hook_id}': one('ProjectHook'),
   'POST /projects/{id}/hooks': one('ProjectHook'),
   'PUT /projects/{id}/hooks/{hook_id}': one('ProjectHook'),
-  'DELETE /projects/{id}/hooks/{hook_id}': one('ProjectHook'),
+  'DELETE /projects/{id}/hooks/{hook_id}': { schema: { allOf: [{ $ref: '#/components/schemas/ProjectHook' }], nullable: true }, description: 'the deleted hook; null when there was none' },
   'GET /application/settings': one('ApplicationSettings'),
   'PUT /application/settings': one('ApplicationSettings'),
   'GET /licenses': all('License'),
