@@ -72,7 +72,8 @@ function check(test: (v: unknown) => boolean, validationOptions?: ValidationOpti
 }
 
 function api(type: unknown, opts: FieldOptions, extra: Record<string, unknown> = {}): PropertyDecorator {
-  return ApiProperty({ type: type as never, required: !!opts.required, description: opts.description, ...extra });
+  const nullable = opts.clearable ? { nullable: true } : {}; // null clears the field (OpenAPI document)
+  return ApiProperty({ type: type as never, required: !!opts.required, description: opts.description, ...nullable, ...extra });
 }
 
 /** A string (numbers and booleans are taken as their text; of an array, the last item). No NUL bytes. */
