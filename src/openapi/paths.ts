@@ -142,6 +142,9 @@ const INTEGER_PARAMS = new Set([
 /** Collections whose `:id` is a number (projects and groups also take a path). */
 const INTEGER_ID_COLLECTIONS = new Set(['users', 'keys', 'emails', 'runners', 'hooks', 'builds']);
 
+/** The suffixes of `GET .../repository/archive.<format>` (gitlab-compat.md §5). */
+const ARCHIVE_FORMATS = ['zip', 'tar', 'tar.gz', 'tgz', 'gz', 'tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2'];
+
 const DESCRIPTIONS: Record<string, string> = {
   project: 'Project id, or NAMESPACE%2FPROJECT_NAME',
   group: 'Group id or path',
@@ -149,7 +152,7 @@ const DESCRIPTIONS: Record<string, string> = {
   tag_name: 'Tag name; a `/` in it may be sent raw or as %2F',
   sha: 'Commit SHA, branch or tag name',
   label_id: 'Label id or title',
-  format: 'Archive format: zip, tar, tar.gz, tgz, gz, tar.bz2, tbz, tbz2, tb2, bz2',
+  format: 'Archive format (bz2 variants give tar.bz2; anything else but tar and zip gives tar.gz)',
   query: 'Text the project name must contain',
   key: 'Key',
   token: 'Trigger token',
@@ -160,18 +163,19 @@ export function pathParameter(path: string, name: string): Record<string, unknow
   const segments = path.split('/');
   const at = segments.findIndex((s) => s.includes(`{${name}}`));
   const prev = segments[at - 1] ?? '';
-  let integer = INTEGER_PARAMS.has(name) || (name === 'id' && INTEGER_ID_COLLECTIONS.has(prev));
+  const integer = INTEGER_PARAMS.has(name) || (name === 'id' && INTEGER_ID_COLLECTIONS.has(prev));
   let description = DESCRIPTIONS[name];
   if (name === 'id' && (prev === 'projects' || prev === 'fork')) description = DESCRIPTIONS.project;
   if (name === 'id' && prev === 'groups') description = DESCRIPTIONS.group;
   if (name === 'key' && prev === 'licenses') description = 'License key (e.g. mit)';
   if (name === 'key' && prev === 'variables') description = 'Variable key';
-  if (name === 'format') integer = false;
+  let schema: Record<string, unknown> = integer ? { type: 'integer' } : { type: 'string' };
+  if (name === 'format') schema = { type: 'string', enum: ARCHIVE_FORMATS };
   return {
     name,
     in: 'path',
     required: true,
-    schema: integer ? { type: 'integer' } : { type: 'string' },
+    schema,
     ...(description ? { description } : {}),
   };
 }
