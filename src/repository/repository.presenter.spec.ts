@@ -29,7 +29,7 @@ describe('repository presenter', () => {
   });
 
   it('branches and tags embed the raw commit', () => {
-    const b = presentBranch({ name: 'master', commit }, { protected: true, developersCanPush: false });
+    const b = presentBranch({ name: 'master', commit } as never, { protected: true, developersCanPush: false });
     expect(Object.keys(b)).toEqual(['name', 'commit', 'protected', 'developers_can_push']);
     expect(Object.keys(b.commit)).toEqual(GIT_COMMIT);
     const t = presentTag({ name: 'v1', message: null, commit } as never, undefined);
@@ -39,7 +39,7 @@ describe('repository presenter', () => {
   });
 
   it('tree entries and diffs', () => {
-    expect(Object.keys(presentTreeEntry({ id: sha, name: 'a', type: 'blob', mode: '100644' }))).toEqual(['id', 'name', 'type', 'mode']);
+    expect(Object.keys(presentTreeEntry({ id: sha, name: 'a', type: 'blob', mode: '100644' } as never))).toEqual(['id', 'name', 'type', 'mode']);
     const d = presentDiff({ oldPath: 'a', newPath: 'b', aMode: '100644', bMode: '100644', diff: '', newFile: false, renamedFile: true, deletedFile: false, tooLarge: false });
     expect(Object.keys(d)).toEqual(['old_path', 'new_path', 'a_mode', 'b_mode', 'diff', 'new_file', 'renamed_file', 'deleted_file', 'too_large']);
   });
