@@ -12,6 +12,7 @@ import { Logger } from './common/http/logger';
 import { PaginationInterceptor } from './common/pagination/pagination.interceptor';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { DbNotifications } from './database/notifications';
+import { OpenApiModule } from './openapi/openapi.module';
 import { Transactions } from './database/transactions';
 import { attachEntities, Database, DATABASE } from './database/data-source';
 
@@ -30,6 +31,7 @@ export class CoreModule {
           useFactory: () => ({ type: 'postgres', autoLoadEntities: true }),
           dataSourceFactory: async (options) => attachEntities(db, options?.entities),
         }),
+        OpenApiModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

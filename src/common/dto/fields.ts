@@ -126,7 +126,8 @@ function check(test: (v: unknown) => boolean, opts: FieldOptions = {}, validatio
 }
 
 function api(type: unknown, opts: FieldOptions, extra: Record<string, unknown> = {}): PropertyDecorator {
-  return ApiProperty({ type: type as never, required: !!opts.required, description: opts.description, ...extra });
+  const nullable = opts.clearable ? { nullable: true } : {}; // null clears the field (OpenAPI document)
+  return ApiProperty({ type: type as never, required: !!opts.required, description: opts.description, ...nullable, ...extra });
 }
 
 /**
