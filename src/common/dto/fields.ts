@@ -31,6 +31,10 @@ export interface FieldOptions {
   required?: boolean;
   /** `null` or a blank value means "clear it" and is kept as `null` (otherwise null is "not given"). */
   clearable?: boolean;
+  /** With `required`: a blank string counts as given (only absent or null is `"x" not given`). */
+  blank?: boolean;
+  /** The exact 400 message for a bad value, where GitLab has its own (default `"x" is invalid`). */
+  invalidMessage?: string;
   description?: string;
   /**
    * On a `@FieldMapErrors()` DTO: the field-map message for a bad value of this field (GitLab's model
@@ -62,7 +66,7 @@ function convert(opts: FieldOptions, fn: (v: unknown) => unknown): PropertyDecor
       if (opts.clearable && typeof value === 'string' && value.trim() === '') return null;
       return fn(value);
     }),
-    invalidMessage(opts),
+    fieldMapMessage(opts),
   );
 }
 
@@ -71,12 +75,14 @@ function presence(opts: FieldOptions): PropertyDecorator {
   return ValidateBy({
     name: REQUIRED,
     validator: {
-      validate: (v: unknown) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === ''),
+      validate: (v: unknown) => v !== undefined && v !== null && (!!opts.blank || !(typeof v === 'string' && v.trim() === '')),
     },
   });
 }
 
-function check(test: (v: unknown) => boolean, validationOptions?: ValidationOptions): PropertyDecorator {
+function check(test: (v: unknown) => boolean, opts: FieldOptions = {}, validationOptions?: ValidationOptions): PropertyDecorator {
+  // the constraint's message is empty unless the field names GitLab's own (the pipe then answers with it)
+  if (opts.invalidMessage !== undefined) validationOptions = { ...validationOptions, message: opts.invalidMessage };
   return ValidateBy(
     { name: INVALID, validator: { validate: (v: unknown) => v !== BAD && test(v) } },
     validationOptions,
@@ -110,7 +116,7 @@ export function Str(
       return opts.trim ? v.trim() : v;
     }),
     presence(opts),
-    check(test),
+    check(test, opts),
   );
 }
 
@@ -130,7 +136,7 @@ export function Bool(opts: FieldOptions = {}): PropertyDecorator {
       return TRUE.test(s) ? true : FALSE.test(s) ? false : BAD;
     }),
     presence(opts),
-    check(isBoolean),
+    check(isBoolean, opts),
   );
 }
 
@@ -146,7 +152,7 @@ export function Int(opts: FieldOptions & { min?: number; max?: number; zeroIsNul
       return opts.zeroIsNull && n === 0 ? null : n;
     }),
     presence(opts),
-    check(test),
+    check(test, opts),
   );
 }
 
@@ -180,7 +186,7 @@ export function List(opts: FieldOptions = {}): PropertyDecorator {
     api([String], opts),
     convert(opts, toList),
     presence(opts),
-    check(isStringList),
+    check(isStringList, opts),
   );
 }
 
@@ -197,7 +203,7 @@ export function IntList(opts: FieldOptions & { min?: number; max?: number } = {}
       return list.every((s) => INT.test(s)) ? list.map(Number) : BAD;
     }),
     presence(opts),
-    check(test),
+    check(test, opts),
   );
 }
 
@@ -211,7 +217,7 @@ export function DateTime(opts: FieldOptions = {}): PropertyDecorator {
       return parseIsoDate(v);
     }),
     presence(opts),
-    check((v) => v instanceof Date),
+    check((v) => v instanceof Date, opts),
   );
 }
 
@@ -231,7 +237,7 @@ export function DateOnly(opts: FieldOptions = {}): PropertyDecorator {
       return d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3] && +m[1] >= 1 ? s : BAD;
     }),
     presence(opts),
-    check((v) => typeof v === 'string'),
+    check((v) => typeof v === 'string', opts),
   );
 }
 
@@ -322,7 +328,7 @@ export function invalidFields(dto: object): Record<string, string[]> {
 /** Where a DTO class's prototype keeps its fields' `invalid` messages (an own map per class). */
 const MESSAGES = Symbol('gitlab:invalidMessages');
 
-function invalidMessage(opts: FieldOptions): PropertyDecorator {
+function fieldMapMessage(opts: FieldOptions): PropertyDecorator {
   return (target, key) => {
     if (opts.invalid === undefined) return;
     const proto = target as Record<symbol, Record<string | symbol, string>>;
