@@ -191,7 +191,7 @@ export class ContentsService {
     ref: string,
     dto: DeleteFileDto & Partial<WriteFileDto>,
     action: FileChange['action'],
-  ): Promise<{ file_name: string; file_path: string; branch_name: string }> {
+  ): Promise<{ path: RepoPath; branch: RefName }> {
     const ctx = await this.access.open(user, ref, 'push_code');
     let content: Buffer | undefined;
     if (action !== 'delete') {
@@ -235,7 +235,7 @@ export class ContentsService {
       throw e;
     }
     await this.push.afterPush(ctx.project, user, [{ oldSha: head?.commit.id ?? ZERO_SHA, newSha, ref: `refs/heads/${branch}` }], 'api');
-    return { file_name: path, file_path: path, branch_name: branch };
+    return { path, branch };
   }
 }
 
