@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { Transactions } from '../../database/transactions';
 import { createReadStream, promises as fs } from 'node:fs';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { DataSource } from 'typeorm';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { DomainError, Forbidden, NotFound } from '../../common/errors/domain-errors';
 import { APP_CONFIG, AppConfig } from '../../config/config';
@@ -44,7 +44,7 @@ export class BuildsService {
   constructor(
     private readonly builds: BuildsRepository,
     private readonly secrets: SecretsService,
-    private readonly ds: DataSource,
+    private readonly tx: Transactions,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.files = new BuildFiles(config.dataDir);
@@ -137,7 +137,7 @@ export class BuildsService {
     if (!contentRange) throw new RunnerApiError(400, { error: '400 Missing header Content-Range' });
     const start = Number(contentRange.trim().replace(/^bytes[ =]/i, '').split('-')[0]);
     if (!Number.isSafeInteger(start) || start < 0) throw new RunnerApiError(400, { error: '400 Missing header Content-Range' });
-    return this.ds.transaction(async (m) => {
+    return this.tx.run(async (m) => {
       const row = await this.builds.lockTrace(m, build.id);
       if (!row) throw new NotFound();
       if (start !== row.traceSize) {
@@ -151,7 +151,7 @@ export class BuildsService {
 
   /** Drops a running build past its timeout, with a trace line saying so. */
   async timeOut(id: number, timeout: number): Promise<boolean> {
-    return this.ds.transaction(async (m) => {
+    return this.tx.run(async (m) => {
       const row = await this.builds.lockTrace(m, id);
       if (!row || row.status !== 'running') return false;
       const line = Buffer.from(`\nERROR: Build failed: execution took longer than ${timeout} seconds (build timeout); the runner stopped reporting\n`);

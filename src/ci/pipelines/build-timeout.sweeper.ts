@@ -1,5 +1,5 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Transactions } from '../../database/transactions';
 import { Logger } from '../../common/http/logger';
 import { BuildsRepository } from '../builds/builds.repository';
 import { BuildsService } from '../builds/builds.service';
@@ -19,7 +19,7 @@ export class BuildTimeoutSweeper implements OnModuleInit, OnModuleDestroy {
   private running = false;
 
   constructor(
-    private readonly ds: DataSource,
+    private readonly tx: Transactions,
     private readonly repo: BuildsRepository,
     private readonly builds: BuildsService,
     private readonly pipelines: PipelinesService,
@@ -41,7 +41,7 @@ export class BuildTimeoutSweeper implements OnModuleInit, OnModuleDestroy {
     this.running = true;
     const failed: number[] = [];
     try {
-      const due = await this.ds.transaction((m) => this.repo.timedOut(m, BATCH));
+      const due = await this.tx.run((m) => this.repo.timedOut(m, BATCH));
       for (const b of due) {
         try {
           if (await this.builds.timeOut(b.id, b.buildTimeout)) {

@@ -54,6 +54,10 @@ export class PipelinesRepository {
     );
   }
 
+  async setYamlErrors(m: EntityManager, id: number, errors: string): Promise<void> {
+    await this.q(`UPDATE ci_pipelines SET yaml_errors = $2 WHERE id = $1`, [id, errors], m);
+  }
+
   byProjectAndSha(projectId: number, sha: string): Promise<Pipeline[]> {
     return this.pipelines.find({ where: { projectId, sha }, order: { id: 'ASC' } });
   }

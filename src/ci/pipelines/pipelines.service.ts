@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { Transactions } from '../../database/transactions';
+import { EntityManager } from 'typeorm';
 import { Logger } from '../../common/http/logger';
 import { DomainEvents, PushReceived } from '../../events/domain-events';
 import { GitService } from '../../git/git.service';
@@ -33,7 +34,7 @@ export class PipelinesService implements OnModuleInit {
     private readonly pipelines: PipelinesRepository,
     private readonly builds: BuildsRepository,
     private readonly git: GitService,
-    private readonly ds: DataSource,
+    private readonly tx: Transactions,
     private readonly domainEvents: DomainEvents,
     private readonly logger: Logger,
   ) {}
@@ -96,7 +97,7 @@ export class PipelinesService implements OnModuleInit {
         yamlErrors = e.message;
       }
     }
-    return this.ds.transaction(async (m) => {
+    return this.tx.run(async (m) => {
       const pipeline = await this.pipelines.insert(m, {
         projectId: project.id,
         sha: commit.id,
@@ -115,7 +116,7 @@ export class PipelinesService implements OnModuleInit {
       } catch (e) {
         if (!(e instanceof CiConfigError)) throw e;
         pipeline.yamlErrors = e.message;
-        await m.query(`UPDATE ci_pipelines SET yaml_errors = $2 WHERE id = $1`, [pipeline.id, e.message]);
+        await this.pipelines.setYamlErrors(m, pipeline.id, e.message);
       }
       await this.refreshStatus(m, pipeline);
       return pipeline;
@@ -128,7 +129,7 @@ export class PipelinesService implements OnModuleInit {
    * Serialised per pipeline by a row lock, after the build's transition committed.
    */
   async buildFinished(pipelineId: number, buildId: number): Promise<void> {
-    await this.ds.transaction(async (m) => {
+    await this.tx.run(async (m) => {
       const pipeline = await this.pipelines.lock(m, pipelineId);
       if (!pipeline) return;
       const all = await this.builds.pipelineBuilds(pipelineId, m);

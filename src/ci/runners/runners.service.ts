@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { Transactions } from '../../database/transactions';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { Forbidden, MissingAttribute, NotFound } from '../../common/errors/domain-errors';
 import { ApplicationSettingsService } from '../../application-settings/application-settings.service';
@@ -27,7 +27,7 @@ export class RunnersService {
   constructor(
     private readonly runners: RunnersRepository,
     private readonly secrets: SecretsService,
-    private readonly ds: DataSource,
+    private readonly tx: Transactions,
     private readonly settings: ApplicationSettingsService,
   ) {}
 
@@ -76,7 +76,7 @@ export class RunnersService {
     if (!runUntagged && tagList.length === 0) throw new NotFound();
     const token = randomBytes(15).toString('hex');
     const info = input.info ?? {};
-    const runner = await this.ds.transaction((m) =>
+    const runner = await this.tx.run((m) =>
       this.runners.create(
         m,
         {
