@@ -211,6 +211,18 @@ describe('CI pipelines from pushes', () => {
     expect(text).toContain('gitlab-ci-token:xxxxxx@');
   });
 
+  it('an external commit status of the same name as a pending build does not touch the build', async () => {
+    const p = await c.project(owner, SIMPLE);
+    const res = await t.http
+      .post(`/api/v3/projects/${p.id}/statuses/${p.sha}`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ state: 'success', name: 'build', ref: 'master' })
+      .expect(201);
+    const [build] = await c.builds(p.id);
+    expect(build.status).toBe('pending');
+    expect(res.body.id).not.toBe(build.id);
+  });
+
   it('artifacts larger than max_artifacts_size: 413', async () => {
     const p = await c.project(owner, SIMPLE);
     const runner = (await c.api.register({ token: p.runnersToken })).body;

@@ -181,6 +181,8 @@ export class CommitsService {
           sha: commit.id,
           name,
           ref: refName === null ? IsNull() : refName,
+          // only external statuses (GitLab's GenericCommitStatus): CI builds are commit statuses too
+          stage: 'external',
           status: In(['pending', 'running']),
         },
         order: { id: 'DESC' },

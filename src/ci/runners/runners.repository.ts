@@ -17,8 +17,19 @@ export interface RunnerInfo {
 export class RunnersRepository {
   constructor(@InjectRepository(Runner) private readonly runners: Repository<Runner>) {}
 
-  byTokenDigest(digest: string): Promise<Runner | null> {
-    return this.runners.findOne({ where: { tokenDigest: digest } });
+  /** The hot path of every runner call: one indexed lookup, plain SQL (no query builder per poll). */
+  async byTokenDigest(digest: string): Promise<Runner | null> {
+    const rows = rowsOf<Runner>(
+      await this.runners.query(
+        `SELECT id, token_digest AS "tokenDigest", token_encrypted AS "tokenEncrypted", description,
+                contacted_at AS "contactedAt", active, is_shared AS "isShared", name, version, revision, platform,
+                architecture, run_untagged AS "runUntagged", tag_list AS "tagList", created_at AS "createdAt",
+                updated_at AS "updatedAt"
+         FROM ci_runners WHERE token_digest = $1`,
+        [digest],
+      ),
+    );
+    return rows[0] ?? null;
   }
 
   async create(
@@ -44,6 +55,12 @@ export class RunnersRepository {
 
   /** `contacted_at` and the runner's self-description, rewritten only when they change or are a minute old. */
   async touch(runner: Runner, info: RunnerInfo): Promise<void> {
+    // the row was just read: skip the round trip when nothing would change
+    const fresh = runner.contactedAt && Date.now() - new Date(runner.contactedAt).getTime() < 60_000;
+    const same = (['name', 'version', 'revision', 'platform', 'architecture'] as const).every(
+      (k) => info[k] === undefined || info[k] === runner[k],
+    );
+    if (fresh && same) return;
     await this.runners.query(
       `UPDATE ci_runners SET contacted_at = now(),
          name = coalesce($2, name), version = coalesce($3, version), revision = coalesce($4, revision),
