@@ -24,6 +24,7 @@ import { LabelsModule } from './labels/labels.module';
 import { NotesModule } from './notes/notes.module';
 import { SnippetsModule } from './snippets/snippets.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
+import { CiModule } from './ci/ci.module';
 
 @Module({})
 export class AppModule {
@@ -54,6 +55,7 @@ export class AppModule {
         NotesModule,
         SnippetsModule,
         SubscriptionsModule,
+        CiModule,
       ],
     };
   }

@@ -148,7 +148,8 @@ export class RepositoryRecords {
   /** The newest pending or running status of this name and ref, which a new state updates. */
   openStatus(tx: Tx, projectId: number, sha: string, name: string, ref: string | null): Promise<CommitStatus | null> {
     return tx.getRepository(CommitStatus).findOne({
-      where: { projectId, sha, name, ref: ref === null ? IsNull() : ref, status: In(['pending', 'running']) },
+      // only external statuses (GitLab's GenericCommitStatus): CI builds are commit statuses too
+      where: { projectId, sha, name, ref: ref === null ? IsNull() : ref, stage: 'external', status: In(['pending', 'running']) },
       order: { id: 'DESC' },
     });
   }

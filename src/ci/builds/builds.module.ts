@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { BuildDetails } from './build.entity';
+import { BuildsRepository } from './builds.repository';
+import { BuildsService } from './builds.service';
+
+/** Builds: their rows (with their commit status), state machine, trace and artifacts files. */
+@Module({
+  imports: [TypeOrmModule.forFeature([BuildDetails])],
+  providers: [BuildsRepository, BuildsService],
+  exports: [BuildsRepository, BuildsService],
+})
+export class BuildsModule {}

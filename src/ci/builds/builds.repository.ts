@@ -1,0 +1,227 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import type { BuildAttributes, JobOptions, When, YamlVariable } from '../pipelines/ci-config';
+import { rowsOf } from '../sql';
+import { BuildDetails, BuildStatus } from './build.entity';
+
+/** A build as the CI areas read it: its commit status row, its `ci_builds` row, and what the runner payload needs. */
+export interface BuildRow {
+  id: number;
+  projectId: number;
+  pipelineId: number;
+  pipelineStatus: string | null;
+  sha: string;
+  beforeSha: string | null;
+  ref: string;
+  tag: boolean;
+  name: string;
+  stage: string;
+  stageIdx: number;
+  status: BuildStatus;
+  allowFailure: boolean;
+  commands: string;
+  options: JobOptions;
+  yamlVariables: YamlVariable[];
+  tagList: string[];
+  when: When;
+  runnerId: number | null;
+  tokenDigest: string | null;
+  tokenEncrypted: string | null;
+  triggerRequestId: number | null;
+  userId: number | null;
+  coverage: number | null;
+  traceSize: number;
+  artifactsFile: string | null;
+  artifactsSize: number | null;
+  artifactsExpireAt: Date | null;
+  erasedAt: Date | null;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  createdAt: Date;
+  projectName: string;
+  projectPath: string;
+  projectRunnersTokenDigest: string;
+  buildTimeout: number;
+  allowGitFetch: boolean;
+}
+
+const SELECT_BUILD = `
+  SELECT s.id, b.project_id AS "projectId", b.pipeline_id AS "pipelineId", pl.status AS "pipelineStatus", s.sha, pl.before_sha AS "beforeSha",
+         s.ref, b.tag, s.name, s.stage, b.stage_idx AS "stageIdx", s.status, s.allow_failure AS "allowFailure",
+         b.commands, b.options, b.yaml_variables AS "yamlVariables", b.tag_list AS "tagList", b."when",
+         b.runner_id AS "runnerId", b.token_digest AS "tokenDigest", b.token_encrypted AS "tokenEncrypted",
+         b.trigger_request_id AS "triggerRequestId", b.user_id AS "userId", b.coverage,
+         b.trace_size::float8 AS "traceSize", b.artifacts_file AS "artifactsFile",
+         b.artifacts_size::float8 AS "artifactsSize", b.artifacts_expire_at AS "artifactsExpireAt",
+         b.erased_at AS "erasedAt", s.started_at AS "startedAt", s.finished_at AS "finishedAt", s.created_at AS "createdAt",
+         p.name AS "projectName", n.path || '/' || p.path AS "projectPath",
+         p.runners_token_digest AS "projectRunnersTokenDigest", p.build_timeout AS "buildTimeout",
+         p.build_allow_git_fetch AS "allowGitFetch"
+  FROM ci_builds b
+  JOIN commit_statuses s ON s.id = b.id
+  JOIN ci_pipelines pl ON pl.id = b.pipeline_id
+  JOIN projects p ON p.id = b.project_id
+  JOIN namespaces n ON n.id = p.namespace_id`;
+
+/** Who may claim what: a shared runner (projects with shared runners) or a specific one (its projects). */
+export interface Claimer {
+  runnerId: number;
+  isShared: boolean;
+  tagList: string[];
+  runUntagged: boolean;
+}
+
+/** All SQL of builds. */
+@Injectable()
+export class BuildsRepository {
+  constructor(@InjectRepository(BuildDetails) private readonly builds: Repository<BuildDetails>) {}
+
+  private q<T>(sql: string, params: unknown[], m?: EntityManager): Promise<T[]> {
+    return (m ?? this.builds.manager).query(sql, params).then((r) => rowsOf<T>(r));
+  }
+
+  async find(id: number, m?: EntityManager): Promise<BuildRow | undefined> {
+    if (!Number.isSafeInteger(id) || id <= 0 || id > 2147483647) return undefined;
+    return (await this.q<BuildRow>(`${SELECT_BUILD} WHERE b.id = $1`, [id], m))[0];
+  }
+
+  async findByTokenDigest(digest: string): Promise<BuildRow | undefined> {
+    return (await this.q<BuildRow>(`${SELECT_BUILD} WHERE b.token_digest = $1`, [digest]))[0];
+  }
+
+  /** Builds of a pipeline (every try), for stage processing. */
+  pipelineBuilds(pipelineId: number, m?: EntityManager): Promise<{ id: number; name: string; status: BuildStatus; allowFailure: boolean; stageIdx: number }[]> {
+    return this.q(
+      `SELECT s.id, s.name, s.status, s.allow_failure AS "allowFailure", b.stage_idx AS "stageIdx"
+       FROM ci_builds b JOIN commit_statuses s ON s.id = b.id WHERE b.pipeline_id = $1 ORDER BY s.id`,
+      [pipelineId],
+      m,
+    );
+  }
+
+  /** The latest build of each name in earlier stages of the pipeline (`depends_on_builds`). */
+  dependencies(build: BuildRow): Promise<BuildRow[]> {
+    return this.q<BuildRow>(
+      `${SELECT_BUILD}
+       WHERE b.pipeline_id = $1 AND b.stage_idx < $2
+         AND s.id = (SELECT max(s2.id) FROM commit_statuses s2 WHERE s2.pipeline_id = $1 AND s2.name = s.name)
+       ORDER BY b.stage_idx, s.id`,
+      [build.pipelineId, build.stageIdx],
+    );
+  }
+
+  /** Creates a pending build (its commit status row and its build row). */
+  async insert(
+    m: EntityManager,
+    p: { projectId: number; pipelineId: number; sha: string; ref: string; tag: boolean; userId: number | null; triggerRequestId: number | null },
+    a: BuildAttributes,
+  ): Promise<number> {
+    const rows = await this.q<{ id: number }>(
+      `WITH s AS (
+         INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, allow_failure, author_id, pipeline_id)
+         VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8) RETURNING id)
+       INSERT INTO ci_builds (id, pipeline_id, project_id, stage_idx, commands, options, yaml_variables, tag_list, "when", tag,
+                              trigger_request_id, user_id)
+       SELECT s.id, $8, $1, $9, $10, $11, $12, $13, $14, $15, $16, $7 FROM s RETURNING id`,
+      [
+        p.projectId, p.sha, p.ref, a.name, a.stage, a.allowFailure, p.userId, p.pipelineId, a.stageIdx, a.commands,
+        JSON.stringify(a.options), JSON.stringify(a.yamlVariables), a.tagList, a.when, p.tag, p.triggerRequestId,
+      ],
+      m,
+    );
+    return rows[0].id;
+  }
+
+  /**
+   * Claims the oldest pending build this runner may run, in one statement: the candidate row is
+   * locked with `FOR UPDATE SKIP LOCKED`, so concurrent claimers never get the same build.
+   */
+  async claim(c: Claimer, tokenDigest: string, tokenEncrypted: string): Promise<number | undefined> {
+    const rows = await this.q<{ id: number }>(
+      `WITH c AS (
+         SELECT s.id FROM commit_statuses s
+         JOIN ci_builds b ON b.id = s.id
+         JOIN projects p ON p.id = b.project_id
+         WHERE s.status = 'pending' AND b.runner_id IS NULL AND p.builds_enabled
+           AND (CASE WHEN $2::boolean THEN p.shared_runners_enabled
+                ELSE EXISTS (SELECT 1 FROM ci_runner_projects rp WHERE rp.runner_id = $1 AND rp.project_id = b.project_id) END)
+           AND b.tag_list <@ $3::text[]
+           AND ($4::boolean OR cardinality(b.tag_list) > 0)
+         ORDER BY s.id
+         LIMIT 1
+         FOR UPDATE OF s SKIP LOCKED),
+       u AS (
+         UPDATE commit_statuses s SET status = 'running', started_at = now(), updated_at = now()
+         FROM c WHERE s.id = c.id RETURNING s.id)
+       UPDATE ci_builds b SET runner_id = $1, token_digest = $5, token_encrypted = $6, trace_size = 0
+       FROM u WHERE b.id = u.id RETURNING b.id`,
+      [c.runnerId, c.isShared, c.tagList, c.runUntagged, tokenDigest, tokenEncrypted],
+    );
+    return rows[0]?.id;
+  }
+
+  /** Moves a build from one of `from` to `to` (the state machine's guard); false when it was not in `from`. */
+  async transition(id: number, from: BuildStatus[], to: BuildStatus, m?: EntityManager): Promise<boolean> {
+    const rows = await this.q<{ id: number }>(
+      `UPDATE commit_statuses SET status = $2::varchar,
+         started_at = CASE WHEN $2::varchar = 'running' THEN coalesce(started_at, now()) ELSE started_at END,
+         finished_at = CASE WHEN $2::varchar IN ('success', 'failed', 'canceled') THEN now() ELSE finished_at END,
+         updated_at = now()
+       WHERE id = $1 AND status = ANY($3::varchar[]) RETURNING id`,
+      [id, to, from],
+      m,
+    );
+    return rows.length > 0;
+  }
+
+  /** Locks the build row (for trace writes) and returns its status and stored trace size. */
+  async lockTrace(m: EntityManager, id: number): Promise<{ traceSize: number; status: BuildStatus } | undefined> {
+    const rows = await this.q<{ traceSize: number; status: BuildStatus }>(
+      `SELECT b.trace_size::float8 AS "traceSize", s.status FROM ci_builds b JOIN commit_statuses s ON s.id = b.id
+       WHERE b.id = $1 FOR UPDATE OF b`,
+      [id],
+      m,
+    );
+    return rows[0];
+  }
+
+  async setTraceSize(id: number, size: number, m?: EntityManager): Promise<void> {
+    await this.q(`UPDATE ci_builds SET trace_size = $2 WHERE id = $1`, [id, size], m);
+  }
+
+  async setArtifacts(id: number, file: string | null, size: number | null, expireAt: Date | null): Promise<void> {
+    await this.q(`UPDATE ci_builds SET artifacts_file = $2, artifacts_size = $3, artifacts_expire_at = $4 WHERE id = $1`, [
+      id, file, size, expireAt,
+    ]);
+  }
+
+  /** Running builds past their project's build timeout, locked for this sweeper. */
+  timedOut(m: EntityManager, limit: number): Promise<{ id: number; pipelineId: number; buildTimeout: number }[]> {
+    return this.q(
+      `SELECT s.id, b.pipeline_id AS "pipelineId", p.build_timeout AS "buildTimeout"
+       FROM commit_statuses s JOIN ci_builds b ON b.id = s.id JOIN projects p ON p.id = b.project_id
+       WHERE s.status = 'running' AND s.started_at < now() - make_interval(secs => p.build_timeout)
+       ORDER BY s.id LIMIT $1 FOR UPDATE OF s SKIP LOCKED`,
+      [limit],
+      m,
+    );
+  }
+
+  /** Project secret variables (encrypted values) in creation order. */
+  projectVariables(projectId: number): Promise<{ key: string; valueEncrypted: string }[]> {
+    return this.q(`SELECT key, value_encrypted AS "valueEncrypted" FROM ci_variables WHERE project_id = $1 ORDER BY id`, [projectId]);
+  }
+
+  async triggerVariables(triggerRequestId: number): Promise<Record<string, string>> {
+    const rows = await this.q<{ variables: Record<string, string> | null }>(`SELECT variables FROM ci_trigger_requests WHERE id = $1`, [
+      triggerRequestId,
+    ]);
+    return rows[0]?.variables ?? {};
+  }
+
+  async maxArtifactsSizeMb(): Promise<number> {
+    const rows = await this.q<{ max: number }>(`SELECT max_artifacts_size AS max FROM application_settings ORDER BY id LIMIT 1`, []);
+    return rows[0]?.max ?? 100;
+  }
+}

@@ -1,0 +1,266 @@
+import { randomBytes } from 'node:crypto';
+import { Transactions } from '../../database/transactions';
+import { createReadStream, promises as fs } from 'node:fs';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import busboy from 'busboy';
+import { SecretsService } from '../../common/crypto/secrets.service';
+import { DomainError, Forbidden, NotFound } from '../../common/errors/domain-errors';
+import { APP_CONFIG, AppConfig } from '../../config/config';
+import { parseDuration } from '../pipelines/ci-config';
+import { BuildStatus, FINISHED } from './build.entity';
+import { BuildFiles } from './build-files';
+import { BuildRow, BuildsRepository, Claimer } from './builds.repository';
+
+/** A runner API failure with GitLab's exact status, body and headers. */
+export class RunnerApiError extends DomainError {
+  constructor(
+    readonly status: number,
+    private readonly payload: unknown,
+    private readonly extraHeaders: Record<string, string> = {},
+  ) {
+    super(`runner api ${status}`);
+  }
+  body() {
+    return this.payload;
+  }
+  override headers() {
+    return this.extraHeaders;
+  }
+}
+
+export interface TraceResult {
+  status: BuildStatus;
+  size: number;
+}
+
+export const MAX_TRACE_PART = 16 * 1024 * 1024;
+
+/** Builds as runners see them: claiming, state, trace, artifacts; build token checks. */
+@Injectable()
+export class BuildsService {
+  readonly files: BuildFiles;
+
+  constructor(
+    private readonly builds: BuildsRepository,
+    private readonly secrets: SecretsService,
+    private readonly tx: Transactions,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.files = new BuildFiles(config.dataDir);
+  }
+
+  find(id: number): Promise<BuildRow | undefined> {
+    return this.builds.find(id);
+  }
+
+  findByToken(token: string): Promise<BuildRow | undefined> {
+    return this.builds.findByTokenDigest(this.secrets.digest(token));
+  }
+
+  /** Claims the oldest pending build for the runner; its new build token is returned once, in plain. */
+  async claim(c: Claimer): Promise<{ build: BuildRow; token: string } | undefined> {
+    const token = this.secrets.generateToken(20);
+    const id = await this.builds.claim(c, this.secrets.digest(token), this.secrets.encrypt(token));
+    if (id === undefined) return undefined;
+    const build = await this.builds.find(id);
+    return build && { build, token };
+  }
+
+  /** The plain token of a build (for `depends_on_builds` and masking). */
+  tokenOf(build: BuildRow): string | undefined {
+    return build.tokenEncrypted ? this.secrets.decrypt(build.tokenEncrypted) : undefined;
+  }
+
+  dependencies(build: BuildRow): Promise<BuildRow[]> {
+    return this.builds.dependencies(build);
+  }
+
+  /** `CI_*` variables, then yaml, project (secret) and trigger variables, in GitLab 8.8's order. */
+  async variables(build: BuildRow): Promise<{ key: string; value: string; public: boolean }[]> {
+    const vars: { key: string; value: string; public: boolean }[] = [];
+    if (build.tag) vars.push({ key: 'CI_BUILD_TAG', value: build.ref, public: true });
+    vars.push({ key: 'CI_BUILD_NAME', value: build.name, public: true }, { key: 'CI_BUILD_STAGE', value: build.stage, public: true });
+    if (build.triggerRequestId !== null) vars.push({ key: 'CI_BUILD_TRIGGERED', value: 'true', public: true });
+    vars.push(...(build.yamlVariables ?? []));
+    for (const v of await this.builds.projectVariables(build.projectId)) {
+      vars.push({ key: v.key, value: this.secrets.decrypt(v.valueEncrypted), public: false });
+    }
+    if (build.triggerRequestId !== null) {
+      for (const [key, value] of Object.entries(await this.builds.triggerVariables(build.triggerRequestId))) {
+        vars.push({ key, value: String(value), public: false });
+      }
+    }
+    return vars;
+  }
+
+  /** The running build of this runner (`PUT builds/:id`), else `404 Not found`. */
+  async runningBuildOf(runnerId: number, id: number): Promise<BuildRow> {
+    const build = await this.builds.find(id);
+    if (!build || build.runnerId !== runnerId || build.status !== 'running') throw new RunnerApiError(404, { message: '404 Not found' });
+    if (build.erasedAt) throw new Forbidden('Build has been erased!');
+    return build;
+  }
+
+  /** Applies a runner's update; returns true when the build finished (stage processing follows). */
+  async update(build: BuildRow, state: string | undefined, trace: string | undefined): Promise<boolean> {
+    if (typeof trace === 'string') {
+      const size = await this.files.replaceTrace(build.id, trace);
+      await this.builds.setTraceSize(build.id, size);
+    }
+    if (state === 'success') return this.builds.transition(build.id, ['pending', 'running'], 'success');
+    if (state === 'failed') return this.builds.transition(build.id, ['pending', 'running'], 'failed');
+    return false;
+  }
+
+  /**
+   * A build by id whose token is `token`: the build's own token, the project's runners token, or
+   * (when `dependent` is allowed) the token of a later-stage build of the same pipeline.
+   */
+  async authorizeToken(id: number, token: string | undefined, opts: { dependent?: boolean } = {}): Promise<BuildRow> {
+    const build = await this.builds.find(id);
+    if (!build) throw new NotFound();
+    if (!token) throw new Forbidden();
+    const digest = this.secrets.digest(token);
+    if (build.tokenDigest && this.secrets.safeEqual(build.tokenDigest, digest)) return build;
+    if (this.secrets.safeEqual(build.projectRunnersTokenDigest, digest)) return build;
+    if (opts.dependent) {
+      const other = await this.builds.findByTokenDigest(digest);
+      if (other && other.pipelineId === build.pipelineId && other.stageIdx > build.stageIdx) return build;
+    }
+    throw new Forbidden();
+  }
+
+  /** Appends a trace part that starts at the stored length (else 416 with the stored range). */
+  async appendTrace(build: BuildRow, contentRange: string | undefined, body: Buffer): Promise<TraceResult> {
+    if (build.erasedAt) throw new Forbidden('Build has been erased!');
+    if (!contentRange) throw new RunnerApiError(400, { error: '400 Missing header Content-Range' });
+    const start = Number(contentRange.trim().replace(/^bytes[ =]/i, '').split('-')[0]);
+    if (!Number.isSafeInteger(start) || start < 0) throw new RunnerApiError(400, { error: '400 Missing header Content-Range' });
+    return this.tx.run(async (m) => {
+      const row = await this.builds.lockTrace(m, build.id);
+      if (!row) throw new NotFound();
+      if (start !== row.traceSize) {
+        throw new RunnerApiError(416, { error: '416 Range Not Satisfiable' }, { Range: `0-${row.traceSize}` });
+      }
+      const size = await this.files.writeTraceAt(build.id, start, body);
+      await this.builds.setTraceSize(build.id, size, m);
+      return { status: row.status, size };
+    });
+  }
+
+  /** Drops a running build past its timeout, with a trace line saying so. */
+  async timeOut(id: number, timeout: number): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      const row = await this.builds.lockTrace(m, id);
+      if (!row || row.status !== 'running') return false;
+      const line = Buffer.from(`\nERROR: Build failed: execution took longer than ${timeout} seconds (build timeout); the runner stopped reporting\n`);
+      const size = await this.files.writeTraceAt(id, row.traceSize, line);
+      await this.builds.setTraceSize(id, size, m);
+      return this.builds.transition(id, ['running'], 'failed', m);
+    });
+  }
+
+  /**
+   * Streams a multipart upload's `file` part to disk (never buffered whole), refusing more than
+   * `max_artifacts_size` MB with 413; replaces any earlier artifacts of the build.
+   */
+  async uploadArtifacts(build: BuildRow, req: Request, expireIn: string | undefined): Promise<BuildRow> {
+    if (build.status !== 'running') throw new Forbidden('Build is not running!');
+    if (build.erasedAt) throw new Forbidden('Build has been erased!');
+    const max = (await this.builds.maxArtifactsSizeMb()) * 1024 * 1024;
+    if (Number(req.headers['content-length']) > max + 64 * 1024) throw new RunnerApiError(413, { message: '413 Request Entity Too Large' });
+    const type = String(req.headers['content-type'] ?? '');
+    if (!/^multipart\/form-data/i.test(type)) throw new RunnerApiError(400, { message: '400 (Bad request) "Missing artifacts file!" not given' });
+    await fs.mkdir(this.files.dir(build.id), { recursive: true });
+    const tmp = `artifacts.${randomBytes(6).toString('hex')}.tmp`;
+    const tmpPath = `${this.files.dir(build.id)}/${tmp}`;
+    let received: { filename: string; size: number } | undefined;
+    let fields: Record<string, string> = {};
+    try {
+      ({ received, fields } = await new Promise<{ received?: { filename: string; size: number }; fields: Record<string, string> }>((resolve, reject) => {
+        let bb: busboy.Busboy;
+        try {
+          bb = busboy({ headers: req.headers, limits: { files: 1, fileSize: max, fields: 20, fieldSize: 1024 } });
+        } catch {
+          reject(new RunnerApiError(400, { message: '400 (Bad request) "Missing artifacts file!" not given' }));
+          return;
+        }
+        const f: Record<string, string> = {};
+        let file: { filename: string; size: number } | undefined;
+        let writing: Promise<void> | undefined;
+        let failed: RunnerApiError | undefined;
+        bb.on('field', (name, value) => (f[name] = value));
+        bb.on('file', (name, stream, info) => {
+          if (name !== 'file') {
+            stream.resume();
+            return;
+          }
+          const out = this.files.artifactsWriteStream(build.id, tmp);
+          let size = 0;
+          stream.on('data', (d: Buffer) => (size += d.length));
+          stream.on('limit', () => {
+            failed = new RunnerApiError(413, { message: '413 Request Entity Too Large' });
+            stream.unpipe(out);
+            stream.resume();
+          });
+          writing = new Promise((res, rej) => {
+            out.on('close', () => res());
+            out.on('error', rej);
+          });
+          stream.pipe(out);
+          stream.on('end', () => {
+            file = { filename: safeFileName(info.filename || 'artifacts.zip'), size };
+            out.end();
+          });
+        });
+        bb.on('error', () => reject(new RunnerApiError(400, { message: '400 Bad request - unreadable request body' })));
+        bb.on('close', () => {
+          void (writing ?? Promise.resolve()).then(
+            () => (failed ? reject(failed) : resolve({ received: file, fields: f })),
+            reject,
+          );
+        });
+        req.on('aborted', () => reject(new RunnerApiError(400, { message: '400 Bad request - unreadable request body' })));
+        req.pipe(bb);
+      }));
+      if (!received) throw new RunnerApiError(400, { message: '400 (Bad request) "Missing artifacts file!" not given' });
+      await fs.rename(tmpPath, this.files.artifactsPath(build.id));
+    } finally {
+      await fs.rm(tmpPath, { force: true });
+    }
+    const expire = expireIn ?? fields.expire_in;
+    const seconds = expire ? parseDuration(expire) : undefined;
+    await this.builds.setArtifacts(build.id, received.filename, received.size, seconds ? new Date(Date.now() + seconds * 1000) : null);
+    return (await this.builds.find(build.id))!;
+  }
+
+  /** The artifacts file to stream; 404 when there is none. */
+  artifactsStream(build: BuildRow): { filename: string; size: number; stream: NodeJS.ReadableStream } {
+    if (!build.artifactsFile) throw new NotFound();
+    return { filename: build.artifactsFile, size: Number(build.artifactsSize ?? 0), stream: createReadStream(this.files.artifactsPath(build.id)) };
+  }
+
+  async removeArtifacts(build: BuildRow): Promise<BuildRow> {
+    await this.files.removeArtifacts(build.id);
+    await this.builds.setArtifacts(build.id, null, null, null);
+    return (await this.builds.find(build.id))!;
+  }
+
+  /** The trace as stored (first `trace_size` bytes), with the build and project tokens masked. */
+  traceStream(build: BuildRow, projectRunnersToken?: string): NodeJS.ReadableStream {
+    const secrets = [this.tokenOf(build), projectRunnersToken].filter((s): s is string => !!s);
+    return this.files.readTrace(build.id, build.traceSize, secrets);
+  }
+
+  isFinished(status: string): boolean {
+    return (FINISHED as string[]).includes(status);
+  }
+}
+
+/** A plain file name for Content-Disposition: no path, no quotes or control characters. */
+function safeFileName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? 'artifacts.zip';
+  const clean = base.replace(/[^\w.\- ]/g, '_').slice(0, 200);
+  return clean || 'artifacts.zip';
+}

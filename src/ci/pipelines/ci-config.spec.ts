@@ -1,0 +1,242 @@
+import { CiConfig, CiConfigError, parseDuration } from './ci-config';
+
+const job = (extra = '') => `rspec:\n  script: rake spec\n${extra}`;
+
+describe('CiConfig: GitLab 8.8 error texts', () => {
+  const cases: [string, string, string][] = [
+    ['empty file', '', 'Please provide content of .gitlab-ci.yml'],
+    ['not a hash', '- a\n- b\n', 'YAML should be a hash'],
+    ['a scalar', 'hello', 'YAML should be a hash'],
+    ['no job', 'before_script: ["a"]\n', 'Please define at least one job'],
+    ['only hidden jobs', '.hidden:\n  script: x\n', 'Please define at least one job'],
+    ['job without script', 'rspec:\n  stage: test\n', 'Unknown parameter: rspec'],
+    ['job that is not a hash', 'rspec: "echo"\n', 'Unknown parameter: rspec'],
+    ['global before_script not array', 'before_script: "x"\n' + job(), 'before_script should be an array of strings'],
+    ['global after_script not array', 'after_script: "x"\n' + job(), 'after_script should be an array of strings'],
+    ['global image not string', 'image: ["a"]\n' + job(), 'image should be a string'],
+    ['global services not array', 'services: "pg"\n' + job(), 'services should be an array of strings'],
+    ['stages not array', 'stages: "build"\n' + job(), 'stages should be an array of strings'],
+    ['types not array', 'types: 1\n' + job(), 'stages should be an array of strings'],
+    ['global variables not strings', 'variables:\n  A: 1\n' + job(), 'variables should be a map of key-value strings'],
+    ['global variables not a map', 'variables: ["a"]\n' + job(), 'variables should be a map of key-value strings'],
+    ['global cache unknown key', 'cache:\n  foo: 1\n' + job(), 'cache unknown parameter foo'],
+    ['global cache key', 'cache:\n  key: 1\n' + job(), 'cache:key parameter should be a string'],
+    ['global cache untracked', 'cache:\n  untracked: "yes"\n' + job(), 'cache:untracked parameter should be an boolean'],
+    ['global cache paths', 'cache:\n  paths: "a"\n' + job(), 'cache:paths parameter should be an array of strings'],
+    ['unknown job key', job('  foo: bar\n'), 'rspec job: unknown parameter foo'],
+    ['script wrong type', 'rspec:\n  script: 1\n', 'rspec job: script should be a string or an array of a strings'],
+    ['script array of non-strings', 'rspec:\n  script: [1]\n', 'rspec job: script should be a string or an array of a strings'],
+    ['job before_script', job('  before_script: "x"\n'), 'rspec job: before_script should be an array of strings'],
+    ['job after_script', job('  after_script: "x"\n'), 'rspec job: after_script should be an array of strings'],
+    ['job image', job('  image: [1]\n'), 'rspec job: image should be a string'],
+    ['job services', job('  services: "x"\n'), 'rspec job: services should be an array of strings'],
+    ['tags', job('  tags: "ruby"\n'), 'rspec job: tags parameter should be an array of strings'],
+    ['only', job('  only: "master"\n'), 'rspec job: only parameter should be an array of strings'],
+    ['except', job('  except: "master"\n'), 'rspec job: except parameter should be an array of strings'],
+    ['allow_failure', job('  allow_failure: "yes"\n'), 'rspec job: allow_failure parameter should be an boolean'],
+    ['when', job('  when: sometimes\n'), 'rspec job: when parameter should be on_success, on_failure or always'],
+    ['stage not in list', job('  stage: nope\n'), 'rspec job: stage parameter should be build, test, deploy'],
+    ['type not in custom list', 'stages: [a, b]\n' + job('  type: c\n'), 'rspec job: stage parameter should be a, b'],
+    ['default stage not in custom list', 'stages: [a]\n' + job('  stage: test\n'), 'rspec job: stage parameter should be a'],
+    ['job variables', job('  variables:\n    A: [1]\n'), 'rspec job: variables should be a map of key-value strings'],
+    ['job cache unknown', job('  cache:\n    foo: 1\n'), 'rspec job: cache unknown parameter foo'],
+    ['job cache key', job('  cache:\n    key: 1\n'), 'rspec job: cache:key parameter should be a string'],
+    ['job cache untracked', job('  cache:\n    untracked: 1\n'), 'rspec job: cache:untracked parameter should be an boolean'],
+    ['job cache paths', job('  cache:\n    paths: 1\n'), 'rspec job: cache:paths parameter should be an array of strings'],
+    ['artifacts unknown', job('  artifacts:\n    foo: 1\n'), 'rspec job: artifacts unknown parameter foo'],
+    ['artifacts name', job('  artifacts:\n    name: 1\n'), 'rspec job: artifacts:name parameter should be a string'],
+    ['artifacts untracked', job('  artifacts:\n    untracked: 1\n'), 'rspec job: artifacts:untracked parameter should be an boolean'],
+    ['artifacts paths', job('  artifacts:\n    paths: a\n'), 'rspec job: artifacts:paths parameter should be an array of strings'],
+    ['artifacts when', job('  artifacts:\n    when: never\n'), 'rspec job: artifacts:when parameter should be on_success, on_failure or always'],
+    ['artifacts expire_in', job('  artifacts:\n    expire_in: soon\n'), 'rspec job: artifacts:expire_in parameter should be a duration'],
+    ['dependencies type', job('  dependencies: "a"\n'), 'rspec job: dependencies parameter should be an array of strings'],
+    ['undefined dependency', job('  dependencies: ["nope"]\n'), 'rspec job: undefined dependency: nope'],
+    [
+      'dependency in same stage',
+      'lint:\n  script: x\n' + job('  dependencies: ["lint"]\n'),
+      'rspec job: dependency lint is not defined in prior stages',
+    ],
+    ['invalid regexp', job('  only: ["/(/"]\n'), 'rspec job: only parameter contains an invalid regexp /(/'],
+    ['overlong regexp', job(`  except: ["/${'a'.repeat(300)}/"]\n`), 'rspec job: except parameter regexp is longer than 256 characters'],
+    ['syntax error', 'rspec:\n  script: [a\n', '(<unknown>): '],
+    ['duplicate-free tab error', 'rspec:\n\t script: x\n', '(<unknown>): '],
+    [
+      'billion laughs',
+      'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n' +
+        'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n' +
+        'g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\nrspec:\n  script: [*g]\n',
+      '(<unknown>): too many aliases',
+    ],
+    ['deep nesting', 'rspec:\n  script: x\n  variables: ' + '['.repeat(200) + ']'.repeat(200) + '\n', '(<unknown>): '],
+    ['too large', 'rspec:\n  script: x\n#' + 'x'.repeat(1024 * 1024) + '\n', 'The .gitlab-ci.yml is larger than 1 MB'],
+  ];
+
+  it.each(cases)('%s', (_name, content, message) => {
+    let error: unknown;
+    try {
+      new CiConfig(content);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CiConfigError);
+    if (message.endsWith(': ') || message.endsWith('aliases')) expect((error as Error).message.startsWith(message)).toBe(true);
+    else expect((error as Error).message).toBe(message);
+  });
+
+  it('validationMessage returns null for a valid file', () => {
+    expect(CiConfig.validationMessage(job())).toBeNull();
+    expect(CiConfig.validationMessage('x: 1')).toBe('Unknown parameter: x');
+  });
+});
+
+describe('CiConfig: build attributes', () => {
+  const yml = `
+stages: [build, test, deploy]
+image: ruby:2.1
+services: [postgres]
+before_script: ["bundle install"]
+after_script: ["cleanup"]
+variables:
+  DB_NAME: postgres
+cache:
+  key: k
+  paths: [vendor/]
+.defaults: &defaults
+  tags: [ruby]
+  allow_failure: true
+rspec:
+  <<: *defaults
+  script: "rake spec"
+  variables:
+    JOB_VAR: one
+spinach:
+  stage: test
+  script: ["rake spinach", "echo done"]
+  tags: [ruby, mysql]
+  before_script: ["own before"]
+  after_script: ["own after"]
+  image: ruby:2.2
+  services: [mysql]
+  cache:
+    paths: [x/]
+  artifacts:
+    name: art
+    paths: [out/]
+    untracked: true
+    expire_in: 1 week
+compile:
+  type: build
+  script: make
+  when: always
+deploy:
+  stage: deploy
+  script: cap deploy
+  dependencies: [compile]
+  when: on_failure
+`;
+
+  it('maps every keyword as GitLab 8.8 does', () => {
+    const c = new CiConfig(yml);
+    expect(c.stages).toEqual(['build', 'test', 'deploy']);
+    const builds = c.buildsForRef('master');
+    const by = Object.fromEntries(builds.map((b) => [b.name, b]));
+    expect(Object.keys(by)).toEqual(['rspec', 'spinach', 'compile', 'deploy']);
+    expect(by.rspec).toEqual({
+      name: 'rspec',
+      stage: 'test',
+      stageIdx: 1,
+      commands: 'bundle install\nrake spec',
+      tagList: ['ruby'],
+      allowFailure: true,
+      when: 'on_success',
+      yamlVariables: [
+        { key: 'DB_NAME', value: 'postgres', public: true },
+        { key: 'JOB_VAR', value: 'one', public: true },
+      ],
+      options: {
+        image: 'ruby:2.1',
+        services: ['postgres'],
+        cache: { key: 'k', paths: ['vendor/'] },
+        after_script: ['cleanup'],
+      },
+    });
+    expect(by.spinach.commands).toBe('own before\nrake spinach\necho done');
+    expect(by.spinach.options).toEqual({
+      image: 'ruby:2.2',
+      services: ['mysql'],
+      artifacts: { name: 'art', paths: ['out/'], untracked: true, expire_in: '1 week' },
+      cache: { paths: ['x/'] },
+      after_script: ['own after'],
+    });
+    expect(by.spinach.allowFailure).toBe(false);
+    expect(by.compile).toMatchObject({ stage: 'build', stageIdx: 0, when: 'always' });
+    expect(by.deploy).toMatchObject({ stage: 'deploy', stageIdx: 2, when: 'on_failure', options: expect.objectContaining({ dependencies: ['compile'] }) });
+    expect(c.buildsForStageAndRef('build', 'master').map((b) => b.name)).toEqual(['compile']);
+  });
+
+  it('types is an alias of stages and the default stage is test', () => {
+    const c = new CiConfig('types: [one, test]\na:\n  script: x\n');
+    expect(c.stages).toEqual(['one', 'test']);
+    expect(c.buildsForRef('m')[0]).toMatchObject({ stage: 'test', stageIdx: 1 });
+  });
+
+  it('defaults: no tags, on_success, no options', () => {
+    const b = new CiConfig('a:\n  script: x\n').buildsForRef('m')[0];
+    expect(b).toMatchObject({ commands: 'x', tagList: [], allowFailure: false, when: 'on_success', options: {}, yamlVariables: [] });
+  });
+});
+
+describe('CiConfig: only / except', () => {
+  const at = (only: string | null, except: string | null) =>
+    new CiConfig(
+      `a:\n  script: x\n` + (only ? `  only: ${only}\n` : '') + (except ? `  except: ${except}\n` : ''),
+      'group/project',
+    );
+  const cases: [string | null, string | null, string, boolean, boolean, boolean][] = [
+    // only, except, ref, tag, trigger, runs?
+    [null, null, 'master', false, false, true],
+    ['[branches]', null, 'master', false, false, true],
+    ['[branches]', null, 'v1', true, false, false],
+    ['[tags]', null, 'v1', true, false, true],
+    ['[tags]', null, 'master', false, false, false],
+    ['[triggers]', null, 'master', false, true, true],
+    ['[triggers]', null, 'master', false, false, false],
+    ['[master]', null, 'master', false, false, true],
+    ['[master]', null, 'feature', false, false, false],
+    ['["/^feature-/"]', null, 'feature-x', false, false, true],
+    ['["/^feature-/"]', null, 'x-feature-', false, false, false],
+    ['["master@group/project"]', null, 'master', false, false, true],
+    ['["master@other/project"]', null, 'master', false, false, false],
+    ['["branches@group/project"]', null, 'dev', false, false, true],
+    [null, '[master]', 'master', false, false, false],
+    [null, '[master]', 'dev', false, false, true],
+    [null, '[tags]', 'v1', true, false, false],
+    [null, '["/^v\\\\d/"]', 'v1', true, false, false],
+    [null, '["/^v\\\\d/"]', 'release', false, false, true],
+    ['[branches]', '[master]', 'master', false, false, false],
+    ['[branches]', '[master]', 'dev', false, false, true],
+    ['[]', null, 'dev', false, false, true],
+  ];
+  it.each(cases)('only %s except %s on %s (tag %s, trigger %s) → %s', (only, except, ref, tag, trigger, runs) => {
+    expect(at(only, except).buildsForRef(ref, tag, trigger).length).toBe(runs ? 1 : 0);
+  });
+
+  it('a catastrophically backtracking regexp is stopped, not hung', () => {
+    const c = new CiConfig('a:\n  script: x\n  only: ["/^(a+)+$/"]\n');
+    const started = Date.now();
+    expect(() => c.buildsForRef('a'.repeat(40) + '!')).toThrow(CiConfigError);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['3600', 3600],
+    ['1 week', 604800],
+    ['3 days 4 hrs', 3 * 86400 + 4 * 3600],
+    ['30 mins', 1800],
+    ['2h', 7200],
+    ['1 day and 1 second', 86401],
+  ])('%s', (text, seconds) => expect(parseDuration(text)).toBe(seconds));
+  it.each(['soon', '', 'week 1', '3 parsecs'])('rejects %s', (text) => expect(parseDuration(text)).toBeUndefined());
+});

@@ -1,0 +1,208 @@
+import { parseRepoPath, parseSha, RepoPath } from '../../git/names';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Transactions } from '../../database/transactions';
+import { EntityManager } from 'typeorm';
+import { Logger } from '../../common/http/logger';
+import { DomainEvents, PushReceived } from '../../events/domain-events';
+import { GitService } from '../../git/git.service';
+import { ZERO_SHA } from '../../git/objects';
+import { BuildStatus } from '../builds/build.entity';
+import { BuildsRepository } from '../builds/builds.repository';
+import { CiConfig, CiConfigError } from './ci-config';
+import { Pipeline } from './pipeline.entity';
+import { combinedStatus, latestByName, whenAllows } from './pipeline-status';
+import { CiProject, PipelinesRepository } from './pipelines.repository';
+
+export const CI_CONFIG_FILE = parseRepoPath('.gitlab-ci.yml') as RepoPath;
+
+export interface NewPipeline {
+  projectId: number;
+  sha: string;
+  beforeSha: string;
+  ref: string;
+  tag: boolean;
+  userId: number | null;
+  triggerRequestId?: number | null;
+}
+
+/**
+ * Pipelines from `.gitlab-ci.yml` (GitLab 8.8's `Ci::Commit` + `CreateBuildsService`): one per pushed
+ * branch or tag, its first stage created at once, each later stage when the earlier ones end.
+ */
+@Injectable()
+export class PipelinesService implements OnModuleInit {
+  constructor(
+    private readonly pipelines: PipelinesRepository,
+    private readonly builds: BuildsRepository,
+    private readonly git: GitService,
+    private readonly tx: Transactions,
+    private readonly domainEvents: DomainEvents,
+    private readonly logger: Logger,
+  ) {}
+
+  onModuleInit(): void {
+    // every push (git over HTTP, the files API, merges, branch and tag creation) ends in this event
+    this.domainEvents.onPushReceived(async (e) => {
+      await this.createForPush(e);
+    });
+  }
+
+  /** A pipeline for every branch or tag the push created or moved (deletions create none). */
+  async createForPush(e: PushReceived): Promise<Pipeline[]> {
+    const created: Pipeline[] = [];
+    for (const u of e.updates) {
+      if (u.newSha === ZERO_SHA) continue;
+      const tag = u.ref.startsWith('refs/tags/');
+      if (!tag && !u.ref.startsWith('refs/heads/')) continue;
+      try {
+        const p = await this.create({
+          projectId: e.projectId,
+          sha: u.newSha,
+          beforeSha: u.oldSha,
+          ref: u.ref.replace(/^refs\/(heads|tags)\//, ''),
+          tag,
+          userId: e.userId,
+        });
+        if (p) created.push(p);
+      } catch (err) {
+        this.logger.error('pipeline creation failed', {
+          project_id: e.projectId,
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }
+    return created;
+  }
+
+  /**
+   * Creates the pipeline of `sha` when the project has builds enabled and a `.gitlab-ci.yml` there:
+   * `skipped` for `[ci skip]`, `failed` with `yaml_errors` for an invalid file, else its first stage.
+   */
+  async create(n: NewPipeline): Promise<Pipeline | undefined> {
+    const project = await this.pipelines.project(n.projectId);
+    if (!project || !project.buildsEnabled || !this.git.exists(project.id)) return undefined;
+    const repo = this.git.repository(project.id);
+    const sha = parseSha(n.sha);
+    const commit = sha ? await repo.commit(sha) : null;
+    if (!commit) return undefined;
+    const file = await repo.blobAt(commit.id, CI_CONFIG_FILE);
+    if (!file) return undefined;
+
+    let config: CiConfig | undefined;
+    let yamlErrors: string | null = null;
+    const skip = /\[ci skip\]/i.test(commit.message);
+    if (!skip) {
+      try {
+        config = new CiConfig(file.data.toString('utf8'), project.fullPath);
+      } catch (e) {
+        if (!(e instanceof CiConfigError)) throw e;
+        yamlErrors = e.message;
+      }
+    }
+    return this.tx.run(async (m) => {
+      const pipeline = await this.pipelines.insert(m, {
+        projectId: project.id,
+        sha: commit.id,
+        beforeSha: n.beforeSha || ZERO_SHA,
+        ref: n.ref,
+        tag: n.tag,
+        userId: n.userId,
+        yamlErrors,
+        status: skip ? 'skipped' : yamlErrors ? 'failed' : 'pending',
+      });
+      if (!config) return pipeline;
+      try {
+        for (const stage of config.stages) {
+          if ((await this.createStage(m, pipeline, config, stage, 'success', n.triggerRequestId ?? null)) > 0) break;
+        }
+      } catch (e) {
+        if (!(e instanceof CiConfigError)) throw e;
+        pipeline.yamlErrors = e.message;
+        await this.pipelines.setYamlErrors(m, pipeline.id, e.message);
+      }
+      await this.refreshStatus(m, pipeline);
+      return pipeline;
+    });
+  }
+
+  /**
+   * After a build of the pipeline ended (success, failed, canceled): when it is the latest of its
+   * name, create the first later stage that yields builds for the status of the stages up to its own.
+   * Serialised per pipeline by a row lock, after the build's transition committed.
+   */
+  async buildFinished(pipelineId: number, buildId: number): Promise<void> {
+    await this.tx.run(async (m) => {
+      const pipeline = await this.pipelines.lock(m, pipelineId);
+      if (!pipeline) return;
+      const all = await this.builds.pipelineBuilds(pipelineId, m);
+      const latest = latestByName(all);
+      const build = latest.find((b) => b.id === buildId);
+      if (build && !pipeline.yamlErrors) {
+        const config = await this.loadConfig(pipeline);
+        if (config) {
+          const prior = combinedStatus(latest.filter((b) => b.stageIdx <= build.stageIdx));
+          try {
+            for (const stage of config.stages.slice(build.stageIdx + 1)) {
+              if ((await this.createStage(m, pipeline, config, stage, prior, null, all.map((b) => b.name))) > 0) break;
+            }
+          } catch (e) {
+            if (!(e instanceof CiConfigError)) throw e;
+          }
+        }
+      }
+      await this.refreshStatus(m, pipeline);
+    });
+  }
+
+  private async loadConfig(pipeline: Pipeline): Promise<CiConfig | undefined> {
+    const project = await this.pipelines.project(pipeline.projectId);
+    if (!project) return undefined;
+    const sha = parseSha(pipeline.sha);
+    const file = sha ? await this.git.repository(project.id).blobAt(sha, CI_CONFIG_FILE) : null;
+    if (!file) return undefined;
+    try {
+      return new CiConfig(file.data.toString('utf8'), project.fullPath);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Creates the builds of `stage` that run after `prior`, except names the pipeline already has. */
+  private async createStage(
+    m: EntityManager,
+    pipeline: Pipeline,
+    config: CiConfig,
+    stage: string,
+    prior: BuildStatus | null,
+    triggerRequestId: number | null,
+    existing: string[] = [],
+  ): Promise<number> {
+    const attrs = config
+      .buildsForStageAndRef(stage, pipeline.ref ?? '', pipeline.tag, triggerRequestId !== null)
+      .filter((a) => whenAllows(a.when, prior) && !existing.includes(a.name));
+    for (const a of attrs) {
+      await this.builds.insert(
+        m,
+        { projectId: pipeline.projectId, pipelineId: pipeline.id, sha: pipeline.sha, ref: pipeline.ref ?? '', tag: pipeline.tag, userId: pipeline.userId, triggerRequestId },
+        a,
+      );
+    }
+    return attrs.length;
+  }
+
+  private async refreshStatus(m: EntityManager, pipeline: Pipeline): Promise<void> {
+    if (pipeline.status === 'skipped' && !pipeline.yamlErrors) {
+      const any = await this.builds.pipelineBuilds(pipeline.id, m);
+      if (any.length === 0) return;
+    }
+    const latest = latestByName(await this.builds.pipelineBuilds(pipeline.id, m));
+    const status = pipeline.yamlErrors ? 'failed' : (combinedStatus(latest) ?? 'skipped');
+    await this.pipelines.setStatus(m, pipeline.id, status);
+    pipeline.status = status;
+  }
+
+  /** Convenience for reads: the project of a pipeline (for CI paths). */
+  project(projectId: number): Promise<CiProject | undefined> {
+    return this.pipelines.project(projectId);
+  }
+}

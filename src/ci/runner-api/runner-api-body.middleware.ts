@@ -1,0 +1,28 @@
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import express, { NextFunction, Request, Response } from 'express';
+import { writeErrorResponse } from '../../common/errors/error-response';
+
+// a full-trace PUT carries the whole trace (runners cap it at 4 MB by default; allow headroom)
+const json = express.json({ limit: '32mb', type: ['application/json'] });
+const urlencoded = express.urlencoded({ extended: true, limit: '32mb', parameterLimit: 200 });
+
+/**
+ * Bodies of the runner API: JSON (every runner call, DELETE included) and form bodies are parsed
+ * here; trace parts (`text/plain`) and artifact uploads (multipart) are left to their handlers,
+ * which stream them.
+ */
+@Injectable()
+export class RunnerApiBodyMiddleware implements NestMiddleware {
+  use(req: Request, res: Response, next: NextFunction): void {
+    const done = (err?: unknown) => {
+      if (!err) return next();
+      const e = err as { type?: string; status?: number };
+      if (e.type === 'entity.too.large') return writeErrorResponse(res, 413, { message: '413 Request Entity Too Large' });
+      return writeErrorResponse(res, 400, { message: '400 Bad request - malformed JSON body' });
+    };
+    const type = (req.headers['content-type'] || '').toLowerCase();
+    if (type.startsWith('application/json')) return json(req, res, done);
+    if (type.startsWith('application/x-www-form-urlencoded')) return urlencoded(req, res, done);
+    next();
+  }
+}

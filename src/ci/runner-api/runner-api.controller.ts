@@ -1,0 +1,82 @@
+import { Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { Public } from '../../common/auth/decorators';
+import { Input } from '../../common/params/params';
+import { BuildTokenDto, RegisterRunnerDto, RunnerTokenDto, UpdateBuildDto } from './dto/runner-api.dto';
+import { presentRegisteredRunner } from './runner-api.presenter';
+import { RunnerApiService } from './runner-api.service';
+
+/**
+ * The runner API v1 (`/ci/api/v1`, `.json` suffix accepted): runner tokens and build tokens are
+ * checked by the service, not by the global guard.
+ */
+@Public()
+@Controller('ci/api/v1')
+export class RunnerApiController {
+  constructor(private readonly api: RunnerApiService) {}
+
+  @Post('runners/register')
+  async register(@Input() dto: RegisterRunnerDto) {
+    const { runner, token } = await this.api.register(dto.token, dto.description, dto.tag_list, dto.run_untagged, dto.info);
+    return presentRegisteredRunner(runner.id, token);
+  }
+
+  @Delete('runners/delete')
+  removeRunner(@Input() dto: RunnerTokenDto) {
+    return this.api.removeRunner(dto.token);
+  }
+
+  @Post('builds/register')
+  requestBuild(@Input() dto: RunnerTokenDto) {
+    return this.api.requestBuild(dto.token, dto.info);
+  }
+
+  @Put('builds/:id')
+  async updateBuild(@Param('id') id: string, @Input() dto: UpdateBuildDto) {
+    await this.api.updateBuild(dto.token, id, dto.state, dto.trace, dto.info);
+    return null;
+  }
+
+  @Patch('builds/:id/trace.txt')
+  @HttpCode(202)
+  async appendTrace(
+    @Param('id') id: string,
+    @Input() dto: BuildTokenDto,
+    @Headers('build-token') header: string | undefined,
+    @Headers('content-range') range: string | undefined,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const r = await this.api.appendTrace(id, dto.token ?? header, range, req);
+    res.setHeader('Build-Status', r.status);
+    res.setHeader('Range', `0-${r.size}`);
+    return undefined;
+  }
+
+  @Post('builds/:id/artifacts')
+  uploadArtifacts(@Param('id') id: string, @Input() dto: BuildTokenDto, @Headers('build-token') header: string | undefined, @Req() req: Request) {
+    return this.api.uploadArtifacts(id, dto.token ?? header, dto.expire_in, req);
+  }
+
+  @Get('builds/:id/artifacts')
+  async downloadArtifacts(
+    @Param('id') id: string,
+    @Input() dto: BuildTokenDto,
+    @Headers('build-token') header: string | undefined,
+    @Res() res: Response,
+  ) {
+    const file = await this.api.downloadArtifacts(id, dto.token ?? header);
+    res.status(200);
+    res.setHeader('Content-Type', 'application/octet-stream');
+    res.setHeader('Content-Disposition', `attachment; filename=${file.filename}`);
+    res.setHeader('Content-Transfer-Encoding', 'binary');
+    res.setHeader('Content-Length', String(file.size));
+    file.stream.on('error', () => res.destroy());
+    file.stream.pipe(res);
+  }
+
+  @Delete('builds/:id/artifacts')
+  removeArtifacts(@Param('id') id: string, @Input() dto: BuildTokenDto, @Headers('build-token') header: string | undefined) {
+    return this.api.removeArtifacts(id, dto.token ?? header);
+  }
+}

@@ -1,0 +1,20 @@
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { GitHttpModule } from '../../git-http/git-http.module';
+import { BuildsModule } from '../builds/builds.module';
+import { PipelinesModule } from '../pipelines/pipelines.module';
+import { RunnersModule } from '../runners/runners.module';
+import { RunnerApiBodyMiddleware } from './runner-api-body.middleware';
+import { RunnerApiController } from './runner-api.controller';
+import { RunnerApiService } from './runner-api.service';
+
+/** `/ci/api/v1`: what runners call. Also teaches git over HTTP to accept build tokens. */
+@Module({
+  imports: [RunnersModule, BuildsModule, PipelinesModule, GitHttpModule],
+  controllers: [RunnerApiController],
+  providers: [RunnerApiService],
+})
+export class RunnerApiModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RunnerApiBodyMiddleware).forRoutes(RunnerApiController);
+  }
+}

@@ -1,0 +1,136 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import type { Request } from 'express';
+import { SecretsService } from '../../common/crypto/secrets.service';
+import { APP_CONFIG, AppConfig } from '../../config/config';
+import { GitHttpService } from '../../git-http/git-http.service';
+import { BuildRow } from '../builds/builds.repository';
+import { BuildsService, MAX_TRACE_PART, RunnerApiError, TraceResult } from '../builds/builds.service';
+import { PipelinesService } from '../pipelines/pipelines.service';
+import { RunnerInfo } from '../runners/runners.repository';
+import { RunnersService } from '../runners/runners.service';
+import { presentBuildDetails } from './runner-api.presenter';
+
+const ACTIVE_PIPELINE = ['pending', 'running'];
+
+function runnerInfo(raw: unknown): RunnerInfo {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return {};
+  const o = raw as Record<string, unknown>;
+  const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string).slice(0, 255) : undefined);
+  return { name: str('name'), version: str('version'), revision: str('revision'), platform: str('platform'), architecture: str('architecture') };
+}
+
+/** The runner API (`/ci/api/v1`): what a gitlab-ci-multi-runner 1.x calls, with its own token checks. */
+@Injectable()
+export class RunnerApiService implements OnModuleInit {
+  constructor(
+    private readonly runners: RunnersService,
+    private readonly builds: BuildsService,
+    private readonly pipelines: PipelinesService,
+    private readonly secrets: SecretsService,
+    private readonly gitHttp: GitHttpService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    // `git clone` as gitlab-ci-token with a build token: read access to the build's project while
+    // its pipeline is active
+    this.gitHttp.registerBuildTokenResolver(async (token) => {
+      const build = await this.builds.findByToken(token);
+      if (build) return ACTIVE_PIPELINE.includes(build.pipelineStatus ?? '') ? { projectId: build.projectId } : undefined;
+      // GitLab 8.x's build token was the project's runners token: still accepted
+      const projectId = await this.runners.projectIdByRunnersToken(token);
+      return projectId === undefined ? undefined : { projectId };
+    });
+  }
+
+  register(token: string, description: string | undefined, tagList: string[] | undefined, runUntagged: boolean | undefined, info: unknown) {
+    return this.runners.register({ token, description, tagList, runUntagged, info: runnerInfo(info) });
+  }
+
+  removeRunner(token: string | undefined) {
+    return this.runners.remove(token ?? '');
+  }
+
+  /** Claims a build for the runner: 403 unknown token, 404 `{}` when inactive or nothing to do, else the payload. */
+  async requestBuild(token: string | undefined, info: unknown) {
+    const runner = await this.runners.authenticate(token);
+    await this.runners.touch(runner, runnerInfo(info));
+    if (!runner.active) throw new RunnerApiError(404, {});
+    const claimed = await this.builds.claim({
+      runnerId: runner.id,
+      isShared: runner.isShared,
+      tagList: runner.tagList ?? [],
+      runUntagged: runner.runUntagged,
+    });
+    if (!claimed) throw new RunnerApiError(404, {});
+    return this.payload(claimed.build, claimed.token);
+  }
+
+  private async payload(build: BuildRow, token: string) {
+    const [variables, deps] = await Promise.all([this.builds.variables(build), this.builds.dependencies(build)]);
+    return presentBuildDetails(build, {
+      token,
+      externalUrl: this.config.externalUrl,
+      variables,
+      dependencies: deps.map((d) => ({ build: d, token: this.builds.tokenOf(d) })),
+    });
+  }
+
+  /** `PUT builds/:id`: runner token first (403), then this runner's running build (404), then state/trace. */
+  async updateBuild(token: string | undefined, id: string, state: string | undefined, trace: unknown, info: unknown): Promise<void> {
+    const runner = await this.runners.authenticate(token);
+    await this.runners.touch(runner, runnerInfo(info));
+    const build = await this.builds.runningBuildOf(runner.id, Number(id));
+    const finished = await this.builds.update(build, state, typeof trace === 'string' ? trace : undefined);
+    if (finished) await this.pipelines.buildFinished(build.pipelineId, build.id);
+  }
+
+  /** `PATCH builds/:id/trace.txt`: build token, then the range check, then an O(part) append. */
+  async appendTrace(id: string, token: string | undefined, contentRange: string | undefined, req: Request): Promise<TraceResult> {
+    const build = await this.buildByToken(id, token);
+    const body = await readBody(req, MAX_TRACE_PART);
+    return this.builds.appendTrace(build, contentRange, body);
+  }
+
+  async uploadArtifacts(id: string, token: string | undefined, expireIn: string | undefined, req: Request) {
+    const build = await this.buildByToken(id, token);
+    const updated = await this.builds.uploadArtifacts(build, req, expireIn);
+    return this.payload(updated, this.builds.tokenOf(updated) ?? '');
+  }
+
+  async downloadArtifacts(id: string, token: string | undefined) {
+    const build = await this.buildByToken(id, token, true);
+    return this.builds.artifactsStream(build);
+  }
+
+  async removeArtifacts(id: string, token: string | undefined) {
+    const build = await this.buildByToken(id, token);
+    const updated = await this.builds.removeArtifacts(build);
+    return this.payload(updated, this.builds.tokenOf(updated) ?? '');
+  }
+
+  private buildByToken(id: string, token: string | undefined, dependent = false): Promise<BuildRow> {
+    const n = /^\d{1,10}$/.test(id) ? Number(id) : NaN;
+    return this.builds.authorizeToken(n, token, { dependent });
+  }
+}
+
+/** Reads a raw request body up to `limit` bytes (413 beyond). */
+function readBody(req: Request, limit: number): Promise<Buffer> {
+  if (Buffer.isBuffer(req.body)) return Promise.resolve(req.body);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(new RunnerApiError(413, { message: '413 Request Entity Too Large' }));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}

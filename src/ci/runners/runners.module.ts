@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Runner, RunnerProject } from './runner.entity';
+import { RunnersRepository } from './runners.repository';
+import { RunnersService } from './runners.service';
+
+/** Runners: registration, removal, authentication by runner token. */
+@Module({
+  imports: [TypeOrmModule.forFeature([Runner, RunnerProject])],
+  providers: [RunnersRepository, RunnersService],
+  exports: [RunnersRepository, RunnersService],
+})
+export class RunnersModule {}
