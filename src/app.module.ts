@@ -20,6 +20,7 @@ import { IssuesModule } from './issues/issues.module';
 import { MilestonesModule } from './milestones/milestones.module';
 import { LabelsModule } from './labels/labels.module';
 import { NotesModule } from './notes/notes.module';
+import { MergeRequestsModule } from './merge-requests/merge-requests.module';
 import { SnippetsModule } from './snippets/snippets.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 
@@ -47,6 +48,7 @@ export class AppModule {
         IssuesModule,
         MilestonesModule,
         LabelsModule,
+        MergeRequestsModule,
         NotesModule,
         SnippetsModule,
         SubscriptionsModule,

@@ -62,6 +62,10 @@ export type FileChange =
 
 export class RefUpdateRejected extends Error {}
 export class FileConflict extends Error {}
+/** The two sides of a merge change the same lines (or files) in incompatible ways. */
+export class MergeConflict extends Error {}
+
+const SHA = /^[0-9a-f]{40}$/;
 
 /** One bare repository: reads through the shared cat-file pool, everything else through the runner. */
 export class Repository {
@@ -343,6 +347,65 @@ export class Repository {
       if (e instanceof GitError) throw new RefUpdateRejected(e.stderr.trim() || e.message);
       throw e;
     }
+  }
+
+  /**
+   * Whether `theirs` merges cleanly into `ours` (two full SHAs), without a work tree:
+   * `git merge-tree --write-tree` (exit 0 clean, 1 conflicts). The result tree, or null on conflicts.
+   */
+  async mergeTree(ours: string, theirs: string): Promise<string | null> {
+    if (!SHA.test(ours) || !SHA.test(theirs)) throw new Error('merge-tree needs full SHAs');
+    const r = await this.git(['merge-tree', '--write-tree', '--no-messages', '-z', ours, theirs], {
+      okCodes: [1],
+      timeoutMs: LIMITS.writeTimeoutMs,
+    });
+    if (r.exitCode === 1) return null;
+    const tree = r.stdout.toString('utf8').split('\0')[0].trim();
+    if (!SHA.test(tree)) throw new Error('merge-tree gave no tree');
+    return tree;
+  }
+
+  /**
+   * Merges commit `theirs` into `refs/heads/<branch>` whose tip the caller saw as `ours`, without a
+   * work tree: merge-tree, then a merge commit (always two parents) by `author`, then a
+   * compare-and-swap update of the branch from `ours`. A push that moved the branch meanwhile makes
+   * the update fail with RefUpdateRejected (nothing is overwritten); conflicts throw MergeConflict.
+   */
+  async merge(o: { branch: string; ours: string; theirs: string; message: string; author: Identity }): Promise<string> {
+    const tree = await this.mergeTree(o.ours, o.theirs);
+    if (tree === null) throw new MergeConflict('conflicts');
+    const env = {
+      GIT_AUTHOR_NAME: clean(o.author.name),
+      GIT_AUTHOR_EMAIL: clean(o.author.email),
+      GIT_COMMITTER_NAME: clean(o.author.name),
+      GIT_COMMITTER_EMAIL: clean(o.author.email),
+    };
+    const commit = (
+      await this.git(['commit-tree', tree, '-p', o.ours, '-p', o.theirs, '-F', '-'], {
+        env,
+        input: o.message,
+        timeoutMs: LIMITS.writeTimeoutMs,
+      })
+    ).stdout
+      .toString('utf8')
+      .trim();
+    await this.updateRef(`refs/heads/${o.branch}`, commit, o.ours);
+    return commit;
+  }
+
+  /**
+   * Copies `refs/heads/<branch>` of another repository on this server (a fork) into `localRef` here,
+   * with its objects, so that merges and diffs between the two need no shared object store.
+   * Returns the fetched SHA, or null when the branch does not exist there.
+   */
+  async fetchBranchFrom(otherGitDir: string, branch: string, localRef: string): Promise<string | null> {
+    if (!isSafeRef(branch) || !/^refs\/merge-requests\/\d+\/head$/.test(localRef)) return null;
+    const r = await this.git(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', otherGitDir, `+refs/heads/${branch}:${localRef}`], {
+      okCodes: [1, 128],
+      timeoutMs: LIMITS.writeTimeoutMs,
+    });
+    if (r.exitCode !== 0) return null;
+    return this.refSha(localRef);
   }
 
   async createAnnotatedTag(name: string, target: string, message: string, tagger: Identity): Promise<void> {

@@ -9,7 +9,7 @@ export type InternalIdUsage = 'issues' | 'milestones' | 'merge_requests';
  * after the highest iid already stored, so data created before the counter existed is respected.
  */
 export async function nextInternalId(m: EntityManager, projectId: number, usage: InternalIdUsage): Promise<number> {
-  const table = usage === 'issues' ? 'issues' : usage === 'milestones' ? 'milestones' : null;
+  const table = usage === 'issues' ? 'issues' : usage === 'milestones' ? 'milestones' : usage === 'merge_requests' ? 'merge_requests' : null;
   const start = table ? `(SELECT coalesce(max(iid), 0) + 1 FROM ${table} WHERE project_id = $1)` : '1';
   const rows: { last_value: number }[] = await m.query(
     `INSERT INTO internal_ids (project_id, usage, last_value) VALUES ($1, $2, ${start})

@@ -13,6 +13,6 @@ import { IssuesService } from './issues.service';
   imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, LabelsModule, MilestonesModule, SubscriptionsModule],
   controllers: [IssuesController],
   providers: [IssuesService, IssueViews],
-  exports: [IssuesService],
+  exports: [IssuesService, IssueViews],
 })
 export class IssuesModule {}

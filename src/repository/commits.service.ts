@@ -3,6 +3,7 @@ import { DataSource, In, IsNull } from 'typeorm';
 import { apiError, Forbidden, InvalidAttribute, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Params } from '../common/params/params';
+import { DomainEvents } from '../events/domain-events';
 import { Commit, DiffEntry } from '../git/objects';
 import { isSafeRef } from '../git/repository';
 import { User } from '../users/user.entity';
@@ -43,7 +44,13 @@ export class CommitsService {
   constructor(
     private readonly ds: DataSource,
     private readonly access: RepositoryAccess,
+    private readonly domainEvents: DomainEvents,
   ) {}
+
+  /** The combined CI status of a commit in a project (null: no statuses). */
+  async combinedStatusOf(projectId: number, sha: string): Promise<string | null> {
+    return combinedStatus(await this.ds.getRepository(CommitStatus).find({ where: { projectId, sha } }));
+  }
 
   /** `GET .../commits`: `ref_name` (default branch), `since`/`until` inclusive; paginated like every list. */
   async list(user: User, ref: string, p: Params): Promise<Paginated<Commit>> {
@@ -196,6 +203,11 @@ export class CommitsService {
       if (FINISHED.includes(state)) row.finishedAt = now;
       if (state === 'pending' || state === 'running') row.finishedAt = null;
       return repo.save(row);
+    });
+    this.domainEvents.commitStatusChanged({
+      projectId: ctx.project.id,
+      sha: commit.id,
+      status: await this.combinedStatusOf(ctx.project.id, commit.id),
     });
     return { status: saved, author: user };
   }

@@ -18,6 +18,6 @@ import { TagsService } from './tags.service';
   imports: [TypeOrmModule.forFeature([ProtectedBranch, Release, CommitComment, CommitStatus]), ProjectsModule],
   controllers: [BranchesController, TagsController, CommitsController, ContentsController],
   providers: [PushService, RepositoryAccess, BranchesService, TagsService, CommitsService, ContentsService],
-  exports: [PushService],
+  exports: [PushService, CommitsService],
 })
 export class RepositoryModule {}

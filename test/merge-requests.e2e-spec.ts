@@ -1,0 +1,330 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GitCli } from './helpers/git-cli';
+import { API, Json, planning, Team, TestProject } from './helpers/planning';
+import { startTestApp, TestApp, TestUser } from './helpers/test-app';
+
+const SHA = /^[0-9a-f]{40}$/;
+const MR_KEYS = [
+  'id', 'iid', 'project_id', 'title', 'description', 'state', 'created_at', 'updated_at', 'target_branch', 'source_branch',
+  'upvotes', 'downvotes', 'author', 'assignee', 'source_project_id', 'target_project_id', 'labels', 'work_in_progress',
+  'milestone', 'merge_when_build_succeeds', 'merge_status', 'subscribed', 'user_notes_count',
+];
+
+/**
+ * Merge requests over HTTP with real repositories on disk: histories made with the git CLI and
+ * pushed over smart HTTP, merges checked with git itself.
+ *
+ * Each seeded project:   m1 ─ m2 (master: a.txt changed)
+ *                         ├ f1 ─ f2 (feature: adds feature.txt, "Fixes #1")
+ *                         └ c1 (conflict: a.txt changed otherwise)
+ */
+describe('merge requests', () => {
+  let t: TestApp;
+  let cli: GitCli;
+  let tmp: string;
+  let h: ReturnType<typeof planning>;
+  let tm: Team;
+  let seq = 0;
+
+  beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'glv3-mr-'));
+    t = await startTestApp();
+    cli = await GitCli.listen(t, tmp);
+    h = planning(t);
+    tm = await h.team();
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  interface Seeded {
+    p: TestProject;
+    work: string;
+    url: string;
+    m2: string;
+    f2: string;
+    c1: string;
+  }
+
+  /** A project of the team with the history above, pushed by its owner. */
+  async function seeded(visibility: 0 | 10 | 20 = 0, p?: TestProject): Promise<Seeded> {
+    p = p ?? (await h.project(tm, visibility));
+    const work = join(tmp, `w${++seq}`);
+    mkdirSync(work);
+    const url = cli.url(p.path_with_namespace, tm.owner.username, tm.owner.password);
+    await cli.ok(['init', '-q', work]);
+    await cli.commit(work, { 'README.md': '# readme\n', 'a.txt': 'one\ntwo\nthree\n' }, 'Initial commit');
+    await cli.ok(['checkout', '-q', '-b', 'feature'], work);
+    await cli.commit(work, { 'feature.txt': 'feature\n' }, 'Add feature');
+    const f2 = await cli.commit(work, { 'feature.txt': 'feature v2\n' }, 'Improve feature\n\nFixes #1');
+    await cli.ok(['checkout', '-q', '-b', 'conflict', 'master'], work);
+    const c1 = await cli.commit(work, { 'a.txt': 'one\nTWO (conflict)\nthree\n' }, 'Change a on conflict');
+    await cli.ok(['checkout', '-q', 'master'], work);
+    const m2 = await cli.commit(work, { 'a.txt': 'one\nTWO (master)\nthree\n' }, 'Change a on master');
+    await cli.ok(['push', '-q', url, 'master', 'feature', 'conflict'], work);
+    return { p, work, url, m2, f2, c1 };
+  }
+
+  const P = (p: { id: number }) => `/projects/${p.id}`;
+
+  async function createMr(u: TestUser, p: { id: number }, body: Json = {}): Promise<Json> {
+    const res = await h.post(u, `${P(p)}/merge_requests`).send({ source_branch: 'feature', target_branch: 'master', title: `MR ${++seq}`, ...body });
+    if (res.status !== 201) throw new Error(`create MR: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+
+  async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await fn();
+      if (ok(v) || Date.now() > end) return v;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async function systemNotes(mrId: number): Promise<string[]> {
+    const rows = await t.sql<{ body: string }>(
+      `SELECT body FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = $1 AND system ORDER BY id`,
+      [mrId],
+    );
+    return rows.map((r) => r.body);
+  }
+
+  const git = (s: Seeded, ...args: string[]) => cli.ok(args, s.work);
+  async function remoteTip(s: Seeded, branch: string): Promise<string | null> {
+    const out = await cli.ok(['ls-remote', s.url, `refs/heads/${branch}`], s.work);
+    return out.split('\t')[0] || null;
+  }
+
+  // ------------------------------------------------------------------ create, get, list
+
+  describe('create and read', () => {
+    let s: Seeded;
+    beforeAll(async () => {
+      s = await seeded(0);
+    });
+
+    it('creates with 201 and GitLab 8.8’s shape, iid from the project counter', async () => {
+      const ms = await h.milestone(tm.owner, s.p.id);
+      const mr = await createMr(tm.developer, s.p, {
+        title: 'Add the feature',
+        description: 'Adds it',
+        labels: 'feature, ux',
+        milestone_id: ms.id,
+        assignee_id: tm.master.id,
+      });
+      expect(Object.keys(mr)).toEqual(MR_KEYS);
+      expect(mr).toMatchObject({
+        iid: 1,
+        project_id: s.p.id,
+        title: 'Add the feature',
+        description: 'Adds it',
+        state: 'opened',
+        target_branch: 'master',
+        source_branch: 'feature',
+        upvotes: 0,
+        downvotes: 0,
+        source_project_id: s.p.id,
+        target_project_id: s.p.id,
+        labels: ['feature', 'ux'],
+        work_in_progress: false,
+        merge_when_build_succeeds: false,
+        merge_status: 'unchecked',
+        subscribed: true,
+        user_notes_count: 0,
+      });
+      expect(mr.author.username).toBe(tm.developer.username);
+      expect(mr.assignee.username).toBe(tm.master.username);
+      expect(mr.milestone.id).toBe(ms.id);
+      // issues and merge requests share nothing but the counter table: a second MR is !2
+      const second = await createMr(tm.developer, s.p, { source_branch: 'conflict', title: 'WIP: conflict' });
+      expect(second.iid).toBe(2);
+      expect(second.work_in_progress).toBe(true);
+      const events = await h.eventsOf(s.p.id);
+      expect(events.some((e) => e.target_type === 'MergeRequest' && e.action_name === 'opened' && e.target_id === mr.id)).toBe(true);
+    });
+
+    it('refuses bad creates with GitLab’s statuses and bodies', async () => {
+      const path = `${P(s.p)}/merge_requests`;
+      const base = { source_branch: 'feature', target_branch: 'master', title: 'x' };
+      expect((await h.post(tm.developer, path).send({ ...base, title: undefined }).expect(400)).body).toEqual({
+        message: '400 (Bad request) "title" not given',
+      });
+      await h.post(tm.developer, path).send({ ...base, source_branch: undefined }).expect(400);
+      await h.post(tm.developer, path).send({ ...base, target_branch: ' ' }).expect(400);
+      expect((await h.post(tm.developer, path).send({ ...base, title: '   ' }).expect(400)).body).toEqual({ message: '400 (Bad request) "title" not given' });
+      expect((await h.post(tm.developer, path).send({ ...base, source_branch: 'master' }).expect(422)).body).toEqual([
+        'You can not use same project/branch for source and target',
+      ]);
+      expect((await h.post(tm.developer, path).send({ ...base, source_branch: 'nope' }).expect(400)).body).toEqual({
+        message: { source_branch: ['does not exist'] },
+      });
+      await h.post(tm.developer, path).send({ ...base, target_branch: 'nope' }).expect(400);
+      for (const bad of ['--upload-pack=touch /tmp/x', '../../etc', 'a..b', 'x\u0000y']) {
+        const res = await h.post(tm.developer, path).send({ ...base, source_branch: bad });
+        expect(res.status).toBe(400);
+      }
+      const dup = await h.post(tm.developer, path).send(base).expect(409);
+      expect(dup.body.message[0]).toMatch(/^Cannot Create: This merge request already exists: \["Add the feature"\]$/);
+      expect((await h.post(tm.developer, path).send({ ...base, target_project_id: 999999 }).expect(422)).body).toEqual([
+        'Source project is not a fork of target project',
+      ]);
+      expect((await h.post(tm.developer, path).send({ ...base, labels: 'a?b' }).expect(400)).body.message.labels).toBeDefined();
+    });
+
+    it('needs create_merge_request: guest and reporter 403, stranger 404, anonymous 401', async () => {
+      const path = `${P(s.p)}/merge_requests`;
+      const body = { source_branch: 'conflict', target_branch: 'feature', title: 'x' };
+      await h.post(tm.guest, path).send(body).expect(403);
+      await h.post(tm.reporter, path).send(body).expect(403);
+      await h.post(tm.stranger, path).send(body).expect(404);
+      await t.http.post(`${API}${path}`).send(body).expect(401);
+    });
+
+    it('gets one by id on the plural and the legacy singular path; 404s', async () => {
+      const list = (await h.get(tm.reporter, `${P(s.p)}/merge_requests`).expect(200)).body as Json[];
+      const mr = list.find((m) => m.iid === 1)!;
+      const a = (await h.get(tm.guest, `${P(s.p)}/merge_requests/${mr.id}`).expect(200)).body;
+      const b = (await h.get(tm.guest, `${P(s.p)}/merge_request/${mr.id}`).expect(200)).body;
+      expect(a).toEqual(b);
+      expect(a.id).toBe(mr.id);
+      expect(a.subscribed).toBe(false);
+      // old clients' slash and encoding habits
+      await h.get(tm.guest, `${P(s.p)}/merge_requests/${mr.id}/`).expect(200);
+      await h.get(tm.guest, `${P(s.p)}//merge_requests//${mr.id}`).expect(200);
+      await h.get(tm.guest, `/projects/${encodeURIComponent(s.p.path_with_namespace)}/merge_requests/${mr.id}`).expect(200);
+      await h.get(tm.guest, `/projects/${encodeURIComponent(s.p.path_with_namespace)}/merge_request/${mr.id}`).expect(200);
+      expect((await h.get(tm.guest, `${P(s.p)}/merge_requests/999999`).expect(404)).body).toEqual({ message: '404 Merge Request Not Found' });
+      await h.get(tm.guest, `${P(s.p)}/merge_requests/abc`).expect(404);
+      await h.get(tm.stranger, `${P(s.p)}/merge_requests/${mr.id}`).expect(404);
+      await h.get(tm.stranger, `${P(s.p)}/merge_requests`).expect(404);
+      await t.http.get(`${API}${P(s.p)}/merge_requests/${mr.id}`).expect(401);
+      // an id of another project's merge request is not found here
+      const other = await seeded(0);
+      await h.get(tm.owner, `${P(other.p)}/merge_requests/${mr.id}`).expect(404);
+    });
+
+    it('lists with state, iid, order_by, sort and pagination', async () => {
+      const path = `${P(s.p)}/merge_requests`;
+      const all = (await h.get(tm.guest, path).expect(200)).body as Json[];
+      expect(all.map((m) => m.iid)).toEqual([2, 1]);
+      expect((await h.get(tm.guest, `${path}?sort=asc`).expect(200)).body.map((m: Json) => m.iid)).toEqual([1, 2]);
+      expect((await h.get(tm.guest, `${path}?iid=2`).expect(200)).body.map((m: Json) => m.iid)).toEqual([2]);
+      expect((await h.get(tm.guest, `${path}?iid[]=1&iid[]=2`).expect(200)).body.length).toBe(2);
+      expect((await h.get(tm.guest, `${path}?state=merged`).expect(200)).body).toEqual([]);
+      expect((await h.get(tm.guest, `${path}?state=opened`).expect(200)).body.length).toBe(2);
+      expect((await h.get(tm.guest, `${path}?state=all`).expect(200)).body.length).toBe(2);
+      await h.get(tm.guest, `${path}?order_by=title`).expect(400);
+      await h.get(tm.guest, `${path}?sort=sideways`).expect(400);
+      await h.get(tm.guest, `${path}?iid=x`).expect(400);
+      const page = await h.get(tm.guest, `${path}?per_page=1&page=2`).expect(200);
+      expect(page.body.map((m: Json) => m.iid)).toEqual([1]);
+      expect(page.headers['x-total']).toBe('2');
+      expect(page.headers.link).toContain('rel="first"');
+      // updated_at order follows the last change
+      const first = all.find((m) => m.iid === 1)!;
+      await h.put(tm.owner, `${path}/${first.id}`).send({ description: 'touched' }).expect(200);
+      expect((await h.get(tm.guest, `${path}?order_by=updated_at`).expect(200)).body[0].iid).toBe(1);
+    });
+  });
+
+  // ------------------------------------------------------------------ update, delete, subscriptions
+
+  describe('update, delete and subscribe', () => {
+    let s: Seeded;
+    let mr: Json;
+    beforeAll(async () => {
+      s = await seeded(0);
+      mr = await createMr(tm.developer, s.p, { title: 'Feature' });
+    });
+    const path = () => `${P(s.p)}/merge_requests/${mr.id}`;
+
+    it('updates title, description, labels, assignee and milestone, leaving system notes', async () => {
+      const ms = await h.milestone(tm.owner, s.p.id);
+      const res = await h.put(tm.master, path()).send({
+        title: 'WIP: Feature',
+        description: 'new text',
+        labels: 'a, b',
+        assignee_id: tm.reporter.id,
+        milestone_id: ms.id,
+        created_at: '2001-01-01', // resent fields are ignored
+      }).expect(200);
+      expect(res.body).toMatchObject({ title: 'WIP: Feature', description: 'new text', labels: ['a', 'b'], work_in_progress: true });
+      expect(res.body.assignee.id).toBe(tm.reporter.id);
+      expect(res.body.milestone.id).toBe(ms.id);
+      expect(await systemNotes(mr.id)).toEqual([
+        'Changed title: **Feature** → **WIP: Feature**',
+        'Marked this merge request as a **Work In Progress**',
+        `Reassigned to @${tm.reporter.username}`,
+        `Milestone changed to %"${ms.title}"`,
+        'Added ~a ~b labels',
+      ]);
+      // the assignee may update it; clearing the assignee with 0
+      await h.put(tm.reporter, path()).send({ title: 'Feature' }).expect(200);
+      const cleared = await h.put(tm.master, path()).send({ assignee_id: 0 }).expect(200);
+      expect(cleared.body.assignee).toBeNull();
+    });
+
+    it('changes the target branch (merge_status unchecked), never the source branch', async () => {
+      expect((await h.put(tm.developer, path()).send({ source_branch: 'conflict' }).expect(400)).body).toEqual({
+        message: 'Source branch cannot be changed',
+      });
+      const res = await h.put(tm.developer, path()).send({ target_branch: 'conflict' }).expect(200);
+      expect(res.body).toMatchObject({ target_branch: 'conflict', merge_status: 'unchecked' });
+      expect((await h.put(tm.developer, path()).send({ target_branch: 'feature' }).expect(422)).body).toEqual([
+        'You can not use same project/branch for source and target',
+      ]);
+      await h.put(tm.developer, path()).send({ target_branch: 'nope' }).expect(400);
+      await h.put(tm.developer, path()).send({ target_branch: 'master' }).expect(200);
+      await h.put(tm.developer, path()).send({ state_event: 'explode' }).expect(400);
+    });
+
+    it('closes and reopens (events and notes); reporter 403, stranger 404, anonymous 401', async () => {
+      const closed = await h.put(tm.developer, path()).send({ state_event: 'close' }).expect(200);
+      expect(closed.body.state).toBe('closed');
+      expect((await h.get(tm.guest, `${P(s.p)}/merge_requests?state=closed`).expect(200)).body.map((m: Json) => m.id)).toEqual([mr.id]);
+      // a second open request for the same branches is fine while this one is closed; reopening it then conflicts
+      const again = await createMr(tm.developer, s.p);
+      await h.put(tm.developer, path()).send({ state_event: 'reopen' }).expect(409);
+      await h.put(tm.owner, `${P(s.p)}/merge_requests/${again.id}`).send({ state_event: 'close' }).expect(200);
+      const reopened = await h.put(tm.developer, path()).send({ state_event: 'reopen' }).expect(200);
+      expect(reopened.body).toMatchObject({ state: 'opened', merge_status: 'unchecked' });
+      const actions = (await h.eventsOf(s.p.id)).filter((e) => e.target_id === mr.id).map((e) => e.action_name);
+      expect(actions).toEqual(expect.arrayContaining(['opened', 'closed']));
+      expect(await systemNotes(mr.id)).toEqual(expect.arrayContaining(['Status changed to closed', 'Status changed to reopened']));
+      await h.put(tm.guest, path()).send({ title: 'x' }).expect(403);
+      await h.put(tm.stranger, path()).send({ title: 'x' }).expect(404);
+      await t.http.put(`${API}${path()}`).send({ title: 'x' }).expect(401);
+      await h.put(tm.developer, `${P(s.p)}/merge_request/${mr.id}`).send({ title: 'Legacy path' }).expect(200);
+    });
+
+    it('subscribes 201/304 and unsubscribes 200/304 (the author is a participant)', async () => {
+      await h.post(tm.developer, `${path()}/subscription`).expect(304);
+      const sub = await h.post(tm.guest, `${path()}/subscription`).expect(201);
+      expect(sub.body.subscribed).toBe(true);
+      await h.post(tm.guest, `${path()}/subscription`).expect(304);
+      const unsub = await h.del(tm.guest, `${path()}/subscription`).expect(200);
+      expect(unsub.body.subscribed).toBe(false);
+      await h.del(tm.guest, `${path()}/subscription`).expect(304);
+      await h.post(tm.guest, `${P(s.p)}/merge_request/${mr.id}/subscription`).expect(201);
+      await h.post(tm.stranger, `${path()}/subscription`).expect(404);
+      await h.post(tm.reporter, `${P(s.p)}/merge_requests/999999/subscription`).expect(404);
+    });
+
+    it('deletes softly for owners and admins only; 404 when absent', async () => {
+      const other = await createMr(tm.developer, s.p, { source_branch: 'conflict' });
+      const p2 = `${P(s.p)}/merge_requests/${other.id}`;
+      await h.del(tm.master, p2).expect(403);
+      await h.del(tm.stranger, p2).expect(404);
+      const res = await h.del(tm.owner, p2).expect(200);
+      expect(res.body).toMatchObject({ id: other.id, iid: other.iid, title: other.title });
+      expect(res.body.deleted_at).not.toBeNull();
+      await h.del(tm.owner, p2).expect(404);
+      await h.get(tm.owner, p2).expect(404);
+      await h.del(t.root, `${P(s.p)}/merge_request/${mr.id}`).expect(200);
+    });
+  });
+});
