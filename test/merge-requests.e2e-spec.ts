@@ -327,4 +327,214 @@ describe('merge requests', () => {
       await h.del(t.root, `${P(s.p)}/merge_request/${mr.id}`).expect(200);
     });
   });
+
+  // ------------------------------------------------------------------ commits and changes
+
+  describe('commits and changes', () => {
+    let s: Seeded;
+    let mr: Json;
+    beforeAll(async () => {
+      s = await seeded(0);
+      mr = await createMr(tm.developer, s.p);
+    });
+
+    it('lists the source commits not on the target, newest first', async () => {
+      for (const path of ['merge_requests', 'merge_request']) {
+        const res = await h.get(tm.reporter, `${P(s.p)}/${path}/${mr.id}/commits`).expect(200);
+        expect(res.body.map((c: Json) => c.title)).toEqual(['Improve feature', 'Add feature']);
+        expect(res.body[0]).toMatchObject({ id: s.f2, short_id: s.f2.slice(0, 8), message: 'Improve feature\n\nFixes #1\n', author_name: 'Git Tester' });
+      }
+      await h.get(tm.stranger, `${P(s.p)}/merge_requests/${mr.id}/commits`).expect(404);
+      // a guest of a private project may read the merge request but not its code
+      await h.get(tm.guest, `${P(s.p)}/merge_requests/${mr.id}/commits`).expect(403);
+      await h.get(tm.guest, `${P(s.p)}/merge_requests/${mr.id}/changes`).expect(403);
+      await h.get(tm.reporter, `${P(s.p)}/merge_requests/999999/commits`).expect(404);
+      await t.http.get(`${API}${P(s.p)}/merge_requests/${mr.id}/commits`).expect(401);
+    });
+
+    it('shows the changes from the merge base, with the diff entry fields and the compare caps', async () => {
+      const res = await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}/changes`).expect(200);
+      expect(Object.keys(res.body).slice(0, MR_KEYS.length)).toEqual(MR_KEYS);
+      expect(res.body.created_at).toBeDefined();
+      expect(res.body.changes).toHaveLength(1);
+      expect(res.body.changes[0]).toMatchObject({
+        old_path: 'feature.txt',
+        new_path: 'feature.txt',
+        a_mode: '0',
+        b_mode: '100644',
+        new_file: true,
+        renamed_file: false,
+        deleted_file: false,
+        too_large: false,
+      });
+      expect(res.body.changes[0].diff).toContain('+feature v2');
+      // master's own change is not part of it
+      expect(JSON.stringify(res.body.changes)).not.toContain('TWO (master)');
+      await h.get(tm.stranger, `${P(s.p)}/merge_requests/${mr.id}/changes`).expect(404);
+      await h.get(tm.reporter, `${P(s.p)}/merge_request/${mr.id}/changes`).expect(200);
+    });
+
+    it('follows pushes to the source branch', async () => {
+      await git(s, 'checkout', '-q', 'feature');
+      const f3 = await cli.commit(s.work, { 'more.txt': 'more\n' }, 'More');
+      await git(s, 'push', '-q', s.url, 'feature');
+      await git(s, 'checkout', '-q', 'master');
+      const commits = (await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}/commits`).expect(200)).body;
+      expect(commits[0].id).toBe(f3);
+      const changes = (await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}/changes`).expect(200)).body.changes;
+      expect(changes.map((c: Json) => c.new_path)).toEqual(['feature.txt', 'more.txt']);
+    });
+  });
+
+  // ------------------------------------------------------------------ merge
+
+  describe('merge', () => {
+    it('merges with a merge commit by the merging user and GitLab’s default message', async () => {
+      const s = await seeded(0);
+      const mr = await createMr(tm.developer, s.p, { title: 'Feature', description: 'Long text' });
+      const res = await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).expect(200);
+      expect(res.body).toMatchObject({ state: 'merged', merge_status: 'can_be_merged' });
+      await git(s, 'fetch', '-q', s.url, 'master');
+      const tip = (await git(s, 'rev-parse', 'FETCH_HEAD')).trim();
+      expect(tip).toMatch(SHA);
+      expect((await git(s, 'rev-parse', `${tip}^1`)).trim()).toBe(s.m2);
+      expect((await git(s, 'rev-parse', `${tip}^2`)).trim()).toBe(s.f2);
+      expect(await git(s, 'log', '-1', '--format=%an <%ae>%n%cn <%ce>', tip)).toBe(
+        `master ${tm.owner.username.replace('owner', '')} <${tm.master.email}>\nmaster ${tm.owner.username.replace('owner', '')} <${tm.master.email}>\n`,
+      );
+      expect(await git(s, 'log', '-1', '--format=%B', tip)).toBe(
+        `Merge branch 'feature' into 'master'\n\nFeature\n\nLong text\n\nSee merge request !${mr.iid}\n`,
+      );
+      // the merged tree has both sides
+      expect(await git(s, 'show', `${tip}:feature.txt`)).toBe('feature v2\n');
+      expect(await git(s, 'show', `${tip}:a.txt`)).toContain('TWO (master)');
+      // merged: 405 again; event and note
+      expect((await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).expect(405)).body).toEqual({ message: '405 Method Not Allowed' });
+      expect((await h.get(tm.guest, `${P(s.p)}/merge_requests?state=merged`).expect(200)).body.map((m: Json) => m.id)).toEqual([mr.id]);
+      const events = await h.eventsOf(s.p.id);
+      expect(events.some((e) => e.action_name === 'accepted' && e.target_id === mr.id)).toBe(true);
+      expect(await systemNotes(mr.id)).toContain('Status changed to merged');
+      // after the merge, commits and changes still show what was merged
+      expect((await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}/commits`).expect(200)).body).toHaveLength(2);
+      expect((await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}/changes`).expect(200)).body.changes).toHaveLength(1);
+    });
+
+    it('takes merge_commit_message and should_remove_source_branch; legacy path and state_event=merge', async () => {
+      const s = await seeded(0);
+      const mr = await createMr(tm.developer, s.p);
+      await h.put(tm.developer, `${P(s.p)}/merge_request/${mr.id}/merge`).send({ merge_commit_message: 'Custom message', should_remove_source_branch: 'true' }).expect(200);
+      await git(s, 'fetch', '-q', s.url, 'master');
+      expect(await git(s, 'log', '-1', '--format=%B', 'FETCH_HEAD')).toBe('Custom message\n');
+      expect(await remoteTip(s, 'feature')).toBeNull();
+      // should_remove_source_branch=false keeps it; state_event=merge merges like PUT .../merge
+      const mr2 = await createMr(tm.developer, s.p, { source_branch: 'conflict', target_branch: 'feature-gone' }).catch(() => null);
+      expect(mr2).toBeNull();
+      await git(s, 'checkout', '-q', '-b', 'side', 'master');
+      await cli.commit(s.work, { 'side.txt': 'side\n' }, 'Side');
+      await git(s, 'push', '-q', s.url, 'side');
+      await git(s, 'checkout', '-q', 'master');
+      const mr3 = await createMr(tm.developer, s.p, { source_branch: 'side' });
+      const res = await h.put(tm.developer, `${P(s.p)}/merge_requests/${mr3.id}`).send({ state_event: 'merge', should_remove_source_branch: false }).expect(200);
+      expect(res.body.state).toBe('merged');
+      expect(await remoteTip(s, 'side')).toMatch(SHA);
+    });
+
+    it('refuses conflicts with 405 Branch cannot be merged and marks cannot_be_merged', async () => {
+      const s = await seeded(0);
+      const mr = await createMr(tm.developer, s.p, { source_branch: 'conflict' });
+      const before = await remoteTip(s, 'master');
+      expect((await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).expect(405)).body).toEqual({ message: '405 Branch cannot be merged' });
+      expect(await remoteTip(s, 'master')).toBe(before);
+      const after = (await h.get(tm.guest, `${P(s.p)}/merge_requests/${mr.id}`).expect(200)).body;
+      expect(after).toMatchObject({ state: 'opened', merge_status: 'cannot_be_merged' });
+    });
+
+    it('refuses closed and WIP with 405; 401 without push rights (reporter, protected branch); 404 for strangers', async () => {
+      const s = await seeded(0);
+      const mr = await createMr(tm.developer, s.p);
+      const merge = (u: TestUser) => h.put(u, `${P(s.p)}/merge_requests/${mr.id}/merge`);
+      expect((await merge(tm.reporter).expect(401)).body).toEqual({ message: '401 Unauthorized' });
+      await merge(tm.guest).expect(401);
+      await merge(tm.stranger).expect(404);
+      await t.http.put(`${API}${P(s.p)}/merge_requests/${mr.id}/merge`).expect(401);
+      await h.put(tm.owner, `${P(s.p)}/repository/branches/master/protect`).expect(200);
+      await merge(tm.developer).expect(401);
+      await h.put(tm.developer, `${P(s.p)}/merge_requests/${mr.id}`).send({ title: 'WIP: not yet' }).expect(200);
+      expect((await merge(tm.master).expect(405)).body).toEqual({ message: '405 Method Not Allowed' });
+      await h.put(tm.developer, `${P(s.p)}/merge_requests/${mr.id}`).send({ title: 'Ready', state_event: 'close' }).expect(200);
+      await merge(tm.master).expect(405);
+      await h.put(tm.master, `${P(s.p)}/merge_requests/999999/merge`).expect(404);
+    });
+
+    it('two concurrent merges: one 200, one 405, one merge commit', async () => {
+      const s = await seeded(0);
+      const mr = await createMr(tm.developer, s.p);
+      const results = await Promise.all([1, 2].map(() => h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`)));
+      expect(results.map((r) => r.status).sort()).toEqual([200, 405]);
+      await git(s, 'fetch', '-q', s.url, 'master');
+      expect(await git(s, 'rev-list', '--merges', '--count', 'FETCH_HEAD')).toBe('1\n');
+    });
+
+    it('never overwrites a push that lands between the check and the update', async () => {
+      const s = await seeded(0);
+      const mr = await createMr(tm.developer, s.p);
+      // pushes to master race the merge: whatever the order, every pushed commit stays on master
+      await git(s, 'checkout', '-q', 'master');
+      const pushed: string[] = [];
+      const pusher = (async () => {
+        for (let i = 0; i < 3; i++) {
+          pushed.push(await cli.commit(s.work, { [`race${i}.txt`]: `${i}\n` }, `Race ${i}`));
+          const r = await cli.run(['push', '-q', s.url, 'master'], s.work);
+          if (r.code !== 0) {
+            // the merge moved master first: rebase on it and push again
+            await git(s, 'pull', '-q', '--rebase', s.url, 'master');
+            pushed[pushed.length - 1] = (await git(s, 'rev-parse', 'HEAD')).trim();
+            await git(s, 'push', '-q', s.url, 'master');
+          }
+        }
+      })();
+      const res = await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`);
+      await pusher;
+      expect([200, 405]).toContain(res.status);
+      await git(s, 'fetch', '-q', s.url, 'master');
+      const tip = (await git(s, 'rev-parse', 'FETCH_HEAD')).trim();
+      for (const c of pushed) expect((await cli.run(['merge-base', '--is-ancestor', c, tip], s.work)).code).toBe(0);
+      if (res.status === 200) expect((await cli.run(['merge-base', '--is-ancestor', s.f2, tip], s.work)).code).toBe(0);
+    });
+
+    it('merges from a fork into its upstream (the fork’s commits fetched first)', async () => {
+      const s = await seeded(10);
+      const fork = (await h.post(tm.stranger, `/projects/fork/${s.p.id}`).expect(201)).body;
+      const forkUrl = cli.url(fork.path_with_namespace, tm.stranger.username, tm.stranger.password);
+      await git(s, 'checkout', '-q', '-b', 'from-fork', 'master');
+      const own = await cli.commit(s.work, { 'fork.txt': 'from the fork\n' }, 'Fork work');
+      await git(s, 'push', '-q', forkUrl, 'from-fork');
+      await git(s, 'checkout', '-q', 'master');
+      const body = { source_branch: 'from-fork', target_branch: 'master', title: 'From fork' };
+      expect((await h.post(tm.stranger, `/projects/${fork.id}/merge_requests`).send({ ...body, target_project_id: fork.id + 1000 }).expect(422)).body).toEqual([
+        'Source project is not a fork of target project',
+      ]);
+      const mr = (await h.post(tm.stranger, `/projects/${fork.id}/merge_requests`).send({ ...body, target_project_id: s.p.id }).expect(201)).body;
+      expect(mr).toMatchObject({ project_id: s.p.id, source_project_id: fork.id, target_project_id: s.p.id, iid: 1 });
+      const commits = (await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}/commits`).expect(200)).body;
+      expect(commits.map((c: Json) => c.id)).toEqual([own]);
+      // the fork's author may not merge into upstream; a master may
+      await h.put(tm.stranger, `${P(s.p)}/merge_requests/${mr.id}/merge`).expect(401);
+      await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).expect(200);
+      await git(s, 'fetch', '-q', s.url, 'master');
+      expect(await git(s, 'show', 'FETCH_HEAD:fork.txt')).toBe('from the fork\n');
+    });
+
+    it('keeps merge_status: unchecked after pushes, rechecked in the background', async () => {
+      const s = await seeded(0);
+      const ok = await createMr(tm.developer, s.p);
+      const bad = await createMr(tm.developer, s.p, { source_branch: 'conflict' });
+      await git(s, 'checkout', '-q', 'master');
+      await cli.commit(s.work, { 'new.txt': 'new\n' }, 'New on master');
+      await git(s, 'push', '-q', s.url, 'master');
+      const get = (id: number) => h.get(tm.guest, `${P(s.p)}/merge_requests/${id}`).expect(200).then((r) => r.body.merge_status);
+      expect(await until(() => get(ok.id), (v) => v !== 'unchecked')).toBe('can_be_merged');
+      expect(await until(() => get(bad.id), (v) => v !== 'unchecked')).toBe('cannot_be_merged');
+    });
+  });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatFilePool } from './cat-file-pool';
 import { GitRunner } from './git-runner';
-import { Repository } from './repository';
+import { MergeConflict, RefUpdateRejected, Repository } from './repository';
 
 /** Repository against a real repository on disk. */
 describe('Repository.diff', () => {
@@ -42,5 +42,61 @@ describe('Repository.diff', () => {
     expect(entries[1].diff).toContain('-h');
     expect(entries[1].diff).toContain('+h changed');
     expect(entries[1].diff).not.toContain('+f');
+  });
+});
+
+/** Merges without a work tree: merge-tree, commit-tree and a compare-and-swap ref update. */
+describe('Repository.merge', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'glv3-merge-spec-'));
+  const work = join(dir, 'work');
+  const runner = new GitRunner(join(dir, 'home'));
+  const pool = new CatFilePool(runner.environment);
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: work, encoding: 'utf8' }).trim();
+  let base: string, side: string, conflict: string, tip: string;
+
+  beforeAll(() => {
+    execFileSync('git', ['init', '-q', '-b', 'master', work]);
+    writeFileSync(join(work, 'a'), '1\n2\n3\n');
+    git('add', '.');
+    git('commit', '-qm', 'base');
+    base = git('rev-parse', 'HEAD');
+    git('checkout', '-qb', 'side');
+    writeFileSync(join(work, 'b'), 'b\n');
+    git('add', '.');
+    git('commit', '-qm', 'side');
+    side = git('rev-parse', 'HEAD');
+    git('checkout', '-qb', 'conflict', base);
+    writeFileSync(join(work, 'a'), '1\nconflict\n3\n');
+    git('commit', '-qam', 'conflict');
+    conflict = git('rev-parse', 'HEAD');
+    git('checkout', '-q', 'master');
+    writeFileSync(join(work, 'a'), '1\nmaster\n3\n');
+    git('commit', '-qam', 'master');
+    tip = git('rev-parse', 'HEAD');
+  });
+  afterAll(() => {
+    pool.closeAll();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses to move a branch that moved since the caller looked (compare-and-swap)', async () => {
+    const repo = new Repository(join(work, '.git'), runner, pool);
+    await expect(repo.merge({ branch: 'master', ours: base, theirs: side, message: 'm', author: { name: 'A', email: 'a@x' } })).rejects.toBeInstanceOf(
+      RefUpdateRejected,
+    );
+    expect(git('rev-parse', 'master')).toBe(tip);
+  });
+
+  it('reports conflicts and writes nothing; merges cleanly otherwise with two parents', async () => {
+    const repo = new Repository(join(work, '.git'), runner, pool);
+    expect(await repo.mergeTree(tip, conflict)).toBeNull();
+    await expect(repo.merge({ branch: 'master', ours: tip, theirs: conflict, message: 'm', author: { name: 'A', email: 'a@x' } })).rejects.toBeInstanceOf(
+      MergeConflict,
+    );
+    expect(git('rev-parse', 'master')).toBe(tip);
+    const sha = await repo.merge({ branch: 'master', ours: tip, theirs: side, message: 'Merge side', author: { name: 'Ann', email: 'ann@x' } });
+    expect(git('rev-parse', 'master')).toBe(sha);
+    expect(git('log', '-1', '--format=%P|%an|%cn|%s', sha)).toBe(`${tip} ${side}|Ann|Ann|Merge side`);
   });
 });

@@ -120,14 +120,15 @@ export class MergeRequestsRepository {
    * two concurrent merges exactly one gets it. Returns the state to go back to, or null.
    */
   async claimForMerge(id: number): Promise<MergeRequestState | null> {
-    const rows: { state: MergeRequestState }[] = await this.repo.query(
+    const result: [{ state: MergeRequestState }[], number] = await this.repo.query(
       `UPDATE merge_requests mr SET state = 'locked'
          FROM (SELECT id, state FROM merge_requests WHERE id = $1 AND deleted_at IS NULL FOR UPDATE) old
         WHERE mr.id = old.id AND old.state = ANY($2)
       RETURNING old.state`,
       [id, OPEN_STATES],
     );
-    return rows[0]?.state ?? null;
+    // TypeORM answers an UPDATE with [rows, rowCount]
+    return result[0][0]?.state ?? null;
   }
 
   /** Gives a claimed merge request back (the merge did not happen). */
