@@ -537,4 +537,70 @@ describe('merge requests', () => {
       expect(await until(() => get(bad.id), (v) => v !== 'unchecked')).toBe('cannot_be_merged');
     });
   });
+
+  // ------------------------------------------------------------------ notes and comments
+
+  describe('notes and comments', () => {
+    let s: Seeded;
+    let mr: Json;
+    beforeAll(async () => {
+      s = await seeded(0);
+      mr = await createMr(tm.developer, s.p, { title: 'Discuss me' });
+    });
+    const path = () => `${P(s.p)}/merge_requests/${mr.id}`;
+
+    it('creates, lists, edits and deletes notes like every noteable (noteable_type MergeRequest)', async () => {
+      const created = await h.post(tm.guest, `${path()}/notes`).send({ body: 'Looks good' }).expect(201);
+      expect(created.body).toMatchObject({ body: 'Looks good', system: false, noteable_id: mr.id, noteable_type: 'MergeRequest', upvote: false });
+      const events = await h.eventsOf(s.p.id);
+      expect(events.find((e) => e.target_id === created.body.id)).toMatchObject({ action_name: 'commented on', target_title: 'Discuss me' });
+      const list = (await h.get(tm.guest, `${path()}/notes`).expect(200)).body as Json[];
+      expect(list.map((n) => n.body)).toEqual(['Looks good']);
+      await h.get(tm.guest, `${path()}/notes/${created.body.id}`).expect(200);
+      await h.get(tm.guest, `${P(s.p)}/merge_request/${mr.id}/notes`).expect(200);
+      await h.put(tm.guest, `${path()}/notes/${created.body.id}`).send({ body: 'Looks great' }).expect(200);
+      await h.put(tm.reporter, `${path()}/notes/${created.body.id}`).send({ body: 'no' }).expect(403);
+      await h.post(tm.guest, `${path()}/notes`).expect(400);
+      await h.get(tm.stranger, `${path()}/notes`).expect(404);
+      await h.post(tm.stranger, `${path()}/notes`).send({ body: 'x' }).expect(404);
+      await t.http.get(`${API}${path()}/notes`).expect(401);
+      await h.get(tm.guest, `${P(s.p)}/merge_requests/999999/notes`).expect(404);
+      // an unknown noteable kind is an unknown route
+      await h.get(tm.guest, `${P(s.p)}/pipelines/${mr.id}/notes`).expect(404);
+      const del = await h.del(tm.guest, `${path()}/notes/${created.body.id}`).expect(200);
+      expect(del.body.body).toBe('Looks great');
+      await h.del(tm.guest, `${path()}/notes/${created.body.id}`).expect(404);
+    });
+
+    it('counts award notes in upvotes/downvotes and people’s notes in user_notes_count; commenters are subscribed', async () => {
+      await h.post(tm.guest, `${path()}/notes`).send({ body: '+1' }).expect(201);
+      await h.post(tm.reporter, `${path()}/notes`).send({ body: ':thumbsup:' }).expect(201);
+      await h.post(tm.master, `${path()}/notes`).send({ body: '-1' }).expect(201);
+      const got = (await h.get(tm.reporter, path()).expect(200)).body;
+      expect(got).toMatchObject({ upvotes: 2, downvotes: 1, user_notes_count: 3, subscribed: true });
+      // system notes do not count
+      await h.put(tm.developer, path()).send({ title: 'Discuss me more' }).expect(200);
+      expect((await h.get(tm.reporter, path()).expect(200)).body.user_notes_count).toBe(3);
+      await h.post(tm.reporter, `${path()}/subscription`).expect(304);
+    });
+
+    it('answers the legacy comments routes with {note, author}', async () => {
+      for (const base of [path(), `${P(s.p)}/merge_request/${mr.id}`]) {
+        const res = await h.post(tm.guest, `${base}/comments`).send({ note: 'Old client says hi' }).expect(201);
+        expect(Object.keys(res.body)).toEqual(['note', 'author']);
+        expect(res.body.note).toBe('Old client says hi');
+        expect(res.body.author.username).toBe(tm.guest.username);
+      }
+      expect((await h.post(tm.guest, `${path()}/comments`).send({ body: 'wrong field' }).expect(400)).body).toEqual({
+        message: '400 (Bad request) "note" not given',
+      });
+      const list = await h.get(tm.guest, `${path()}/comments?per_page=100`).expect(200);
+      expect(list.body.filter((c: Json) => c.note === 'Old client says hi')).toHaveLength(2);
+      expect(list.headers['x-total']).toBeDefined();
+      await h.get(tm.stranger, `${path()}/comments`).expect(404);
+      // issues never had comments routes
+      const issue = await h.issue(tm.owner, s.p.id);
+      await h.get(tm.guest, `${P(s.p)}/issues/${issue.id}/comments`).expect(404);
+    });
+  });
 });
