@@ -603,4 +603,168 @@ describe('merge requests', () => {
       await h.get(tm.guest, `${P(s.p)}/issues/${issue.id}/comments`).expect(404);
     });
   });
+
+  // ------------------------------------------------------------------ merge when build succeeds
+
+  describe('merge when build succeeds', () => {
+    const status = (u: TestUser, p: { id: number }, sha: string, state: string, name = 'ci') =>
+      h.post(u, `${P(p)}/statuses/${sha}`).send({ state, name, ref: 'feature' }).expect(201);
+    const get = (p: { id: number }, id: number) => h.get(tm.reporter, `${P(p)}/merge_requests/${id}`).expect(200).then((r) => r.body as Json);
+
+    it('waits while the head’s statuses are pending or running, merges when they all succeed', async () => {
+      const s = await seeded(0);
+      const mr = await createMr(tm.developer, s.p, { title: 'Auto' });
+      await status(tm.developer, s.p, s.f2, 'pending', 'build');
+      await status(tm.developer, s.p, s.f2, 'running', 'test');
+      const res = await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).send({ merge_when_build_succeeds: 'true', should_remove_source_branch: true }).expect(200);
+      expect(res.body).toMatchObject({ state: 'opened', merge_when_build_succeeds: true });
+      expect(await systemNotes(mr.id)).toContain(`Enabled an automatic merge when the build for ${s.f2} succeeds`);
+      // one success is not enough while another status still runs
+      await status(tm.developer, s.p, s.f2, 'success', 'build');
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await get(s.p, mr.id)).state).toBe('opened');
+      await status(tm.developer, s.p, s.f2, 'success', 'test');
+      const done = await until(() => get(s.p, mr.id), (m) => m.state === 'merged');
+      expect(done).toMatchObject({ state: 'merged', merge_when_build_succeeds: false });
+      await git(s, 'fetch', '-q', s.url, 'master');
+      expect(await git(s, 'log', '-1', '--format=%an|%P', 'FETCH_HEAD')).toBe(`master ${tm.owner.username.replace('owner', '')}|${s.m2} ${s.f2}\n`);
+      // the stored parameters were used: the source branch is gone
+      expect(await remoteTip(s, 'feature')).toBeNull();
+    });
+
+    it('keeps a failed build open and waiting; accepts merged_when_build_succeeds; merges at once without a running build', async () => {
+      const s = await seeded(0);
+      const mr = await createMr(tm.developer, s.p);
+      await status(tm.developer, s.p, s.f2, 'running');
+      await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).send({ merged_when_build_succeeds: true }).expect(200);
+      await status(tm.developer, s.p, s.f2, 'failed');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await get(s.p, mr.id)).toMatchObject({ state: 'opened', merge_when_build_succeeds: true });
+      // statuses of another commit do not count
+      await status(tm.developer, s.p, s.m2, 'success');
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await get(s.p, mr.id)).state).toBe('opened');
+
+      const s2 = await seeded(0);
+      const mr2 = await createMr(tm.developer, s2.p);
+      const now = await h.put(tm.master, `${P(s2.p)}/merge_requests/${mr2.id}/merge`).send({ merge_when_build_succeeds: true }).expect(200);
+      expect(now.body.state).toBe('merged');
+    });
+
+    it('cancels with PUT or POST: 200, then 406; 401 for others; 405 when not open', async () => {
+      const s = await seeded(0);
+      const mr = await createMr(tm.developer, s.p);
+      const cancel = (u: TestUser, how: 'put' | 'post' = 'put', legacy = false) =>
+        h[how](u, `${P(s.p)}/${legacy ? 'merge_request' : 'merge_requests'}/${mr.id}/cancel_merge_when_build_succeeds`);
+      expect((await cancel(tm.master).expect(406)).body).toEqual({ message: '406 Not Acceptable' });
+      await status(tm.developer, s.p, s.f2, 'pending');
+      await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).send({ merge_when_build_succeeds: true }).expect(200);
+      await cancel(tm.reporter).expect(401);
+      await cancel(tm.stranger).expect(404);
+      await t.http.put(`${API}${P(s.p)}/merge_requests/${mr.id}/cancel_merge_when_build_succeeds`).expect(401);
+      const res = await cancel(tm.master, 'post').expect(200);
+      expect(res.body).toMatchObject({ state: 'opened', merge_when_build_succeeds: false });
+      expect(await systemNotes(mr.id)).toContain('Canceled the automatic merge');
+      await cancel(tm.master, 'put', true).expect(406);
+      // the author may cancel too; a cancelled merge is not done when the build succeeds
+      await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).send({ merge_when_build_succeeds: true }).expect(200);
+      await cancel(tm.developer, 'put').expect(200);
+      await status(tm.developer, s.p, s.f2, 'success');
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await get(s.p, mr.id)).state).toBe('opened');
+      await h.put(tm.developer, `${P(s.p)}/merge_requests/${mr.id}`).send({ state_event: 'close' }).expect(200);
+      await cancel(tm.master).expect(405);
+    });
+  });
+
+  // ------------------------------------------------------------------ closing issues
+
+  describe('closes_issues', () => {
+    it('lists the issues named by closing phrases when targeting the default branch, visible ones only', async () => {
+      const s = await seeded(20);
+      const one = await h.issue(tm.owner, s.p.id, { title: 'First' });
+      const two = await h.issue(tm.owner, s.p.id, { title: 'Second' });
+      await h.issue(tm.owner, s.p.id, { title: 'Third (not named)' });
+      const priv = await h.project(tm, 0);
+      const hidden = await h.issue(tm.owner, priv.id, { title: 'Private' });
+      const mr = await createMr(tm.developer, s.p, {
+        description: `Resolves #${two.iid} and closes ${priv.path_with_namespace}#${hidden.iid}`,
+      });
+      // "Fixes #1" comes from a commit message, #2 from the description
+      const path = `${P(s.p)}/merge_requests/${mr.id}/closes_issues`;
+      const asStranger = (await h.get(tm.stranger, path).expect(200)).body as Json[];
+      expect(asStranger.map((i) => i.id).sort()).toEqual([one.id, two.id].sort());
+      expect(asStranger.map((i) => i.title).sort()).toEqual(['First', 'Second']);
+      expect(Object.keys(asStranger[0])).toContain('user_notes_count');
+      const asOwner = (await h.get(tm.owner, path).expect(200)).body as Json[];
+      expect(asOwner.map((i) => i.title).sort()).toEqual(['First', 'Private', 'Second']);
+      const paged = await h.get(tm.owner, `${path}?per_page=1`).expect(200);
+      expect(paged.body).toHaveLength(1);
+      expect(paged.headers['x-total']).toBe('3');
+      await h.get(tm.owner, `${P(s.p)}/merge_request/${mr.id}/closes_issues`).expect(200);
+      await h.get(tm.owner, `${P(s.p)}/merge_requests/999999/closes_issues`).expect(404);
+      // not targeting the default branch: nothing
+      const side = await createMr(tm.developer, s.p, { source_branch: 'feature', target_branch: 'conflict', description: `Closes #${two.iid}` });
+      expect((await h.get(tm.owner, `${P(s.p)}/merge_requests/${side.id}/closes_issues`).expect(200)).body).toEqual([]);
+    });
+
+    it('merging closes them with a system note; pushing such commits to the default branch closes them too', async () => {
+      const s = await seeded(0);
+      const one = await h.issue(tm.owner, s.p.id, { title: 'Named by a commit' });
+      const two = await h.issue(tm.owner, s.p.id, { title: 'Named by the description' });
+      const mr = await createMr(tm.developer, s.p, { description: `Closes #${two.iid}` });
+      await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).expect(200);
+      for (const i of [one, two]) {
+        const got = (await h.get(tm.owner, `/projects/${s.p.id}/issues/${i.id}`).expect(200)).body;
+        expect(got.state).toBe('closed');
+        const notes = (await h.get(tm.owner, `/projects/${s.p.id}/issues/${i.id}/notes`).expect(200)).body as Json[];
+        expect(notes.some((n) => n.system && n.body === 'Status changed to closed')).toBe(true);
+      }
+      // a push straight to master
+      const three = await h.issue(tm.owner, s.p.id, { title: 'Named by a pushed commit' });
+      const four = await h.issue(tm.owner, s.p.id, { title: 'Only mentioned' });
+      await git(s, 'checkout', '-q', 'master');
+      await git(s, 'pull', '-q', s.url, 'master');
+      await cli.commit(s.work, { 'fix.txt': 'fix\n' }, `Repair things\n\nfixes #${three.iid}, see #${four.iid}`);
+      await git(s, 'push', '-q', s.url, 'master');
+      const closed = await until(
+        () => h.get(tm.owner, `/projects/${s.p.id}/issues/${three.id}`).expect(200).then((r) => r.body.state),
+        (v) => v === 'closed',
+      );
+      expect(closed).toBe('closed');
+      expect((await h.get(tm.owner, `/projects/${s.p.id}/issues/${four.id}`).expect(200)).body.state).toBe('opened');
+    });
+  });
+
+  // ------------------------------------------------------------------ query counts
+
+  it('lists merge requests with a constant number of queries', async () => {
+    const s = await seeded(0);
+    const ms = await h.milestone(tm.owner, s.p.id);
+    for (let n = 0; n < 25; n++) {
+      await git(s, 'branch', '-f', `b${n}`, 'feature');
+    }
+    await git(s, 'push', '-q', s.url, ...Array.from({ length: 25 }, (_, n) => `b${n}`));
+    for (let n = 0; n < 25; n++) {
+      const mr = await createMr(tm.developer, s.p, {
+        source_branch: `b${n}`,
+        labels: `l${n % 3},common`,
+        milestone_id: ms.id,
+        assignee_id: [tm.master.id, tm.reporter.id][n % 2],
+      });
+      if (n % 2) await h.post(tm.guest, `${P(s.p)}/merge_requests/${mr.id}/notes`).send({ body: '+1' }).expect(201);
+    }
+    const count = (perPage: number) =>
+      h.measure(async () => {
+        const res = await h.get(tm.reporter, `${P(s.p)}/merge_requests?per_page=${perPage}`).expect(200);
+        expect(res.body).toHaveLength(perPage);
+      });
+    const small = await count(5);
+    const large = await count(25);
+    expect(large).toBe(small);
+    const page = (await h.get(tm.reporter, `${P(s.p)}/merge_requests?per_page=25`).expect(200)).body as Json[];
+    expect(page.every((m) => m.milestone && m.assignee && m.author && m.labels.includes('common'))).toBe(true);
+    expect(page.filter((m) => m.upvotes === 1 && m.user_notes_count === 1)).toHaveLength(12);
+    console.log(`merge request list queries: per_page=5 → ${small}, per_page=25 → ${large}`);
+  });
 });
