@@ -13,6 +13,7 @@ import { JsonResponseInterceptor } from './common/http/json-response.interceptor
 import { Logger } from './common/http/logger';
 import { PaginationInterceptor } from './common/pagination/pagination.interceptor';
 import { APP_CONFIG, AppConfig } from './config/config';
+import { Transactions } from './database/transactions';
 import { attachEntities, Database, DATABASE } from './database/data-source';
 
 /** Config, database, secrets, logging and the global guard, filter and interceptor. */
@@ -35,6 +36,7 @@ export class CoreModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE, useValue: db },
         Logger,
+        Transactions,
         SecretsService,
         AuthService,
         LoginThrottle,
@@ -45,7 +47,7 @@ export class CoreModule {
         { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
         { provide: APP_PIPE, useClass: GitlabValidationPipe },
       ],
-      exports: [APP_CONFIG, DATABASE, Logger, SecretsService, AuthService, LoginThrottle],
+      exports: [APP_CONFIG, DATABASE, Transactions, Logger, SecretsService, AuthService, LoginThrottle],
     };
   }
 }

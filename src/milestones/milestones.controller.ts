@@ -1,8 +1,9 @@
 import { Controller, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input, Params } from '../common/params/params';
+import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
+import { CreateMilestoneDto, ListMilestonesDto, UpdateMilestoneDto } from './dto/milestone.dto';
 import { presentMilestone } from './milestones.presenter';
 import { MilestonesService } from './milestones.service';
 
@@ -12,8 +13,8 @@ export class MilestonesController {
   constructor(private readonly milestones: MilestonesService) {}
 
   @Get()
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return (await this.milestones.list(user, id, p)).map(presentMilestone);
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListMilestonesDto) {
+    return (await this.milestones.list(user, id, q)).map(presentMilestone);
   }
 
   @Get(':milestoneId')
@@ -22,12 +23,12 @@ export class MilestonesController {
   }
 
   @Post()
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return presentMilestone(await this.milestones.create(user, id, p));
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateMilestoneDto) {
+    return presentMilestone(await this.milestones.create(user, id, dto));
   }
 
   @Put(':milestoneId')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string, @Input() p: Params) {
-    return presentMilestone(await this.milestones.update(user, id, milestoneId, p));
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string, @Input() dto: UpdateMilestoneDto) {
+    return presentMilestone(await this.milestones.update(user, id, milestoneId, dto));
   }
 }

@@ -1,14 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { checkTitle } from '../common/dto/titles';
 import { InvalidAttribute, isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { Params, parseId } from '../common/params/params';
+import { parseId } from '../common/params/params';
+import { Transactions, Tx } from '../database/transactions';
 import { EventsService, NewEvent } from '../events/events.service';
-import { readDate, readIntFilter, readTitle, rejectNul } from '../issues/inputs';
 import { nextInternalId } from '../issues/internal-ids';
-import { ProjectsService } from '../projects/projects.service';
+import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
+import { CreateMilestoneDto, ListMilestonesDto, UpdateMilestoneDto } from './dto/milestone.dto';
 import { Milestone, MilestoneState } from './milestone.entity';
+import { MilestonesRepository } from './milestones.repository';
 
 const titleTaken = () => new ValidationFailed({ title: ['has already been taken'] });
 
@@ -16,62 +18,55 @@ const titleTaken = () => new ValidationFailed({ title: ['has already been taken'
 @Injectable()
 export class MilestonesService {
   constructor(
-    private readonly ds: DataSource,
-    private readonly projects: ProjectsService,
+    private readonly milestones: MilestonesRepository,
+    private readonly tx: Transactions,
+    private readonly projects: ProjectResolver,
     private readonly events: EventsService,
   ) {}
 
   /** `iid` (one or several) and `state` (active, closed; anything else: all) filters; id descending. */
-  async list(user: User, ref: string, p: Params): Promise<Paginated<Milestone>> {
-    rejectNul(p);
-    const { project } = await this.projects.authorize(user, ref, 'read_milestone');
-    const page = pageRequest(p);
-    const qb = this.ds.getRepository(Milestone).createQueryBuilder('m').where('m.project_id = :projectId', { projectId: project.id });
-    const iids = readIntFilter(p, 'iid');
-    if (iids !== undefined) qb.andWhere('m.iid = ANY(:iids)', { iids });
-    const state = p.string('state');
-    if (state === 'active' || state === 'closed') qb.andWhere('m.state = :state', { state });
-    qb.orderBy('m.id', 'DESC').offset(page.offset).limit(page.perPage);
-    const [items, total] = await qb.getManyAndCount();
+  async list(user: User, ref: string, q: ListMilestonesDto): Promise<Paginated<Milestone>> {
+    const { project } = await this.projects.resolve(user, ref, 'read_milestone');
+    const page = pageRequest(q);
+    const state = q.state === 'active' || q.state === 'closed' ? q.state : undefined;
+    const [items, total] = await this.milestones.list(project.id, { iids: q.iid, state }, page);
     return new Paginated(items, total, page);
   }
 
   async get(user: User, ref: string, rawId: string): Promise<Milestone> {
-    const { project } = await this.projects.authorize(user, ref, 'read_milestone');
+    const { project } = await this.projects.resolve(user, ref, 'read_milestone');
     return this.findInProject(project.id, rawId);
   }
 
   /** The milestone with global id `rawId` if it belongs to the project, else `404 Milestone Not Found`. */
-  async findInProject(projectId: number, rawId: string | number, m: EntityManager = this.ds.manager): Promise<Milestone> {
+  async findInProject(projectId: number, rawId: string | number, tx?: Tx): Promise<Milestone> {
     const id = typeof rawId === 'number' ? rawId : parseId(rawId);
-    const milestone = id === undefined ? null : await m.getRepository(Milestone).findOne({ where: { id, projectId } });
+    const milestone = id === undefined ? null : await this.milestones.findInProject(projectId, id, tx);
     if (!milestone) throw new NotFound('Milestone');
     return milestone;
   }
 
   /** Milestones by id: one query. */
-  async byIds(ids: number[]): Promise<Map<number, Milestone>> {
-    const unique = [...new Set(ids)];
-    if (unique.length === 0) return new Map();
-    const rows = await this.ds.getRepository(Milestone).findBy({ id: In(unique) });
-    return new Map(rows.map((r) => [r.id, r]));
+  byIds(ids: number[]): Promise<Map<number, Milestone>> {
+    return this.milestones.byIds(ids);
   }
 
-  async create(user: User, ref: string, p: Params): Promise<Milestone> {
-    rejectNul(p);
-    const { project } = await this.projects.authorize(user, ref, 'admin_milestone');
-    const title = readTitle(p, { required: true }) as string;
-    const description = p.string('description');
-    const dueDate = readDate(p, 'due_date');
+  async create(user: User, ref: string, dto: CreateMilestoneDto): Promise<Milestone> {
+    const { project } = await this.projects.resolve(user, ref, 'admin_milestone');
+    const title = checkTitle(dto.title);
     let milestone: Milestone;
     try {
-      milestone = await this.ds.transaction(async (m) => {
-        await this.assertTitleFree(m, project.id, title);
-        const iid = await nextInternalId(m, project.id, 'milestones');
-        const repo = m.getRepository(Milestone);
-        return repo.save(
-          repo.create({ iid, projectId: project.id, title, description: description ?? null, state: 'active', dueDate: dueDate ?? null }),
-        );
+      milestone = await this.tx.run(async (tx) => {
+        if (await this.milestones.titleTaken(tx, project.id, title)) throw titleTaken();
+        const iid = await nextInternalId(tx, project.id, 'milestones');
+        return this.milestones.insert(tx, {
+          iid,
+          projectId: project.id,
+          title,
+          description: dto.description ?? null,
+          state: 'active',
+          dueDate: dto.due_date ?? null,
+        });
       });
     } catch (e) {
       if (isUniqueViolation(e, 'milestones_project_title_key')) throw titleTaken();
@@ -82,41 +77,33 @@ export class MilestonesService {
   }
 
   /** `title`, `description`, `due_date` (null or blank clears it), `state_event` (close, activate). */
-  async update(user: User, ref: string, rawId: string, p: Params): Promise<Milestone> {
-    rejectNul(p);
-    const { project } = await this.projects.authorize(user, ref, 'admin_milestone');
+  async update(user: User, ref: string, rawId: string, dto: UpdateMilestoneDto): Promise<Milestone> {
+    const { project } = await this.projects.resolve(user, ref, 'admin_milestone');
     const current = await this.findInProject(project.id, rawId);
-    const title = readTitle(p, { required: false });
-    const description = p.string('description');
-    const dueDate = readDate(p, 'due_date');
-    const stateEvent = p.string('state_event');
+    const title = checkTitle(dto.title);
     let nextState: MilestoneState | undefined;
-    if (stateEvent !== undefined) {
-      if (stateEvent === 'close') nextState = 'closed';
-      else if (stateEvent === 'activate') nextState = 'active';
+    if (dto.state_event !== undefined) {
+      if (dto.state_event === 'close') nextState = 'closed';
+      else if (dto.state_event === 'activate') nextState = 'active';
       else throw new InvalidAttribute('state_event');
     }
     const changes: Partial<Milestone> = {};
     if (title !== undefined && title !== current.title) changes.title = title;
-    if (description !== undefined) changes.description = description;
-    if (dueDate !== undefined) changes.dueDate = dueDate;
+    if (dto.description !== undefined) changes.description = dto.description;
+    if (dto.due_date !== undefined) changes.dueDate = dto.due_date;
     let transition: 'closed' | 'reopened' | undefined;
     let milestone: Milestone;
     try {
-      milestone = await this.ds.transaction(async (m) => {
-        const repo = m.getRepository(Milestone);
-        const locked = await repo
-          .createQueryBuilder('m')
-          .setLock('pessimistic_write')
-          .where('m.id = :id', { id: current.id })
-          .getOneOrFail();
+      milestone = await this.tx.run(async (tx) => {
+        const locked = await this.milestones.lock(tx, current.id);
         if (nextState !== undefined && nextState !== locked.state) {
           changes.state = nextState;
           transition = nextState === 'closed' ? 'closed' : 'reopened';
         }
-        if (changes.title !== undefined) await this.assertTitleFree(m, project.id, changes.title, locked.id);
-        if (Object.keys(changes).length) await repo.update({ id: locked.id }, changes);
-        return repo.findOneByOrFail({ id: locked.id });
+        if (changes.title !== undefined && (await this.milestones.titleTaken(tx, project.id, changes.title, locked.id))) {
+          throw titleTaken();
+        }
+        return this.milestones.update(tx, locked.id, changes);
       });
     } catch (e) {
       if (isUniqueViolation(e, 'milestones_project_title_key')) throw titleTaken();
@@ -124,15 +111,6 @@ export class MilestonesService {
     }
     if (transition) await this.events.record(this.event(milestone, user, transition));
     return milestone;
-  }
-
-  private async assertTitleFree(m: EntityManager, projectId: number, title: string, exceptId?: number): Promise<void> {
-    const rows: unknown[] = await m.query(`SELECT 1 FROM milestones WHERE project_id = $1 AND title = $2 AND id <> $3`, [
-      projectId,
-      title,
-      exceptId ?? 0,
-    ]);
-    if (rows.length) throw titleTaken();
   }
 
   private event(m: Milestone, user: User, action: NewEvent['action']): NewEvent {

@@ -8,11 +8,12 @@ import { EmailsService } from './emails.service';
 import { KeysService } from './keys.service';
 import { SessionService } from './session.service';
 import { UsersController } from './users.controller';
+import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
 @Module({ imports: [TypeOrmModule.forFeature([User, Identity, SshKey, Email])],
   controllers: [UsersController],
-  providers: [UsersService, KeysService, EmailsService, SessionService],
-  exports: [UsersService, SessionService],
+  providers: [UsersRepository, UsersService, KeysService, EmailsService, SessionService],
+  exports: [UsersRepository, UsersService, SessionService],
 })
 export class UsersModule {}

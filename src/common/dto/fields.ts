@@ -14,8 +14,8 @@ import { IsOptional, ValidateBy, ValidationOptions } from 'class-validator';
  *     @DateOnly() due_date?: string;
  *   }
  *
- * `null` means "not given" (clients resend unset fields as null): the pipe drops nulls before these
- * run. A missing required field is `400 (Bad request) "x" not given`; a value of the wrong type or
+ * `null` means "not given" (clients resend unset fields as null), except on fields declared
+ * `clearable`, where `null` or a blank value is kept as `null` ("clear it": `due_date: null`). A missing required field is `400 (Bad request) "x" not given`; a value of the wrong type or
  * format is `400 (Bad request) "x" is invalid` (see validation.pipe.ts). Property names are the wire
  * names (snake_case), so services read `dto.due_date` exactly as clients send it.
  */
@@ -28,12 +28,16 @@ export const INVALID = 'gitlabInvalid';
 export interface FieldOptions {
   /** Absent, null or blank → `"x" not given`. */
   required?: boolean;
+  /** `null` or a blank value means "clear it" and is kept as `null` (otherwise null is "not given"). */
+  clearable?: boolean;
   description?: string;
 }
 
 const TRUE = /^(true|t|1|yes|y|on)$/i;
 const FALSE = /^(false|f|0|no|n|off)$/i;
 const INT = /^[+-]?\d{1,15}$/;
+/** PostgreSQL's `integer` maximum: ids and iids beyond it cannot exist. */
+export const MAX_INT = 2147483647;
 // eslint-disable-next-line no-control-regex
 const NUL = /\x00/;
 
@@ -42,6 +46,15 @@ const BAD = Symbol('invalid input');
 
 function lastScalar(value: unknown): unknown {
   return Array.isArray(value) ? value[value.length - 1] : value;
+}
+
+/** Wraps a field's conversion: null (and, on clearable fields, a blank string) handled alike everywhere. */
+function convert(opts: FieldOptions, fn: (v: unknown) => unknown): PropertyDecorator {
+  return Transform(({ value }) => {
+    if (value === null) return opts.clearable ? null : undefined;
+    if (opts.clearable && typeof value === 'string' && value.trim() === '') return null;
+    return fn(value);
+  });
 }
 
 function presence(opts: FieldOptions): PropertyDecorator {
@@ -66,7 +79,7 @@ function api(type: unknown, opts: FieldOptions, extra: Record<string, unknown> =
 export function Str(opts: FieldOptions & { trim?: boolean; max?: number; enum?: readonly string[] } = {}): PropertyDecorator {
   return applyDecorators(
     api(String, opts, opts.enum ? { enum: [...opts.enum] } : {}),
-    Transform(({ value }) => {
+    convert(opts, (value) => {
       const v = lastScalar(value);
       if (v === undefined || v === null) return v;
       if (typeof v === 'number' || typeof v === 'boolean') return String(v);
@@ -88,7 +101,7 @@ export function Str(opts: FieldOptions & { trim?: boolean; max?: number; enum?: 
 export function Bool(opts: FieldOptions = {}): PropertyDecorator {
   return applyDecorators(
     api(Boolean, opts),
-    Transform(({ value }) => {
+    convert(opts, (value) => {
       const v = lastScalar(value);
       if (v === undefined || v === null || v === '') return undefined;
       if (typeof v === 'boolean') return v;
@@ -103,10 +116,14 @@ export function Bool(opts: FieldOptions = {}): PropertyDecorator {
 }
 
 /** An integer, from a JSON number or a string of digits. A blank value is absent. */
-export function Int(opts: FieldOptions & { min?: number; max?: number } = {}): PropertyDecorator {
+/** `zeroIsNull`: 0 means "clear it" too (`assignee_id=0` unassigns). */
+export function Int(opts: FieldOptions & { min?: number; max?: number; zeroIsNull?: boolean } = {}): PropertyDecorator {
   return applyDecorators(
     api('integer', opts),
-    Transform(({ value }) => toInt(lastScalar(value))),
+    convert(opts, (value) => {
+      const n = toInt(lastScalar(value));
+      return opts.zeroIsNull && n === 0 ? null : n;
+    }),
     presence(opts),
     check((v) => typeof v === 'number' && (opts.min === undefined || v >= opts.min) && (opts.max === undefined || v <= opts.max)),
   );
@@ -138,23 +155,25 @@ function toList(value: unknown): unknown {
 export function List(opts: FieldOptions = {}): PropertyDecorator {
   return applyDecorators(
     api([String], opts),
-    Transform(({ value }) => toList(value)),
+    convert(opts, toList),
     presence(opts),
     check((v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && !NUL.test(s))),
   );
 }
 
-/** Like `List`, of integers. */
-export function IntList(opts: FieldOptions = {}): PropertyDecorator {
+/** Like `List`, of integers (by default within PostgreSQL's int range, 0..2^31-1). */
+export function IntList(opts: FieldOptions & { min?: number; max?: number } = {}): PropertyDecorator {
+  const min = opts.min ?? 0;
+  const max = opts.max ?? MAX_INT;
   return applyDecorators(
     api(['integer'], opts),
-    Transform(({ value }) => {
+    convert(opts, (value) => {
       const list = toList(value);
       if (!Array.isArray(list)) return list;
       return list.every((s) => INT.test(s)) ? list.map(Number) : BAD;
     }),
     presence(opts),
-    check((v) => Array.isArray(v) && v.every((n) => Number.isSafeInteger(n))),
+    check((v) => Array.isArray(v) && v.every((n) => Number.isSafeInteger(n) && n >= min && n <= max)),
   );
 }
 
@@ -162,7 +181,7 @@ export function IntList(opts: FieldOptions = {}): PropertyDecorator {
 export function DateTime(opts: FieldOptions = {}): PropertyDecorator {
   return applyDecorators(
     api(String, opts, { format: 'date-time' }),
-    Transform(({ value }) => {
+    convert(opts, (value) => {
       const v = lastScalar(value);
       if (v === undefined || v === null || v === '') return undefined;
       return parseIsoDate(v);
@@ -176,7 +195,7 @@ export function DateTime(opts: FieldOptions = {}): PropertyDecorator {
 export function DateOnly(opts: FieldOptions = {}): PropertyDecorator {
   return applyDecorators(
     api(String, opts, { format: 'date' }),
-    Transform(({ value }) => {
+    convert(opts, (value) => {
       const v = lastScalar(value);
       if (v === undefined || v === null) return undefined;
       if (typeof v !== 'string') return BAD;
@@ -194,7 +213,7 @@ export function DateOnly(opts: FieldOptions = {}): PropertyDecorator {
 
 /** Any JSON value (a hash of strings, say); the service checks its shape. */
 export function Raw(opts: FieldOptions = {}): PropertyDecorator {
-  return applyDecorators(api(Object, opts), presence(opts), check(() => true));
+  return applyDecorators(api(Object, opts), convert(opts, (v) => v), presence(opts), check(() => true));
 }
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
@@ -220,4 +239,12 @@ export function parseIsoDate(v: unknown): Date | typeof BAD {
   const date = new Date(t);
   if (year < 100) date.setUTCFullYear(year);
   return date;
+}
+
+/**
+ * A database id (1..2^31-1). `clearable` with `zeroIsNull` for references clients unset with
+ * `assignee_id=`, `0` or null.
+ */
+export function Id(opts: FieldOptions & { zeroIsNull?: boolean } = {}): PropertyDecorator {
+  return Int({ ...opts, min: 1, max: MAX_INT });
 }

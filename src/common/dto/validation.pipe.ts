@@ -9,9 +9,9 @@ const PLAIN: ReadonlySet<unknown> = new Set([String, Boolean, Number, Array, Obj
 
 /**
  * The one global validation pipe. Handler inputs marked `@Input()` (query string and body merged,
- * see params.ts) become the handler's DTO class: nulls dropped ("not given"), unknown keys dropped
+ * see params.ts) become the handler's DTO class: unknown keys dropped
  * (python-gitlab adds `project_id`, `issue_id` …; never an error), values converted and checked by
- * the field decorators of fields.ts. The first failing field, in declaration order, answers GitLab's
+ * the field decorators of fields.ts (null is "not given" unless a field is clearable). The first failing field, in declaration order, answers GitLab's
  * `400 (Bad request) "x" not given` or `"x" is invalid`.
  *
  * Class metadata is compiled once per DTO class by class-transformer/class-validator; nothing is
@@ -31,11 +31,7 @@ export class GitlabValidationPipe implements PipeTransform {
 /** Builds and validates a DTO from raw inputs (also usable outside the HTTP pipe, e.g. in tests). */
 export function toDto<T extends object>(cls: Type<T>, value: unknown): T {
   const raw = asRecord(value instanceof Params ? value.raw : value);
-  const plain: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (v !== null && k !== '__proto__') plain[k] = v;
-  }
-  const dto = plainToInstance(cls, plain, { excludeExtraneousValues: false, enableImplicitConversion: false });
+  const dto = plainToInstance(cls, raw, { excludeExtraneousValues: false, enableImplicitConversion: false });
   const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: false, stopAtFirstError: true });
   if (errors.length) throw toDomainError(errors[0]);
   return dto;

@@ -11,9 +11,10 @@ export interface PageRequest {
 }
 
 /** `page` (default 1) and `per_page` (default 20, max 100); bad values fall back to the defaults. */
-export function pageRequest(params: Params): PageRequest {
+export function pageRequest(params: Params | { page?: unknown; per_page?: unknown }): PageRequest {
+  const raw = (params instanceof Params ? params.raw : params) as Record<string, unknown>;
   const read = (name: string): number | undefined => {
-    const v = params.raw[name];
+    const v = raw[name];
     const s = Array.isArray(v) ? v[v.length - 1] : v;
     if (typeof s === 'number' && Number.isInteger(s)) return s;
     if (typeof s === 'string' && /^\d+$/.test(s.trim())) return Number(s.trim());
