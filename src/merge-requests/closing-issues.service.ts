@@ -8,10 +8,10 @@ import { Project } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
 import { User } from '../users/user.entity';
 import { closingReferences } from './closing-references';
-import { PageDto } from './dto/merge-request.dto';
+import { PaginationDto } from '../common/pagination/pagination.dto';
 import { MergeRequestGit } from './merge-request-git.service';
-import { MergeRequestsService, pageOf } from './merge-requests.service';
-import { Paginated } from '../common/pagination/pagination';
+import { MergeRequestsService } from './merge-requests.service';
+import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { MergeRequestsRepository } from './merge-requests.repository';
 
 /**
@@ -38,9 +38,9 @@ export class ClosingIssues {
    * `GET .../closes_issues`: the issues merging would close — named in the description or a commit
    * message, when the target is the project's default branch — that the caller can see. Paginated.
    */
-  async ofMergeRequest(user: User, ref: string, rawId: string, dto: PageDto): Promise<Paginated<Issue>> {
+  async ofMergeRequest(user: User, ref: string, rawId: string, dto: PaginationDto): Promise<Paginated<Issue>> {
     const { project, mr } = await this.requests.findReadable(user, ref, rawId);
-    const page = pageOf(dto);
+    const page = pageRequest(dto);
     let issues: Issue[] = [];
     if (project.defaultBranch && mr.targetBranch === project.defaultBranch) {
       const commits = await this.mrGit.commits(mr);

@@ -6,6 +6,7 @@ import { MilestonesService } from '../milestones/milestones.service';
 import { ProjectViews } from '../projects/project-views.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
 import { MergeRequest } from './merge-request.entity';
 import { mentionPattern } from './merge-request-policy';
 import { MergeRequestsRepository } from './merge-requests.repository';
@@ -21,6 +22,7 @@ export class MergeRequestViews {
   constructor(
     private readonly views: ProjectViews,
     private readonly repo: MergeRequestsRepository,
+    private readonly users: UsersRepository,
     private readonly labels: LabelsService,
     private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,
@@ -34,7 +36,7 @@ export class MergeRequestViews {
     const [labels, milestones, users, stats, explicit] = await Promise.all([
       this.labels.labelsOf('MergeRequest', ids),
       this.milestones.byIds(mrs.map((m) => m.milestoneId).filter((id): id is number => id !== null)),
-      this.repo.users(mrs.flatMap((m) => [m.authorId, m.assigneeId])),
+      this.users.byIds(mrs.flatMap((m) => [m.authorId, m.assigneeId])),
       this.repo.noteStats(ids, viewer?.id ?? 0, pattern),
       this.subscriptions.explicit(viewer?.id, 'MergeRequest', ids),
     ]);

@@ -5,7 +5,8 @@ import { Input } from '../common/params/params';
 import { IssueViews } from '../issues/issue-views.service';
 import { User } from '../users/user.entity';
 import { ClosingIssues } from './closing-issues.service';
-import { CreateMergeRequestDto, ListMergeRequestsDto, MergeDto, PageDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
+import { PaginationDto } from '../common/pagination/pagination.dto';
+import { CreateMergeRequestDto, ListMergeRequestsDto, MergeDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
 import { MergeRequestViews } from './merge-request-views.service';
 import { presentMergeRequestCommits, presentMergeRequestRecord } from './merge-requests.presenter';
 import { MergeRequestsService } from './merge-requests.service';
@@ -50,7 +51,7 @@ export class MergeRequestsController {
   }
 
   @Get(one('/closes_issues'))
-  async closesIssues(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string, @Input() dto: PageDto) {
+  async closesIssues(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string, @Input() dto: PaginationDto) {
     return this.issueViews.page(user, await this.closing.ofMergeRequest(user, id, mrId, dto));
   }
 

@@ -6,6 +6,7 @@ import { MilestonesModule } from '../milestones/milestones.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { RepositoryModule } from '../repository/repository.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
+import { UsersModule } from '../users/users.module';
 import { ClosingIssues } from './closing-issues.service';
 import { MergeRequest } from './merge-request.entity';
 import { MergeRequestGit } from './merge-request-git.service';
@@ -24,6 +25,7 @@ import { MergeService } from './merge.service';
     LabelsModule,
     MilestonesModule,
     SubscriptionsModule,
+    UsersModule,
   ],
   controllers: [MergeRequestsController],
   providers: [MergeRequestsRepository, MergeRequestsService, MergeService, MergeRequestGit, MergeRequestViews, ClosingIssues],

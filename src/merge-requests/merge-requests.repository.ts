@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
 import { nextInternalId } from '../issues/internal-ids';
-import { User } from '../users/user.entity';
+import { Tx } from '../database/transactions';
 import { MergeRequest, MergeRequestState, MergeStatus } from './merge-request.entity';
 
 export interface MergeRequestFilters {
@@ -50,7 +50,7 @@ export class MergeRequestsRepository {
       .getOne();
   }
 
-  byId(id: number, m: EntityManager = this.repo.manager): Promise<MergeRequest> {
+  byId(id: number, m: Tx = this.repo.manager): Promise<MergeRequest> {
     return m.getRepository(MergeRequest).findOneByOrFail({ id });
   }
 
@@ -58,7 +58,7 @@ export class MergeRequestsRepository {
   findOpenDuplicate(
     k: { sourceProjectId: number; sourceBranch: string; projectId: number; targetBranch: string },
     exceptId = 0,
-    m: EntityManager = this.repo.manager,
+    m: Tx = this.repo.manager,
   ): Promise<MergeRequest | null> {
     return m
       .getRepository(MergeRequest)
@@ -72,7 +72,7 @@ export class MergeRequestsRepository {
   }
 
   /** Inserts with the next iid of the target project (the counter issues use), in the caller's transaction. */
-  async insert(m: EntityManager, values: Partial<MergeRequest> & { projectId: number }): Promise<MergeRequest> {
+  async insert(m: Tx, values: Partial<MergeRequest> & { projectId: number }): Promise<MergeRequest> {
     const iid = await nextInternalId(m, values.projectId, 'merge_requests');
     const repo = m.getRepository(MergeRequest);
     return repo.save(
@@ -91,7 +91,7 @@ export class MergeRequestsRepository {
     );
   }
 
-  lock(m: EntityManager, id: number): Promise<MergeRequest | null> {
+  lock(m: Tx, id: number): Promise<MergeRequest | null> {
     return m
       .getRepository(MergeRequest)
       .createQueryBuilder('mr')
@@ -100,7 +100,7 @@ export class MergeRequestsRepository {
       .getOne();
   }
 
-  async update(m: EntityManager, id: number, changes: Partial<MergeRequest>): Promise<void> {
+  async update(m: Tx, id: number, changes: Partial<MergeRequest>): Promise<void> {
     if (Object.keys(changes).length) await m.getRepository(MergeRequest).update({ id }, changes as never);
   }
 
@@ -194,13 +194,6 @@ export class MergeRequestsRepository {
     return out;
   }
 
-  async users(ids: (number | null)[]): Promise<Map<number, User>> {
-    const unique = [...new Set(ids.filter((id): id is number => id !== null))];
-    if (unique.length === 0) return new Map();
-    const users = await this.repo.manager.getRepository(User).findBy({ id: In(unique) });
-    return new Map(users.map((u) => [u.id, u]));
-  }
-
   /** Global ids of a project's (not deleted) issues by iid; the issues area decides who may see them. */
   async issueIdsByIid(projectId: number, iids: number[]): Promise<number[]> {
     if (iids.length === 0) return [];
@@ -211,7 +204,4 @@ export class MergeRequestsRepository {
     return rows.map((r) => r.id);
   }
 
-  transaction<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
-    return this.repo.manager.transaction(fn);
-  }
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import {
   apiError,
   ErrorWithBody,
@@ -10,8 +9,9 @@ import {
   NotModified,
   ValidationFailed,
 } from '../common/errors/domain-errors';
+import { checkTitle } from '../common/dto/titles';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { Params, parseId } from '../common/params/params';
+import { parseId } from '../common/params/params';
 import { ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { EventsService, NewEvent } from '../events/events.service';
@@ -26,7 +26,9 @@ import { ProjectResolver } from '../projects/project-resolver.service';
 import { ProjectsService } from '../projects/projects.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
-import { CreateMergeRequestDto, ListMergeRequestsDto, PageDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
+import { Transactions, Tx } from '../database/transactions';
+import { UsersRepository } from '../users/users.repository';
+import { CreateMergeRequestDto, ListMergeRequestsDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
 import { isOpen, isWorkInProgress, MergeRequest } from './merge-request.entity';
 import { MergeRequestGit } from './merge-request-git.service';
 import { canAdminMergeRequest, canUpdateMergeRequest } from './merge-request-policy';
@@ -41,17 +43,6 @@ export interface MergeRequestInProject {
 
 const NUL = /\u0000/;
 
-export function pageOf(dto: PageDto) {
-  return pageRequest(new Params({ page: dto.page, per_page: dto.per_page }));
-}
-
-/** A title: never blank, at most 255 characters. */
-function checkTitle(title: string): string {
-  const t = title.trim();
-  if (t === '') throw new ValidationFailed({ title: ["can't be blank"] });
-  if (t.length > 255) throw new ValidationFailed({ title: ['is too long (maximum is 255 characters)'] });
-  return t;
-}
 
 const sameBranch = () => new ErrorWithBody(422, ['You can not use same project/branch for source and target']);
 const duplicate = (title: string) =>
@@ -66,6 +57,8 @@ const duplicate = (title: string) =>
 export class MergeRequestsService {
   constructor(
     private readonly repo: MergeRequestsRepository,
+    private readonly tx: Transactions,
+    private readonly users: UsersRepository,
     private readonly resolver: ProjectResolver,
     private readonly projects: ProjectsService,
     private readonly policy: PolicyService,
@@ -80,10 +73,9 @@ export class MergeRequestsService {
   /** `iid`, `state` (opened — reopened included —, closed, merged; anything else: all), `order_by`, `sort`. */
   async list(user: User, ref: string, dto: ListMergeRequestsDto): Promise<Paginated<MergeRequest>> {
     const { project } = await this.resolver.resolve(user, ref, 'read_merge_request');
-    const page = pageOf(dto);
+    const page = pageRequest(dto);
     const sort = (dto.sort ?? 'desc').toLowerCase();
     if (sort !== 'asc' && sort !== 'desc') throw new InvalidAttribute('sort');
-    if (dto.iid?.some((v) => v < 0 || v > 2147483647)) throw new InvalidAttribute('iid');
     const [items, total] = await this.repo.list(
       {
         projectId: project.id,
@@ -165,8 +157,8 @@ export class MergeRequestsService {
     const labelTitles = dto.labels ?? [];
     this.labels.assertValidTitles(labelTitles);
     const canAdmin = canAdminMergeRequest(targetAbilities);
-    const assigneeId = canAdmin && dto.assignee_id ? dto.assignee_id : null;
-    const milestoneId = canAdmin && dto.milestone_id ? dto.milestone_id : null;
+    const assigneeId = canAdmin ? dto.assignee_id ?? null : null;
+    const milestoneId = canAdmin ? dto.milestone_id ?? null : null;
     if (assigneeId !== null) await this.assertAssignable(target, assigneeId);
     if (milestoneId !== null) await this.milestoneFor(target, milestoneId);
     if (dto.description !== undefined && NUL.test(dto.description)) throw new InvalidAttribute('description');
@@ -174,7 +166,7 @@ export class MergeRequestsService {
     const key = { sourceProjectId: source.id, sourceBranch, projectId: target.id, targetBranch };
     let mr: MergeRequest;
     try {
-      mr = await this.repo.transaction(async (m) => {
+      mr = await this.tx.run(async (m) => {
         const existing = await this.repo.findOpenDuplicate(key, 0, m);
         if (existing) throw duplicate(existing.title);
         const created = await this.repo.insert(m, {
@@ -223,8 +215,8 @@ export class MergeRequestsService {
     const labelTitles = dto.labels;
     if (labelTitles) this.labels.assertValidTitles(labelTitles);
     const canAdmin = canAdminMergeRequest(abilities);
-    const assigneeId = canAdmin && dto.assignee_id !== undefined ? dto.assignee_id || null : undefined;
-    const milestoneId = canAdmin && dto.milestone_id !== undefined ? dto.milestone_id || null : undefined;
+    const assigneeId = canAdmin ? dto.assignee_id : undefined;
+    const milestoneId = canAdmin ? dto.milestone_id : undefined;
     const assignee = assigneeId ? await this.assertAssignable(project, assigneeId) : null;
     const milestone = milestoneId ? await this.milestoneFor(project, milestoneId) : null;
     if (dto.description !== undefined && NUL.test(dto.description)) throw new InvalidAttribute('description');
@@ -232,7 +224,7 @@ export class MergeRequestsService {
     const events: NewEvent[] = [];
     let updated: MergeRequest;
     try {
-      updated = await this.repo.transaction(async (m) => {
+      updated = await this.tx.run(async (m) => {
         const current = await this.repo.lock(m, mr.id);
         if (!current) throw new NotFound('Merge Request');
         const changes: Partial<MergeRequest> = {};
@@ -326,14 +318,14 @@ export class MergeRequestsService {
 
   /** An assignee must exist and be able to see the project's merge requests. */
   private async assertAssignable(project: Project, userId: number): Promise<User> {
-    const user = (await this.repo.users([userId])).get(userId);
+    const user = await this.users.byId(userId);
     if (!user || !(await this.policy.projectAbilities(user, project)).has('read_merge_request')) {
       throw new ValidationFailed({ assignee_id: ['is invalid'] });
     }
     return user;
   }
 
-  private async milestoneFor(project: Project, milestoneId: number, m?: EntityManager): Promise<Milestone> {
+  private async milestoneFor(project: Project, milestoneId: number, m?: Tx): Promise<Milestone> {
     try {
       return await this.milestones.findInProject(project.id, milestoneId, m);
     } catch (e) {

@@ -4,6 +4,7 @@ import { Logger } from '../common/http/logger';
 import { ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { CommitStatusChanged, DomainEvents, PushReceived } from '../events/domain-events';
+import { Transactions } from '../database/transactions';
 import { EventsService } from '../events/events.service';
 import { ZERO_SHA } from '../git/objects';
 import { MergeConflict, RefUpdateRejected } from '../git/repository';
@@ -15,6 +16,7 @@ import { ProjectsService } from '../projects/projects.service';
 import { CommitsService } from '../repository/commits.service';
 import { PushService } from '../repository/push.service';
 import { User } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
 import { MergeDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
 import { ClosingIssues } from './closing-issues.service';
 import { isOpen, isWorkInProgress, MergeParams, MergeRequest, MergeRequestState } from './merge-request.entity';
@@ -43,6 +45,8 @@ export function defaultMergeMessage(mr: MergeRequest): string {
 export class MergeService implements OnModuleInit {
   constructor(
     private readonly repo: MergeRequestsRepository,
+    private readonly tx: Transactions,
+    private readonly users: UsersRepository,
     private readonly requests: MergeRequestsService,
     private readonly mrGit: MergeRequestGit,
     private readonly git: GitService,
@@ -96,7 +100,7 @@ export class MergeService implements OnModuleInit {
     const mayMerge = await this.push.canWriteBranch(project.id, mr.targetBranch, abilities);
     if (!mayMerge && !involvedIn(user, { authorId: mr.authorId, assigneeId: null })) throw new Unauthorized();
     if (!isOpen(mr)) throw new MethodNotAllowed();
-    const cancelled = await this.repo.transaction(async (m) => {
+    const cancelled = await this.tx.run(async (m) => {
       const current = await this.repo.lock(m, mr.id);
       if (!current || !current.mergeWhenBuildSucceeds) return false;
       await this.repo.update(m, mr.id, { mergeWhenBuildSucceeds: false, mergeUserId: null, mergeParams: null });
@@ -108,7 +112,7 @@ export class MergeService implements OnModuleInit {
   }
 
   private async waitForBuild(user: User, project: Project, mr: MergeRequest, sha: string, params: MergeParams): Promise<MergeRequest> {
-    await this.repo.transaction(async (m) => {
+    await this.tx.run(async (m) => {
       const current = await this.repo.lock(m, mr.id);
       if (!current || !isOpen(current)) throw new MethodNotAllowed();
       await this.repo.update(m, mr.id, { mergeWhenBuildSucceeds: true, mergeUserId: user.id, mergeParams: params });
@@ -135,7 +139,7 @@ export class MergeService implements OnModuleInit {
     } finally {
       if (!merged) await this.repo.release(mr.id, previous);
     }
-    await this.repo.transaction(async (m) => {
+    await this.tx.run(async (m) => {
       await this.repo.update(m, mr.id, {
         state: 'merged',
         mergeStatus: 'can_be_merged',
@@ -240,7 +244,7 @@ export class MergeService implements OnModuleInit {
     if (!project.defaultBranch) return;
     const update = e.updates.find((u) => u.ref === `refs/heads/${project.defaultBranch}` && u.newSha !== ZERO_SHA);
     if (!update) return;
-    const user = (await this.repo.users([e.userId])).get(e.userId);
+    const user = await this.users.byId(e.userId);
     if (!user) return;
     const { commits } = await this.git.repository(project.id).commitsBetween(update.oldSha, update.newSha);
     if (commits.length === 0) return;
@@ -258,7 +262,7 @@ export class MergeService implements OnModuleInit {
       try {
         const heads = await this.mrGit.heads(mr);
         if (heads.source !== e.sha || mr.mergeUserId === null) continue;
-        const user = (await this.repo.users([mr.mergeUserId])).get(mr.mergeUserId);
+        const user = await this.users.byId(mr.mergeUserId);
         if (!user) continue;
         const project = await this.projects.findByRef(mr.projectId);
         const abilities = await this.policy.projectAbilities(user, project);

@@ -1,13 +1,13 @@
-import { Bool, Int, IntList, List, Raw, Str } from '../../common/dto/fields';
+import { Bool, Id, IntList, List, Str } from '../../common/dto/fields';
+import { PaginationDto } from '../../common/pagination/pagination.dto';
 
-/** `GET /projects/:id/merge_requests`. */
-export class ListMergeRequestsDto {
+/** `GET /projects/:id/merge_requests`. `state`: opened (reopened included), closed, merged; anything else lists all. */
+export class ListMergeRequestsDto extends PaginationDto {
   @IntList() iid?: number[];
   @Str() state?: string;
   @Str({ enum: ['created_at', 'updated_at'] }) order_by?: string;
+  /** `asc` or `desc` (any case). */
   @Str() sort?: string;
-  @Raw() page?: unknown;
-  @Raw() per_page?: unknown;
 }
 
 /** `POST /projects/:id/merge_requests`. */
@@ -15,11 +15,11 @@ export class CreateMergeRequestDto {
   @Str({ required: true }) source_branch!: string;
   @Str({ required: true }) target_branch!: string;
   @Str({ required: true }) title!: string;
-  @Int({ min: 0, max: 2147483647 }) assignee_id?: number;
+  @Id({ clearable: true, zeroIsNull: true }) assignee_id?: number | null;
   @Str() description?: string;
-  @Int({ min: 1, max: 2147483647 }) target_project_id?: number;
+  @Id() target_project_id?: number;
   @List() labels?: string[];
-  @Int({ min: 0, max: 2147483647 }) milestone_id?: number;
+  @Id({ clearable: true, zeroIsNull: true }) milestone_id?: number | null;
 }
 
 /** `PUT /projects/:id/merge_requests/:merge_request_id`. `source_branch` is refused (400). */
@@ -28,8 +28,9 @@ export class UpdateMergeRequestDto {
   @Str() target_branch?: string;
   @Str() title?: string;
   @Str() description?: string;
-  @Int({ min: 0, max: 2147483647 }) assignee_id?: number;
-  @Int({ min: 0, max: 2147483647 }) milestone_id?: number;
+  /** `0`, blank or null unassigns. */
+  @Id({ clearable: true, zeroIsNull: true }) assignee_id?: number | null;
+  @Id({ clearable: true, zeroIsNull: true }) milestone_id?: number | null;
   @List() labels?: string[];
   @Str({ enum: ['close', 'reopen', 'merge'] }) state_event?: string;
   // the merge parameters, for state_event=merge (spec-decisions 7)
@@ -45,9 +46,4 @@ export class MergeDto {
   @Bool() should_remove_source_branch?: boolean;
   @Bool() merge_when_build_succeeds?: boolean;
   @Bool() merged_when_build_succeeds?: boolean;
-}
-
-export class PageDto {
-  @Raw() page?: unknown;
-  @Raw() per_page?: unknown;
 }
