@@ -207,6 +207,28 @@ describe('merge requests', () => {
       await h.get(tm.owner, `${P(other.p)}/merge_requests/${mr.id}`).expect(404);
     });
 
+    it('routes the slash and encoding habits of old clients', async () => {
+      const mr = (await h.get(tm.reporter, `${P(s.p)}/merge_requests?iid=1`).expect(200)).body[0];
+      const ns = s.p.path_with_namespace;
+      const forms = [
+        `/projects/${s.p.id}/merge_requests/${mr.id}`,
+        `/projects/${s.p.id}/merge_requests/${mr.id}/`,
+        `//projects//${s.p.id}//merge_requests//${mr.id}`,
+        `/projects/${s.p.id}/merge_requests/${mr.id}.json`,
+        `/projects/${encodeURIComponent(ns)}/merge_requests/${mr.id}`,
+        `/projects/${ns.replace('/', '%2f')}/merge_requests/${mr.id}`,
+        `/projects/${s.p.id}/merge_request/${mr.id}`,
+        `/projects/${s.p.id}/merge_request/${mr.id}.json`,
+      ];
+      for (const f of forms) expect((await h.get(tm.reporter, f).expect(200)).body.id).toBe(mr.id);
+      // lists with a trailing slash and re-appended parameters
+      const list = await h.get(tm.reporter, `/projects/${s.p.id}/merge_requests/?state=opened&state=opened&per_page=1&per_page=1`).expect(200);
+      expect(list.body).toHaveLength(1);
+      // a form-encoded write on the legacy path with extra slashes
+      const res = await h.put(tm.developer, `//projects/${s.p.id}//merge_request//${mr.id}`).type('form').send({ description: 'from a form' }).expect(200);
+      expect(res.body.description).toBe('from a form');
+    });
+
     it('lists with state, iid, order_by, sort and pagination', async () => {
       const path = `${P(s.p)}/merge_requests`;
       const all = (await h.get(tm.guest, path).expect(200)).body as Json[];
