@@ -547,6 +547,19 @@ describe('merge requests', () => {
       expect(await git(s, 'show', 'FETCH_HEAD:fork.txt')).toBe('from the fork\n');
     });
 
+    it('keeps the merge requests of a deleted fork in the upstream, with no source to merge', async () => {
+      const s = await seeded(10);
+      const fork = (await h.post(tm.stranger, `/projects/fork/${s.p.id}`).expect(201)).body;
+      const mr = (
+        await h.post(tm.stranger, `/projects/${fork.id}/merge_requests`).send({ source_branch: 'feature', target_branch: 'master', title: 'Gone soon', target_project_id: s.p.id }).expect(201)
+      ).body;
+      await h.del(tm.stranger, `/projects/${fork.id}`).expect(200);
+      const got = (await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}`).expect(200)).body;
+      expect(got).toMatchObject({ source_project_id: null, target_project_id: s.p.id, state: 'opened' });
+      expect((await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}/commits`).expect(200)).body).toEqual([]);
+      expect((await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).expect(405)).body).toEqual({ message: '405 Branch cannot be merged' });
+    });
+
     it('keeps merge_status: unchecked after pushes, rechecked in the background', async () => {
       const s = await seeded(0);
       const ok = await createMr(tm.developer, s.p);

@@ -20,6 +20,10 @@ function rememberCount(key: string, n: number): void {
   if (logCounts.size > LOG_COUNTS_MAX) logCounts.delete(logCounts.keys().next().value as string);
 }
 
+/** Merge bases by repository and pair of full SHAs (immutable), most recently used last. */
+const mergeBases = new Map<string, string | null>();
+const MERGE_BASES_MAX = 2000;
+
 /** Limits on what one call returns (stated in the README). */
 export const LIMITS = {
   diffFiles: 1000,
@@ -232,8 +236,21 @@ export class Repository {
   }
 
   async mergeBase(a: string, b: string): Promise<string | null> {
+    // the merge base of two commits never changes: remembered for full SHAs
+    const key = FULL_SHA.test(a) && FULL_SHA.test(b) ? `${this.gitDir}\0${a}\0${b}` : undefined;
+    if (key !== undefined && mergeBases.has(key)) {
+      const known = mergeBases.get(key) as string | null;
+      mergeBases.delete(key);
+      mergeBases.set(key, known);
+      return known;
+    }
     const r = await this.git(['merge-base', a, b], { okCodes: [1] });
-    return r.stdout.toString('utf8').trim() || null;
+    const base = r.stdout.toString('utf8').trim() || null;
+    if (key !== undefined) {
+      mergeBases.set(key, base);
+      if (mergeBases.size > MERGE_BASES_MAX) mergeBases.delete(mergeBases.keys().next().value as string);
+    }
+    return base;
   }
 
   /** Commits in `to` and not in `from`, oldest first (at most LIMITS.compareCommits). */

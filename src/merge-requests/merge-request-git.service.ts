@@ -23,18 +23,25 @@ export class MergeRequestGit {
 
   async heads(mr: MergeRequest): Promise<MergeRequestHeads> {
     const repo = this.git.repository(mr.projectId);
-    const [target, source] = await Promise.all([repo.refSha(`refs/heads/${mr.targetBranch}`), this.sourceTip(mr, repo)]);
+    const [target, source] = await Promise.all([this.tip(repo, mr.targetBranch), this.sourceTip(mr, repo)]);
     return { repo, source, target };
   }
 
+  /** A branch's commit through the repository's long-lived cat-file reader (no process per read). */
+  private async tip(repo: Repository, branch: string): Promise<string | null> {
+    return (await repo.commit(`refs/heads/${branch}`))?.id ?? null;
+  }
+
   private async sourceTip(mr: MergeRequest, repo: Repository): Promise<string | null> {
-    if (mr.sourceProjectId === mr.projectId) return repo.refSha(`refs/heads/${mr.sourceBranch}`);
+    if (mr.sourceProjectId === mr.projectId) return this.tip(repo, mr.sourceBranch);
     const local = `refs/merge-requests/${mr.iid}/head`;
-    if (!this.git.exists(mr.sourceProjectId)) return null;
-    const fetched = await repo.fetchBranchFrom(this.git.repositoryPath(mr.sourceProjectId), mr.sourceBranch, local);
+    // a deleted fork leaves no source
+    const sourceId = mr.sourceProjectId;
+    if (sourceId === null || !this.git.exists(sourceId)) return null;
+    const fetched = await repo.fetchBranchFrom(this.git.repositoryPath(sourceId), mr.sourceBranch, local);
     if (fetched) return fetched;
     // the branch is gone from the fork (or a concurrent fetch holds the ref): nothing to merge
-    const stillThere = await this.git.repository(mr.sourceProjectId).refSha(`refs/heads/${mr.sourceBranch}`);
+    const stillThere = await this.git.repository(sourceId).refSha(`refs/heads/${mr.sourceBranch}`);
     return stillThere ? repo.refSha(local) : null;
   }
 

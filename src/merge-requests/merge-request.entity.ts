@@ -19,7 +19,7 @@ export class MergeRequest {
   @PrimaryGeneratedColumn() id: number;
   @Column() iid: number;
   @Column({ name: 'project_id' }) projectId: number;
-  @Column({ name: 'source_project_id' }) sourceProjectId: number;
+  @Column({ name: 'source_project_id', type: 'integer', nullable: true }) sourceProjectId: number | null;
   @Column({ name: 'source_branch', type: 'varchar' }) sourceBranch: string;
   @Column({ name: 'target_branch', type: 'varchar' }) targetBranch: string;
   @Column() title: string;

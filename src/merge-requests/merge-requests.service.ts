@@ -206,10 +206,13 @@ export class MergeRequestsService {
     if (targetBranch !== undefined && targetBranch !== mr.targetBranch) {
       if (mr.sourceProjectId === mr.projectId && targetBranch === mr.sourceBranch) throw sameBranch();
       await this.assertBranch(project.id, targetBranch, 'target_branch');
-      const dup = await this.repo.findOpenDuplicate(
-        { sourceProjectId: mr.sourceProjectId, sourceBranch: mr.sourceBranch, projectId: mr.projectId, targetBranch },
-        mr.id,
-      );
+      const dup =
+        mr.sourceProjectId === null
+          ? null
+          : await this.repo.findOpenDuplicate(
+              { sourceProjectId: mr.sourceProjectId, sourceBranch: mr.sourceBranch, projectId: mr.projectId, targetBranch },
+              mr.id,
+            );
       if (dup && isOpen(mr)) throw duplicate(dup.title);
     }
     const labelTitles = dto.labels;

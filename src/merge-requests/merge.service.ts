@@ -88,7 +88,7 @@ export class MergeService implements OnModuleInit {
     if (dto.should_remove_source_branch !== undefined) params.should_remove_source_branch = dto.should_remove_source_branch;
     if (dto.merge_when_build_succeeds ?? dto.merged_when_build_succeeds) {
       const heads = await this.mrGit.heads(mr);
-      const status = heads.source ? await this.commits.combinedStatusOf(mr.sourceProjectId, heads.source) : null;
+      const status = heads.source && mr.sourceProjectId !== null ? await this.commits.combinedStatusOf(mr.sourceProjectId, heads.source) : null;
       if (heads.source && status !== null && ACTIVE.includes(status)) return this.waitForBuild(user, project, mr, heads.source, params);
     }
     return this.mergeNow(user, project, mr, params);
@@ -154,8 +154,11 @@ export class MergeService implements OnModuleInit {
     });
     await this.events.record(this.requests.event(mr, user, 'merged'));
     await this.closing.close(user, merged.closes);
-    await this.push.afterPush(project, user, [{ oldSha: merged.target, newSha: merged.sha, ref: `refs/heads/${mr.targetBranch}` }], 'api');
     if (params.should_remove_source_branch) await this.removeSourceBranch(user, mr, merged.source);
+    // the push's after-effects (push event with its payload, CI and hooks, other requests' merge_status)
+    // do not hold the answer: they log their own failures
+    const done = merged;
+    void this.push.afterPush(project, user, [{ oldSha: done.target, newSha: done.sha, ref: `refs/heads/${mr.targetBranch}` }], 'api').catch(() => undefined);
     return this.repo.byId(mr.id);
   }
 
@@ -193,6 +196,7 @@ export class MergeService implements OnModuleInit {
 
   /** Deletes the merged source branch, unless it is its project's default or a protected branch, or the user may not push there. */
   private async removeSourceBranch(user: User, mr: MergeRequest, sha: string): Promise<void> {
+    if (mr.sourceProjectId === null) return;
     try {
       const source = await this.projects.findByRef(mr.sourceProjectId);
       const abilities: Set<ProjectAbility> = await this.policy.projectAbilities(user, source);
@@ -200,7 +204,7 @@ export class MergeService implements OnModuleInit {
       if (PushService.matches(await this.push.protectedBranches(source.id), mr.sourceBranch)) return;
       if (!(await this.push.canWriteBranch(source.id, mr.sourceBranch, abilities))) return;
       await this.git.repository(source.id).updateRef(`refs/heads/${mr.sourceBranch}`, ZERO_SHA, sha);
-      await this.push.afterPush(source, user, [{ oldSha: sha, newSha: ZERO_SHA, ref: `refs/heads/${mr.sourceBranch}` }], 'api');
+      void this.push.afterPush(source, user, [{ oldSha: sha, newSha: ZERO_SHA, ref: `refs/heads/${mr.sourceBranch}` }], 'api').catch(() => undefined);
     } catch (e) {
       // a push to the source branch after the merge keeps it (the CAS fails): nothing is lost
       if (!(e instanceof RefUpdateRejected)) throw e;

@@ -4,7 +4,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Frozen SQL: merge requests. `project_id` is the target project; `iid` comes from the per-project
  * `internal_ids` counter (usage `merge_requests`). Soft delete (`deleted_at`). At most one open merge
  * request per source project/branch and target project/branch (the 409 of a concurrent duplicate).
- * `merge_params` keeps what the merging user asked for when the merge waits for the build.
+ * `merge_params` keeps what the merging user asked for when the merge waits for the build. A deleted
+ * fork leaves its merge requests in the upstream project with no source project (`source_project_id` null).
  */
 export class MergeRequests1732600000000 implements MigrationInterface {
   name = 'MergeRequests1732600000000';
@@ -15,7 +16,7 @@ export class MergeRequests1732600000000 implements MigrationInterface {
         id serial PRIMARY KEY,
         iid integer NOT NULL,
         project_id integer NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-        source_project_id integer NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        source_project_id integer REFERENCES projects(id) ON DELETE SET NULL,
         source_branch varchar(255) NOT NULL,
         target_branch varchar(255) NOT NULL,
         title varchar(255) NOT NULL,
