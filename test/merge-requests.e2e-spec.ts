@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MergeRequestGit } from '../src/merge-requests/merge-request-git.service';
 import { GitCli } from './helpers/git-cli';
 import { API, Json, planning, Team, TestProject } from './helpers/planning';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
@@ -522,6 +523,36 @@ describe('merge requests', () => {
       const tip = (await git(s, 'rev-parse', 'FETCH_HEAD')).trim();
       for (const c of pushed) expect((await cli.run(['merge-base', '--is-ancestor', c, tip], s.work)).code).toBe(0);
       if (res.status === 200) expect((await cli.run(['merge-base', '--is-ancestor', s.f2, tip], s.work)).code).toBe(0);
+    });
+
+    it('a push landing exactly between the check and the update: the CAS fails, the merge is redone on the new tip', async () => {
+      const s = await seeded(0);
+      const mr = await createMr(tm.developer, s.p);
+      const mrGit = t.app.app.get(MergeRequestGit, { strict: false });
+      const original = mrGit.heads.bind(mrGit);
+      let pushed: string | undefined;
+      // the first time the merge reads the branch tips, someone pushes to master right after
+      const spy = jest.spyOn(mrGit, 'heads').mockImplementation(async (m) => {
+        const heads = await original(m);
+        if (!pushed) {
+          await git(s, 'checkout', '-q', 'master');
+          pushed = await cli.commit(s.work, { 'between.txt': 'between\n' }, 'Pushed in between');
+          await git(s, 'push', '-q', s.url, 'master');
+        }
+        return heads;
+      });
+      let reads = 0;
+      try {
+        await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).expect(200);
+        reads = spy.mock.calls.length;
+      } finally {
+        spy.mockRestore();
+      }
+      // read, CAS refused, read again, merged (the push's own merge_status recheck reads too)
+      expect(reads).toBeGreaterThanOrEqual(2);
+      await git(s, 'fetch', '-q', s.url, 'master');
+      const tip = (await git(s, 'rev-parse', 'FETCH_HEAD')).trim();
+      expect((await git(s, 'rev-list', '--parents', '-n', '1', tip)).trim()).toBe(`${tip} ${pushed} ${s.f2}`);
     });
 
     it('merges from a fork into its upstream (the fork’s commits fetched first)', async () => {
