@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Forbidden, NotFound } from '../common/errors/domain-errors';
-import { Params } from '../common/params/params';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { Issue } from '../issues/issue.entity';
 import { IssuesService } from '../issues/issues.service';
 import { Project } from '../projects/project.entity';
-import { ProjectsService } from '../projects/projects.service';
+import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
 import { closingReferences } from './closing-references';
 import { PaginationDto } from '../common/pagination/pagination.dto';
@@ -25,7 +24,7 @@ export class ClosingIssues {
 
   constructor(
     private readonly repo: MergeRequestsRepository,
-    private readonly projects: ProjectsService,
+    private readonly projects: ProjectResolver,
     private readonly issues: IssuesService,
     private readonly requests: MergeRequestsService,
     private readonly mrGit: MergeRequestGit,
@@ -61,7 +60,7 @@ export class ClosingIssues {
       let target: Project = project;
       if (path) {
         try {
-          target = await this.projects.findByRef(path);
+          target = await this.projects.find(path);
         } catch (e) {
           if (e instanceof NotFound) continue;
           throw e;
@@ -83,7 +82,7 @@ export class ClosingIssues {
     for (const issue of issues) {
       if (issue.state === 'closed') continue;
       try {
-        await this.issues.update(user, String(issue.projectId), String(issue.id), new Params({ state_event: 'close' }));
+        await this.issues.update(user, String(issue.projectId), String(issue.id), { state_event: 'close' });
       } catch (e) {
         if (!(e instanceof NotFound) && !(e instanceof Forbidden)) throw e;
       }

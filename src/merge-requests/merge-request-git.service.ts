@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { GitService } from '../git/git.service';
+import { branchRef, mergeRequestHeadRef, parseRef, parseSha, Sha, ZERO_SHA } from '../git/names';
 import { Commit, DiffEntry } from '../git/objects';
 import { Repository } from '../git/repository';
 import { MergeRequest } from './merge-request.entity';
@@ -8,9 +9,9 @@ import { MergeRequest } from './merge-request.entity';
 export interface MergeRequestHeads {
   repo: Repository;
   /** Tip of the source branch (null: the branch is gone). */
-  source: string | null;
+  source: Sha | null;
   /** Tip of the target branch (null: the branch is gone). */
-  target: string | null;
+  target: Sha | null;
 }
 
 /**
@@ -28,28 +29,32 @@ export class MergeRequestGit {
   }
 
   /** A branch's commit through the repository's long-lived cat-file reader (no process per read). */
-  private async tip(repo: Repository, branch: string): Promise<string | null> {
-    return (await repo.commit(`refs/heads/${branch}`))?.id ?? null;
+  private async tip(repo: Repository, branch: string): Promise<Sha | null> {
+    const name = parseRef(branch);
+    return name === null ? null : ((await repo.commit(branchRef(name)))?.id ?? null);
   }
 
-  private async sourceTip(mr: MergeRequest, repo: Repository): Promise<string | null> {
+  private async sourceTip(mr: MergeRequest, repo: Repository): Promise<Sha | null> {
     if (mr.sourceProjectId === mr.projectId) return this.tip(repo, mr.sourceBranch);
-    const local = `refs/merge-requests/${mr.iid}/head`;
+    const branch = parseRef(mr.sourceBranch);
+    if (branch === null) return null;
+    const local = mergeRequestHeadRef(mr.iid);
     // a deleted fork leaves no source
     const sourceId = mr.sourceProjectId;
     if (sourceId === null || !this.git.exists(sourceId)) return null;
-    const fetched = await repo.fetchBranchFrom(this.git.repositoryPath(sourceId), mr.sourceBranch, local);
+    const fetched = await repo.fetchBranchFrom(this.git.repositoryPath(sourceId), branch, local);
     if (fetched) return fetched;
     // the branch is gone from the fork (or a concurrent fetch holds the ref): nothing to merge
-    const stillThere = await this.git.repository(sourceId).refSha(`refs/heads/${mr.sourceBranch}`);
+    const stillThere = await this.git.repository(sourceId).refSha(branchRef(branch));
     return stillThere ? repo.refSha(local) : null;
   }
 
   /** The range a merge request shows: before a merge its branches, after it the merge commit's parents. */
-  private async range(mr: MergeRequest): Promise<{ repo: Repository; base: string | null; head: string | null }> {
+  private async range(mr: MergeRequest): Promise<{ repo: Repository; base: Sha | null; head: Sha | null }> {
     const repo = this.git.repository(mr.projectId);
-    if (mr.state === 'merged' && mr.mergeCommitSha) {
-      const merge = await repo.commit(mr.mergeCommitSha);
+    const mergeSha = mr.state === 'merged' ? parseSha(mr.mergeCommitSha) : null;
+    if (mergeSha) {
+      const merge = await repo.commit(mergeSha);
       if (merge && merge.parentIds.length === 2) return { repo, base: merge.parentIds[0], head: merge.parentIds[1] };
     }
     const h = await this.heads(mr);
@@ -60,7 +65,7 @@ export class MergeRequestGit {
   async commits(mr: MergeRequest): Promise<Commit[]> {
     const { repo, base, head } = await this.range(mr);
     if (!head) return [];
-    const { commits } = await repo.commitsBetween(base ?? '0'.repeat(40), head);
+    const { commits } = await repo.commitsBetween(base ?? ZERO_SHA, head);
     return commits.reverse();
   }
 

@@ -23,7 +23,6 @@ import { MilestonesService } from '../milestones/milestones.service';
 import { addSystemNotes, labelChangeNote, milestoneReference } from '../notes/system-notes';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
-import { ProjectsService } from '../projects/projects.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
 import { Transactions, Tx } from '../database/transactions';
@@ -60,7 +59,6 @@ export class MergeRequestsService {
     private readonly tx: Transactions,
     private readonly users: UsersRepository,
     private readonly resolver: ProjectResolver,
-    private readonly projects: ProjectsService,
     private readonly policy: PolicyService,
     private readonly labels: LabelsService,
     private readonly milestones: MilestonesService,
@@ -137,7 +135,7 @@ export class MergeRequestsService {
     if (dto.target_project_id !== undefined && dto.target_project_id !== source.id) {
       let found: Project | null = null;
       try {
-        found = await this.projects.findByRef(dto.target_project_id);
+        found = await this.resolver.find(dto.target_project_id);
       } catch (e) {
         if (!(e instanceof NotFound)) throw e;
       }

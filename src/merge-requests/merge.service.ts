@@ -6,13 +6,13 @@ import { PolicyService } from '../common/policy/policy.service';
 import { CommitStatusChanged, DomainEvents, PushReceived } from '../events/domain-events';
 import { Transactions } from '../database/transactions';
 import { EventsService } from '../events/events.service';
-import { ZERO_SHA } from '../git/objects';
+import { branchRef, parseRef, parseSha, Sha, ZERO_SHA } from '../git/names';
 import { MergeConflict, RefUpdateRejected } from '../git/repository';
 import { GitService } from '../git/git.service';
 import { Issue } from '../issues/issue.entity';
 import { addSystemNotes } from '../notes/system-notes';
 import { Project } from '../projects/project.entity';
-import { ProjectsService } from '../projects/projects.service';
+import { ProjectResolver } from '../projects/project-resolver.service';
 import { CommitsService } from '../repository/commits.service';
 import { PushService } from '../repository/push.service';
 import { User } from '../users/user.entity';
@@ -50,7 +50,7 @@ export class MergeService implements OnModuleInit {
     private readonly requests: MergeRequestsService,
     private readonly mrGit: MergeRequestGit,
     private readonly git: GitService,
-    private readonly projects: ProjectsService,
+    private readonly projects: ProjectResolver,
     private readonly policy: PolicyService,
     private readonly push: PushService,
     private readonly commits: CommitsService,
@@ -133,7 +133,7 @@ export class MergeService implements OnModuleInit {
   private async mergeNow(user: User, project: Project, mr: MergeRequest, params: MergeParams): Promise<MergeRequest> {
     const previous = await this.repo.claimForMerge(mr.id);
     if (!previous) throw new MethodNotAllowed();
-    let merged: { sha: string; target: string; source: string; closes: Issue[] } | undefined;
+    let merged: { sha: Sha; target: Sha; source: Sha; closes: Issue[] } | undefined;
     try {
       merged = await this.writeMerge(user, project, mr, params, previous);
     } finally {
@@ -173,9 +173,11 @@ export class MergeService implements OnModuleInit {
         project.defaultBranch === mr.targetBranch
           ? await this.closing.referenced(user, project, [mr.description, ...(await this.mrGit.commits(mr)).map((c) => c.message)])
           : [];
+      const branch = parseRef(mr.targetBranch);
+      if (branch === null) throw cannotMerge();
       try {
         const sha = await heads.repo.merge({
-          branch: mr.targetBranch,
+          branch,
           ours: heads.target,
           theirs: heads.source,
           message: params.merge_commit_message ?? defaultMergeMessage(mr),
@@ -195,15 +197,16 @@ export class MergeService implements OnModuleInit {
   }
 
   /** Deletes the merged source branch, unless it is its project's default or a protected branch, or the user may not push there. */
-  private async removeSourceBranch(user: User, mr: MergeRequest, sha: string): Promise<void> {
-    if (mr.sourceProjectId === null) return;
+  private async removeSourceBranch(user: User, mr: MergeRequest, sha: Sha): Promise<void> {
+    const branch = parseRef(mr.sourceBranch);
+    if (mr.sourceProjectId === null || branch === null) return;
     try {
-      const source = await this.projects.findByRef(mr.sourceProjectId);
+      const source = await this.projects.find(mr.sourceProjectId);
       const abilities: Set<ProjectAbility> = await this.policy.projectAbilities(user, source);
       if (source.defaultBranch === mr.sourceBranch) return;
       if (PushService.matches(await this.push.protectedBranches(source.id), mr.sourceBranch)) return;
       if (!(await this.push.canWriteBranch(source.id, mr.sourceBranch, abilities))) return;
-      await this.git.repository(source.id).updateRef(`refs/heads/${mr.sourceBranch}`, ZERO_SHA, sha);
+      await this.git.repository(source.id).updateRef(branchRef(branch), ZERO_SHA, sha);
       void this.push.afterPush(source, user, [{ oldSha: sha, newSha: ZERO_SHA, ref: `refs/heads/${mr.sourceBranch}` }], 'api').catch(() => undefined);
     } catch (e) {
       // a push to the source branch after the merge keeps it (the CAS fails): nothing is lost
@@ -244,13 +247,15 @@ export class MergeService implements OnModuleInit {
   }
 
   private async closeFromPush(e: PushReceived): Promise<void> {
-    const project = await this.projects.findByRef(e.projectId);
+    const project = await this.projects.find(e.projectId);
     if (!project.defaultBranch) return;
     const update = e.updates.find((u) => u.ref === `refs/heads/${project.defaultBranch}` && u.newSha !== ZERO_SHA);
     if (!update) return;
     const user = await this.users.byId(e.userId);
     if (!user) return;
-    const { commits } = await this.git.repository(project.id).commitsBetween(update.oldSha, update.newSha);
+    const [from, to] = [parseSha(update.oldSha), parseSha(update.newSha)];
+    if (!from || !to) return;
+    const { commits } = await this.git.repository(project.id).commitsBetween(from, to);
     if (commits.length === 0) return;
     await this.closing.close(user, await this.closing.referenced(user, project, commits.map((c) => c.message)));
   }
@@ -268,7 +273,7 @@ export class MergeService implements OnModuleInit {
         if (heads.source !== e.sha || mr.mergeUserId === null) continue;
         const user = await this.users.byId(mr.mergeUserId);
         if (!user) continue;
-        const project = await this.projects.findByRef(mr.projectId);
+        const project = await this.projects.find(mr.projectId);
         const abilities = await this.policy.projectAbilities(user, project);
         if (!(await this.push.canWriteBranch(project.id, mr.targetBranch, abilities)) || isWorkInProgress(mr.title)) continue;
         await this.mergeNow(user, project, mr, mr.mergeParams ?? {});

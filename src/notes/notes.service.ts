@@ -4,7 +4,7 @@ import { Forbidden, NotFound, ValidationFailed } from '../common/errors/domain-e
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Params, parseId } from '../common/params/params';
 import { EventsService } from '../events/events.service';
-import { readTimestamp, rejectNul } from '../issues/inputs';
+import { readTimestamp, rejectNul } from '../common/params/legacy-readers';
 import { canSetTimestamps } from '../issues/issue-policy';
 import { IssuesService } from '../issues/issues.service';
 import { SnippetsService } from '../snippets/snippets.service';
