@@ -10,12 +10,14 @@
  * repository, pushes it to the server over smart HTTP, then measures, per operation, sequential
  * keep-alive API requests against spawning the equivalent git command (execFile) on the local bare
  * repository (the same objects). Also throughput (autocannon vs 8 concurrent git spawns) and clones
- * (smart HTTP vs a local `--no-local` clone).
+ * (smart HTTP vs a local `--no-local` clone). Merge requests: `changes` of an MR (the compare range) against
+ * `git diff` of the same range, and accepting an MR (merge without a work tree) against `git merge` in a
+ * work tree of the same repository, each on its own freshly prepared pair of diverged branches.
  *
  * Env (all optional): BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432), BENCH_COMMITS (10000),
  * BENCH_FILES (1000), BENCH_ITERATIONS (30), BENCH_ARCHIVE_ITERATIONS (10), BENCH_WARMUP_ITERATIONS (3),
- * BENCH_CONNECTIONS (8), BENCH_DURATION (5 s), BENCH_CLONES (3), BENCH_APP_MAIN (default dist/main.js),
- * BENCH_ONLY=<comma-separated operation names> (tree,blob,raw,commit,commits,compare,archive,throughput,clone),
+ * BENCH_CONNECTIONS (8), BENCH_DURATION (5 s), BENCH_CLONES (3), BENCH_MERGE_ITERATIONS (15), BENCH_APP_MAIN (default dist/main.js),
+ * BENCH_ONLY=<comma-separated operation names> (tree,blob,raw,commit,commits,compare,archive,mr_changes,mr_merge,throughput,clone),
  * BENCH_PROFILE=1 (server runs with --cpu-prof; the .cpuprofile is written to bench/results/),
  * BENCH_REPO_CACHE=<folder> (keeps the generated repository there and reuses it on later runs),
  * BENCH_COMMIT_GRAPH=1 (writes a commit-graph in both repositories after the push: an experiment).
@@ -44,6 +46,7 @@ const WARMUP_ITERATIONS = Number(process.env.BENCH_WARMUP_ITERATIONS || 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 8);
 const DURATION = Number(process.env.BENCH_DURATION || 5);
 const CLONES = Number(process.env.BENCH_CLONES || 3);
+const MERGE_ITERATIONS = Number(process.env.BENCH_MERGE_ITERATIONS || 15);
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const COMMIT_GRAPH = process.env.BENCH_COMMIT_GRAPH === '1';
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
@@ -314,6 +317,37 @@ async function compareOp(name, iterations, apiFn, gitFn) {
   const res = { operation: name, iterations, api: stats(a), git: stats(g) };
   res.ratio = round(res.api.median_ms / res.git.median_ms);
   // CPU per call: the server process and the git commands it waited for / the git commands the bench ran.
+  res.api.cpu_ms = round((cpuMs(serverPid, true) - cpu0.server) / calls);
+  res.git.cpu_ms = round((cpuMs('self', false, true) - cpu0.git) / calls);
+  log(`${name}: API median ${res.api.median_ms} ms (p95 ${res.api.p95_ms}), git median ${res.git.median_ms} ms (p95 ${res.git.p95_ms}), ratio ${res.ratio}`);
+  return res;
+}
+
+/**
+ * Like compareOp, with an untimed `after(i)` step after each git run (set-up of the next run, e.g. a
+ * checkout), so that only the operation itself is measured on both sides.
+ */
+async function compareOpPrepared(name, iterations, apiFn, gitFn, after) {
+  const cpu0 = { server: cpuMs(serverPid, true), git: cpuMs('self', false, true) };
+  for (let i = 0; i < WARMUP_ITERATIONS; i++) {
+    await apiFn(-1 - i);
+    await gitFn(-1 - i);
+    await after(-1 - i);
+  }
+  const a = [];
+  const g = [];
+  for (let i = 0; i < iterations; i++) {
+    let t = now();
+    await apiFn(i);
+    a.push(ms(t));
+    t = now();
+    await gitFn(i);
+    g.push(ms(t));
+    await after(i);
+  }
+  const calls = WARMUP_ITERATIONS + iterations;
+  const res = { operation: name, iterations, api: stats(a), git: stats(g) };
+  res.ratio = round(res.api.median_ms / res.git.median_ms);
   res.api.cpu_ms = round((cpuMs(serverPid, true) - cpu0.server) / calls);
   res.git.cpu_ms = round((cpuMs('self', false, true) - cpu0.git) / calls);
   log(`${name}: API median ${res.api.median_ms} ms (p95 ${res.api.p95_ms}), git median ${res.git.median_ms} ms (p95 ${res.git.p95_ms}), ratio ${res.ratio}`);
@@ -597,6 +631,87 @@ async function main() {
     assert(a.diffs.length === files, `compare has ${a.diffs.length} diffs, git diff ${files} files`);
     const r = await compareOp(`compare (${ids.length} commits, ${files} files)`, ITERATIONS, () => getOk(q), gitCompare);
     results.push({ key: 'compare', ...r });
+  }
+
+  // --- merge requests: changes of an MR against `git diff` of the same range
+  const API = `/api/v3/projects/${project.id}`;
+  if (wanted('mr_changes')) {
+    await api(BASE, 'POST', `${API}/repository/branches`, TOKEN, { branch_name: 'mr-base', ref: compareFrom });
+    const mr = await api(BASE, 'POST', `${API}/merge_requests`, TOKEN, { source_branch: 'master', target_branch: 'mr-base', title: 'Bench changes' });
+    const q = `${API}/merge_requests/${mr.id}/changes`;
+    const gitChanges = () => git(['diff', '--full-index', `${compareFrom}...master`], G);
+    const a = JSON.parse((await getOk(q)).body);
+    const files = (await git(['diff', '--name-only', '-z', `${compareFrom}...master`], G)).toString().split('\0').filter(Boolean).length;
+    const commits = JSON.parse((await getOk(`${API}/merge_requests/${mr.id}/commits`)).body).length;
+    assert(a.changes.length === files, `MR changes has ${a.changes.length} entries, git diff ${files} files`);
+    const r = await compareOp(`MR changes (${commits} commits, ${files} files) vs git diff`, ITERATIONS, () => getOk(q), gitChanges);
+    results.push({ key: 'mr_changes', ...r });
+  }
+
+  // --- merge requests: accept (merge-tree + commit-tree + CAS update-ref) against `git merge` in a work tree
+  if (wanted('mr_merge')) {
+    const n = WARMUP_ITERATIONS + MERGE_ITERATIONS;
+    const tree = path.join(work, 'merge-tree');
+    await git(['worktree', 'add', '--quiet', '--detach', tree, 'master'], G);
+    const wt = { cwd: tree };
+    const who = ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com'];
+    // Fixtures (not timed): per run a target branch 50 commits behind master with one commit of its own,
+    // so that master and it have diverged; the same branch is fetched into the local repository.
+    const mrs = [];
+    for (let i = 0; i < n; i++) {
+      const branch = `mt-${i}`;
+      await api(BASE, 'POST', `${API}/repository/branches`, TOKEN, { branch_name: branch, ref: compareFrom });
+      await api(BASE, 'POST', `${API}/repository/files`, TOKEN, {
+        file_path: `bench/target-${i}.txt`, branch_name: branch, content: `target ${i}\n`, commit_message: `Target ${i}`,
+      });
+      mrs.push(await api(BASE, 'POST', `${API}/merge_requests`, TOKEN, { source_branch: 'master', target_branch: branch, title: `Bench merge ${i}` }));
+    }
+    const refspecs = mrs.map((_, i) => `+refs/heads/mt-${i}:refs/heads/mt-${i}`);
+    await git(['fetch', '--quiet', authUrl, ...refspecs], G);
+    const idx = (i) => (i < 0 ? -1 - i : WARMUP_ITERATIONS + i);
+    const put = (p) =>
+      new Promise((resolve, reject) => {
+        const req = http.request(`${BASE}${p}`, { method: 'PUT', agent, headers: { 'PRIVATE-TOKEN': TOKEN } }, (res) => {
+          const chunks = [];
+          res.on('data', (d) => chunks.push(d));
+          res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`PUT ${p}: ${res.statusCode} ${Buffer.concat(chunks)}`))));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    // The work-tree side: the checkout of the target branch is set-up (done before the timer starts).
+    let checkedOut = -1;
+    const prepare = async (k) => {
+      await git(['checkout', '--quiet', '-B', `wt-${k}`, `mt-${k}`], wt);
+      checkedOut = k;
+    };
+    await prepare(idx(-1));
+    const apiMerge = async (i) => {
+      const body = JSON.parse((await put(`${API}/merge_requests/${mrs[idx(i)].id}/merge`)).toString());
+      assert(body.state === 'merged', `MR ${mrs[idx(i)].iid} not merged: ${body.state}`);
+    };
+    const gitMerge = async (i) => {
+      const k = idx(i);
+      assert(checkedOut === k, 'work tree not prepared');
+      await git([...who, 'merge', '--quiet', '--no-ff', '-m', `Merge branch 'master' into 'mt-${k}'`, 'master'], wt);
+    };
+    const r = await compareOpPrepared(
+      `MR merge (${COMMITS}-commit repository) vs git merge in a work tree`,
+      MERGE_ITERATIONS,
+      apiMerge,
+      gitMerge,
+      // the next run's checkout, untimed
+      async (i) => {
+        const next = i < 0 ? (i === -WARMUP_ITERATIONS ? WARMUP_ITERATIONS : idx(i - 1)) : idx(i + 1);
+        if (next < n) await prepare(next);
+      },
+    );
+    // the API merges are real merge commits with both parents
+    const merged = (await git(['rev-list', '--parents', '-n', '1', `refs/heads/mt-0`], { gitDir: serverRepo })).toString().trim().split(' ');
+    assert(merged.length === 3, 'the merged target tip is not a merge commit');
+    results.push({ key: 'mr_merge', ...r });
+    await git(['worktree', 'remove', '--force', tree], G);
   }
 
   // --- archive: a different commit every iteration (uncached), then the same ones again (cached)

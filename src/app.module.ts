@@ -22,6 +22,7 @@ import { IssuesModule } from './issues/issues.module';
 import { MilestonesModule } from './milestones/milestones.module';
 import { LabelsModule } from './labels/labels.module';
 import { NotesModule } from './notes/notes.module';
+import { MergeRequestsModule } from './merge-requests/merge-requests.module';
 import { SnippetsModule } from './snippets/snippets.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { CiModule } from './ci/ci.module';
@@ -52,6 +53,7 @@ export class AppModule {
         IssuesModule,
         MilestonesModule,
         LabelsModule,
+        MergeRequestsModule,
         NotesModule,
         SnippetsModule,
         SubscriptionsModule,

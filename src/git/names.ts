@@ -87,6 +87,12 @@ export function branchRef(name: RefName): QualifiedRef {
   return `refs/heads/${name}` as QualifiedRef;
 }
 
+/** `refs/merge-requests/<iid>/head`: where a merge request's source from a fork is kept in the target repository. */
+export function mergeRequestHeadRef(iid: number): QualifiedRef {
+  if (!Number.isSafeInteger(iid) || iid < 1) throw new Error('invalid merge request iid');
+  return `refs/merge-requests/${iid}/head` as QualifiedRef;
+}
+
 /** `refs/tags/<name>`. */
 export function tagRef(name: RefName): QualifiedRef {
   return `refs/tags/${name}` as QualifiedRef;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatFilePool } from './cat-file-pool';
 import { GitRunner } from './git-runner';
-import { Sha } from './names';
-import { Repository } from './repository';
+import { RefName, Sha } from './names';
+import { MergeConflict, RefUpdateRejected, Repository } from './repository';
 
 /** Repository against a real repository on disk. */
 describe('Repository', () => {
@@ -65,5 +65,62 @@ describe('Repository', () => {
     expect(await ids(new Date(when * 1000 + 500))).toBe(0);
     expect(await ids(undefined, new Date(when * 1000 - 500))).toBe(0);
     expect((await repo.log(head, { offset: 0, limit: 10, since: new Date('2100-01-01T00:00:00Z') })).total).toBe(0);
+  });
+});
+
+/** Merges without a work tree: merge-tree, commit-tree and a compare-and-swap ref update. */
+describe('Repository.merge', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'glv3-merge-spec-'));
+  const work = join(dir, 'work');
+  const runner = new GitRunner(join(dir, 'home'));
+  const pool = new CatFilePool(runner.environment);
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: work, encoding: 'utf8' }).trim();
+  let base: Sha, side: Sha, conflict: Sha, tip: Sha;
+  const master = 'master' as RefName;
+
+  beforeAll(() => {
+    execFileSync('git', ['init', '-q', '-b', 'master', work]);
+    writeFileSync(join(work, 'a'), '1\n2\n3\n');
+    git('add', '.');
+    git('commit', '-qm', 'base');
+    base = git('rev-parse', 'HEAD') as Sha;
+    git('checkout', '-qb', 'side');
+    writeFileSync(join(work, 'b'), 'b\n');
+    git('add', '.');
+    git('commit', '-qm', 'side');
+    side = git('rev-parse', 'HEAD') as Sha;
+    git('checkout', '-qb', 'conflict', base);
+    writeFileSync(join(work, 'a'), '1\nconflict\n3\n');
+    git('commit', '-qam', 'conflict');
+    conflict = git('rev-parse', 'HEAD') as Sha;
+    git('checkout', '-q', 'master');
+    writeFileSync(join(work, 'a'), '1\nmaster\n3\n');
+    git('commit', '-qam', 'master');
+    tip = git('rev-parse', 'HEAD') as Sha;
+  });
+  afterAll(() => {
+    pool.closeAll();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses to move a branch that moved since the caller looked (compare-and-swap)', async () => {
+    const repo = new Repository(join(work, '.git'), runner, pool);
+    await expect(repo.merge({ branch: master, ours: base, theirs: side, message: 'm', author: { name: 'A', email: 'a@x' } })).rejects.toBeInstanceOf(
+      RefUpdateRejected,
+    );
+    expect(git('rev-parse', 'master')).toBe(tip);
+  });
+
+  it('reports conflicts and writes nothing; merges cleanly otherwise with two parents', async () => {
+    const repo = new Repository(join(work, '.git'), runner, pool);
+    expect(await repo.mergeTree(tip, conflict)).toBeNull();
+    await expect(repo.merge({ branch: master, ours: tip, theirs: conflict, message: 'm', author: { name: 'A', email: 'a@x' } })).rejects.toBeInstanceOf(
+      MergeConflict,
+    );
+    expect(git('rev-parse', 'master')).toBe(tip);
+    const sha = await repo.merge({ branch: master, ours: tip, theirs: side, message: 'Merge side', author: { name: 'Ann', email: 'ann@x' } });
+    expect(git('rev-parse', 'master')).toBe(sha);
+    expect(git('log', '-1', '--format=%P|%an|%cn|%s', sha)).toBe(`${tip} ${side}|Ann|Ann|Merge side`);
   });
 });

@@ -19,6 +19,10 @@ function rememberCount(key: string, n: number): void {
   if (logCounts.size > LOG_COUNTS_MAX) logCounts.delete(logCounts.keys().next().value as string);
 }
 
+/** Merge bases by repository and pair of full SHAs (immutable), most recently used last. */
+const mergeBases = new Map<string, Sha | null>();
+const MERGE_BASES_MAX = 2000;
+
 /** Limits on what one call returns (stated in the README). */
 export const LIMITS = {
   diffFiles: 1000,
@@ -62,6 +66,9 @@ export type ArchiveFormat = 'tar' | 'tar.gz' | 'tar.bz2' | 'zip';
 
 export class RefUpdateRejected extends Error {}
 export class FileConflict extends Error {}
+/** The two sides of a merge change the same lines (or files) in incompatible ways. */
+export class MergeConflict extends Error {}
+
 
 /** One bare repository: reads through the shared cat-file pool, everything else through the runner. */
 export class Repository {
@@ -226,8 +233,19 @@ export class Repository {
   }
 
   async mergeBase(a: Sha, b: Sha): Promise<Sha | null> {
+    // the merge base of two commits never changes: remembered per repository and pair
+    const key = `${this.gitDir}\0${a}\0${b}`;
+    if (mergeBases.has(key)) {
+      const known = mergeBases.get(key) as Sha | null;
+      mergeBases.delete(key);
+      mergeBases.set(key, known);
+      return known;
+    }
     const r = await this.git(['merge-base', a, b], { okCodes: [1] });
-    return shaLines(r.stdout)[0] ?? null;
+    const base = shaLines(r.stdout)[0] ?? null;
+    mergeBases.set(key, base);
+    if (mergeBases.size > MERGE_BASES_MAX) mergeBases.delete(mergeBases.keys().next().value as string);
+    return base;
   }
 
   /** Commits in `to` and not in `from`, oldest first (at most LIMITS.compareCommits). */
@@ -341,6 +359,64 @@ export class Repository {
       if (e instanceof GitError) throw new RefUpdateRejected(e.stderr.trim() || e.message);
       throw e;
     }
+  }
+
+  /**
+   * Whether `theirs` merges cleanly into `ours` (two full SHAs), without a work tree:
+   * `git merge-tree --write-tree` (exit 0 clean, 1 conflicts). The result tree, or null on conflicts.
+   */
+  async mergeTree(ours: Sha, theirs: Sha): Promise<Sha | null> {
+    const r = await this.git(['merge-tree', '--write-tree', '--no-messages', '-z', ours, theirs], {
+      okCodes: [1],
+      timeoutMs: LIMITS.writeTimeoutMs,
+    });
+    if (r.exitCode === 1) return null;
+    const tree = r.stdout.toString('utf8').split('\0')[0].trim();
+    if (!isSha(tree)) throw new Error('merge-tree gave no tree');
+    return tree;
+  }
+
+  /**
+   * Merges commit `theirs` into `refs/heads/<branch>` whose tip the caller saw as `ours`, without a
+   * work tree: merge-tree, then a merge commit (always two parents) by `author`, then a
+   * compare-and-swap update of the branch from `ours`. A push that moved the branch meanwhile makes
+   * the update fail with RefUpdateRejected (nothing is overwritten); conflicts throw MergeConflict.
+   */
+  async merge(o: { branch: RefName; ours: Sha; theirs: Sha; message: string; author: Identity }): Promise<Sha> {
+    const tree = await this.mergeTree(o.ours, o.theirs);
+    if (tree === null) throw new MergeConflict('conflicts');
+    const env = {
+      GIT_AUTHOR_NAME: clean(o.author.name),
+      GIT_AUTHOR_EMAIL: clean(o.author.email),
+      GIT_COMMITTER_NAME: clean(o.author.name),
+      GIT_COMMITTER_EMAIL: clean(o.author.email),
+    };
+    const commit = (
+      await this.git(['commit-tree', tree, '-p', o.ours, '-p', o.theirs, '-F', '-'], {
+        env,
+        input: o.message,
+        timeoutMs: LIMITS.writeTimeoutMs,
+      })
+    ).stdout
+      .toString('utf8')
+      .trim();
+    if (!isSha(commit)) throw new Error('commit-tree gave no commit');
+    await this.updateRef(branchRef(o.branch), commit, o.ours);
+    return commit;
+  }
+
+  /**
+   * Copies `refs/heads/<branch>` of another repository on this server (a fork; `otherGitDir` is a
+   * storage path, never user input) into `localRef` here, with its objects, so that merges and diffs
+   * between the two need no shared object store. The fetched SHA, or null when there is no such branch.
+   */
+  async fetchBranchFrom(otherGitDir: string, branch: RefName, localRef: QualifiedRef): Promise<Sha | null> {
+    const r = await this.git(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', otherGitDir, `+refs/heads/${branch}:${localRef}`], {
+      okCodes: [1, 128],
+      timeoutMs: LIMITS.writeTimeoutMs,
+    });
+    if (r.exitCode !== 0) return null;
+    return this.refSha(localRef);
   }
 
   async createAnnotatedTag(name: RefName, target: Sha, message: string, tagger: Identity): Promise<void> {

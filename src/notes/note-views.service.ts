@@ -3,7 +3,7 @@ import { Paginated } from '../common/pagination/pagination';
 import { ProjectViews } from '../projects/project-views.service';
 import { User } from '../users/user.entity';
 import { Note } from './note.entity';
-import { presentNote } from './notes.presenter';
+import { presentComment, presentNote } from './notes.presenter';
 import { NotesService } from './notes.service';
 
 /** Presents notes with their authors (one query for the whole page). */
@@ -26,5 +26,19 @@ export class NoteViews {
 
   async page(viewer: User, page: Paginated<Note>) {
     return new Paginated(await this.many(viewer, page.items), page.total, page.page);
+  }
+
+  async comments(notes: Note[]) {
+    const ctx = await this.views.context();
+    const authors = await this.notes.authors(notes);
+    return notes.map((n) => presentComment(n, n.authorId !== null ? authors.get(n.authorId) : null, ctx));
+  }
+
+  async commentPage(page: Paginated<Note>) {
+    return new Paginated(await this.comments(page.items), page.total, page.page);
+  }
+
+  async comment(note: Note) {
+    return (await this.comments([note]))[0];
   }
 }

@@ -6,7 +6,12 @@ import { User } from '../users/user.entity';
 import { NoteViews } from './note-views.service';
 import { NotesService } from './notes.service';
 
-/** Issue notes and snippet notes: the same five routes under each noteable. */
+/**
+ * Notes of every noteable kind on one route set: `:noteable` is the plural path segment of the kind
+ * (`issues`, `snippets`, `merge_requests`, and the legacy `merge_request`), checked by the service
+ * against the registered kinds (Express 5 routes take no inline pattern); anything else is 404.
+ * Plus the legacy merge request `comments` (`{note, author}`) old clients use.
+ */
 @Controller(`${API}/projects/:id`)
 export class NotesController {
   constructor(
@@ -14,67 +19,59 @@ export class NotesController {
     private readonly views: NoteViews,
   ) {}
 
-  // --- issues ---
-  @Get('issues/:noteableId/notes')
-  async issueNotes(@CurrentUser() user: User, @Param('id') id: string, @Param('noteableId') nid: string, @Input() p: Params) {
-    return this.views.page(user, await this.notes.list(user, 'Issue', id, nid, p));
+  @Get(':noteable/:noteableId/notes')
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() p: Params) {
+    return this.views.page(user, await this.notes.list(user, kind, id, nid, p));
   }
 
-  @Get('issues/:noteableId/notes/:noteId')
-  async issueNote(@CurrentUser() user: User, @Param('id') id: string, @Param('noteableId') nid: string, @Param('noteId') noteId: string) {
-    return this.views.one(user, await this.notes.get(user, 'Issue', id, nid, noteId));
-  }
-
-  @Post('issues/:noteableId/notes')
-  async createIssueNote(@CurrentUser() user: User, @Param('id') id: string, @Param('noteableId') nid: string, @Input() p: Params) {
-    return this.views.one(user, await this.notes.create(user, 'Issue', id, nid, p));
-  }
-
-  @Put('issues/:noteableId/notes/:noteId')
-  async updateIssueNote(
+  @Get(':noteable/:noteableId/notes/:noteId')
+  async show(
     @CurrentUser() user: User,
     @Param('id') id: string,
+    @Param('noteable') kind: string,
+    @Param('noteableId') nid: string,
+    @Param('noteId') noteId: string,
+  ) {
+    return this.views.one(user, await this.notes.get(user, kind, id, nid, noteId));
+  }
+
+  @Post(':noteable/:noteableId/notes')
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() p: Params) {
+    return this.views.one(user, await this.notes.create(user, kind, id, nid, p));
+  }
+
+  @Put(':noteable/:noteableId/notes/:noteId')
+  async update(
+    @CurrentUser() user: User,
+    @Param('id') id: string,
+    @Param('noteable') kind: string,
     @Param('noteableId') nid: string,
     @Param('noteId') noteId: string,
     @Input() p: Params,
   ) {
-    return this.views.one(user, await this.notes.update(user, 'Issue', id, nid, noteId, p));
+    return this.views.one(user, await this.notes.update(user, kind, id, nid, noteId, p));
   }
 
-  @Delete('issues/:noteableId/notes/:noteId')
-  async removeIssueNote(@CurrentUser() user: User, @Param('id') id: string, @Param('noteableId') nid: string, @Param('noteId') noteId: string) {
-    return this.views.one(user, await this.notes.remove(user, 'Issue', id, nid, noteId));
-  }
-
-  // --- snippets ---
-  @Get('snippets/:noteableId/notes')
-  async snippetNotes(@CurrentUser() user: User, @Param('id') id: string, @Param('noteableId') nid: string, @Input() p: Params) {
-    return this.views.page(user, await this.notes.list(user, 'Snippet', id, nid, p));
-  }
-
-  @Get('snippets/:noteableId/notes/:noteId')
-  async snippetNote(@CurrentUser() user: User, @Param('id') id: string, @Param('noteableId') nid: string, @Param('noteId') noteId: string) {
-    return this.views.one(user, await this.notes.get(user, 'Snippet', id, nid, noteId));
-  }
-
-  @Post('snippets/:noteableId/notes')
-  async createSnippetNote(@CurrentUser() user: User, @Param('id') id: string, @Param('noteableId') nid: string, @Input() p: Params) {
-    return this.views.one(user, await this.notes.create(user, 'Snippet', id, nid, p));
-  }
-
-  @Put('snippets/:noteableId/notes/:noteId')
-  async updateSnippetNote(
+  @Delete(':noteable/:noteableId/notes/:noteId')
+  async remove(
     @CurrentUser() user: User,
     @Param('id') id: string,
+    @Param('noteable') kind: string,
     @Param('noteableId') nid: string,
     @Param('noteId') noteId: string,
-    @Input() p: Params,
   ) {
-    return this.views.one(user, await this.notes.update(user, 'Snippet', id, nid, noteId, p));
+    return this.views.one(user, await this.notes.remove(user, kind, id, nid, noteId));
   }
 
-  @Delete('snippets/:noteableId/notes/:noteId')
-  async removeSnippetNote(@CurrentUser() user: User, @Param('id') id: string, @Param('noteableId') nid: string, @Param('noteId') noteId: string) {
-    return this.views.one(user, await this.notes.remove(user, 'Snippet', id, nid, noteId));
+  // --- legacy merge request comments: `{note, author}` ---
+
+  @Get(':noteable/:noteableId/comments')
+  async comments(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() p: Params) {
+    return this.views.commentPage(await this.notes.list(user, kind, id, nid, p, { commentsOnly: true }));
+  }
+
+  @Post(':noteable/:noteableId/comments')
+  async comment(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() p: Params) {
+    return this.views.comment(await this.notes.create(user, kind, id, nid, p, { commentsOnly: true }));
   }
 }

@@ -39,3 +39,8 @@ export function presentNote(n: Note, author: User | null | undefined, viewer: Us
     downvote: isDownvote(n),
   };
 }
+
+/** The legacy merge request comment (GitLab's MRNote entity): `{note, author}`. */
+export function presentComment(n: Note, author: User | null | undefined, ctx: PresentContext) {
+  return { note: n.body, author: author ? presentUserBasic(author, ctx) : null };
+}

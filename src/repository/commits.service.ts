@@ -3,6 +3,7 @@ import { Forbidden, InvalidAttribute, NotFound, ValidationFailed } from '../comm
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Transactions } from '../database/transactions';
+import { DomainEvents } from '../events/domain-events';
 import { parseRef, RefName, Sha } from '../git/names';
 import { Commit, DiffEntry } from '../git/objects';
 import { ProjectViews } from '../projects/project-views.service';
@@ -52,7 +53,13 @@ export class CommitsService {
     private readonly tx: Transactions,
     private readonly access: RepositoryAccess,
     private readonly views: ProjectViews,
+    private readonly domainEvents: DomainEvents,
   ) {}
+
+  /** The combined CI status of a commit in a project (null: no statuses). */
+  async combinedStatusOf(projectId: number, sha: string): Promise<string | null> {
+    return combinedStatus(await this.records.statusesOf(projectId, sha));
+  }
 
   /**
    * `GET .../commits`: `ref_name` (default branch), `since`/`until` inclusive (exact instants, any
@@ -180,6 +187,12 @@ export class CommitsService {
       if (FINISHED.includes(state)) row.finishedAt = now;
       if (state === 'pending' || state === 'running') row.finishedAt = null;
       return this.records.saveStatus(tx, row);
+    });
+    // the outcome hook: merge-when-build-succeeds (and later CI pipelines) react to the combined status
+    this.domainEvents.commitStatusChanged({
+      projectId: ctx.project.id,
+      sha: commit.id,
+      status: await this.combinedStatusOf(ctx.project.id, commit.id),
     });
     return { status: saved, author: user, present: await this.views.context() };
   }

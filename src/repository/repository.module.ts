@@ -20,6 +20,6 @@ import { TagsService } from './tags.service';
   imports: [TypeOrmModule.forFeature([ProtectedBranch, Release, CommitComment, CommitStatus]), ProjectsModule, UsersModule],
   controllers: [BranchesController, TagsController, CommitsController, ContentsController],
   providers: [RepositoryRecords, PushService, RepositoryAccess, BranchesService, TagsService, CommitsService, ContentsService],
-  exports: [PushService, RepositoryAccess],
+  exports: [PushService, RepositoryAccess, CommitsService],
 })
 export class RepositoryModule {}

@@ -1,0 +1,94 @@
+import { Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { CurrentUser } from '../common/auth/decorators';
+import { API } from '../common/http/routes';
+import { Input } from '../common/params/params';
+import { IssueViews } from '../issues/issue-views.service';
+import { User } from '../users/user.entity';
+import { ClosingIssues } from './closing-issues.service';
+import { PaginationDto } from '../common/pagination/pagination.dto';
+import { CreateMergeRequestDto, ListMergeRequestsDto, MergeDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
+import { MergeRequestViews } from './merge-request-views.service';
+import { presentMergeRequestCommits, presentMergeRequestRecord } from './merge-requests.presenter';
+import { MergeRequestsService } from './merge-requests.service';
+import { MergeService } from './merge.service';
+
+/** Each single-MR route also answers on the legacy singular path old clients use (`merge_request/:id`). */
+const one = (suffix = '') => [`merge_requests/:mrId${suffix}`, `merge_request/:mrId${suffix}`];
+
+@Controller(`${API}/projects/:id`)
+export class MergeRequestsController {
+  constructor(
+    private readonly mrs: MergeRequestsService,
+    private readonly merges: MergeService,
+    private readonly closing: ClosingIssues,
+    private readonly views: MergeRequestViews,
+    private readonly issueViews: IssueViews,
+  ) {}
+
+  @Get('merge_requests')
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: ListMergeRequestsDto) {
+    return this.views.page(user, await this.mrs.list(user, id, dto));
+  }
+
+  @Post('merge_requests')
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateMergeRequestDto) {
+    return this.views.one(user, await this.mrs.create(user, id, dto));
+  }
+
+  @Get(one())
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+    return this.views.one(user, await this.mrs.get(user, id, mrId));
+  }
+
+  @Get(one('/commits'))
+  async commits(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+    return presentMergeRequestCommits(await this.mrs.commits(user, id, mrId));
+  }
+
+  @Get(one('/changes'))
+  async changes(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+    return this.views.withChanges(user, await this.mrs.changes(user, id, mrId));
+  }
+
+  @Get(one('/closes_issues'))
+  async closesIssues(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string, @Input() dto: PaginationDto) {
+    return this.issueViews.page(user, await this.closing.ofMergeRequest(user, id, mrId, dto));
+  }
+
+  @Put(one())
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string, @Input() dto: UpdateMergeRequestDto) {
+    return this.views.one(user, await this.merges.update(user, id, mrId, dto));
+  }
+
+  @Delete(one())
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+    return presentMergeRequestRecord(await this.mrs.remove(user, id, mrId));
+  }
+
+  @Put(one('/merge'))
+  async merge(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string, @Input() dto: MergeDto) {
+    return this.views.one(user, await this.merges.merge(user, id, mrId, dto));
+  }
+
+  @Put(one('/cancel_merge_when_build_succeeds'))
+  async cancelAutoMerge(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+    return this.views.one(user, await this.merges.cancelMergeWhenBuildSucceeds(user, id, mrId));
+  }
+
+  /** GitLab 8.8's own route is POST (spec-decisions 6: both); 200 like the PUT. */
+  @Post(one('/cancel_merge_when_build_succeeds'))
+  @HttpCode(200)
+  async cancelAutoMergePost(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+    return this.views.one(user, await this.merges.cancelMergeWhenBuildSucceeds(user, id, mrId));
+  }
+
+  @Post(one('/subscription'))
+  async subscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+    return this.views.one(user, await this.mrs.setSubscription(user, id, mrId, true));
+  }
+
+  @Delete(one('/subscription'))
+  async unsubscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+    return this.views.one(user, await this.mrs.setSubscription(user, id, mrId, false));
+  }
+}

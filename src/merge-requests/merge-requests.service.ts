@@ -1,0 +1,341 @@
+import { Injectable } from '@nestjs/common';
+import {
+  apiError,
+  ErrorWithBody,
+  Forbidden,
+  InvalidAttribute,
+  isUniqueViolation,
+  NotFound,
+  NotModified,
+  ValidationFailed,
+} from '../common/errors/domain-errors';
+import { checkTitle } from '../common/dto/titles';
+import { Paginated, pageRequest } from '../common/pagination/pagination';
+import { parseId } from '../common/params/params';
+import { ProjectAbility } from '../common/policy/policy';
+import { PolicyService } from '../common/policy/policy.service';
+import { EventsService, NewEvent } from '../events/events.service';
+import { isValidBranchName } from '../git/git.service';
+import { Commit, DiffEntry } from '../git/objects';
+import { LabelsService } from '../labels/labels.service';
+import { Milestone } from '../milestones/milestone.entity';
+import { MilestonesService } from '../milestones/milestones.service';
+import { addSystemNotes, labelChangeNote, milestoneReference } from '../notes/system-notes';
+import { Project } from '../projects/project.entity';
+import { ProjectResolver } from '../projects/project-resolver.service';
+import { SubscriptionsService } from '../subscriptions/subscriptions.service';
+import { User } from '../users/user.entity';
+import { Transactions, Tx } from '../database/transactions';
+import { UsersRepository } from '../users/users.repository';
+import { CreateMergeRequestDto, ListMergeRequestsDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
+import { isOpen, isWorkInProgress, MergeRequest } from './merge-request.entity';
+import { MergeRequestGit } from './merge-request-git.service';
+import { canAdminMergeRequest, canUpdateMergeRequest } from './merge-request-policy';
+import { MergeRequestViews } from './merge-request-views.service';
+import { MergeRequestsRepository } from './merge-requests.repository';
+
+export interface MergeRequestInProject {
+  project: Project;
+  abilities: Set<ProjectAbility>;
+  mr: MergeRequest;
+}
+
+const NUL = /\u0000/;
+
+
+const sameBranch = () => new ErrorWithBody(422, ['You can not use same project/branch for source and target']);
+const duplicate = (title: string) =>
+  new ErrorWithBody(409, { message: [`Cannot Create: This merge request already exists: ${JSON.stringify([title])}`] });
+
+/**
+ * Merge requests: per-project iids, lists, create/update/delete, subscriptions, commits and changes.
+ * Writes run in one transaction with their system notes; events follow the commit. Merging lives in
+ * MergeService.
+ */
+@Injectable()
+export class MergeRequestsService {
+  constructor(
+    private readonly repo: MergeRequestsRepository,
+    private readonly tx: Transactions,
+    private readonly users: UsersRepository,
+    private readonly resolver: ProjectResolver,
+    private readonly policy: PolicyService,
+    private readonly labels: LabelsService,
+    private readonly milestones: MilestonesService,
+    private readonly subscriptions: SubscriptionsService,
+    private readonly events: EventsService,
+    private readonly git: MergeRequestGit,
+    private readonly views: MergeRequestViews,
+  ) {}
+
+  /** `iid`, `state` (opened — reopened included —, closed, merged; anything else: all), `order_by`, `sort`. */
+  async list(user: User, ref: string, dto: ListMergeRequestsDto): Promise<Paginated<MergeRequest>> {
+    const { project } = await this.resolver.resolve(user, ref, 'read_merge_request');
+    const page = pageRequest(dto);
+    const sort = (dto.sort ?? 'desc').toLowerCase();
+    if (sort !== 'asc' && sort !== 'desc') throw new InvalidAttribute('sort');
+    const [items, total] = await this.repo.list(
+      {
+        projectId: project.id,
+        iids: dto.iid,
+        state: dto.state,
+        orderBy: (dto.order_by ?? 'created_at') as 'created_at' | 'updated_at',
+        sort: sort === 'asc' ? 'ASC' : 'DESC',
+      },
+      page,
+    );
+    return new Paginated(items, total, page);
+  }
+
+  /**
+   * The merge request with global id `rawId` in the project, if the caller may read both:
+   * `404 Project Not Found`, 403 when the project's merge requests are off, `404 Merge Request Not
+   * Found` for an absent one or one of another project.
+   */
+  async findReadable(user: User, ref: string, rawId: string): Promise<MergeRequestInProject> {
+    const { project, abilities } = await this.resolver.resolve(user, ref, 'read_project');
+    if (!abilities.has('read_merge_request')) throw new Forbidden();
+    const id = parseId(rawId);
+    const mr = id === undefined ? null : await this.repo.findInProject(project.id, id);
+    if (!mr) throw new NotFound('Merge Request');
+    return { project, abilities, mr };
+  }
+
+  async get(user: User, ref: string, rawId: string): Promise<MergeRequest> {
+    return (await this.findReadable(user, ref, rawId)).mr;
+  }
+
+  async commits(user: User, ref: string, rawId: string): Promise<Commit[]> {
+    const { mr } = await this.readableWithCode(user, ref, rawId);
+    return this.git.commits(mr);
+  }
+
+  async changes(user: User, ref: string, rawId: string): Promise<{ mr: MergeRequest; entries: DiffEntry[]; truncated: boolean }> {
+    const { mr } = await this.readableWithCode(user, ref, rawId);
+    return { mr, ...(await this.git.changes(mr)) };
+  }
+
+  private async readableWithCode(user: User, ref: string, rawId: string): Promise<MergeRequestInProject> {
+    const found = await this.findReadable(user, ref, rawId);
+    if (!found.abilities.has('download_code')) throw new Forbidden();
+    return found;
+  }
+
+  /**
+   * `POST`: from a branch of `:id` into `target_branch` of the same project or, with
+   * `target_project_id`, of the project `:id` was forked from. 201; GitLab's 422 bodies for the same
+   * branch and a target that is not the fork source, 409 for an open duplicate, 400 for branches that
+   * do not exist.
+   */
+  async create(user: User, ref: string, dto: CreateMergeRequestDto): Promise<MergeRequest> {
+    const { project: source, abilities } = await this.resolver.resolve(user, ref, 'create_merge_request');
+    const title = checkTitle(dto.title);
+    let target = source;
+    let targetAbilities = abilities;
+    if (dto.target_project_id !== undefined && dto.target_project_id !== source.id) {
+      let found: Project | null = null;
+      try {
+        found = await this.resolver.find(dto.target_project_id);
+      } catch (e) {
+        if (!(e instanceof NotFound)) throw e;
+      }
+      const fa = found ? await this.policy.projectAbilities(user, found) : new Set<ProjectAbility>();
+      if (!found || !fa.has('read_project') || source.forkedFromProjectId !== found.id) {
+        throw new ErrorWithBody(422, ['Source project is not a fork of target project']);
+      }
+      if (!fa.has('read_merge_request')) throw new Forbidden();
+      target = found;
+      targetAbilities = fa;
+    }
+    const sourceBranch = dto.source_branch.trim();
+    const targetBranch = dto.target_branch.trim();
+    if (target.id === source.id && sourceBranch === targetBranch) throw sameBranch();
+    await this.assertBranch(source.id, sourceBranch, 'source_branch');
+    await this.assertBranch(target.id, targetBranch, 'target_branch');
+    const labelTitles = dto.labels ?? [];
+    this.labels.assertValidTitles(labelTitles);
+    const canAdmin = canAdminMergeRequest(targetAbilities);
+    const assigneeId = canAdmin ? dto.assignee_id ?? null : null;
+    const milestoneId = canAdmin ? dto.milestone_id ?? null : null;
+    if (assigneeId !== null) await this.assertAssignable(target, assigneeId);
+    if (milestoneId !== null) await this.milestoneFor(target, milestoneId);
+    if (dto.description !== undefined && NUL.test(dto.description)) throw new InvalidAttribute('description');
+
+    const key = { sourceProjectId: source.id, sourceBranch, projectId: target.id, targetBranch };
+    let mr: MergeRequest;
+    try {
+      mr = await this.tx.run(async (m) => {
+        const existing = await this.repo.findOpenDuplicate(key, 0, m);
+        if (existing) throw duplicate(existing.title);
+        const created = await this.repo.insert(m, {
+          ...key,
+          title,
+          description: dto.description ?? null,
+          authorId: user.id,
+          assigneeId,
+          milestoneId,
+        });
+        if (canAdmin && labelTitles.length) {
+          await this.labels.replaceLinks(m, 'MergeRequest', created.id, await this.labels.findOrCreate(m, target.id, labelTitles));
+        }
+        return created;
+      });
+    } catch (e) {
+      if (isUniqueViolation(e, 'merge_requests_open_branches_key')) {
+        throw duplicate((await this.repo.findOpenDuplicate(key))?.title ?? title);
+      }
+      throw e;
+    }
+    await this.events.record(this.event(mr, user, 'created'));
+    return this.repo.byId(mr.id);
+  }
+
+  /**
+   * `PUT`: `title`, `description`, `target_branch`, `state_event` (close, reopen; merge is handled by
+   * the controller through MergeService), and for those who administer merge requests `assignee_id`,
+   * `milestone_id`, `labels`. `source_branch` → 400. Changes leave system notes.
+   */
+  async update(user: User, ref: string, rawId: string, dto: UpdateMergeRequestDto): Promise<MergeRequest> {
+    const { project, abilities, mr } = await this.findReadable(user, ref, rawId);
+    if (!canUpdateMergeRequest(user, abilities, mr)) throw new Forbidden();
+    if (dto.source_branch !== undefined) throw apiError(400, 'Source branch cannot be changed');
+    const title = dto.title !== undefined ? checkTitle(dto.title) : undefined;
+    const targetBranch = dto.target_branch?.trim();
+    if (targetBranch !== undefined && targetBranch !== mr.targetBranch) {
+      if (mr.sourceProjectId === mr.projectId && targetBranch === mr.sourceBranch) throw sameBranch();
+      await this.assertBranch(project.id, targetBranch, 'target_branch');
+      const dup =
+        mr.sourceProjectId === null
+          ? null
+          : await this.repo.findOpenDuplicate(
+              { sourceProjectId: mr.sourceProjectId, sourceBranch: mr.sourceBranch, projectId: mr.projectId, targetBranch },
+              mr.id,
+            );
+      if (dup && isOpen(mr)) throw duplicate(dup.title);
+    }
+    const labelTitles = dto.labels;
+    if (labelTitles) this.labels.assertValidTitles(labelTitles);
+    const canAdmin = canAdminMergeRequest(abilities);
+    const assigneeId = canAdmin ? dto.assignee_id : undefined;
+    const milestoneId = canAdmin ? dto.milestone_id : undefined;
+    const assignee = assigneeId ? await this.assertAssignable(project, assigneeId) : null;
+    const milestone = milestoneId ? await this.milestoneFor(project, milestoneId) : null;
+    if (dto.description !== undefined && NUL.test(dto.description)) throw new InvalidAttribute('description');
+
+    const events: NewEvent[] = [];
+    let updated: MergeRequest;
+    try {
+      updated = await this.tx.run(async (m) => {
+        const current = await this.repo.lock(m, mr.id);
+        if (!current) throw new NotFound('Merge Request');
+        const changes: Partial<MergeRequest> = {};
+        const notes: string[] = [];
+        if (title !== undefined && title !== current.title) {
+          changes.title = title;
+          notes.push(`Changed title: **${current.title}** → **${title}**`);
+          const [was, is] = [isWorkInProgress(current.title), isWorkInProgress(title)];
+          if (!was && is) notes.push('Marked this merge request as a **Work In Progress**');
+          if (was && !is) notes.push('Unmarked this merge request as a Work In Progress');
+        }
+        if (dto.description !== undefined && dto.description !== (current.description ?? '')) changes.description = dto.description;
+        if (targetBranch !== undefined && targetBranch !== current.targetBranch && current.state !== 'merged') {
+          changes.targetBranch = targetBranch;
+          changes.mergeStatus = 'unchecked';
+          notes.push(`Target branch changed from \`${current.targetBranch}\` to \`${targetBranch}\``);
+        }
+        if (assigneeId !== undefined && assigneeId !== current.assigneeId) {
+          changes.assigneeId = assigneeId;
+          notes.push(assignee ? `Reassigned to @${assignee.username}` : 'Assignee removed');
+        }
+        if (milestoneId !== undefined && milestoneId !== current.milestoneId) {
+          changes.milestoneId = milestoneId;
+          notes.push(milestone ? `Milestone changed to ${milestoneReference(milestone)}` : 'Milestone removed');
+        }
+        let transition: 'closed' | 'reopened' | undefined;
+        if (dto.state_event === 'close' && isOpen(current)) transition = 'closed';
+        if (dto.state_event === 'reopen' && current.state === 'closed') transition = 'reopened';
+        if (transition === 'closed') {
+          changes.state = 'closed';
+          changes.mergeWhenBuildSucceeds = false;
+          changes.mergeUserId = null;
+        }
+        if (transition === 'reopened') {
+          changes.state = 'opened';
+          changes.mergeStatus = 'unchecked';
+        }
+        if (transition) notes.push(`Status changed to ${transition}`);
+        let labelsChanged = false;
+        if (canAdmin && labelTitles !== undefined) {
+          const wanted = await this.labels.findOrCreate(m, project.id, labelTitles);
+          const { added, removed } = await this.labels.replaceLinks(m, 'MergeRequest', current.id, wanted);
+          const note = labelChangeNote(added, removed);
+          if (note) {
+            labelsChanged = true;
+            notes.push(note);
+          }
+        }
+        if (Object.keys(changes).length || labelsChanged) {
+          changes.updatedAt = new Date();
+          await this.repo.update(m, current.id, changes);
+        }
+        await addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: current.id }, user.id, notes);
+        const after = { ...current, ...changes } as MergeRequest;
+        if (transition) events.push(this.event(after, user, transition));
+        else if (labelsChanged) events.push(this.event(after, user, 'updated'));
+        return after;
+      });
+    } catch (e) {
+      if (isUniqueViolation(e, 'merge_requests_open_branches_key')) throw duplicate(mr.title);
+      throw e;
+    }
+    await this.events.record(...events);
+    return this.repo.byId(updated.id);
+  }
+
+  /** Soft delete (owners and admins): 403 for others, 404 when absent. Returns the record. */
+  async remove(user: User, ref: string, rawId: string): Promise<MergeRequest> {
+    const { abilities, mr } = await this.findReadable(user, ref, rawId);
+    if (!abilities.has('destroy_merge_request')) throw new Forbidden();
+    if (!(await this.repo.softDelete(mr.id))) throw new NotFound('Merge Request');
+    await this.events.record(this.event(mr, user, 'destroyed'));
+    return this.repo.byId(mr.id);
+  }
+
+  /** Subscribes (201; 304 when already subscribed, participants included) or unsubscribes (200; 304). */
+  async setSubscription(user: User, ref: string, rawId: string, subscribed: boolean): Promise<MergeRequest> {
+    const { mr } = await this.findReadable(user, ref, rawId);
+    if ((await this.views.subscribed(user, mr)) === subscribed) throw new NotModified();
+    await this.subscriptions.set(user.id, 'MergeRequest', mr.id, subscribed);
+    return mr;
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  /** A branch named by a client: a valid name that exists, else 400 with the field. */
+  private async assertBranch(projectId: number, name: string, field: 'source_branch' | 'target_branch'): Promise<void> {
+    if (!isValidBranchName(name)) throw new ValidationFailed({ [field]: ['is invalid'] });
+    if (!(await this.git.branchExists(projectId, name))) throw new ValidationFailed({ [field]: ['does not exist'] });
+  }
+
+  /** An assignee must exist and be able to see the project's merge requests. */
+  private async assertAssignable(project: Project, userId: number): Promise<User> {
+    const user = await this.users.byId(userId);
+    if (!user || !(await this.policy.projectAbilities(user, project)).has('read_merge_request')) {
+      throw new ValidationFailed({ assignee_id: ['is invalid'] });
+    }
+    return user;
+  }
+
+  private async milestoneFor(project: Project, milestoneId: number, m?: Tx): Promise<Milestone> {
+    try {
+      return await this.milestones.findInProject(project.id, milestoneId, m);
+    } catch (e) {
+      if (e instanceof NotFound) throw new ValidationFailed({ milestone_id: ['is invalid'] });
+      throw e;
+    }
+  }
+
+  event(mr: MergeRequest, user: User, action: NewEvent['action']): NewEvent {
+    return { projectId: mr.projectId, authorId: user.id, action, targetId: mr.id, targetType: 'MergeRequest', targetTitle: mr.title };
+  }
+}

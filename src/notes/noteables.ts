@@ -1,0 +1,29 @@
+import { ProjectAbility } from '../common/policy/policy';
+import { Project } from '../projects/project.entity';
+import { User } from '../users/user.entity';
+import { NoteableType } from './note.entity';
+
+/** A noteable the caller may read, as the notes service needs it. */
+export interface Noteable {
+  project: Project;
+  abilities: Set<ProjectAbility>;
+  type: NoteableType;
+  id: number;
+  title: string;
+  /** The noteable's table, touched (`updated_at`) by a new note: a fixed name, never user input. */
+  table: 'issues' | 'snippets' | 'merge_requests';
+}
+
+/** Finds a readable noteable (or throws its area's 404/403). One per kind; the notes service holds the map. */
+export type NoteableFinder = (user: User, projectRef: string, rawId: string) => Promise<Noteable>;
+
+/** Path segments → kinds. `merge_request` is the legacy singular path old clients use. */
+export const NOTEABLE_PATHS: Readonly<Record<string, NoteableType>> = {
+  issues: 'Issue',
+  snippets: 'Snippet',
+  merge_requests: 'MergeRequest',
+  merge_request: 'MergeRequest',
+};
+
+/** Kinds whose legacy `comments` routes exist (GitLab 8.8 had them for merge requests only). */
+export const COMMENT_KINDS: ReadonlySet<NoteableType> = new Set<NoteableType>(['MergeRequest']);
