@@ -22,6 +22,7 @@ import { LabelsModule } from './labels/labels.module';
 import { NotesModule } from './notes/notes.module';
 import { SnippetsModule } from './snippets/snippets.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
+import { QueueModule } from './queue/queue.module';
 
 @Module({})
 export class AppModule {
@@ -30,6 +31,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config, db),
+        QueueModule,
         ApplicationSettingsModule,
         HealthModule,
         UsersModule,
