@@ -10,7 +10,8 @@ for (const [net, prefix] of [
   LOCAL.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['::ffff:0:0', 96], ['64:ff9b::', 96],
+  // ::/96 covers ::, ::1 and the IPv4-compatible forms (::127.0.0.1); ::ffff:0:0/96 the IPv4-mapped ones.
+  ['::', 96], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['::ffff:0:0', 96], ['64:ff9b::', 96],
 ] as [string, number][]) {
   LOCAL.addSubnet(net, prefix, 'ipv6');
 }
