@@ -6,6 +6,7 @@ import { httpPipeline } from './common/http/http-pipeline';
 import { Logger } from './common/http/logger';
 import { AppConfig } from './config/config';
 import { Database, openDatabase } from './database/data-source';
+import { httpMetrics } from './metrics/registry';
 import { ensureRootUser } from './users/root-user';
 
 export interface App {
@@ -26,7 +27,7 @@ export async function createApp(config: AppConfig, existingDb?: Database): Promi
   app.disable('x-powered-by');
   app.disable('etag');
   const logger = app.get(Logger);
-  for (const mw of httpPipeline(logger, { bodyLimit: '10mb' })) app.use(mw);
+  for (const mw of httpPipeline(logger, { bodyLimit: '10mb', corsOrigins: config.corsOrigins, metrics: httpMetrics })) app.use(mw);
   await app.init();
   await ensureRootUser(db.dataSource, app.get(SecretsService), config, logger);
   return {

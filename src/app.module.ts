@@ -4,6 +4,7 @@ import { AppConfig } from './config/config';
 import { CoreModule } from './core.module';
 import { Database } from './database/data-source';
 import { HealthModule } from './health/health.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { LicensesModule } from './licenses/licenses.module';
 import { NamespacesModule } from './namespaces/namespaces.module';
 import { OauthModule } from './oauth/oauth.module';
@@ -34,6 +35,7 @@ export class AppModule {
         QueueModule,
         ApplicationSettingsModule,
         HealthModule,
+        MetricsModule,
         UsersModule,
         OauthModule,
         LicensesModule,

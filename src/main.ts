@@ -22,7 +22,11 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'shutting down', signal }) + '\n');
-    const force = setTimeout(() => process.exit(1), 25_000);
+    // In-flight requests and git transfers get SHUTDOWN_TIMEOUT; then their connections are cut so
+    // the queue and database still close cleanly; a stop that hangs even then is forced.
+    const cut = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+    cut.unref();
+    const force = setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 10_000);
     force.unref();
     try {
       await close(); // stops accepting connections, lets in-flight requests finish, closes the database

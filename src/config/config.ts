@@ -27,6 +27,14 @@ export interface AppConfig {
   queue: { workers: boolean; pollSeconds: number };
   /** Webhook delivery (system hooks and project hooks). */
   webhooks: { timeoutMs: number; retryLimit: number; retryDelaySeconds: number; disableAfterFailures: number };
+  /** Longest a single SQL statement may run (ms); past it the request answers 503. */
+  dbStatementTimeoutMs: number;
+  /** How long SIGTERM waits for in-flight requests, git transfers and queue workers (ms). */
+  shutdownTimeoutMs: number;
+  /** Browser origins allowed by CORS (exact `scheme://host[:port]`); empty: no CORS headers at all. */
+  corsOrigins: string[];
+  /** Addresses or CIDR ranges besides loopback that may read `/-/metrics`. */
+  metricsAllowedIps: string[];
 }
 
 export class ConfigError extends Error {}
@@ -54,6 +62,28 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string {
   if (/^(true|yes)$/i.test(raw)) return true;
   if (/^\d+$/.test(raw)) return Number(raw);
   return raw; // e.g. "loopback, 10.0.0.0/8"
+}
+
+function listEnv(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function parseOrigins(raw: string | undefined): string[] {
+  return listEnv(raw).map((o) => {
+    let u: URL;
+    try {
+      u = new URL(o);
+    } catch {
+      throw new ConfigError(`CORS_ORIGINS: "${o}" is not an origin (scheme://host[:port])`);
+    }
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== o.replace(/\/$/, '')) {
+      throw new ConfigError(`CORS_ORIGINS: "${o}" is not an origin (scheme://host[:port])`);
+    }
+    return u.origin;
+  });
 }
 
 /** Reads the key from SECRET_KEY, else from `<dataDir>/secret_key`, creating it (0600) on first start. */
@@ -116,6 +146,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       retryDelaySeconds: intEnv(env, 'WEBHOOK_RETRY_DELAY_SECONDS', 10, 1, 3600),
       disableAfterFailures: intEnv(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 40, 0, 1_000_000),
     },
+    dbStatementTimeoutMs: intEnv(env, 'DB_STATEMENT_TIMEOUT', 15, 0, 3600) * 1000,
+    shutdownTimeoutMs: intEnv(env, 'SHUTDOWN_TIMEOUT', 30, 1, 3600) * 1000,
+    corsOrigins: parseOrigins(env.CORS_ORIGINS),
+    metricsAllowedIps: listEnv(env.METRICS_ALLOWED_IPS),
   };
 }
 

@@ -27,7 +27,10 @@ export async function openDatabase(config: AppConfig, opts: { migrate?: boolean 
   let embedded: EmbeddedPostgres | undefined;
   let connection: Record<string, unknown>;
   if (config.databaseUrl) {
-    connection = { url: config.databaseUrl, extra: { max: config.dbPoolSize } };
+    const extra: Record<string, unknown> = { max: config.dbPoolSize };
+    // a statement past DB_STATEMENT_TIMEOUT is cancelled by the server (57014) and the request answers 503
+    if (config.dbStatementTimeoutMs > 0) extra.statement_timeout = config.dbStatementTimeoutMs;
+    connection = { url: config.databaseUrl, extra };
   } else {
     embedded = await EmbeddedPostgres.start(config.embeddedDbDir);
     connection = { ...embedded.connectionOptions, extra: { max: 1 } };

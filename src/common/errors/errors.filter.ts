@@ -35,6 +35,10 @@ export class ErrorsFilter implements ExceptionFilter {
       if (status < 500) return { status, body: { message: statusMessage(status) } };
     }
     const pgCode = (exception as { driverError?: { code?: string }; code?: string })?.driverError?.code;
+    if (pgCode === '57014') {
+      // statement_timeout (DB_STATEMENT_TIMEOUT): an answer, not a hang
+      return { status: 503, body: { message: '503 Service Unavailable - the database did not answer in time' } };
+    }
     if (pgCode && INPUT_ERRORS[pgCode]) {
       // Input PostgreSQL cannot take (a NUL byte, an out-of-range number): the caller's fault, not ours.
       return { status: 400, body: { message: `400 Bad request - ${INPUT_ERRORS[pgCode]}` } };
@@ -50,6 +54,6 @@ export class ErrorsFilter implements ExceptionFilter {
       path: req.path,
       error: exception instanceof Error ? exception.stack ?? exception.message : String(exception),
     });
-    return { status: 500, body: { message: '500 Internal Server Error' } };
+    return { status: 500, body: { message: '500 Internal Server Error', request_id: (req as Request & { id?: string }).id } };
   }
 }

@@ -32,6 +32,47 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${parts.join('&')}`;
 }
 
+/** What the request log hands to the metrics: the route template is read off the finished request. */
+export interface HttpMetrics {
+  observe(req: Request, status: number, startedAt: bigint): void;
+}
+
+const CORS_EXPOSED = 'Link, X-Total, X-Total-Pages, X-Page, X-Per-Page, X-Next-Page, X-Prev-Page, X-Request-Id';
+const CORS_ALLOWED_HEADERS = 'PRIVATE-TOKEN, Authorization, Sudo, Content-Type, X-Requested-With';
+const CORS_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+
+/**
+ * CORS for browser front ends on the listed origins only (none by default): the API and OAuth
+ * routes answer preflights and expose the pagination headers. Credentials (cookies) are never
+ * allowed — browser clients authenticate with tokens in headers.
+ */
+function cors(origins: string[]): RequestHandler {
+  const allowed = new Set(origins);
+  return (req, res, next) => {
+    if (allowed.size === 0) return next();
+    const path = req.path;
+    if (!path.startsWith('/api/') && !path.startsWith('/oauth/')) return next();
+    const origin = req.headers.origin;
+    res.vary('Origin');
+    const ok = typeof origin === 'string' && allowed.has(origin);
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+      if (ok) {
+        res.setHeader('Access-Control-Allow-Origin', origin);
+        res.setHeader('Access-Control-Allow-Methods', CORS_METHODS);
+        res.setHeader('Access-Control-Allow-Headers', CORS_ALLOWED_HEADERS);
+        res.setHeader('Access-Control-Max-Age', '7200');
+      }
+      res.status(204).end();
+      return;
+    }
+    if (ok) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED);
+    }
+    next();
+  };
+}
+
 /** `'10mb'`, `'512kb'` or a plain number of bytes. */
 function byteSize(limit: string): number {
   const m = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(limit.trim());
@@ -45,7 +86,10 @@ function byteSize(limit: string): number {
  * request id and the per-request JSON log line; URL normalisation (extra slashes, `.json`);
  * `Content-Type: application/json` without a charset; body parsing with GitLab-style errors.
  */
-export function httpPipeline(logger: Logger, opts: { bodyLimit: string }): RequestHandler[] {
+export function httpPipeline(
+  logger: Logger,
+  opts: { bodyLimit: string; corsOrigins?: string[]; metrics?: HttpMetrics },
+): RequestHandler[] {
   const json = express.json({ limit: opts.bodyLimit, type: ['application/json', 'application/*+json'] });
   const urlencoded = express.urlencoded({ extended: true, limit: opts.bodyLimit, parameterLimit: 2000 });
   const maxBytes = byteSize(opts.bodyLimit);
@@ -72,6 +116,7 @@ export function httpPipeline(logger: Logger, opts: { bodyLimit: string }): Reque
     r.startedAt = process.hrtime.bigint();
     res.setHeader('X-Request-Id', r.id);
     res.on('finish', () => {
+      opts.metrics?.observe(req, res.statusCode, r.startedAt);
       logger.info('request', {
         request_id: r.id,
         method: req.method,
@@ -136,5 +181,5 @@ export function httpPipeline(logger: Logger, opts: { bodyLimit: string }): Reque
     return json(req, res, done);
   };
 
-  return [requestLog, normaliseUrl, jsonContentType, parseBody];
+  return [requestLog, cors(opts.corsOrigins ?? []), normaliseUrl, jsonContentType, parseBody];
 }

@@ -1,0 +1,92 @@
+import type { Request } from 'express';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The process's Prometheus metrics (one registry per process: every app instance in it adds to the
+ * same series). Areas record through the small functions below or register a gauge source, so
+ * nothing but this file knows prom-client.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'gitlab_v3_' });
+
+const httpDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP requests by method, route template and status',
+  labelNames: ['method', 'route', 'status'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+const gitSpawned = new Counter({
+  name: 'git_processes_spawned_total',
+  help: 'git processes started, by command',
+  labelNames: ['command'],
+  registers: [registry],
+});
+const gitRunning = new Gauge({ name: 'git_processes_running', help: 'git processes running now', registers: [registry] });
+
+/** Gauge sources (DB pools, queue depth, build counts) registered by running app instances. */
+type Source = () => Promise<Record<string, number>> | Record<string, number>;
+const sources = new Map<string, Set<Source>>();
+
+function sourceGauge(name: string, help: string, labelNames: string[] = []) {
+  return new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const src of sources.get(name) ?? []) {
+        try {
+          const values = await src();
+          for (const [label, v] of Object.entries(values)) {
+            if (labelNames.length) this.inc({ [labelNames[0]]: label }, v);
+            else this.inc(v);
+          }
+        } catch {
+          // a source that cannot answer (database down) leaves its series out
+        }
+      }
+    },
+  });
+}
+
+sourceGauge('db_pool_connections', 'database pool connections by state (total, idle, waiting)', ['state']);
+sourceGauge('queue_jobs', 'background jobs by state', ['state']);
+sourceGauge('ci_builds', 'CI builds by status (pending, running)', ['status']);
+
+/** Registers a gauge source; returns the function that removes it (call it on app close). */
+export function addGaugeSource(name: 'db_pool_connections' | 'queue_jobs' | 'ci_builds', source: Source): () => void {
+  let set = sources.get(name);
+  if (!set) sources.set(name, (set = new Set()));
+  set.add(source);
+  return () => set!.delete(source);
+}
+
+/** The route template Express matched (`/api/v3/projects/:id`), never the raw path (unbounded labels). */
+export function routeTemplate(req: Request): string {
+  const route = (req as Request & { route?: { path?: unknown } }).route;
+  if (route && typeof route.path === 'string') return route.path;
+  if (req.path.startsWith('/api/')) return 'unmatched';
+  return req.path.includes('.git/') || req.path.endsWith('.git') ? 'git-http' : 'other';
+}
+
+export const httpMetrics = {
+  observe(req: Request, status: number, startedAt: bigint): void {
+    const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
+    httpDuration.observe({ method: req.method, route: routeTemplate(req), status: String(status) }, seconds);
+  },
+};
+
+/** Called by src/git around every git process. */
+export function gitProcessStarted(command: string): () => void {
+  gitSpawned.inc({ command });
+  gitRunning.inc();
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    gitRunning.dec();
+  };
+}
