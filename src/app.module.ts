@@ -24,6 +24,8 @@ import { NotesModule } from './notes/notes.module';
 import { SnippetsModule } from './snippets/snippets.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { QueueModule } from './queue/queue.module';
+import { HooksModule } from './hooks/hooks.module';
+import { SystemHooksModule } from './system-hooks/system-hooks.module';
 
 @Module({})
 export class AppModule {
@@ -54,6 +56,8 @@ export class AppModule {
         NotesModule,
         SnippetsModule,
         SubscriptionsModule,
+        HooksModule,
+        SystemHooksModule,
       ],
     };
   }

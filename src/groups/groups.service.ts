@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DomainEvents } from '../events/domain-events';
 import { DataSource } from 'typeorm';
 import { ApplicationSettingsService, visibilityLevel } from '../application-settings/application-settings.service';
 import { Forbidden, isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
@@ -23,6 +24,7 @@ export class GroupsService {
     private readonly policy: PolicyService,
     private readonly settings: ApplicationSettingsService,
     private readonly git: GitService,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /** A group by id or path, whatever the caller may see. */
@@ -90,7 +92,7 @@ export class GroupsService {
       throw new ValidationFailed({ visibility_level: ['is restricted by your GitLab administrator'] });
     }
     try {
-      return await this.ds.transaction(async (m) => {
+      const created = await this.ds.transaction(async (m) => {
         const clash: { n: number }[] = await m.query(`SELECT count(*)::int AS n FROM namespaces WHERE lower(path) = lower($1)`, [path]);
         if (clash[0].n > 0) throw TAKEN();
         const repo = m.getRepository(Namespace);
@@ -105,6 +107,9 @@ export class GroupsService {
         });
         return group;
       });
+      this.domainEvents.emit('group.created', { group: created }); // system hooks
+      this.domainEvents.emit('group_member.added', { groupId: created.id, userId: user.id, accessLevel: AccessLevel.OWNER });
+      return created;
     } catch (e) {
       if (isUniqueViolation(e, 'namespaces_path_key')) throw TAKEN();
       throw e;
@@ -123,6 +128,7 @@ export class GroupsService {
       return rows.map((r) => r.id);
     });
     await Promise.all(projectIds.map((id) => this.git.remove(id)));
+    this.domainEvents.emit('group.destroyed', { group }); // system hooks
     return group;
   }
 

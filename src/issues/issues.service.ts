@@ -12,6 +12,7 @@ import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Params, parseId } from '../common/params/params';
 import { ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
+import { DomainEvents } from '../events/domain-events';
 import { EventsService, NewEvent } from '../events/events.service';
 import { Label } from '../labels/label.entity';
 import { LabelsService } from '../labels/labels.service';
@@ -71,6 +72,7 @@ export class IssuesService {
     private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,
     private readonly events: EventsService,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   // ---------------------------------------------------------------- lists
@@ -219,6 +221,7 @@ export class IssuesService {
       return created;
     });
     await this.events.record(this.event(issue, user, 'created'));
+    this.domainEvents.emit('issue.changed', { issueId: issue.id, userId: user.id, action: 'open' }); // project hooks
     return this.reload(issue.id);
   }
 
@@ -295,6 +298,7 @@ export class IssuesService {
       return after;
     });
     await this.events.record(...events);
+    this.domainEvents.emit('issue.changed', { issueId: updated.id, userId: user.id, action: events.some((e) => e.action === 'closed') ? 'close' : events.some((e) => e.action === 'reopened') ? 'reopen' : 'update' }); // project hooks
     return this.reload(updated.id);
   }
 

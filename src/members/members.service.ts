@@ -4,6 +4,7 @@ import { Conflict, Forbidden, isUniqueViolation, NotFound, ValidationFailed } fr
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { containsPattern, Params, parseId } from '../common/params/params';
 import { AccessLevel } from '../common/policy/policy';
+import { DomainEvents } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
 import { Namespace } from '../namespaces/namespace.entity';
 import { Project } from '../projects/project.entity';
@@ -30,6 +31,7 @@ export class MembersService {
   constructor(
     private readonly ds: DataSource,
     private readonly events: EventsService,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   private table(t: Target) {
@@ -102,6 +104,7 @@ export class MembersService {
       throw e;
     }
     if (t.kind === 'project') await this.events.record({ projectId: t.project.id, authorId: userId, action: 'joined' });
+    this.emitMember('added', t, userId, level); // system hooks
     return { user, accessLevel: level };
   }
 
@@ -147,8 +150,14 @@ export class MembersService {
     });
     if (removed === undefined) return undefined;
     if (t.kind === 'project') await this.events.record({ projectId: t.project.id, authorId: userId, action: 'left' });
+    this.emitMember('removed', t, userId, removed); // system hooks
     const user = (await this.users([userId])).get(userId);
     return user ? { user, accessLevel: removed } : undefined;
+  }
+
+  private emitMember(what: 'added' | 'removed', t: Target, userId: number, accessLevel: number): void {
+    if (t.kind === 'project') this.domainEvents.emit(`project_member.${what}`, { projectId: t.project.id, userId, accessLevel });
+    else this.domainEvents.emit(`group_member.${what}`, { groupId: t.group.id, userId, accessLevel });
   }
 
   /**

@@ -4,6 +4,7 @@ import { Forbidden, NotFound, ValidationFailed } from '../common/errors/domain-e
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Params, parseId } from '../common/params/params';
 import { ProjectAbility } from '../common/policy/policy';
+import { DomainEvents } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
 import { readTimestamp, rejectNul } from '../issues/inputs';
 import { canSetTimestamps } from '../issues/issue-policy';
@@ -39,6 +40,7 @@ export class NotesService {
     private readonly issues: IssuesService,
     private readonly snippets: SnippetsService,
     private readonly events: EventsService,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   async list(user: User, kind: NoteableKind, ref: string, rawId: string, p: Params): Promise<Paginated<Note>> {
@@ -93,6 +95,7 @@ export class NotesService {
       targetType: 'Note',
       targetTitle: target.title,
     });
+    this.domainEvents.emit('note.created', { noteId: note.id, userId: user.id }); // project hooks
     return note;
   }
 

@@ -18,6 +18,7 @@ import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { containsPattern, Params, parseId } from '../common/params/params';
 import { AccessLevel, groupAbilities, ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
+import { DomainEvents } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
 import { GitService } from '../git/git.service';
 import { ProjectMember } from '../members/member.entities';
@@ -55,6 +56,7 @@ export class ProjectsService {
     private readonly secrets: SecretsService,
     private readonly settings: ApplicationSettingsService,
     private readonly logger: Logger,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   private query(m: EntityManager = this.ds.manager): SelectQueryBuilder<Project> {
@@ -180,6 +182,8 @@ export class ProjectsService {
       }
     });
     await this.events.record({ projectId: project.id, authorId: creator.id, action: importUrl ? 'imported' : 'created' });
+    this.domainEvents.emit('project.created', { project }); // system hooks
+    if (namespace.kind === 'user') this.domainEvents.emit('project_member.added', { projectId: project.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
     if (importUrl) void this.runImport(project.id, importUrl.url);
     return this.findByRef(project.id);
   }
@@ -371,7 +375,9 @@ export class ProjectsService {
         throw e;
       }
     }
-    return this.findByRef(project.id);
+    const updated = await this.findByRef(project.id);
+    if (changes.path !== undefined && changes.path !== project.path) this.domainEvents.emit('project.renamed', { project: updated, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
+    return updated;
   }
 
   // ---------------------------------------------------------------- fork, star, archive, delete
@@ -415,6 +421,7 @@ export class ProjectsService {
       },
     );
     await this.events.record({ projectId: fork.id, authorId: user.id, action: 'created' });
+    this.domainEvents.emit('project.created', { project: fork }); // system hooks
     return this.findByRef(fork.id);
   }
 
@@ -461,6 +468,7 @@ export class ProjectsService {
     const { project } = await this.authorize(user, ref, 'remove_project');
     await this.ds.getRepository(Project).delete({ id: project.id });
     await this.git.remove(project.id);
+    this.domainEvents.emit('project.destroyed', { project }); // system hooks
     return true;
   }
 
@@ -484,6 +492,8 @@ export class ProjectsService {
       if (taken) throw new Conflict(taken);
       throw e;
     }
-    return this.findByRef(project.id);
+    const moved = await this.findByRef(project.id);
+    this.domainEvents.emit('project.transferred', { project: moved, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
+    return moved;
   }
 }

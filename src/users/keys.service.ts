@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DomainEvents } from '../events/domain-events';
 import sshpk from 'sshpk';
 import { DataSource } from 'typeorm';
 import { isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
@@ -34,7 +35,10 @@ export function parsePublicKey(raw: string): ParsedKey | undefined {
 /** SSH keys of users: parsed and fingerprinted, fingerprints unique instance-wide. */
 @Injectable()
 export class KeysService {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    private readonly domainEvents: DomainEvents,
+  ) {}
 
   listFor(user: User): Promise<SshKey[]> {
     return this.ds.getRepository(SshKey).find({ where: { userId: user.id }, order: { id: 'ASC' } });
@@ -70,7 +74,9 @@ export class KeysService {
     if (Object.keys(errors).length || !parsed) throw new ValidationFailed(errors);
     const repo = this.ds.getRepository(SshKey);
     try {
-      return await repo.save(repo.create({ userId: user.id, title, key: parsed.text, fingerprint: parsed.fingerprint }));
+      const key = await repo.save(repo.create({ userId: user.id, title, key: parsed.text, fingerprint: parsed.fingerprint }));
+      this.domainEvents.emit('key.created', { key }); // system hooks
+      return key;
     } catch (e) {
       if (isUniqueViolation(e, 'keys_fingerprint_key')) {
         throw new ValidationFailed({ fingerprint: ['has already been taken'], key: ['has already been taken'] });
@@ -83,11 +89,13 @@ export class KeysService {
   async removeOwn(user: User, rawId: string): Promise<SshKey | undefined> {
     const id = parseId(rawId);
     if (id === undefined) return undefined;
-    return this.ds.transaction(async (m) => {
+    const removed = await this.ds.transaction(async (m) => {
       const key = await m.getRepository(SshKey).findOne({ where: { id, userId: user.id } });
       if (key) await m.getRepository(SshKey).delete({ id });
       return key ?? undefined;
     });
+    if (removed) this.domainEvents.emit('key.destroyed', { key: removed }); // system hooks
+    return removed;
   }
 
   /** Admin delete of a user's key: 404 `Key Not Found` when absent. */

@@ -6,6 +6,7 @@ import { Conflict, Forbidden, isUniqueViolation, NotFound } from '../common/erro
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { containsPattern, Params, parseId } from '../common/params/params';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { DomainEvents } from '../events/domain-events';
 import { GitService } from '../git/git.service';
 import { Namespace } from '../namespaces/namespace.entity';
 import { Identity } from './identity.entity';
@@ -31,6 +32,7 @@ export class UsersService {
     private readonly settings: ApplicationSettingsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly git: GitService,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   async presentContext(): Promise<PresentContext> {
@@ -120,7 +122,7 @@ export class UsersService {
     const token = this.secrets.generateToken();
     const encryptedPassword = await this.secrets.hashPassword(attrs.password as string);
     try {
-      return await this.ds.transaction(async (m) => {
+      const created = await this.ds.transaction(async (m) => {
         await this.assertAvailable(m, attrs, undefined, (f) => new Conflict(`${f} has already been taken`));
         const repo = m.getRepository(User);
         const user = await repo.save(
@@ -163,6 +165,8 @@ export class UsersService {
         }
         return user;
       });
+      this.domainEvents.emit('user.created', { user: created }); // system hooks
+      return created;
     } catch (e) {
       const f = takenField(e);
       if (f) throw new Conflict(`${f} has already been taken`);
@@ -273,6 +277,7 @@ export class UsersService {
     });
     if (!result) return undefined;
     await Promise.all(result.projectIds.map((pid) => this.git.remove(pid)));
+    this.domainEvents.emit('user.destroyed', { user: result.user }); // system hooks
     return result.user;
   }
 
