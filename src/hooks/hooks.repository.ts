@@ -47,9 +47,11 @@ export class HooksRepository {
     return qb.orderBy('h.id', 'ASC').getMany();
   }
 
-  insert(tx: Tx | undefined, values: Partial<WebHook>): Promise<WebHook> {
+  /** Inserts and reads the row back (with the database's defaults). */
+  async insert(tx: Tx | undefined, values: Partial<WebHook>): Promise<WebHook> {
     const repo = this.repo(tx);
-    return repo.save(repo.create(values));
+    const saved = await repo.save(repo.create(values));
+    return repo.findOneByOrFail({ id: saved.id });
   }
 
   async update(id: number, changes: Partial<WebHook>): Promise<WebHook> {
