@@ -61,6 +61,7 @@ export class HookDeliveryService implements OnModuleInit {
       retryBackoff: true,
       expireInSeconds: Math.max(60, Math.ceil((w.timeoutMs * 3) / 1000)),
       batchSize: 10,
+      workers: 2,
     });
   }
 

@@ -24,6 +24,8 @@ export interface QueueDefinition<T> {
   expireInSeconds?: number;
   /** Jobs fetched at once by a worker and run concurrently (each completes or fails on its own). */
   batchSize?: number;
+  /** Workers polling this queue in this instance (each runs one batch at a time). */
+  workers?: number;
 }
 
 interface Registered {
@@ -106,10 +108,16 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
       await this.boss.createQueue(q.name, options).catch(async (e) => {
         if (!(await this.boss.getQueue(q.name))) throw e; // created meanwhile by another instance
       });
-    if (this.config.queue.workers && !this.stopped) {
-      q.workerIds.push(
-        await this.boss.work<unknown>(q.name, { batchSize: q.def.batchSize ?? 1, includeMetadata: true }, (jobs) => this.runBatch(q, jobs)),
-      );
+    if (!this.config.queue.workers) return;
+    const batchSize = q.def.batchSize ?? 1;
+    for (let i = 0; i < (q.def.workers ?? 1) && !this.stopped; i++) {
+      let workerId = '';
+      workerId = await this.boss.work<unknown>(q.name, { batchSize, includeMetadata: true }, async (jobs) => {
+        await this.runBatch(q, jobs);
+        // a full batch means more may be waiting: fetch again at once instead of sleeping a poll interval
+        if (jobs.length >= batchSize && workerId) this.boss.notifyWorker(workerId);
+      });
+      q.workerIds.push(workerId);
     }
   }
 
@@ -164,16 +172,17 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
     return out;
   }
 
-  /** Stops fetching, lets running jobs finish (up to 10 s; the rest are failed and retried later). */
+  /** Stops fetching, lets running jobs finish (up to SHUTDOWN_TIMEOUT, at most 30 s; the rest are failed and retried later). */
   async onApplicationShutdown(): Promise<void> {
     if (this.stopped || !this.started) return;
     this.stopped = true;
     await this.started.catch(() => undefined);
+    const timeout = Math.max(1000, Math.min(this.config.shutdownTimeoutMs ?? 10_000, 30_000));
     await new Promise<void>((resolve) => {
       const done = () => resolve();
       this.boss.once('stopped', done);
-      this.boss.stop({ graceful: true, wait: true, close: false, timeout: 10_000 }).catch(done);
-      setTimeout(done, 12_000).unref();
+      this.boss.stop({ graceful: true, wait: true, close: false, timeout }).catch(done);
+      setTimeout(done, timeout + 2000).unref();
     });
   }
 
