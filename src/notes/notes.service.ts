@@ -6,7 +6,7 @@ import { Params, parseId } from '../common/params/params';
 import { ProjectAbility } from '../common/policy/policy';
 import { DomainEvents } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
-import { readTimestamp, rejectNul } from '../issues/inputs';
+import { readTimestamp, rejectNul } from '../common/params/legacy-readers';
 import { canSetTimestamps } from '../issues/issue-policy';
 import { IssuesService } from '../issues/issues.service';
 import { Project } from '../projects/project.entity';

@@ -1,5 +1,5 @@
 import { toDto } from './validation.pipe';
-import { Bool, DateOnly, DateTime, Int, IntList, List, Str } from './fields';
+import { Bool, DateOnly, DateTime, FieldMapErrors, fieldErrors, Int, IntList, invalidFields, List, lookupText, Str } from './fields';
 
 class Sample {
   @Str({ required: true, trim: true }) title!: string;
@@ -11,6 +11,16 @@ class Sample {
   @DateOnly({ clearable: true }) due_date?: string | null;
   @DateTime() since?: Date;
   @Str({ enum: ['opened', 'closed', 'all'] }) state?: string;
+  @Str({ allowNul: true }) search?: string;
+}
+
+/** A model-backed input: GitLab lists bad values in the field map with the model's own errors. */
+class Mapped {
+  @Str({ required: true }) name!: string;
+  @Bool({ invalid: 'is invalid' }) admin?: boolean;
+  @Int({ invalid: 'is not a number', min: 0 }) limit?: number;
+  @IntList({ invalid: 'is invalid' }) levels?: number[];
+  @Str({ invalid: 'is invalid' }) bio?: string;
 }
 
 const err = (fn: () => unknown) => {
@@ -74,7 +84,46 @@ describe('request DTO fields', () => {
     expect(err(() => toDto(Sample, { title: 't', since: 'yesterday' }))).toEqual({ message: '400 (Bad request) "since" is invalid' });
   });
 
+  it('allowNul leaves NUL bytes to the service', () => {
+    expect(toDto(Sample, { title: 't', search: 'a\u0000b' }).search).toBe('a\u0000b');
+    expect(err(() => toDto(Sample, { title: 't', search: { a: 1 } }))).toEqual({ message: '400 (Bad request) "search" is invalid' });
+    expect(err(() => lookupText('a\u0000b'))).toEqual({ message: '400 Bad request - invalid characters in input' });
+    expect(lookupText('ab')).toBe('ab');
+  });
+
   it('an array in a scalar position takes its last item', () => {
     expect(toDto(Sample, { title: ['a', 'b'] }).title).toBe('b');
+  });
+
+  it('@FieldMapErrors DTOs leave badly typed fields to the service map; missing required fields still throw', () => {
+    @FieldMapErrors()
+    class Mapped {
+      @Str({ required: true }) name!: string;
+      @Bool() issues_enabled?: boolean;
+      @Int() visibility_level?: number;
+    }
+    const dto = toDto(Mapped, { name: 'n', issues_enabled: 'maybe', visibility_level: 'x' });
+    expect(dto.issues_enabled).toBeUndefined();
+    expect(dto.visibility_level).toBeUndefined();
+    expect(invalidFields(dto)).toEqual({ issues_enabled: ['is invalid'], visibility_level: ['is invalid'] });
+    expect(Object.keys(dto)).not.toContain('issues_enabled');
+    expect(invalidFields(toDto(Mapped, { name: 'n', issues_enabled: 'yes' }))).toEqual({});
+    expect(err(() => toDto(Mapped, { issues_enabled: 'maybe' }))).toEqual({ message: '400 (Bad request) "name" not given' });
+  });
+
+  it('fields declared with `invalid` leave bad values to the field map instead of failing', () => {
+    const dto = toDto(Mapped, { name: 'n', admin: 'maybe', limit: 'lots', levels: '0,x', bio: { a: 1 } });
+    expect(dto.admin).toBeUndefined();
+    expect(dto.limit).toBeUndefined();
+    expect(dto.levels).toBeUndefined();
+    expect(dto.bio).toBeUndefined();
+    expect(fieldErrors(dto)).toEqual({ admin: 'is invalid', limit: 'is not a number', levels: 'is invalid', bio: 'is invalid' });
+    // a value that converts but fails the field's own bounds is reported the same way
+    expect(fieldErrors(toDto(Mapped, { name: 'n', limit: -1 }))).toEqual({ limit: 'is not a number' });
+    // good values convert as usual and leave no errors; required fields still answer "not given"
+    const good = toDto(Mapped, { name: 'n', admin: 'true', limit: '3', levels: [0, '10'] });
+    expect(good).toMatchObject({ admin: true, limit: 3, levels: [0, 10] });
+    expect(fieldErrors(good)).toEqual({});
+    expect(err(() => toDto(Mapped, { admin: 'maybe' }))).toEqual({ message: '400 (Bad request) "name" not given' });
   });
 });

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, ValidateBy, ValidationOptions } from 'class-validator';
+import { BadRequest } from '../errors/domain-errors';
 
 /**
  * Field decorators for request DTOs. Each one declares the OpenAPI property, converts GitLab's loose
@@ -31,6 +32,13 @@ export interface FieldOptions {
   /** `null` or a blank value means "clear it" and is kept as `null` (otherwise null is "not given"). */
   clearable?: boolean;
   description?: string;
+  /**
+   * Where GitLab reports a bad value of this field in the model's field map
+   * (`{"message":{"x":["<invalid>"]}}`, together with the other fields' errors) rather than as
+   * `"x" is invalid`: the message to report. The pipe then leaves the field undefined and records the
+   * message, which the service reads with `fieldErrors(dto)` when it builds its field map.
+   */
+  invalid?: string;
 }
 
 const TRUE = /^(true|t|1|yes|y|on)$/i;
@@ -48,13 +56,50 @@ function lastScalar(value: unknown): unknown {
   return Array.isArray(value) ? value[value.length - 1] : value;
 }
 
-/** Wraps a field's conversion: null (and, on clearable fields, a blank string) handled alike everywhere. */
-function convert(opts: FieldOptions, fn: (v: unknown) => unknown): PropertyDecorator {
+/** A bad value of a field declared with `invalid`: kept for `fieldErrors`, never seen by services. */
+class FieldError {
+  constructor(readonly message: string) {}
+}
+
+/** Where the pipe leaves the field-map errors of a DTO (see `FieldOptions.invalid`). */
+const FIELD_ERRORS = Symbol('field errors');
+
+/**
+ * Wraps a field's conversion: null (and, on clearable fields, a blank string) handled alike everywhere.
+ * On a field declared with `invalid`, a value that fails conversion or `test` becomes a FieldError.
+ */
+function convert(opts: FieldOptions, fn: (v: unknown) => unknown, test?: (v: unknown) => boolean): PropertyDecorator {
   return Transform(({ value }) => {
     if (value === null) return opts.clearable ? null : undefined;
     if (opts.clearable && typeof value === 'string' && value.trim() === '') return null;
-    return fn(value);
+    const v = fn(value);
+    if (opts.invalid !== undefined && v !== undefined && v !== null && (v === BAD || (test && !test(v)))) {
+      return new FieldError(opts.invalid);
+    }
+    return v;
   });
+}
+
+/**
+ * Moves the FieldErrors of a built DTO out of its fields (they become undefined) into a record of
+ * field → message, read with `fieldErrors`. Called by the validation pipe after validation.
+ */
+export function collectFieldErrors(dto: object): void {
+  let errors: Record<string, string> | undefined;
+  const record = dto as Record<string | symbol, unknown>;
+  for (const key of Object.keys(record)) {
+    const v = record[key];
+    if (v instanceof FieldError) {
+      (errors ??= {})[key] = v.message;
+      record[key] = undefined;
+    }
+  }
+  if (errors) record[FIELD_ERRORS] = errors;
+}
+
+/** The bad values of a DTO's `invalid` fields: wire name → message (empty when all were good). */
+export function fieldErrors(dto: object): Readonly<Record<string, string>> {
+  return ((dto as Record<symbol, unknown>)[FIELD_ERRORS] as Record<string, string> | undefined) ?? {};
 }
 
 function presence(opts: FieldOptions): PropertyDecorator {
@@ -68,15 +113,29 @@ function presence(opts: FieldOptions): PropertyDecorator {
 }
 
 function check(test: (v: unknown) => boolean, validationOptions?: ValidationOptions): PropertyDecorator {
-  return ValidateBy({ name: INVALID, validator: { validate: (v: unknown) => v !== BAD && test(v) } }, validationOptions);
+  return ValidateBy(
+    { name: INVALID, validator: { validate: (v: unknown) => v instanceof FieldError || (v !== BAD && test(v)) } },
+    validationOptions,
+  );
 }
 
 function api(type: unknown, opts: FieldOptions, extra: Record<string, unknown> = {}): PropertyDecorator {
   return ApiProperty({ type: type as never, required: !!opts.required, description: opts.description, ...extra });
 }
 
-/** A string (numbers and booleans are taken as their text; of an array, the last item). No NUL bytes. */
-export function Str(opts: FieldOptions & { trim?: boolean; max?: number; enum?: readonly string[] } = {}): PropertyDecorator {
+/**
+ * A string (numbers and booleans are taken as their text; of an array, the last item). No NUL bytes,
+ * unless `allowNul`: then the service decides (a search term answers `400 Bad request - invalid
+ * characters in input`, as PostgreSQL's refusal did).
+ */
+export function Str(
+  opts: FieldOptions & { trim?: boolean; max?: number; enum?: readonly string[]; allowNul?: boolean } = {},
+): PropertyDecorator {
+  const test = (v: unknown) =>
+    typeof v === 'string' &&
+    (opts.allowNul || !NUL.test(v)) &&
+    (opts.max === undefined || v.length <= opts.max) &&
+    (opts.enum === undefined || opts.enum.includes(v));
   return applyDecorators(
     api(String, opts, opts.enum ? { enum: [...opts.enum] } : {}),
     convert(opts, (value) => {
@@ -85,17 +144,13 @@ export function Str(opts: FieldOptions & { trim?: boolean; max?: number; enum?: 
       if (typeof v === 'number' || typeof v === 'boolean') return String(v);
       if (typeof v !== 'string') return BAD;
       return opts.trim ? v.trim() : v;
-    }),
+    }, test),
     presence(opts),
-    check(
-      (v) =>
-        typeof v === 'string' &&
-        !NUL.test(v) &&
-        (opts.max === undefined || v.length <= opts.max) &&
-        (opts.enum === undefined || opts.enum.includes(v)),
-    ),
+    check(test),
   );
 }
+
+const isBoolean = (v: unknown) => typeof v === 'boolean';
 
 /** true/false/1/0/yes/no/on/off in any case, or a JSON boolean. A blank value is absent. */
 export function Bool(opts: FieldOptions = {}): PropertyDecorator {
@@ -109,23 +164,25 @@ export function Bool(opts: FieldOptions = {}): PropertyDecorator {
       if (typeof v !== 'string') return BAD;
       const s = v.trim();
       return TRUE.test(s) ? true : FALSE.test(s) ? false : BAD;
-    }),
+    }, isBoolean),
     presence(opts),
-    check((v) => typeof v === 'boolean'),
+    check(isBoolean),
   );
 }
 
 /** An integer, from a JSON number or a string of digits. A blank value is absent. */
 /** `zeroIsNull`: 0 means "clear it" too (`assignee_id=0` unassigns). */
 export function Int(opts: FieldOptions & { min?: number; max?: number; zeroIsNull?: boolean } = {}): PropertyDecorator {
+  const test = (v: unknown) =>
+    typeof v === 'number' && (opts.min === undefined || v >= opts.min) && (opts.max === undefined || v <= opts.max);
   return applyDecorators(
     api('integer', opts),
     convert(opts, (value) => {
       const n = toInt(lastScalar(value));
       return opts.zeroIsNull && n === 0 ? null : n;
-    }),
+    }, test),
     presence(opts),
-    check((v) => typeof v === 'number' && (opts.min === undefined || v >= opts.min) && (opts.max === undefined || v <= opts.max)),
+    check(test),
   );
 }
 
@@ -151,13 +208,15 @@ function toList(value: unknown): unknown {
   return out;
 }
 
+const isStringList = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string' && !NUL.test(s));
+
 /** Repeated parameters, `name[]`, a JSON array or a comma-separated string; items trimmed, blanks dropped. */
 export function List(opts: FieldOptions = {}): PropertyDecorator {
   return applyDecorators(
     api([String], opts),
-    convert(opts, toList),
+    convert(opts, toList, isStringList),
     presence(opts),
-    check((v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && !NUL.test(s))),
+    check(isStringList),
   );
 }
 
@@ -165,15 +224,16 @@ export function List(opts: FieldOptions = {}): PropertyDecorator {
 export function IntList(opts: FieldOptions & { min?: number; max?: number } = {}): PropertyDecorator {
   const min = opts.min ?? 0;
   const max = opts.max ?? MAX_INT;
+  const test = (v: unknown) => Array.isArray(v) && v.every((n) => Number.isSafeInteger(n) && n >= min && n <= max);
   return applyDecorators(
     api(['integer'], opts),
     convert(opts, (value) => {
       const list = toList(value);
       if (!Array.isArray(list)) return list;
       return list.every((s) => INT.test(s)) ? list.map(Number) : BAD;
-    }),
+    }, test),
     presence(opts),
-    check((v) => Array.isArray(v) && v.every((n) => Number.isSafeInteger(n) && n >= min && n <= max)),
+    check(test),
   );
 }
 
@@ -209,6 +269,15 @@ export function DateOnly(opts: FieldOptions = {}): PropertyDecorator {
     presence(opts),
     check((v) => typeof v === 'string'),
   );
+}
+
+/**
+ * A search term or name looked up in the database, from a field declared `allowNul`: a NUL byte, which
+ * PostgreSQL cannot store or compare, answers `400 Bad request - invalid characters in input`.
+ */
+export function lookupText(value: string): string {
+  if (NUL.test(value)) throw new BadRequest('invalid characters in input');
+  return value;
 }
 
 /** Any JSON value (a hash of strings, say); the service checks its shape. */
@@ -247,4 +316,36 @@ export function parseIsoDate(v: unknown): Date | typeof BAD {
  */
 export function Id(opts: FieldOptions & { zeroIsNull?: boolean } = {}): PropertyDecorator {
   return Int({ ...opts, min: 1, max: MAX_INT });
+}
+
+const FIELD_MAP = Symbol('gitlab:fieldMapErrors');
+const INVALID_FIELDS = Symbol('gitlab:invalidFields');
+
+/**
+ * Class decorator for the DTOs of resources where GitLab answers a badly typed value with a field
+ * map (`{"message":{"issues_enabled":["is invalid"]}}`, as projects and groups do) rather than
+ * `"x" is invalid`: the pipe does not throw for those fields, it leaves them unset and records them;
+ * the service merges `invalidFields(dto)` into its own validation map. Missing required fields are
+ * still `"x" not given`.
+ */
+export function FieldMapErrors(): ClassDecorator {
+  return (target) => {
+    Object.defineProperty(target, FIELD_MAP, { value: true });
+  };
+}
+
+export function usesFieldMap(cls: unknown): boolean {
+  return !!(cls as Record<symbol, unknown>)[FIELD_MAP];
+}
+
+/** Records the fields that failed conversion on a `@FieldMapErrors()` DTO (called by the pipe). */
+export function markInvalid(dto: object, fields: string[]): void {
+  Object.defineProperty(dto, INVALID_FIELDS, { value: fields, enumerable: false });
+}
+
+/** `{field: ['is invalid']}` for every field of a `@FieldMapErrors()` DTO that failed conversion. */
+export function invalidFields(dto: object): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const f of ((dto as Record<symbol, unknown>)[INVALID_FIELDS] as string[] | undefined) ?? []) out[f] = ['is invalid'];
+  return out;
 }
