@@ -91,6 +91,18 @@ describe('request DTO fields', () => {
     expect(lookupText('ab')).toBe('ab');
   });
 
+  it('blank: a required field may be an empty string; invalidMessage: GitLab\'s own message for a bad value', () => {
+    class Own {
+      @Str({ required: true, blank: true }) content!: string;
+      @DateTime({ invalidMessage: '"since" must be a timestamp' }) since?: Date;
+    }
+    expect(toDto(Own, { content: '' }).content).toBe('');
+    expect(err(() => toDto(Own, {}))).toEqual({ message: '400 (Bad request) "content" not given' });
+    expect(err(() => toDto(Own, { content: null }))).toEqual({ message: '400 (Bad request) "content" not given' });
+    expect(err(() => toDto(Own, { content: 'x', since: 'soon' }))).toEqual({ message: '"since" must be a timestamp' });
+    expect(toDto(Own, { content: 'x', since: '9999-12-31T23:59:59Z' }).since?.toISOString()).toBe('9999-12-31T23:59:59.000Z');
+  });
+
   it('an array in a scalar position takes its last item', () => {
     expect(toDto(Sample, { title: ['a', 'b'] }).title).toBe('b');
   });

@@ -31,6 +31,10 @@ export interface FieldOptions {
   required?: boolean;
   /** `null` or a blank value means "clear it" and is kept as `null` (otherwise null is "not given"). */
   clearable?: boolean;
+  /** With `required`: a blank string counts as given (only absent or null is `"x" not given`). */
+  blank?: boolean;
+  /** The exact 400 message for a bad value, where GitLab has its own (default `"x" is invalid`). */
+  invalidMessage?: string;
   description?: string;
   /**
    * Where GitLab reports a bad value of this field in the model's field map
@@ -107,12 +111,14 @@ function presence(opts: FieldOptions): PropertyDecorator {
   return ValidateBy({
     name: REQUIRED,
     validator: {
-      validate: (v: unknown) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === ''),
+      validate: (v: unknown) => v !== undefined && v !== null && (!!opts.blank || !(typeof v === 'string' && v.trim() === '')),
     },
   });
 }
 
-function check(test: (v: unknown) => boolean, validationOptions?: ValidationOptions): PropertyDecorator {
+function check(test: (v: unknown) => boolean, opts: FieldOptions = {}, validationOptions?: ValidationOptions): PropertyDecorator {
+  // the constraint's message is empty unless the field names GitLab's own (the pipe then answers with it)
+  if (opts.invalidMessage !== undefined) validationOptions = { ...validationOptions, message: opts.invalidMessage };
   return ValidateBy(
     { name: INVALID, validator: { validate: (v: unknown) => v instanceof FieldError || (v !== BAD && test(v)) } },
     validationOptions,
@@ -146,7 +152,7 @@ export function Str(
       return opts.trim ? v.trim() : v;
     }, test),
     presence(opts),
-    check(test),
+    check(test, opts),
   );
 }
 
@@ -166,7 +172,7 @@ export function Bool(opts: FieldOptions = {}): PropertyDecorator {
       return TRUE.test(s) ? true : FALSE.test(s) ? false : BAD;
     }, isBoolean),
     presence(opts),
-    check(isBoolean),
+    check(isBoolean, opts),
   );
 }
 
@@ -182,7 +188,7 @@ export function Int(opts: FieldOptions & { min?: number; max?: number; zeroIsNul
       return opts.zeroIsNull && n === 0 ? null : n;
     }, test),
     presence(opts),
-    check(test),
+    check(test, opts),
   );
 }
 
@@ -216,7 +222,7 @@ export function List(opts: FieldOptions = {}): PropertyDecorator {
     api([String], opts),
     convert(opts, toList, isStringList),
     presence(opts),
-    check(isStringList),
+    check(isStringList, opts),
   );
 }
 
@@ -233,7 +239,7 @@ export function IntList(opts: FieldOptions & { min?: number; max?: number } = {}
       return list.every((s) => INT.test(s)) ? list.map(Number) : BAD;
     }, test),
     presence(opts),
-    check(test),
+    check(test, opts),
   );
 }
 
@@ -247,7 +253,7 @@ export function DateTime(opts: FieldOptions = {}): PropertyDecorator {
       return parseIsoDate(v);
     }),
     presence(opts),
-    check((v) => v instanceof Date),
+    check((v) => v instanceof Date, opts),
   );
 }
 
@@ -267,7 +273,7 @@ export function DateOnly(opts: FieldOptions = {}): PropertyDecorator {
       return d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3] && +m[1] >= 1 ? s : BAD;
     }),
     presence(opts),
-    check((v) => typeof v === 'string'),
+    check((v) => typeof v === 'string', opts),
   );
 }
 

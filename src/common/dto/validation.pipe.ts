@@ -1,9 +1,9 @@
 import { ArgumentMetadata, Injectable, PipeTransform, Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { InvalidAttribute, MissingAttribute } from '../errors/domain-errors';
+import { apiError, InvalidAttribute, MissingAttribute } from '../errors/domain-errors';
 import { INPUT, Params } from '../params/params';
-import { collectFieldErrors, markInvalid, REQUIRED, usesFieldMap } from './fields';
+import { collectFieldErrors, INVALID, markInvalid, REQUIRED, usesFieldMap } from './fields';
 
 const PLAIN: ReadonlySet<unknown> = new Set([String, Boolean, Number, Array, Object, undefined]);
 
@@ -54,5 +54,7 @@ function toDomainError(error: ValidationError, prefix = ''): Error {
   const name = prefix ? `${prefix}[${error.property}]` : error.property;
   if (error.children?.length && !error.constraints) return toDomainError(error.children[0], name);
   if (error.constraints && REQUIRED in error.constraints) return new MissingAttribute(name);
+  const message = error.constraints?.[INVALID];
+  if (message) return apiError(400, message);
   return new InvalidAttribute(name);
 }
