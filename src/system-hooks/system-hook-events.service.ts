@@ -51,9 +51,12 @@ export class SystemHookEventsService implements OnModuleInit {
     }
   }
 
-  private async send(trigger: string, payload: unknown, on?: HookSwitch): Promise<void> {
+  /** Looks the system hooks up first (one query), and builds the payload only when some exist. */
+  private async send(trigger: string, payload: unknown | (() => Promise<unknown>), on?: HookSwitch): Promise<void> {
     const hooks = await this.hooks.subscribers('system', on);
-    await this.delivery.enqueue(hooks, 'System Hook', trigger, payload);
+    if (hooks.length === 0) return;
+    const data = typeof payload === 'function' ? await (payload as () => Promise<unknown>)() : payload;
+    if (data !== undefined) await this.delivery.enqueue(hooks, 'System Hook', trigger, data);
   }
 
   private async onPush(e: DomainEventMap['push.received']): Promise<void> {
@@ -74,32 +77,44 @@ export class SystemHookEventsService implements OnModuleInit {
   }
 
   private async project(event: 'project_create' | 'project_destroy' | 'project_rename' | 'project_transfer', p: ProjectSnapshot, old?: string) {
-    const { project, owner } = await this.systemProject(p);
-    await this.send(event, projectEvent(event, project, owner, old));
+    await this.send(event, async () => {
+      const { project, owner } = await this.systemProject(p);
+      return projectEvent(event, project, owner, old);
+    });
   }
 
   private async key(event: 'key_create' | 'key_destroy', k: DomainEventMap['key.created']['key']): Promise<void> {
-    const user = k.userId ? (await this.data.users([k.userId])).get(k.userId) : undefined;
-    await this.send(event, keyEvent(event, k, user?.username ?? null));
+    await this.send(event, async () => {
+      const user = k.userId ? (await this.data.users([k.userId])).get(k.userId) : undefined;
+      return keyEvent(event, k, user?.username ?? null);
+    });
   }
 
   private async group(event: 'group_create' | 'group_destroy', g: DomainEventMap['group.created']['group']): Promise<void> {
-    const owner = g.ownerId ? (await this.data.users([g.ownerId])).get(g.ownerId) ?? null : null;
-    await this.send(event, groupEvent(event, g, owner));
+    await this.send(event, async () => {
+      const owner = g.ownerId ? (await this.data.users([g.ownerId])).get(g.ownerId) ?? null : null;
+      return groupEvent(event, g, owner);
+    });
   }
 
   private async team(event: 'user_add_to_team' | 'user_remove_from_team', e: DomainEventMap['project_member.added']): Promise<void> {
-    const row = await this.data.project(e.projectId);
-    const user = (await this.data.users([e.userId])).get(e.userId);
-    if (!row || !user) return;
-    const project: SystemProject = { ...row, namespacePath: row.namespacePath };
-    await this.send(event, teamEvent(event, project, user, e.accessLevel, new Date()));
+    const at = new Date();
+    await this.send(event, async () => {
+      const row = await this.data.project(e.projectId);
+      const user = (await this.data.users([e.userId])).get(e.userId);
+      if (!row || !user) return undefined;
+      const project: SystemProject = { ...row, namespacePath: row.namespacePath };
+      return teamEvent(event, project, user, e.accessLevel, at);
+    });
   }
 
   private async groupMember(event: 'user_add_to_group' | 'user_remove_from_group', e: DomainEventMap['group_member.added']): Promise<void> {
-    const group = await this.data.namespace(e.groupId);
-    const user = (await this.data.users([e.userId])).get(e.userId);
-    if (!group || !user) return;
-    await this.send(event, groupMemberEvent(event, group, user, e.accessLevel, new Date()));
+    const at = new Date();
+    await this.send(event, async () => {
+      const group = await this.data.namespace(e.groupId);
+      const user = (await this.data.users([e.userId])).get(e.userId);
+      if (!group || !user) return undefined;
+      return groupMemberEvent(event, group, user, e.accessLevel, at);
+    });
   }
 }
