@@ -17,6 +17,23 @@ export interface UserSnapshot { id: number; name: string; username: string; emai
 export interface KeySnapshot { id: number; key: string; userId: number | null; createdAt: Date; updatedAt: Date }
 export interface GroupSnapshot { id: number; name: string; path: string; ownerId: number | null; createdAt: Date; updatedAt: Date }
 
+/** What the CI area passes with `build.changed` (see hooks/hook-payloads.ts, buildHookPayload). */
+export interface BuildHookInput {
+  id: number;
+  name: string;
+  stage: string;
+  status: string;
+  ref: string;
+  tag: boolean;
+  beforeSha: string | null;
+  sha: string;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  allowFailure: boolean;
+  userId: number | null;
+  commit: { id: number; sha: string; message: string; authorName: string; authorEmail: string; status: string; startedAt: Date | null; finishedAt: Date | null };
+}
+
 /** What an issue or merge request hook needs (the MR and CI areas emit these once they exist). */
 export type ObjectAction = 'open' | 'update' | 'close' | 'reopen' | 'merge';
 
@@ -45,7 +62,7 @@ export interface DomainEventMap {
   /** The MR area emits this with the MR as GitLab's `object_attributes` (see hooks/hook-payloads.ts). */
   'merge_request.changed': { projectId: number; userId: number; action: ObjectAction; attributes: Record<string, unknown> };
   /** The CI area emits this on every build status change (see hooks/hook-payloads.ts, buildHookPayload). */
-  'build.changed': { projectId: number; build: import('../hooks/hook-payloads').BuildHookInput };
+  'build.changed': { projectId: number; build: BuildHookInput };
 }
 
 /** In-process domain events (emitted after the change is committed). */

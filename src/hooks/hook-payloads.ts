@@ -1,3 +1,7 @@
+import type { BuildHookInput } from '../events/domain-events';
+
+export type { BuildHookInput };
+
 /**
  * GitLab 8.8's webhook payloads, as pure functions of plain rows (hook_attrs of each model,
  * IssuableBaseService#hook_data, Gitlab::NoteDataBuilder, Gitlab::BuildDataBuilder).
@@ -173,23 +177,6 @@ export function mergeRequestHookPayload(o: { attributes: Record<string, unknown>
   };
   if (o.assignee) out.assignee = userHookAttrs(o.assignee);
   return out;
-}
-
-/** What the CI area passes with `build.changed`. */
-export interface BuildHookInput {
-  id: number;
-  name: string;
-  stage: string;
-  status: string;
-  ref: string;
-  tag: boolean;
-  beforeSha: string | null;
-  sha: string;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-  allowFailure: boolean;
-  userId: number | null;
-  commit: { id: number; sha: string; message: string; authorName: string; authorEmail: string; status: string; startedAt: Date | null; finishedAt: Date | null };
 }
 
 /** `Build Hook` payload (Gitlab::BuildDataBuilder, 8.8). */
