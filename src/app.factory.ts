@@ -6,6 +6,7 @@ import { Logger } from './common/http/logger';
 import { AppConfig } from './config/config';
 import { Database, openDatabase } from './database/data-source';
 import { httpMetrics } from './metrics/registry';
+import { OpenApiService } from './openapi/openapi.service';
 import { RootUser } from './users/root-user';
 
 export interface App {
@@ -28,6 +29,7 @@ export async function createApp(config: AppConfig, existingDb?: Database): Promi
   const logger = app.get(Logger);
   for (const mw of httpPipeline(logger, { bodyLimit: '10mb', corsOrigins: config.corsOrigins, metrics: httpMetrics })) app.use(mw);
   await app.init();
+  app.get(OpenApiService).attach(app); // GET /api/v3/openapi.json, built on first request
   await app.get(RootUser).ensure();
   return {
     app,

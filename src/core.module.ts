@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoginAttemptsRepository } from './common/auth/login-attempts.repository';
 import { LoginThrottle } from './common/auth/login-throttle';
 import { SecretsService } from './common/crypto/secrets.service';
 import { GitlabValidationPipe } from './common/dto/validation.pipe';
@@ -10,6 +11,8 @@ import { JsonResponseInterceptor } from './common/http/json-response.interceptor
 import { Logger } from './common/http/logger';
 import { PaginationInterceptor } from './common/pagination/pagination.interceptor';
 import { APP_CONFIG, AppConfig } from './config/config';
+import { DbNotifications } from './database/notifications';
+import { OpenApiModule } from './openapi/openapi.module';
 import { Transactions } from './database/transactions';
 import { attachEntities, Database, DATABASE } from './database/data-source';
 
@@ -28,20 +31,23 @@ export class CoreModule {
           useFactory: () => ({ type: 'postgres', autoLoadEntities: true }),
           dataSourceFactory: async (options) => attachEntities(db, options?.entities),
         }),
+        OpenApiModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE, useValue: db },
         Logger,
         Transactions,
+        DbNotifications,
         SecretsService,
+        LoginAttemptsRepository,
         LoginThrottle,
         { provide: APP_FILTER, useClass: ErrorsFilter },
         { provide: APP_INTERCEPTOR, useClass: PaginationInterceptor },
         { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
         { provide: APP_PIPE, useClass: GitlabValidationPipe },
       ],
-      exports: [APP_CONFIG, DATABASE, Transactions, Logger, SecretsService, LoginThrottle],
+      exports: [APP_CONFIG, DATABASE, Transactions, DbNotifications, Logger, SecretsService, LoginThrottle],
     };
   }
 }

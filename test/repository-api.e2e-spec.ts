@@ -913,26 +913,49 @@ describe('repository API', () => {
       expect(file.body.size).toBe(Buffer.byteLength(big));
     });
 
-    it('a push between reading and writing the branch fails the write with 400 and keeps the push', async () => {
+    it('a push between reading and writing the branch that touches the same file fails the write with 400 and keeps the push', async () => {
       // a clone with a commit on top of `work`, pushed at the moment the API is about to commit
       const dir = join(tmp, 'cas-clone');
       await cli.ok(['clone', '-q', '--branch', 'work', cli.url('alice/repo', 'bob', bob.token), dir]);
-      const pushed = await cli.commit(dir, { 'pushed.txt': 'pushed\n' }, 'pushed meanwhile');
+      const pushed = await cli.commit(dir, { 'race-same.txt': 'pushed\n' }, 'pushed meanwhile');
       const original = Repository.prototype.commitFiles;
       const spy = jest.spyOn(Repository.prototype, 'commitFiles').mockImplementationOnce(async function (this: Repository, o) {
         await cli.ok(['push', '-q', 'origin', 'work'], dir);
         return original.call(this, o);
       });
       try {
-        const res = await as(bob, t.http.put(F())).send({ file_path: 'race.txt', branch_name: 'work', content: 'api\n', commit_message: 'api write' }).expect(400);
-        expect(res.body.message).toMatch(/^Your changes could not be committed/);
+        const res = await as(bob, t.http.post(F())).send({ file_path: 'race-same.txt', branch_name: 'work', content: 'api\n', commit_message: 'api write' }).expect(400);
+        expect(res.body.message).toBe('Your changes could not be committed because the branch was updated in the meantime');
         expect(spy).toHaveBeenCalledTimes(1);
       } finally {
         spy.mockRestore();
       }
       expect(await branchTip('work')).toBe(pushed);
+      const file = await get(bob, F()).query({ file_path: 'race-same.txt', ref: 'work' }).expect(200);
+      expect(Buffer.from(file.body.content, 'base64').toString()).toBe('pushed\n');
+    });
+
+    it('a push in between that does not touch the file: the write is applied on the new tip, the push kept', async () => {
+      const dir = join(tmp, 'cas-clone-2');
+      await cli.ok(['clone', '-q', '--branch', 'work', cli.url('alice/repo', 'bob', bob.token), dir]);
+      const pushed = await cli.commit(dir, { 'elsewhere.txt': 'pushed\n' }, 'pushed meanwhile, another file');
+      const original = Repository.prototype.commitFiles;
+      const spy = jest.spyOn(Repository.prototype, 'commitFiles').mockImplementationOnce(async function (this: Repository, o) {
+        await cli.ok(['push', '-q', 'origin', 'work'], dir);
+        return original.call(this, o);
+      });
+      try {
+        await as(bob, t.http.put(F())).send({ file_path: 'race.txt', branch_name: 'work', content: 'api\n', commit_message: 'api write' }).expect(200);
+        expect(spy).toHaveBeenCalledTimes(2);
+      } finally {
+        spy.mockRestore();
+      }
+      const tip = (await get(bob, `${R}/commits/work`).expect(200)).body;
+      expect(tip.title).toBe('api write');
+      expect(tip.parent_ids).toEqual([pushed]);
       const file = await get(bob, F()).query({ file_path: 'race.txt', ref: 'work' }).expect(200);
-      expect(Buffer.from(file.body.content, 'base64').toString()).not.toBe('api\n');
+      expect(Buffer.from(file.body.content, 'base64').toString()).toBe('api\n');
+      await get(bob, F()).query({ file_path: 'elsewhere.txt', ref: 'work' }).expect(200);
     });
   });
 

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DbNotifications } from '../database/notifications';
 import { UpdateApplicationSettingsDto } from './dto/application-settings.dto';
 import { checkSettings } from './dto/settings-rules';
 import { ApplicationSettings } from './application-settings.entity';
@@ -7,16 +8,26 @@ import { ApplicationSettingsRepository } from './application-settings.repository
 export { visibilityLevel } from './dto/settings-rules';
 
 const CACHE_MS = 5000;
+const CHANNEL = 'application_settings_changed';
 
 /**
  * The instance's admin-editable settings, read by every area through this one service. Kept in
- * memory for a few seconds so that hot paths (presenters' avatar URLs, sign-in) cost no query.
+ * memory for a few seconds so that hot paths (presenters' avatar URLs, sign-in) cost no query; a
+ * change made through any instance is announced over LISTEN/NOTIFY and drops every instance's copy
+ * at once (the time limit is only the safety net).
  */
 @Injectable()
-export class ApplicationSettingsService {
+export class ApplicationSettingsService implements OnModuleInit {
   private cached?: { value: ApplicationSettings; at: number };
 
-  constructor(private readonly settings: ApplicationSettingsRepository) {}
+  constructor(
+    private readonly settings: ApplicationSettingsRepository,
+    private readonly notifications: DbNotifications,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.notifications.listen(CHANNEL, () => (this.cached = undefined));
+  }
 
   async get(): Promise<ApplicationSettings> {
     if (this.cached && Date.now() - this.cached.at < CACHE_MS) return this.cached.value;
@@ -38,6 +49,7 @@ export class ApplicationSettingsService {
     if (Object.keys(next).length === 0) return current;
     await this.settings.update(current.id, next);
     this.cached = undefined;
+    await this.notifications.notify(CHANNEL);
     return this.get();
   }
 }

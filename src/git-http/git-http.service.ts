@@ -3,11 +3,10 @@ import type { Request, Response } from 'express';
 import { AuthService } from '../common/auth/auth.service';
 import { DomainError, NotFound, TooManyRequests } from '../common/errors/domain-errors';
 import { ProjectAbility } from '../common/policy/policy';
-import { PolicyService } from '../common/policy/policy.service';
 import { GitService } from '../git/git.service';
 import { SmartHttpAction } from '../git/smart-http';
 import { Project } from '../projects/project.entity';
-import { ProjectsService } from '../projects/projects.service';
+import { ProjectResolver } from '../projects/project-resolver.service';
 import { PushService } from '../repository/push.service';
 import { SessionService } from '../users/session.service';
 import { User } from '../users/user.entity';
@@ -53,8 +52,7 @@ export class GitHttpService {
   private buildTokens?: BuildTokenResolver;
 
   constructor(
-    private readonly projects: ProjectsService,
-    private readonly policy: PolicyService,
+    private readonly projects: ProjectResolver,
     private readonly auth: AuthService,
     private readonly session: SessionService,
     private readonly git: GitService,
@@ -75,13 +73,13 @@ export class GitHttpService {
     const caller = await this.authenticate(req);
     const path = `${namespace}/${repo.replace(/\.git$/i, '')}`;
     let project: Project;
+    let abilities: Set<ProjectAbility>;
     try {
-      project = await this.projects.findByRef(path);
+      ({ project, abilities } = await this.resolve(caller, path));
     } catch (e) {
       if (e instanceof NotFound && !caller.user && !caller.build) throw unauthorized();
       throw e;
     }
-    const abilities = await this.abilities(caller, project);
     const needed: ProjectAbility = service === 'git-receive-pack' ? 'push_code' : 'download_code';
     if (!abilities.has('read_project')) {
       if (!caller.user && !caller.build) throw unauthorized();
@@ -104,13 +102,18 @@ export class GitHttpService {
     });
   }
 
-  private async abilities(caller: Caller, project: Project): Promise<Set<ProjectAbility>> {
+  /**
+   * The project and what the caller may do with it: a user's (or anonymous) abilities come with the
+   * project from the one resolver (one SQL statement); a build token reads its own project only.
+   */
+  private async resolve(caller: Caller, path: string): Promise<{ project: Project; abilities: Set<ProjectAbility> }> {
     if (caller.build) {
-      return caller.build.projectId === project.id
-        ? new Set<ProjectAbility>(['read_project', 'download_code'])
-        : new Set<ProjectAbility>();
+      const project = await this.projects.find(path);
+      const own = caller.build.projectId === project.id;
+      return { project, abilities: new Set<ProjectAbility>(own ? ['read_project', 'download_code'] : []) };
     }
-    return this.policy.projectAbilities(caller.user, project);
+    // unreadable or unknown: 404 Project Not Found (401 for anonymous callers, in handle)
+    return this.projects.resolve(caller.user, path, 'read_project');
   }
 
   private async authenticate(req: Request): Promise<Caller> {

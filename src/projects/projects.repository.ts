@@ -25,9 +25,22 @@ export interface ProjectWithMemberships {
   groupMember: Membership | null;
 }
 
-/** How a list is narrowed: the scope's SQL (alias `p`, `n`) and the filters of ListProjectsDto. */
+/** An SQL condition on alias `p` (and `n`, the namespace) with its named parameters, from the policy. */
+export type Condition = { sql: string; params: Record<string, unknown> };
+
+/**
+ * Which projects a list starts from: all, those matching a policy condition, those the user owns
+ * (personal namespace or groups where the user is owner), or the readable ones the user starred.
+ */
+export type ProjectListScope =
+  | { kind: 'all' }
+  | { kind: 'where'; condition: Condition }
+  | { kind: 'owned'; userId: number }
+  | { kind: 'starred'; userId: number; readable: Condition };
+
+/** How a list is narrowed: its scope and the filters of ListProjectsDto. */
 export interface ProjectListQuery {
-  scope: { sql: string; params: Record<string, unknown> } | null;
+  scope: ProjectListScope;
   archived?: boolean;
   visibilityLevel?: number;
   search?: { term: string; nameOnly: boolean };
@@ -106,7 +119,19 @@ export class ProjectsRepository {
   /** A page of projects with the total: one count and one page query. */
   list(q: ProjectListQuery, page: PageRequest): Promise<[Project[], number]> {
     const qb = this.withNamespace();
-    if (q.scope) qb.where(q.scope.sql, q.scope.params);
+    const scope = q.scope;
+    if (scope.kind === 'where') qb.where(scope.condition.sql, scope.condition.params);
+    else if (scope.kind === 'owned') {
+      // parenthesized as a whole: the filters are ANDed onto it
+      qb.where(
+        `((n.kind = 'user' AND n.owner_id = :ownerId) OR
+          (n.kind = 'group' AND n.id IN (SELECT namespace_id FROM group_members WHERE user_id = :ownerId AND access_level = 50)))`,
+        { ownerId: scope.userId },
+      );
+    } else if (scope.kind === 'starred') {
+      qb.where('p.id IN (SELECT project_id FROM users_star_projects WHERE user_id = :starUid)', { starUid: scope.userId });
+      qb.andWhere(scope.readable.sql, scope.readable.params);
+    }
     if (q.archived !== undefined) qb.andWhere('p.archived = :archived', { archived: q.archived });
     if (q.visibilityLevel !== undefined) qb.andWhere('p.visibility_level = :level', { level: q.visibilityLevel });
     if (q.search) {
@@ -124,7 +149,7 @@ export class ProjectsRepository {
   }
 
   /** A group's projects that match `readable` (alias `p`), id descending, with the total. */
-  inNamespace(namespaceId: number, readable: { sql: string; params: Record<string, unknown> }, page: PageRequest) {
+  inNamespace(namespaceId: number, readable: Condition, page: PageRequest) {
     return this.withNamespace()
       .where('p.namespace_id = :gid', { gid: namespaceId })
       .andWhere(readable.sql, readable.params)

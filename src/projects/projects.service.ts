@@ -28,7 +28,7 @@ import { CreateProjectDto, ListProjectsDto, UpdateProjectDto } from './dto/proje
 import { ProjectResolver, ResolvedProject } from './project-resolver.service';
 import { parameterize, projectAttributes, ProjectAttributes } from './project-rules';
 import { Project } from './project.entity';
-import { ProjectListQuery, ProjectsRepository } from './projects.repository';
+import { ProjectListQuery, ProjectListScope, ProjectsRepository } from './projects.repository';
 
 const VISIBILITY_NAMES: Record<string, number> = { private: 0, internal: 10, public: 20 };
 const VISIBILITY_LABEL: Record<number, string> = { 0: 'Private', 10: 'Internal', 20: 'Public' };
@@ -101,28 +101,18 @@ export class ProjectsService {
     return new Paginated(items, total, page);
   }
 
-  private scope(user: User, scope: ProjectScope): ProjectListQuery['scope'] {
+  private scope(user: User, scope: ProjectScope): ProjectListScope {
     switch (scope) {
       case 'member':
-        return this.policy.memberProjectsCondition(user);
+        return { kind: 'where', condition: this.policy.memberProjectsCondition(user) };
       case 'owned':
-        // parenthesized as a whole: the filters are ANDed onto it
-        return {
-          sql: `((n.kind = 'user' AND n.owner_id = :uid) OR
-                 (n.kind = 'group' AND n.id IN (SELECT namespace_id FROM group_members WHERE user_id = :uid AND access_level = 50)))`,
-          params: { uid: user.id },
-        };
-      case 'starred': {
-        const c = this.policy.readableProjectsCondition(user);
-        return {
-          sql: `(p.id IN (SELECT project_id FROM users_star_projects WHERE user_id = :starUid) AND ${c.sql})`,
-          params: { ...c.params, starUid: user.id },
-        };
-      }
+        return { kind: 'owned', userId: user.id };
+      case 'starred':
+        return { kind: 'starred', userId: user.id, readable: this.policy.readableProjectsCondition(user) };
       case 'search':
-        return this.policy.readableProjectsCondition(user);
+        return { kind: 'where', condition: this.policy.readableProjectsCondition(user) };
       case 'all':
-        return null;
+        return { kind: 'all' };
     }
   }
 

@@ -6,7 +6,7 @@ import { User } from '../users/user.entity';
 import { BranchesService } from './branches.service';
 import { CreateBranchDto, ProtectBranchDto } from './dto/branches.dto';
 import { joinedPath } from './dto/path-param';
-import { presentBranchView } from './repository.presenter';
+import { presentBranchView, presentDeletedBranch } from './repository.presenter';
 
 @Controller(`${API}/projects/:id/repository/branches`)
 export class BranchesController {
@@ -35,7 +35,7 @@ export class BranchesController {
   }
 
   @Delete('*branch')
-  remove(@CurrentUser() user: User, @Param('id') id: string, @Param('branch') branch: string | string[]) {
-    return this.branches.remove(user, id, joinedPath(branch));
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('branch') branch: string | string[]) {
+    return presentDeletedBranch(await this.branches.remove(user, id, joinedPath(branch)));
   }
 }

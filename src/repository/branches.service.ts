@@ -85,7 +85,7 @@ export class BranchesService {
   }
 
   /** `DELETE .../branches/:branch`: not the default branch, not a protected one. */
-  async remove(user: User, ref: string, raw: string): Promise<{ branch_name: string }> {
+  async remove(user: User, ref: string, raw: string): Promise<RefName> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name: RefName | null = parseRef(raw);
     const branch = name === null ? null : await ctx.repo.branch(name);
@@ -102,6 +102,6 @@ export class BranchesService {
       throw e;
     }
     await this.push.afterPush(ctx.project, user, [{ oldSha: branch.commit.id, newSha: ZERO_SHA, ref: branchRef(branch.name) }], 'api');
-    return { branch_name: branch.name };
+    return branch.name;
   }
 }

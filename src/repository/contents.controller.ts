@@ -5,7 +5,7 @@ import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { ContentsService } from './contents.service';
 import { ArchiveDto, BlobDto, CompareDto, DeleteFileDto, GetFileDto, TreeDto, WriteFileDto } from './dto/contents.dto';
-import { presentCompare, presentContributor, presentRepositoryFile, presentTreeEntry } from './repository.presenter';
+import { presentCompare, presentContributor, presentFileWrite, presentRepositoryFile, presentTreeEntry } from './repository.presenter';
 
 @Controller(`${API}/projects/:id/repository`)
 export class ContentsController {
@@ -51,18 +51,18 @@ export class ContentsController {
   }
 
   @Post('files')
-  createFile(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: WriteFileDto) {
-    return this.contents.createFile(user, id, dto);
+  async createFile(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: WriteFileDto) {
+    return presentFileWrite(await this.contents.createFile(user, id, dto));
   }
 
   @Put('files')
-  updateFile(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: WriteFileDto) {
-    return this.contents.updateFile(user, id, dto);
+  async updateFile(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: WriteFileDto) {
+    return presentFileWrite(await this.contents.updateFile(user, id, dto));
   }
 
   @Delete('files')
-  deleteFile(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: DeleteFileDto) {
-    return this.contents.deleteFile(user, id, dto);
+  async deleteFile(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: DeleteFileDto) {
+    return presentFileWrite(await this.contents.deleteFile(user, id, dto));
   }
 
   /** `archive`, or `archive.<format>` (zip, tar, tar.gz, tgz, tar.bz2, ...), streamed. */

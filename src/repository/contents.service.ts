@@ -3,7 +3,7 @@ import { apiError, InvalidAttribute, NotFound } from '../common/errors/domain-er
 import { GitService } from '../git/git.service';
 import { parseObjectId, parseRef, parseRepoPath, RefName, RepoPath, repoPathProblem, Sha } from '../git/names';
 import { Commit, DiffEntry, TreeEntry, ZERO_SHA } from '../git/objects';
-import { ArchiveFormat, FileChange, FileConflict, RefUpdateRejected } from '../git/repository';
+import { ArchiveFormat, FileChange, FileConflict, RefUpdateRejected, Repository } from '../git/repository';
 import { User } from '../users/user.entity';
 import { ArchiveDto, BlobDto, CompareDto, DeleteFileDto, GetFileDto, TreeDto, WriteFileDto } from './dto/contents.dto';
 import { PushService } from './push.service';
@@ -191,7 +191,7 @@ export class ContentsService {
     ref: string,
     dto: DeleteFileDto & Partial<WriteFileDto>,
     action: FileChange['action'],
-  ): Promise<{ file_name: string; file_path: string; branch_name: string }> {
+  ): Promise<{ path: RepoPath; branch: RefName }> {
     const ctx = await this.access.open(user, ref, 'push_code');
     let content: Buffer | undefined;
     if (action !== 'delete') {
@@ -208,36 +208,52 @@ export class ContentsService {
     if (!(await this.push.canWriteBranch(ctx.project.id, branch, ctx.abilities))) {
       throw apiError(400, 'You are not allowed to push into this branch');
     }
-    const head = await ctx.repo.branch(branch);
+    let head = await ctx.repo.branch(branch);
     const empty = (await ctx.repo.branchNames()).length === 0;
     if (!head && !(empty && action === 'create')) {
       throw apiError(400, 'You can only create or edit files when you are on a branch');
     }
     const change: FileChange = action === 'delete' ? { action, path } : { action, path, content: content as Buffer };
-    let newSha: Sha;
-    try {
-      newSha = await ctx.repo.commitFiles({
-        branch,
-        parent: head?.commit.id ?? null,
-        message: dto.commit_message,
-        author: { name: user.name, email: user.email },
-        changes: [change],
-      });
-    } catch (e) {
-      if (e instanceof FileConflict) {
-        if (e.message === 'exists') throw apiError(400, 'Your changes could not be committed because a file with the same name already exists');
-        if (e.message === 'missing') throw apiError(400, 'Your changes could not be committed because the file does not exist');
-        throw apiError(400, 'Your changes could not be committed because the content is unchanged');
+    let newSha: Sha | undefined;
+    // Writes to one branch are compare-and-swap. When another write (through any instance) moved the
+    // branch but did not touch this file, the change is applied again on the new tip; only a real
+    // conflict on the same file is refused.
+    for (let attempt = 0; newSha === undefined; attempt++) {
+      try {
+        newSha = await ctx.repo.commitFiles({
+          branch,
+          parent: head?.commit.id ?? null,
+          message: dto.commit_message,
+          author: { name: user.name, email: user.email },
+          changes: [change],
+        });
+      } catch (e) {
+        if (e instanceof FileConflict) {
+          if (e.message === 'exists') throw apiError(400, 'Your changes could not be committed because a file with the same name already exists');
+          if (e.message === 'missing') throw apiError(400, 'Your changes could not be committed because the file does not exist');
+          throw apiError(400, 'Your changes could not be committed because the content is unchanged');
+        }
+        if (!(e instanceof RefUpdateRejected)) throw e;
+        const moved = await ctx.repo.branch(branch);
+        if (attempt >= MAX_REBASES || !moved || !head || !(await this.sameFileAt(ctx.repo, head.commit.id, moved.commit.id, path))) {
+          throw apiError(400, 'Your changes could not be committed because the branch was updated in the meantime');
+        }
+        head = moved;
       }
-      if (e instanceof RefUpdateRejected) {
-        throw apiError(400, 'Your changes could not be committed because the branch was updated in the meantime');
-      }
-      throw e;
     }
     await this.push.afterPush(ctx.project, user, [{ oldSha: head?.commit.id ?? ZERO_SHA, newSha, ref: `refs/heads/${branch}` }], 'api');
-    return { file_name: path, file_path: path, branch_name: branch };
+    return { path, branch };
+  }
+
+  /** Whether `path` is the same (same blob, or absent in both) at two commits. */
+  private async sameFileAt(repo: Repository, a: Sha, b: Sha, path: RepoPath): Promise<boolean> {
+    const [x, y] = await Promise.all([repo.blobAt(a, path), repo.blobAt(b, path)]);
+    return (x?.sha ?? null) === (y?.sha ?? null);
   }
 }
+
+/** How many times a file write is re-applied on a branch that moved under it. */
+const MAX_REBASES = 20;
 
 /**
  * The path a write names, with GitLab's messages: traversal, then the allowed characters; a `.git`

@@ -114,6 +114,19 @@ export function presentRepositoryFile(f: {
   };
 }
 
+/** A file write's answer: `file_name` (the spec) and `file_path` (GitLab's code) alike (spec decision 13). */
+export function presentFileWrite(w: { path: string; branch: string }) {
+  return { file_name: w.path, file_path: w.path, branch_name: w.branch };
+}
+
+export function presentDeletedBranch(name: string) {
+  return { branch_name: name };
+}
+
+export function presentDeletedTag(name: string) {
+  return { tag_name: name };
+}
+
 export function presentDiff(d: DiffEntry) {
   return {
     old_path: d.oldPath,

@@ -5,7 +5,7 @@ import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { joinedPath } from './dto/path-param';
 import { CreateTagDto, ReleaseDto } from './dto/tags.dto';
-import { presentRelease, presentTagView } from './repository.presenter';
+import { presentDeletedTag, presentRelease, presentTagView } from './repository.presenter';
 import { TagsService } from './tags.service';
 
 @Controller(`${API}/projects/:id/repository/tags`)
@@ -40,7 +40,7 @@ export class TagsController {
   }
 
   @Delete('*tag')
-  remove(@CurrentUser() user: User, @Param('id') id: string, @Param('tag') tag: string | string[]) {
-    return this.tags.remove(user, id, joinedPath(tag));
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('tag') tag: string | string[]) {
+    return presentDeletedTag(await this.tags.remove(user, id, joinedPath(tag)));
   }
 }

@@ -73,7 +73,7 @@ export class TagsService {
     return this.getIn(ctx, name);
   }
 
-  async remove(user: User, ref: string, raw: string): Promise<{ tag_name: string }> {
+  async remove(user: User, ref: string, raw: string): Promise<RefName> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name: RefName | null = parseNewRefName(raw);
     const tagSha = name === null ? null : await ctx.repo.refSha(tagRef(name));
@@ -87,7 +87,7 @@ export class TagsService {
     }
     await this.records.deleteRelease(ctx.project.id, name);
     await this.push.afterPush(ctx.project, user, [{ oldSha: commitSha, newSha: ZERO_SHA, ref: tagRef(name) }], 'api');
-    return { tag_name: name };
+    return name;
   }
 
   /** `POST .../tags/<tag>/release` (the route takes the rest of the path): 201; 404 `Tag does not exist`; 409 `Release already exists`. */

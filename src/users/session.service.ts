@@ -38,19 +38,16 @@ export class SessionService {
    */
   async signIn(login: string, password: string, ip: string, onFailure: () => Error = () => new Unauthorized()): Promise<User> {
     if (!(await this.settings.get()).signinEnabled) throw new Forbidden('Password sign-in is disabled');
-    this.throttle.check(ip, login);
     const user = await this.users.byLogin(lookupText(login.trim()));
     // Count failures per account too, so that username and email do not give two budgets.
-    const account = user ? `user:${user.id}` : login;
-    if (user) this.throttle.check(ip, account);
+    const keys = user ? [login, `user:${user.id}`] : [login];
+    await this.throttle.check(ip, ...keys);
     const ok = await this.secrets.verifyPassword(password, user?.encryptedPassword);
     if (!ok || !user || user.state !== 'active') {
-      this.throttle.failed(ip, login);
-      if (user) this.throttle.failed(ip, account);
+      await this.throttle.failed(ip, ...keys);
       throw onFailure();
     }
-    this.throttle.succeeded(ip, login);
-    this.throttle.succeeded(ip, account);
+    await this.throttle.succeeded(ip, ...keys);
     const now = new Date();
     await this.users.recordSignIn(user.id, now);
     user.lastSignInAt = user.currentSignInAt;

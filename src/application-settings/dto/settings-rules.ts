@@ -1,4 +1,4 @@
-import { fieldErrors } from '../../common/dto/fields';
+import { invalidFields } from '../../common/dto/fields';
 import { ValidationFailed, ValidationMap } from '../../common/errors/domain-errors';
 import { ApplicationSettings } from '../application-settings.entity';
 import { UpdateApplicationSettingsDto } from './application-settings.dto';
@@ -42,7 +42,7 @@ const DOMAIN = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
  * field map (in GitLab's order), nothing applied. Returns the changes for the entity.
  */
 export function checkSettings(dto: Dto): Changes {
-  const bad = fieldErrors(dto);
+  const bad = invalidFields(dto);
   const next: Changes = {};
   const set = (key: keyof ApplicationSettings, v: unknown) => ((next as Record<string, unknown>)[key] = v);
   const errors: ValidationMap = {};
@@ -50,7 +50,7 @@ export function checkSettings(dto: Dto): Changes {
   /** The field's value, or undefined when absent or (reported) bad. */
   const read = <K extends keyof Dto>(field: K & string): Dto[K] | undefined => {
     if (bad[field] !== undefined) {
-      fail(field, bad[field]);
+      for (const m of bad[field]) fail(field, m);
       return undefined;
     }
     return dto[field];

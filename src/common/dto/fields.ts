@@ -37,10 +37,8 @@ export interface FieldOptions {
   invalidMessage?: string;
   description?: string;
   /**
-   * Where GitLab reports a bad value of this field in the model's field map
-   * (`{"message":{"x":["<invalid>"]}}`, together with the other fields' errors) rather than as
-   * `"x" is invalid`: the message to report. The pipe then leaves the field undefined and records the
-   * message, which the service reads with `fieldErrors(dto)` when it builds its field map.
+   * On a `@FieldMapErrors()` DTO: the field-map message for a bad value of this field (GitLab's model
+   * message, e.g. `is not a number`); `is invalid` when not given. See `invalidFields`.
    */
   invalid?: string;
 }
@@ -60,50 +58,16 @@ function lastScalar(value: unknown): unknown {
   return Array.isArray(value) ? value[value.length - 1] : value;
 }
 
-/** A bad value of a field declared with `invalid`: kept for `fieldErrors`, never seen by services. */
-class FieldError {
-  constructor(readonly message: string) {}
-}
-
-/** Where the pipe leaves the field-map errors of a DTO (see `FieldOptions.invalid`). */
-const FIELD_ERRORS = Symbol('field errors');
-
-/**
- * Wraps a field's conversion: null (and, on clearable fields, a blank string) handled alike everywhere.
- * On a field declared with `invalid`, a value that fails conversion or `test` becomes a FieldError.
- */
-function convert(opts: FieldOptions, fn: (v: unknown) => unknown, test?: (v: unknown) => boolean): PropertyDecorator {
-  return Transform(({ value }) => {
-    if (value === null) return opts.clearable ? null : undefined;
-    if (opts.clearable && typeof value === 'string' && value.trim() === '') return null;
-    const v = fn(value);
-    if (opts.invalid !== undefined && v !== undefined && v !== null && (v === BAD || (test && !test(v)))) {
-      return new FieldError(opts.invalid);
-    }
-    return v;
-  });
-}
-
-/**
- * Moves the FieldErrors of a built DTO out of its fields (they become undefined) into a record of
- * field → message, read with `fieldErrors`. Called by the validation pipe after validation.
- */
-export function collectFieldErrors(dto: object): void {
-  let errors: Record<string, string> | undefined;
-  const record = dto as Record<string | symbol, unknown>;
-  for (const key of Object.keys(record)) {
-    const v = record[key];
-    if (v instanceof FieldError) {
-      (errors ??= {})[key] = v.message;
-      record[key] = undefined;
-    }
-  }
-  if (errors) record[FIELD_ERRORS] = errors;
-}
-
-/** The bad values of a DTO's `invalid` fields: wire name → message (empty when all were good). */
-export function fieldErrors(dto: object): Readonly<Record<string, string>> {
-  return ((dto as Record<symbol, unknown>)[FIELD_ERRORS] as Record<string, string> | undefined) ?? {};
+/** Wraps a field's conversion: null (and, on clearable fields, a blank string) handled alike everywhere. */
+function convert(opts: FieldOptions, fn: (v: unknown) => unknown): PropertyDecorator {
+  return applyDecorators(
+    Transform(({ value }) => {
+      if (value === null) return opts.clearable ? null : undefined;
+      if (opts.clearable && typeof value === 'string' && value.trim() === '') return null;
+      return fn(value);
+    }),
+    fieldMapMessage(opts),
+  );
 }
 
 function presence(opts: FieldOptions): PropertyDecorator {
@@ -120,13 +84,14 @@ function check(test: (v: unknown) => boolean, opts: FieldOptions = {}, validatio
   // the constraint's message is empty unless the field names GitLab's own (the pipe then answers with it)
   if (opts.invalidMessage !== undefined) validationOptions = { ...validationOptions, message: opts.invalidMessage };
   return ValidateBy(
-    { name: INVALID, validator: { validate: (v: unknown) => v instanceof FieldError || (v !== BAD && test(v)) } },
+    { name: INVALID, validator: { validate: (v: unknown) => v !== BAD && test(v) } },
     validationOptions,
   );
 }
 
 function api(type: unknown, opts: FieldOptions, extra: Record<string, unknown> = {}): PropertyDecorator {
-  return ApiProperty({ type: type as never, required: !!opts.required, description: opts.description, ...extra });
+  const nullable = opts.clearable ? { nullable: true } : {}; // null clears the field (OpenAPI document)
+  return ApiProperty({ type: type as never, required: !!opts.required, description: opts.description, ...nullable, ...extra });
 }
 
 /**
@@ -150,7 +115,7 @@ export function Str(
       if (typeof v === 'number' || typeof v === 'boolean') return String(v);
       if (typeof v !== 'string') return BAD;
       return opts.trim ? v.trim() : v;
-    }, test),
+    }),
     presence(opts),
     check(test, opts),
   );
@@ -170,7 +135,7 @@ export function Bool(opts: FieldOptions = {}): PropertyDecorator {
       if (typeof v !== 'string') return BAD;
       const s = v.trim();
       return TRUE.test(s) ? true : FALSE.test(s) ? false : BAD;
-    }, isBoolean),
+    }),
     presence(opts),
     check(isBoolean, opts),
   );
@@ -186,7 +151,7 @@ export function Int(opts: FieldOptions & { min?: number; max?: number; zeroIsNul
     convert(opts, (value) => {
       const n = toInt(lastScalar(value));
       return opts.zeroIsNull && n === 0 ? null : n;
-    }, test),
+    }),
     presence(opts),
     check(test, opts),
   );
@@ -220,7 +185,7 @@ const isStringList = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s
 export function List(opts: FieldOptions = {}): PropertyDecorator {
   return applyDecorators(
     api([String], opts),
-    convert(opts, toList, isStringList),
+    convert(opts, toList),
     presence(opts),
     check(isStringList, opts),
   );
@@ -237,7 +202,7 @@ export function IntList(opts: FieldOptions & { min?: number; max?: number } = {}
       const list = toList(value);
       if (!Array.isArray(list)) return list;
       return list.every((s) => INT.test(s)) ? list.map(Number) : BAD;
-    }, test),
+    }),
     presence(opts),
     check(test, opts),
   );
@@ -349,9 +314,36 @@ export function markInvalid(dto: object, fields: string[]): void {
   Object.defineProperty(dto, INVALID_FIELDS, { value: fields, enumerable: false });
 }
 
-/** `{field: ['is invalid']}` for every field of a `@FieldMapErrors()` DTO that failed conversion. */
+/**
+ * `{field: ['is invalid']}` (or the field's own `invalid` message) for every field of a
+ * `@FieldMapErrors()` DTO that failed conversion.
+ */
 export function invalidFields(dto: object): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const f of ((dto as Record<symbol, unknown>)[INVALID_FIELDS] as string[] | undefined) ?? []) out[f] = ['is invalid'];
+  for (const f of ((dto as Record<symbol, unknown>)[INVALID_FIELDS] as string[] | undefined) ?? []) {
+    out[f] = [messageFor(dto, f) ?? 'is invalid'];
+  }
   return out;
+}
+
+/** Where a DTO class's prototype keeps its fields' `invalid` messages (an own map per class). */
+const MESSAGES = Symbol('gitlab:invalidMessages');
+
+function fieldMapMessage(opts: FieldOptions): PropertyDecorator {
+  return (target, key) => {
+    if (opts.invalid === undefined) return;
+    const proto = target as Record<symbol, Record<string | symbol, string>>;
+    if (!Object.prototype.hasOwnProperty.call(proto, MESSAGES)) Object.defineProperty(proto, MESSAGES, { value: {} });
+    proto[MESSAGES][key] = opts.invalid;
+  };
+}
+
+/** The `invalid` message declared for a field, looked up along the DTO's class chain. */
+function messageFor(dto: object, field: string): string | undefined {
+  for (let p = Object.getPrototypeOf(dto); p; p = Object.getPrototypeOf(p)) {
+    if (!Object.prototype.hasOwnProperty.call(p, MESSAGES)) continue;
+    const message = (p as Record<symbol, Record<string, string>>)[MESSAGES][field];
+    if (message !== undefined) return message;
+  }
+  return undefined;
 }

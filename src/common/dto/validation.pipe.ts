@@ -3,7 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { apiError, InvalidAttribute, MissingAttribute } from '../errors/domain-errors';
 import { INPUT, Params } from '../params/params';
-import { collectFieldErrors, INVALID, markInvalid, REQUIRED, usesFieldMap } from './fields';
+import { INVALID, markInvalid, REQUIRED, usesFieldMap } from './fields';
 
 const PLAIN: ReadonlySet<unknown> = new Set([String, Boolean, Number, Array, Object, undefined]);
 
@@ -12,8 +12,8 @@ const PLAIN: ReadonlySet<unknown> = new Set([String, Boolean, Number, Array, Obj
  * see params.ts) become the handler's DTO class: unknown keys dropped
  * (python-gitlab adds `project_id`, `issue_id` …; never an error), values converted and checked by
  * the field decorators of fields.ts (null is "not given" unless a field is clearable). The first failing field, in declaration order, answers GitLab's
- * `400 (Bad request) "x" not given` or `"x" is invalid` — except fields declared with `invalid`, whose bad
- * values the service reports in its field map (`fieldErrors(dto)`).
+ * `400 (Bad request) "x" not given` or `"x" is invalid` — except on `@FieldMapErrors()` DTOs, whose badly typed
+ * values the service reports in its field map (`invalidFields(dto)`).
  *
  * Class metadata is compiled once per DTO class by class-transformer/class-validator; nothing is
  * built per request beyond the instance itself.
@@ -42,7 +42,6 @@ export function toDto<T extends object>(cls: Type<T>, value: unknown): T {
     for (const e of errors) delete (dto as Record<string, unknown>)[e.property];
     markInvalid(dto, errors.map((e) => e.property));
   }
-  collectFieldErrors(dto);
   return dto;
 }
 

@@ -1,4 +1,4 @@
-import { fieldErrors } from '../../common/dto/fields';
+import { invalidFields } from '../../common/dto/fields';
 import { pathErrors } from '../../common/dto/namespace-path';
 import { ValidationFailed, ValidationMap } from '../../common/errors/domain-errors';
 import { CreateUserDto, UpdateUserDto } from './user.dto';
@@ -48,7 +48,7 @@ const PROFILE = [
  * convert, blanks, formats, lengths and ranges. Returns them ready for the entity.
  */
 export function checkUserAttributes(dto: CreateUserDto | UpdateUserDto): UserAttributes {
-  const bad = fieldErrors(dto);
+  const bad = invalidFields(dto);
   const errors: ValidationMap = {};
   const add = (field: string, msgs: string[]) => {
     if (msgs.length) errors[field] = [...((errors[field] as string[] | undefined) ?? []), ...msgs];
@@ -56,7 +56,7 @@ export function checkUserAttributes(dto: CreateUserDto | UpdateUserDto): UserAtt
   const attrs: UserAttributes = {};
   const badValue = (field: string): boolean => {
     if (bad[field] === undefined) return false;
-    add(field, [bad[field]]);
+    add(field, bad[field]);
     return true;
   };
 

@@ -1,7 +1,5 @@
-import { Bool, Int, Str } from '../../common/dto/fields';
+import { Bool, FieldMapErrors, Int, Str } from '../../common/dto/fields';
 import { PaginationDto } from '../../common/pagination/pagination.dto';
-
-const INVALID = { invalid: 'is invalid' } as const;
 
 export class ListUsersDto extends PaginationDto {
   /** An exact username (case-insensitive): at most one user, unpaginated. */
@@ -15,38 +13,40 @@ export class ListUsersDto extends PaginationDto {
 /**
  * The profile and account attributes of `POST /users` and `PUT /users/:id`. GitLab validates them as
  * a model: a bad value of any of them is listed in the field map with the others' errors
- * (`checkUserAttributes` in user-rules.ts), never a lone `"x" is invalid`.
+ * (`@FieldMapErrors()`, merged by `checkUserAttributes` in user-rules.ts), never a lone `"x" is invalid`.
  */
 export class UserAttributesDto {
-  @Str(INVALID) skype?: string;
-  @Str(INVALID) linkedin?: string;
-  @Str(INVALID) twitter?: string;
-  @Str(INVALID) website_url?: string;
-  @Str(INVALID) bio?: string;
-  @Str(INVALID) location?: string;
+  @Str() skype?: string;
+  @Str() linkedin?: string;
+  @Str() twitter?: string;
+  @Str() website_url?: string;
+  @Str() bio?: string;
+  @Str() location?: string;
   @Int({ invalid: 'is not a number' }) projects_limit?: number;
-  @Bool(INVALID) admin?: boolean;
-  @Bool(INVALID) can_create_group?: boolean;
-  @Bool(INVALID) external?: boolean;
+  @Bool() admin?: boolean;
+  @Bool() can_create_group?: boolean;
+  @Bool() external?: boolean;
   /** With `extern_uid`: links an external identity (LDAP, OAuth provider). */
-  @Str({ ...INVALID, trim: true }) provider?: string;
-  @Str({ ...INVALID, trim: true }) extern_uid?: string;
+  @Str({ trim: true }) provider?: string;
+  @Str({ trim: true }) extern_uid?: string;
 }
 
+@FieldMapErrors()
 export class CreateUserDto extends UserAttributesDto {
   @Str({ required: true, trim: true }) email!: string;
   @Str({ required: true }) password!: string;
   @Str({ required: true, trim: true }) username!: string;
   @Str({ required: true, trim: true }) name!: string;
   /** False skips the confirmation of the email address (`confirmed_at` stays null). */
-  @Bool(INVALID) confirm?: boolean;
+  @Bool() confirm?: boolean;
 }
 
+@FieldMapErrors()
 export class UpdateUserDto extends UserAttributesDto {
-  @Str({ ...INVALID, trim: true }) email?: string;
-  @Str(INVALID) password?: string;
-  @Str({ ...INVALID, trim: true }) username?: string;
-  @Str({ ...INVALID, trim: true }) name?: string;
+  @Str({ trim: true }) email?: string;
+  @Str() password?: string;
+  @Str({ trim: true }) username?: string;
+  @Str({ trim: true }) name?: string;
 }
 
 /**
