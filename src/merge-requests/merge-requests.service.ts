@@ -1,3 +1,4 @@
+import { DomainEvents, ObjectAction } from '../events/domain-events';
 import { Injectable } from '@nestjs/common';
 import {
   apiError,
@@ -47,6 +48,33 @@ const sameBranch = () => new ErrorWithBody(422, ['You can not use same project/b
 const duplicate = (title: string) =>
   new ErrorWithBody(409, { message: [`Cannot Create: This merge request already exists: ${JSON.stringify([title])}`] });
 
+/** MergeRequest#hook_attrs (8.8): the record's columns, snake_case, plus `work_in_progress`. */
+export function mergeRequestHookAttrs(mr: MergeRequest): Record<string, unknown> {
+  return {
+    id: mr.id,
+    target_branch: mr.targetBranch,
+    source_branch: mr.sourceBranch,
+    source_project_id: mr.sourceProjectId,
+    author_id: mr.authorId,
+    assignee_id: mr.assigneeId,
+    title: mr.title,
+    created_at: mr.createdAt,
+    updated_at: mr.updatedAt,
+    milestone_id: mr.milestoneId,
+    state: mr.state,
+    merge_status: mr.mergeStatus,
+    target_project_id: mr.projectId,
+    iid: mr.iid,
+    description: mr.description,
+    merge_params: mr.mergeParams ?? {},
+    merge_when_build_succeeds: mr.mergeWhenBuildSucceeds,
+    merge_user_id: mr.mergeUserId,
+    merge_commit_sha: mr.mergeCommitSha,
+    deleted_at: mr.deletedAt,
+    work_in_progress: isWorkInProgress(mr.title),
+  };
+}
+
 /**
  * Merge requests: per-project iids, lists, create/update/delete, subscriptions, commits and changes.
  * Writes run in one transaction with their system notes; events follow the commit. Merging lives in
@@ -66,7 +94,13 @@ export class MergeRequestsService {
     private readonly events: EventsService,
     private readonly git: MergeRequestGit,
     private readonly views: MergeRequestViews,
+    private readonly domainEvents: DomainEvents,
   ) {}
+
+  /** After commit: tells the project hooks (GitLab 8.8's MergeRequest#hook_attrs as object_attributes). */
+  announce(mr: MergeRequest, user: User, action: ObjectAction): void {
+    this.domainEvents.emit('merge_request.changed', { projectId: mr.projectId, userId: user.id, action, attributes: mergeRequestHookAttrs(mr) });
+  }
 
   /** `iid`, `state` (opened — reopened included —, closed, merged; anything else: all), `order_by`, `sort`. */
   async list(user: User, ref: string, dto: ListMergeRequestsDto): Promise<Paginated<MergeRequest>> {
@@ -187,7 +221,9 @@ export class MergeRequestsService {
       throw e;
     }
     await this.events.record(this.event(mr, user, 'created'));
-    return this.repo.byId(mr.id);
+    const fresh = await this.repo.byId(mr.id);
+    this.announce(fresh, user, 'open');
+    return fresh;
   }
 
   /**
@@ -289,7 +325,10 @@ export class MergeRequestsService {
       throw e;
     }
     await this.events.record(...events);
-    return this.repo.byId(updated.id);
+    const fresh = await this.repo.byId(updated.id);
+    const action = events.some((e) => e.action === 'closed') ? 'close' : events.some((e) => e.action === 'reopened') ? 'reopen' : 'update';
+    this.announce(fresh, user, action);
+    return fresh;
   }
 
   /** Soft delete (owners and admins): 403 for others, 404 when absent. Returns the record. */

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import PgBoss from 'pg-boss';
 import { DataSource } from 'typeorm';
 import { Logger } from '../common/http/logger';
@@ -46,7 +46,7 @@ type SqlRunner = { query(text: string, values?: unknown[]): Promise<{ rows: unkn
  * default it shares PGlite's single connection instead of opening a second session.
  */
 @Injectable()
-export class QueueService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class QueueService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly boss: PgBoss;
   private readonly queues = new Map<string, Registered>();
   private started?: Promise<void>;
@@ -173,7 +173,8 @@ export class QueueService implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /** Stops fetching, lets running jobs finish (up to SHUTDOWN_TIMEOUT, at most 30 s; the rest are failed and retried later). */
-  async onApplicationShutdown(): Promise<void> {
+  // before the data source's own shutdown hook ends the pool the workers use
+  async beforeApplicationShutdown(): Promise<void> {
     if (this.stopped || !this.started) return;
     this.stopped = true;
     await this.started.catch(() => undefined);
