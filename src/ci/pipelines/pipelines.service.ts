@@ -131,9 +131,9 @@ export class PipelinesService implements OnModuleInit {
    * Serialised per pipeline by a row lock, after the build's transition committed.
    */
   async buildFinished(pipelineId: number, buildId: number): Promise<void> {
-    await this.tx.run(async (m) => {
+    const outcome = await this.tx.run(async (m) => {
       const pipeline = await this.pipelines.lock(m, pipelineId);
-      if (!pipeline) return;
+      if (!pipeline) return null;
       const all = await this.builds.pipelineBuilds(pipelineId, m);
       const latest = latestByName(all);
       const build = latest.find((b) => b.id === buildId);
@@ -151,7 +151,10 @@ export class PipelinesService implements OnModuleInit {
         }
       }
       await this.refreshStatus(m, pipeline);
+      return pipeline;
     });
+    // the CI outcome of the commit, after commit (merge when the build succeeds listens)
+    if (outcome) this.domainEvents.commitStatusChanged({ projectId: outcome.projectId, sha: outcome.sha, status: outcome.status });
   }
 
   private async loadConfig(pipeline: Pipeline): Promise<CiConfig | undefined> {
