@@ -26,6 +26,9 @@ import { MergeRequestsModule } from './merge-requests/merge-requests.module';
 import { SnippetsModule } from './snippets/snippets.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { CiModule } from './ci/ci.module';
+import { QueueModule } from './queue/queue.module';
+import { HooksModule } from './hooks/hooks.module';
+import { SystemHooksModule } from './system-hooks/system-hooks.module';
 
 @Module({})
 export class AppModule {
@@ -34,6 +37,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config, db),
+        QueueModule,
         AuthModule,
         ApplicationSettingsModule,
         HealthModule,
@@ -58,6 +62,8 @@ export class AppModule {
         SnippetsModule,
         SubscriptionsModule,
         CiModule,
+        HooksModule,
+        SystemHooksModule,
       ],
     };
   }

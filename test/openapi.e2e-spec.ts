@@ -72,11 +72,6 @@ const PENDING = [
   'GET /projects/:id/triggers/:token',
   'POST /projects/:id/triggers',
   'DELETE /projects/:id/triggers/:token',
-  // --- system hooks ---
-  'GET /hooks',
-  'POST /hooks',
-  'GET /hooks/:id',
-  'DELETE /hooks/:id',
 ];
 
 /** Response-table entries (responses.ts) for routes of those areas that the spec's tables do not list. */

@@ -23,6 +23,10 @@ export interface AppConfig {
   logLevel: LogLevel;
   rootPassword?: string;
   dbPoolSize: number;
+  /** Background jobs (src/queue): whether this instance runs workers, and how often they poll. */
+  queue: { workers: boolean; pollSeconds: number };
+  /** Webhook delivery (system hooks and project hooks). */
+  webhooks: { timeoutMs: number; retryLimit: number; retryDelaySeconds: number; disableAfterFailures: number };
   /** Longest a single SQL statement may run (ms); past it the request answers 503. */
   dbStatementTimeoutMs: number;
   /** How long SIGTERM waits for in-flight requests, git transfers and queue workers (ms). */
@@ -39,6 +43,15 @@ function intEnv(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number,
   const raw = env[name];
   if (raw === undefined || raw === '') return dflt;
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}`);
+  return n;
+}
+
+function floatEnv(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name} must be a number, got "${raw}"`);
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}`);
   return n;
@@ -123,6 +136,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel,
     rootPassword: env.ROOT_PASSWORD || undefined,
     dbPoolSize: intEnv(env, 'DB_POOL_SIZE', 10, 1, 200),
+    queue: {
+      workers: !/^(false|0|no)$/i.test(env.QUEUE_WORKERS ?? ''),
+      pollSeconds: floatEnv(env, 'QUEUE_POLL_SECONDS', 2, 0.5, 60),
+    },
+    webhooks: {
+      timeoutMs: intEnv(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000),
+      retryLimit: intEnv(env, 'WEBHOOK_RETRY_LIMIT', 5, 0, 25),
+      retryDelaySeconds: intEnv(env, 'WEBHOOK_RETRY_DELAY_SECONDS', 10, 1, 3600),
+      disableAfterFailures: intEnv(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 40, 0, 1_000_000),
+    },
     dbStatementTimeoutMs: intEnv(env, 'DB_STATEMENT_TIMEOUT', 15, 0, 3600) * 1000,
     shutdownTimeoutMs: intEnv(env, 'SHUTDOWN_TIMEOUT', 30, 1, 3600) * 1000,
     corsOrigins: parseOrigins(env.CORS_ORIGINS),

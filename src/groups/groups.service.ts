@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DomainEvents } from '../events/domain-events';
 import { ApplicationSettingsService, visibilityLevel } from '../application-settings/application-settings.service';
 import { invalidFields } from '../common/dto/fields';
 import { Forbidden, isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
@@ -38,6 +39,7 @@ export class GroupsService {
     private readonly policy: PolicyService,
     private readonly settings: ApplicationSettingsService,
     private readonly git: GitService,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /** A group by id or path, whatever the caller may see. */
@@ -92,7 +94,7 @@ export class GroupsService {
       throw new ValidationFailed({ visibility_level: ['is restricted by your GitLab administrator'] });
     }
     try {
-      return await this.tx.run(async (tx) => {
+      const group = await this.tx.run(async (tx) => {
         if (await this.groups.pathTaken(tx, path)) throw TAKEN();
         return this.groups.insert(
           tx,
@@ -100,6 +102,9 @@ export class GroupsService {
           AccessLevel.OWNER,
         );
       });
+      this.domainEvents.emit('group.created', { group }); // system hooks
+      this.domainEvents.emit('group_member.added', { groupId: group.id, userId: user.id, accessLevel: AccessLevel.OWNER });
+      return group;
     } catch (e) {
       if (isUniqueViolation(e, 'namespaces_path_key')) throw TAKEN();
       throw e;
@@ -117,6 +122,7 @@ export class GroupsService {
       return ids;
     });
     await Promise.all(projectIds.map((id) => this.git.remove(id)));
+    this.domainEvents.emit('group.destroyed', { group }); // system hooks
     return group;
   }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DomainEvents } from '../events/domain-events';
 import { checkTitle } from '../common/dto/titles';
 import { BadRequest, Forbidden, NotFound, NotModified, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
@@ -48,6 +49,7 @@ export class IssuesService {
     private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,
     private readonly events: EventsService,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   // ---------------------------------------------------------------- lists
@@ -141,6 +143,7 @@ export class IssuesService {
       return created;
     });
     await this.events.record(this.event(issue, user, 'created'));
+    this.domainEvents.emit('issue.changed', { issueId: issue.id, userId: user.id, action: 'open' }); // project hooks
     return this.issues.byId(issue.id);
   }
 
@@ -214,6 +217,7 @@ export class IssuesService {
       return after;
     });
     await this.events.record(...events);
+    this.domainEvents.emit('issue.changed', { issueId: updated.id, userId: user.id, action: events.some((e) => e.action === 'closed') ? 'close' : events.some((e) => e.action === 'reopened') ? 'reopen' : 'update' }); // project hooks
     return this.issues.byId(updated.id);
   }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DomainEvents } from '../events/domain-events';
 import { Conflict, Forbidden, isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
@@ -41,6 +42,7 @@ export class MembersService {
     private readonly projects: ProjectResolver,
     private readonly groups: GroupsService,
     private readonly events: EventsService,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /** The project or group `:id`, checked for reading or for administering its members (404 / 403). */
@@ -96,6 +98,7 @@ export class MembersService {
       throw e;
     }
     if (t.kind === 'project') await this.events.record({ projectId: t.id, authorId: user.id, action: 'joined' });
+    this.emitMember('added', t, user.id, level); // system hooks
     return { user, accessLevel: level };
   }
 
@@ -132,8 +135,14 @@ export class MembersService {
     });
     if (removed === undefined) return { removed: undefined, userId: echo };
     if (t.kind === 'project') await this.events.record({ projectId: t.id, authorId: userId, action: 'left' });
+    this.emitMember('removed', t, userId, removed); // system hooks
     const user = (await this.users.byIds([userId])).get(userId);
     return { removed: user ? { user, accessLevel: removed } : undefined, userId: echo };
+  }
+
+  private emitMember(what: 'added' | 'removed', t: { kind: string; id: number }, userId: number, accessLevel: number): void {
+    if (t.kind === 'project') this.domainEvents.emit(`project_member.${what}`, { projectId: t.id, userId, accessLevel });
+    else this.domainEvents.emit(`group_member.${what}`, { groupId: t.id, userId, accessLevel });
   }
 
   private async assertNotLastOwner(tx: Tx, groupId: number, userId: number): Promise<void> {

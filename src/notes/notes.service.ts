@@ -3,6 +3,8 @@ import { DataSource, In } from 'typeorm';
 import { Forbidden, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Params, parseId } from '../common/params/params';
+import { ProjectAbility } from '../common/policy/policy';
+import { DomainEvents } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
 import { readTimestamp, rejectNul } from '../common/params/legacy-readers';
 import { canSetTimestamps } from '../issues/issue-policy';
@@ -34,6 +36,7 @@ export class NotesService {
     private readonly snippets: SnippetsService,
     private readonly mergeRequests: MergeRequestsService,
     private readonly events: EventsService,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   private readonly finders: Record<NoteableType, NoteableFinder> = {
@@ -103,6 +106,7 @@ export class NotesService {
       targetType: 'Note',
       targetTitle: target.title,
     });
+    this.domainEvents.emit('note.created', { noteId: note.id, userId: user.id }); // project hooks
     return note;
   }
 

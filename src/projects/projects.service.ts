@@ -18,6 +18,7 @@ import { parseId } from '../common/params/params';
 import { AccessLevel, groupAbilities, ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { Transactions, Tx } from '../database/transactions';
+import { DomainEvents } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
 import { GitService } from '../git/git.service';
 import { Namespace } from '../namespaces/namespace.entity';
@@ -61,6 +62,7 @@ export class ProjectsService {
     private readonly secrets: SecretsService,
     private readonly settings: ApplicationSettingsService,
     private readonly logger: Logger,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /** @deprecated use `ProjectResolver.find` (kept while other areas move over). */
@@ -146,6 +148,8 @@ export class ProjectsService {
       },
     );
     await this.events.record({ projectId: project.id, authorId: creator.id, action: importUrl ? 'imported' : 'created' });
+    this.domainEvents.emit('project.created', { project }); // system hooks
+    if (namespace.kind === 'user') this.domainEvents.emit('project_member.added', { projectId: project.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
     if (importUrl) void this.runImport(project.id, importUrl.url);
     return this.resolver.find(project.id);
   }
@@ -308,7 +312,9 @@ export class ProjectsService {
         rethrowTaken(e);
       }
     }
-    return this.resolver.find(project.id);
+    const updated = await this.resolver.find(project.id);
+    if (changes.path !== undefined && changes.path !== project.path) this.domainEvents.emit('project.renamed', { project: updated, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
+    return updated;
   }
 
   // ---------------------------------------------------------------- fork, star, archive, delete
@@ -347,6 +353,7 @@ export class ProjectsService {
       },
     );
     await this.events.record({ projectId: fork.id, authorId: user.id, action: 'created' });
+    this.domainEvents.emit('project.created', { project: fork }); // system hooks
     return this.resolver.find(fork.id);
   }
 
@@ -375,6 +382,7 @@ export class ProjectsService {
     const { project } = await this.resolver.resolve(user, ref, 'remove_project');
     await this.projects.delete(project.id);
     await this.git.remove(project.id);
+    this.domainEvents.emit('project.destroyed', { project }); // system hooks
     return true;
   }
 
@@ -393,6 +401,8 @@ export class ProjectsService {
     } catch (e) {
       rethrowTaken(e);
     }
-    return this.resolver.find(project.id);
+    const moved = await this.resolver.find(project.id);
+    this.domainEvents.emit('project.transferred', { project: moved, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
+    return moved;
   }
 }

@@ -67,6 +67,7 @@ export class PushService {
    */
   async afterPush(project: Project, user: User, updates: RefUpdate[], via: 'http' | 'api' = 'http'): Promise<void> {
     if (updates.length === 0) return;
+    let data: Record<string, unknown>[] | undefined; // the push data, for the hooks
     try {
       await this.ensureDefaultBranch(project, updates);
       const events = [];
@@ -79,6 +80,7 @@ export class PushService {
         });
       }
       await this.events.record(...events);
+      data = events.map((e) => e.data);
     } catch (e) {
       this.logger.error('post-push processing failed', {
         project_id: project.id,
@@ -86,7 +88,7 @@ export class PushService {
         error: e instanceof Error ? e.message : String(e),
       });
     }
-    this.domainEvents.pushReceived({ projectId: project.id, userId: user.id, updates });
+    this.domainEvents.pushReceived({ projectId: project.id, userId: user.id, updates, data });
     void this.git.housekeeping(project.id);
   }
 

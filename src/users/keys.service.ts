@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DomainEvents } from '../events/domain-events';
 import sshpk from 'sshpk';
 import { isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
 import { parseId } from '../common/params/params';
@@ -47,6 +48,7 @@ export class KeysService {
     private readonly users: UsersRepository,
     private readonly views: UserViews,
     private readonly tx: Transactions,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /** The user named by a path id, or `404 User Not Found`. */
@@ -101,7 +103,9 @@ export class KeysService {
     }
     if (Object.keys(errors).length || !parsed) throw new ValidationFailed(errors);
     try {
-      return await this.keys.insert({ userId: user.id, title: dto.title, key: parsed.text, fingerprint: parsed.fingerprint });
+      const key = await this.keys.insert({ userId: user.id, title: dto.title, key: parsed.text, fingerprint: parsed.fingerprint });
+      this.domainEvents.emit('key.created', { key }); // system hooks
+      return key;
     } catch (e) {
       if (isUniqueViolation(e, 'keys_fingerprint_key')) {
         throw new ValidationFailed({ fingerprint: ['has already been taken'], key: ['has already been taken'] });
@@ -114,11 +118,13 @@ export class KeysService {
   async removeOwn(user: User, rawId: string): Promise<SshKey | undefined> {
     const id = parseId(rawId);
     if (id === undefined) return undefined;
-    return this.tx.run(async (tx) => {
+    const removed = await this.tx.run(async (tx) => {
       const key = await this.keys.findOwn(user.id, id, tx);
       if (key) await this.keys.delete(tx, id);
       return key ?? undefined;
     });
+    if (removed) this.domainEvents.emit('key.destroyed', { key: removed }); // system hooks
+    return removed;
   }
 
   /** Admin delete of a user's key: `404 User Not Found`, then `404 Key Not Found` when absent. */

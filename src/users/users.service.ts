@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DomainEvents } from '../events/domain-events';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { lookupText } from '../common/dto/fields';
@@ -45,6 +46,7 @@ export class UsersService {
     private readonly secrets: SecretsService,
     private readonly settings: ApplicationSettingsService,
     private readonly git: GitService,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /**
@@ -135,6 +137,7 @@ export class UsersService {
       if (isUniqueViolation(e, 'identities_provider_uid_key')) throw new Conflict('Extern uid has already been taken');
       throw e;
     }
+    this.domainEvents.emit('user.created', { user }); // system hooks
     return this.views.oneFull(user);
   }
 
@@ -210,6 +213,7 @@ export class UsersService {
     });
     if (!result) return undefined;
     await Promise.all(result.projectIds.map((pid) => this.git.remove(pid)));
+    this.domainEvents.emit('user.destroyed', { user: result.user }); // system hooks
     return this.views.deleted(result.user);
   }
 

@@ -44,7 +44,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   if (process.env.DATABASE_URL) {
     const c = new Client({ connectionString: process.env.DATABASE_URL });
     await c.connect();
-    await c.query('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
+    await c.query('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; DROP SCHEMA IF EXISTS pgboss CASCADE;');
     await c.end();
   }
   const config = loadConfig({

@@ -99,7 +99,7 @@ export class PipelinesService implements OnModuleInit {
         yamlErrors = e.message;
       }
     }
-    return this.tx.run(async (m) => {
+    const created = await this.tx.run(async (m) => {
       const pipeline = await this.pipelines.insert(m, {
         projectId: project.id,
         sha: commit.id,
@@ -123,6 +123,14 @@ export class PipelinesService implements OnModuleInit {
       await this.refreshStatus(m, pipeline);
       return pipeline;
     });
+    this.outcome(created);
+    return created;
+  }
+
+  /** After commit: the commit's CI outcome for merge-when-build-succeeds (and anyone else listening). */
+  private outcome(pipeline: Pipeline | undefined): void {
+    if (!pipeline) return;
+    this.domainEvents.commitStatusChanged({ projectId: pipeline.projectId, sha: pipeline.sha, status: pipeline.status });
   }
 
   /**
@@ -131,9 +139,9 @@ export class PipelinesService implements OnModuleInit {
    * Serialised per pipeline by a row lock, after the build's transition committed.
    */
   async buildFinished(pipelineId: number, buildId: number): Promise<void> {
-    const outcome = await this.tx.run(async (m) => {
+    const finished = await this.tx.run(async (m) => {
       const pipeline = await this.pipelines.lock(m, pipelineId);
-      if (!pipeline) return null;
+      if (!pipeline) return undefined;
       const all = await this.builds.pipelineBuilds(pipelineId, m);
       const latest = latestByName(all);
       const build = latest.find((b) => b.id === buildId);
@@ -153,8 +161,7 @@ export class PipelinesService implements OnModuleInit {
       await this.refreshStatus(m, pipeline);
       return pipeline;
     });
-    // the CI outcome of the commit, after commit (merge when the build succeeds listens)
-    if (outcome) this.domainEvents.commitStatusChanged({ projectId: outcome.projectId, sha: outcome.sha, status: outcome.status });
+    this.outcome(finished);
   }
 
   private async loadConfig(pipeline: Pipeline): Promise<CiConfig | undefined> {

@@ -8,7 +8,8 @@ export type ApiRequest = Request & { id: string; startedAt: bigint; userId?: num
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 // credentials and passwords (write parameters may arrive in the query string too)
-const SECRET_PARAM = /^(token|.*_token|.*password.*|.*secret.*)$/i;
+// `url` and `import_url` too: hook and import URLs may carry credentials (user:password@host).
+const SECRET_PARAM = /^(token|.*_token|.*password.*|.*secret.*|url|import_url)$/i;
 
 /** The request URL for the log: values of credential-like query parameters replaced, however the name is encoded. */
 export function redactUrl(url: string): string {

@@ -1,0 +1,27 @@
+import { SecretsService } from '../common/crypto/secrets.service';
+import { OutboundUrlRefused } from '../common/net/outbound-url';
+import { HookOptionsDto } from './dto/hook.dto';
+import { vetHookUrl } from './hook-url';
+import { WebHook } from './web-hook.entity';
+
+/** The URL columns for `raw` (vetted; userinfo split off and encrypted). Throws OutboundUrlRefused. */
+export async function urlColumns(secrets: SecretsService, raw: string, allowLocal: boolean): Promise<Partial<WebHook>> {
+  const v = await vetHookUrl(raw, allowLocal);
+  return { url: v.url, urlUserinfoEncrypted: v.userinfo ? secrets.encrypt(v.userinfo) : null };
+}
+
+/** The switch and option columns a DTO sets (absent fields untouched). */
+export function optionColumns(secrets: SecretsService, dto: HookOptionsDto): Partial<WebHook> {
+  const out: Partial<WebHook> = {};
+  if (dto.push_events !== undefined) out.pushEvents = dto.push_events;
+  if (dto.tag_push_events !== undefined) out.tagPushEvents = dto.tag_push_events;
+  if (dto.issues_events !== undefined) out.issuesEvents = dto.issues_events;
+  if (dto.merge_requests_events !== undefined) out.mergeRequestsEvents = dto.merge_requests_events;
+  if (dto.note_events !== undefined) out.noteEvents = dto.note_events;
+  if (dto.build_events !== undefined) out.buildEvents = dto.build_events;
+  if (dto.enable_ssl_verification !== undefined) out.enableSslVerification = dto.enable_ssl_verification;
+  if (dto.token !== undefined) out.tokenEncrypted = dto.token ? secrets.encrypt(dto.token) : null;
+  return out;
+}
+
+export { OutboundUrlRefused };

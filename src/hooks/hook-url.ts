@@ -1,0 +1,38 @@
+import { checkOutboundUrl, CheckedUrl, OutboundUrlRefused } from '../common/net/outbound-url';
+
+export interface SplitUrl {
+  /** The URL without userinfo (what is stored and shown). */
+  url: string;
+  /** `user:password` as written in the URL (percent-encoded), or null. */
+  userinfo: string | null;
+}
+
+/** Takes the userinfo out of a hook URL (it becomes Basic auth and is stored encrypted). */
+export function splitUserinfo(raw: string): SplitUrl {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw new OutboundUrlRefused('is not a valid URL');
+  }
+  const userinfo = u.username || u.password ? `${u.username}:${u.password}` : null;
+  u.username = '';
+  u.password = '';
+  return { url: u.toString(), userinfo };
+}
+
+/** `Authorization: Basic ...` for the userinfo of a hook URL. */
+export function basicAuth(userinfo: string): string {
+  const i = userinfo.indexOf(':');
+  const user = decodeURIComponent(i < 0 ? userinfo : userinfo.slice(0, i));
+  const pass = decodeURIComponent(i < 0 ? '' : userinfo.slice(i + 1));
+  return 'Basic ' + Buffer.from(`${user}:${pass}`, 'utf8').toString('base64');
+}
+
+/** A hook URL as it will be saved: http(s), no local address unless allowed, userinfo split off. */
+export async function vetHookUrl(raw: string, allowLocal: boolean): Promise<SplitUrl & { checked: CheckedUrl }> {
+  const split = splitUserinfo(raw);
+  if (split.url.length > 2048) throw new OutboundUrlRefused('is too long');
+  const checked = await checkOutboundUrl(split.url, allowLocal);
+  return { ...split, checked };
+}

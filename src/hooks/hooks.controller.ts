@@ -1,0 +1,46 @@
+import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
+import { CurrentUser } from '../common/auth/decorators';
+import { API } from '../common/http/routes';
+import { Input } from '../common/params/params';
+import { User } from '../users/user.entity';
+import { CreateHookDto, UpdateHookDto } from './dto/hook.dto';
+import { presentDelivery, presentProjectHook } from './hooks.presenter';
+import { HooksService } from './hooks.service';
+
+/** Project webhooks (masters and owners). */
+@Controller(`${API}/projects/:id/hooks`)
+export class HooksController {
+  constructor(private readonly hooks: HooksService) {}
+
+  @Get()
+  async list(@CurrentUser() user: User, @Param('id') id: string) {
+    return (await this.hooks.list(user, id)).map(presentProjectHook);
+  }
+
+  @Get(':hookId')
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId') hookId: string) {
+    return presentProjectHook(await this.hooks.get(user, id, hookId));
+  }
+
+  /** The hook's last 100 deliveries, newest first. */
+  @Get(':hookId/events')
+  async deliveries(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId') hookId: string) {
+    return (await this.hooks.deliveries(user, id, hookId)).map(presentDelivery);
+  }
+
+  @Post()
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateHookDto) {
+    return presentProjectHook(await this.hooks.create(user, id, dto));
+  }
+
+  @Put(':hookId')
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId') hookId: string, @Input() dto: UpdateHookDto) {
+    return presentProjectHook(await this.hooks.update(user, id, hookId, dto));
+  }
+
+  @Delete(':hookId')
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId') hookId: string) {
+    const hook = await this.hooks.remove(user, id, hookId);
+    return hook ? presentProjectHook(hook) : null;
+  }
+}

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { ApplicationSettingsService } from '../application-settings/application-settings.service';
+import { SecretsService } from '../common/crypto/secrets.service';
+import { apiError, NotFound } from '../common/errors/domain-errors';
+import { parseId } from '../common/params/params';
+import { ProjectResolver } from '../projects/project-resolver.service';
+import { User } from '../users/user.entity';
+import { CreateHookDto, UpdateHookDto } from './dto/hook.dto';
+import { optionColumns, OutboundUrlRefused, urlColumns } from './hook-attributes';
+import { HooksRepository } from './hooks.repository';
+import { WebHook, WebHookLog } from './web-hook.entity';
+
+const invalidUrl = () => apiError(422, 'Invalid url given');
+
+/** Project webhooks (GitLab 8.8's v3 endpoints): managed by masters and owners (`admin_project`). */
+@Injectable()
+export class HooksService {
+  constructor(
+    private readonly hooks: HooksRepository,
+    private readonly projects: ProjectResolver,
+    private readonly settings: ApplicationSettingsService,
+    private readonly secrets: SecretsService,
+  ) {}
+
+  async list(user: User, ref: string): Promise<WebHook[]> {
+    const { project } = await this.projects.resolve(user, ref, 'admin_project');
+    return this.hooks.projectHooks(project.id);
+  }
+
+  async get(user: User, ref: string, rawId: string): Promise<WebHook> {
+    const { project } = await this.projects.resolve(user, ref, 'admin_project');
+    return this.find(project.id, rawId);
+  }
+
+  /** `url` (http/https; a local address only when the admin allows it) → 422 "Invalid url given" otherwise. */
+  async create(user: User, ref: string, dto: CreateHookDto): Promise<WebHook> {
+    const { project } = await this.projects.resolve(user, ref, 'admin_project');
+    const url = await this.vet(dto.url);
+    return this.hooks.insert(undefined, {
+      type: 'ProjectHook',
+      projectId: project.id,
+      pushEvents: true,
+      tagPushEvents: false,
+      issuesEvents: false,
+      mergeRequestsEvents: false,
+      noteEvents: false,
+      buildEvents: false,
+      wikiPageEvents: false,
+      enableSslVerification: true,
+      tokenEncrypted: null,
+      ...url,
+      ...optionColumns(this.secrets, dto),
+    });
+  }
+
+  /** Any field; saving a hook also re-enables it when failures had disabled it. */
+  async update(user: User, ref: string, rawId: string, dto: UpdateHookDto): Promise<WebHook> {
+    const { project } = await this.projects.resolve(user, ref, 'admin_project');
+    const hook = await this.find(project.id, rawId);
+    const url = dto.url !== undefined ? await this.vet(dto.url) : {};
+    return this.hooks.update(hook.id, { ...url, ...optionColumns(this.secrets, dto), disabledAt: null, recentFailures: 0 });
+  }
+
+  /** GitLab 8.8: 200 with the hook, or `null` when there is none. */
+  async remove(user: User, ref: string, rawId: string): Promise<WebHook | null> {
+    const { project } = await this.projects.resolve(user, ref, 'admin_project');
+    const id = parseId(rawId);
+    const hook = id === undefined ? null : await this.hooks.findInProject(project.id, id);
+    if (hook) await this.hooks.delete(hook.id);
+    return hook;
+  }
+
+  /** The hook's last 100 deliveries, newest first. */
+  async deliveries(user: User, ref: string, rawId: string): Promise<WebHookLog[]> {
+    const { project } = await this.projects.resolve(user, ref, 'admin_project');
+    const hook = await this.find(project.id, rawId);
+    return this.hooks.deliveries(hook.id);
+  }
+
+  private async find(projectId: number, rawId: string): Promise<WebHook> {
+    const id = parseId(rawId);
+    const hook = id === undefined ? null : await this.hooks.findInProject(projectId, id);
+    if (!hook) throw new NotFound('Hook');
+    return hook;
+  }
+
+  private async vet(raw: string): Promise<Partial<WebHook>> {
+    try {
+      return await urlColumns(this.secrets, raw, (await this.settings.get()).allowLocalRequestsFromHooksAndServices);
+    } catch (e) {
+      if (e instanceof OutboundUrlRefused) throw invalidUrl();
+      throw e;
+    }
+  }
+}

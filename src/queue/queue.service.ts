@@ -1,0 +1,208 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import PgBoss from 'pg-boss';
+import { DataSource } from 'typeorm';
+import { Logger } from '../common/http/logger';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { Tx } from '../database/transactions';
+
+/** A job's own data and its attempt number (0 on the first run). */
+export interface QueueJob<T> {
+  id: string;
+  data: T;
+  retryCount: number;
+  retryLimit: number;
+}
+
+export interface QueueDefinition<T> {
+  /** Runs one job. Throwing fails this attempt: it is retried (with backoff) until `retryLimit`. */
+  handler: (job: QueueJob<T>) => Promise<void>;
+  retryLimit?: number;
+  /** Seconds before the first retry; doubled on each later one when `retryBackoff`. */
+  retryDelay?: number;
+  retryBackoff?: boolean;
+  /** A job running longer than this is failed (and retried): a worker that died mid-job gives its work back. */
+  expireInSeconds?: number;
+  /** Jobs fetched at once by a worker and run concurrently (each completes or fails on its own). */
+  batchSize?: number;
+  /** Workers polling this queue in this instance (each runs one batch at a time). */
+  workers?: number;
+}
+
+interface Registered {
+  name: string;
+  def: QueueDefinition<unknown>;
+  workerIds: string[];
+}
+
+type SqlRunner = { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> };
+
+/**
+ * The one durable job queue of the app (pg-boss on the app's PostgreSQL). Areas register their
+ * queues in `onModuleInit` and send jobs; a job sent with `tx` is written by that transaction (the
+ * outbox: rolled back → never runs). Jobs survive restarts, retry with backoff, and each runs once
+ * across all instances (row locks with SKIP LOCKED).
+ *
+ * pg-boss reaches the database through the app's own `pg` pool (its `db` option), so on the embedded
+ * default it shares PGlite's single connection instead of opening a second session.
+ */
+@Injectable()
+export class QueueService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly boss: PgBoss;
+  private readonly queues = new Map<string, Registered>();
+  private started?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly logger: Logger,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    const pool = (ds.driver as unknown as { master: SqlRunner }).master;
+    this.boss = new PgBoss({
+      db: { executeSql: (text, values) => pool.query(text, values) },
+      schema: 'pgboss',
+      supervise: config.queue.workers,
+      schedule: false,
+      migrate: true,
+      pollingIntervalSeconds: config.queue.pollSeconds,
+      maintenanceIntervalSeconds: 60,
+    });
+    this.boss.on('error', (e: Error) => this.logger.error('queue error', { error: e.message }));
+  }
+
+  /**
+   * Declares a queue and its handler. Call it from `onModuleInit`: the queue is created and its workers
+   * start when the app is up. (Registered later, it is set up at once; the promise tells when.)
+   */
+  register<T>(name: string, def: QueueDefinition<T>): Promise<void> {
+    if (this.queues.has(name)) throw new Error(`queue ${name} registered twice`);
+    const q: Registered = { name, def: def as QueueDefinition<unknown>, workerIds: [] };
+    this.queues.set(name, q);
+    return this.started ? this.started.then(() => this.setup(q)) : Promise.resolve();
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.start();
+  }
+
+  /** Starts pg-boss (installing or migrating its schema), creates the queues, starts the workers. */
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      await this.boss.start();
+      for (const q of this.queues.values()) await this.setup(q);
+    })();
+    return this.started;
+  }
+
+  private async setup(q: Registered): Promise<void> {
+    const options = {
+      name: q.name,
+      policy: 'standard' as const,
+      retryLimit: q.def.retryLimit ?? 3,
+      retryDelay: q.def.retryDelay ?? 10,
+      retryBackoff: q.def.retryBackoff ?? true,
+      expireInSeconds: q.def.expireInSeconds ?? 900,
+    };
+    if (await this.boss.getQueue(q.name)) await this.boss.updateQueue(q.name, options);
+    else
+      await this.boss.createQueue(q.name, options).catch(async (e) => {
+        if (!(await this.boss.getQueue(q.name))) throw e; // created meanwhile by another instance
+      });
+    if (!this.config.queue.workers) return;
+    const batchSize = q.def.batchSize ?? 1;
+    for (let i = 0; i < (q.def.workers ?? 1) && !this.stopped; i++) {
+      let workerId = '';
+      workerId = await this.boss.work<unknown>(q.name, { batchSize, includeMetadata: true }, async (jobs) => {
+        await this.runBatch(q, jobs);
+        // a full batch means more may be waiting: fetch again at once instead of sleeping a poll interval
+        if (jobs.length >= batchSize && workerId) this.boss.notifyWorker(workerId);
+      });
+      q.workerIds.push(workerId);
+    }
+  }
+
+  /**
+   * Enqueues a job. With `tx` the job is inserted by that transaction (visible and runnable only
+   * after it commits). Without, it is written at once through the pool.
+   */
+  async send<T extends object>(name: string, data: T, opts: { tx?: Tx; startAfterSeconds?: number; singletonKey?: string } = {}): Promise<string | null> {
+    await this.start();
+    const options: PgBoss.SendOptions = {};
+    if (opts.tx) options.db = txDb(opts.tx);
+    if (opts.startAfterSeconds) options.startAfter = opts.startAfterSeconds;
+    if (opts.singletonKey) options.singletonKey = opts.singletonKey;
+    const id = await this.boss.send(name, data, options);
+    if (!opts.tx) this.wake(name);
+    return id;
+  }
+
+  /** Enqueues several jobs of one queue in one statement (optionally in `tx`). */
+  async sendMany<T extends object>(name: string, items: T[], opts: { tx?: Tx } = {}): Promise<void> {
+    if (items.length === 0) return;
+    await this.start();
+    const q = this.queues.get(name);
+    const jobs: PgBoss.JobInsert[] = items.map((data) => ({
+      name,
+      data,
+      retryLimit: q?.def.retryLimit,
+      retryDelay: q?.def.retryDelay,
+      retryBackoff: q?.def.retryBackoff,
+      expireInSeconds: q?.def.expireInSeconds,
+    }));
+    await this.boss.insert(jobs, opts.tx ? { db: txDb(opts.tx) } : {});
+    if (!opts.tx) this.wake(name);
+  }
+
+  /** Lets this instance's idle workers of `name` fetch at once instead of at their next poll. */
+  wake(name: string): void {
+    for (const id of this.queues.get(name)?.workerIds ?? []) this.boss.notifyWorker(id);
+  }
+
+  /** Job counts by state for each registered queue (visibility; metrics). */
+  async counts(): Promise<Record<string, Record<string, number>>> {
+    await this.start();
+    const pool = (this.ds.driver as unknown as { master: SqlRunner }).master;
+    const { rows } = await pool.query(
+      `SELECT name, state::text AS state, count(*)::int AS n FROM pgboss.job WHERE name = ANY($1) GROUP BY name, state`,
+      [[...this.queues.keys()]],
+    );
+    const out: Record<string, Record<string, number>> = {};
+    for (const name of this.queues.keys()) out[name] = {};
+    for (const r of rows as { name: string; state: string; n: number }[]) out[r.name][r.state] = r.n;
+    return out;
+  }
+
+  /** Stops fetching, lets running jobs finish (up to SHUTDOWN_TIMEOUT, at most 30 s; the rest are failed and retried later). */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.stopped || !this.started) return;
+    this.stopped = true;
+    await this.started.catch(() => undefined);
+    const timeout = Math.max(1000, Math.min(this.config.shutdownTimeoutMs ?? 10_000, 30_000));
+    await new Promise<void>((resolve) => {
+      const done = () => resolve();
+      this.boss.once('stopped', done);
+      this.boss.stop({ graceful: true, wait: true, close: false, timeout }).catch(done);
+      setTimeout(done, timeout + 2000).unref();
+    });
+  }
+
+  private async runBatch(q: Registered, jobs: PgBoss.JobWithMetadata<unknown>[]): Promise<void> {
+    await Promise.all(
+      jobs.map(async (job) => {
+        try {
+          await q.def.handler({ id: job.id, data: job.data, retryCount: job.retryCount, retryLimit: job.retryLimit });
+        } catch (e) {
+          // Fails this job alone (pg-boss then completes only the batch's jobs still active).
+          await this.boss.fail(q.name, job.id, { message: e instanceof Error ? e.message : String(e) }).catch(() => undefined);
+        }
+      }),
+    );
+  }
+}
+
+/** pg-boss's `db` bound to the transaction's own connection. */
+function txDb(tx: Tx): PgBoss.Db {
+  const conn = (tx.queryRunner as unknown as { databaseConnection?: SqlRunner } | undefined)?.databaseConnection;
+  if (!conn) throw new Error('QueueService.send: the transaction has no connection');
+  return { executeSql: (text, values) => conn.query(text, values) };
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { HooksModule } from '../hooks/hooks.module';
+import { SystemHookEventsService } from './system-hook-events.service';
+import { SystemHooksController } from './system-hooks.controller';
+import { SystemHooksService } from './system-hooks.service';
+
+@Module({
+  imports: [HooksModule],
+  controllers: [SystemHooksController],
+  providers: [SystemHooksService, SystemHookEventsService],
+})
+export class SystemHooksModule {}

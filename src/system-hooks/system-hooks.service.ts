@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { ApplicationSettingsService } from '../application-settings/application-settings.service';
+import { SecretsService } from '../common/crypto/secrets.service';
+import { NotFound } from '../common/errors/domain-errors';
+import { parseId } from '../common/params/params';
+import { optionColumns, OutboundUrlRefused, urlColumns } from '../hooks/hook-attributes';
+import { HookDeliveryService } from '../hooks/hook-delivery.service';
+import { HooksRepository } from '../hooks/hooks.repository';
+import { WebHook, WebHookLog } from '../hooks/web-hook.entity';
+import { CreateSystemHookDto } from './dto/system-hook.dto';
+import { SAMPLE_HOOK_DATA } from './system-hook-payloads';
+
+/** System hooks (administrators only; the controller says @Admin). */
+@Injectable()
+export class SystemHooksService {
+  constructor(
+    private readonly hooks: HooksRepository,
+    private readonly delivery: HookDeliveryService,
+    private readonly settings: ApplicationSettingsService,
+    private readonly secrets: SecretsService,
+  ) {}
+
+  list(): Promise<WebHook[]> {
+    return this.hooks.systemHooks();
+  }
+
+  /** An invalid or refused URL answers `404 Not Found` (GitLab 8.8's not_found! on a failed save). */
+  async create(dto: CreateSystemHookDto): Promise<WebHook> {
+    let url: Partial<WebHook>;
+    try {
+      url = await urlColumns(this.secrets, dto.url, (await this.settings.get()).allowLocalRequestsFromHooksAndServices);
+    } catch (e) {
+      if (e instanceof OutboundUrlRefused) throw new NotFound();
+      throw e;
+    }
+    return this.hooks.insert(undefined, {
+      type: 'SystemHook',
+      projectId: null,
+      pushEvents: true,
+      tagPushEvents: false,
+      issuesEvents: false,
+      mergeRequestsEvents: false,
+      noteEvents: false,
+      buildEvents: false,
+      wikiPageEvents: false,
+      enableSslVerification: true,
+      tokenEncrypted: null,
+      ...url,
+      ...optionColumns(this.secrets, dto),
+    });
+  }
+
+  /** The hook test: sends the fixed sample synchronously and returns it (whatever the receiver answered). */
+  async test(rawId: string): Promise<typeof SAMPLE_HOOK_DATA> {
+    const hook = await this.find(rawId);
+    await this.delivery.sendNow(hook, 'System Hook', 'project_create', SAMPLE_HOOK_DATA);
+    return SAMPLE_HOOK_DATA;
+  }
+
+  async deliveries(rawId: string): Promise<WebHookLog[]> {
+    return this.hooks.deliveries((await this.find(rawId)).id);
+  }
+
+  /** 200 with the deleted row, or `null` when there is none. */
+  async remove(rawId: string): Promise<WebHook | null> {
+    const id = parseId(rawId);
+    const hook = id === undefined ? null : await this.hooks.findSystem(id);
+    if (hook) await this.hooks.delete(hook.id);
+    return hook;
+  }
+
+  private async find(rawId: string): Promise<WebHook> {
+    const id = parseId(rawId);
+    const hook = id === undefined ? null : await this.hooks.findSystem(id);
+    if (!hook) throw new NotFound('Hook');
+    return hook;
+  }
+}
