@@ -262,13 +262,18 @@ export class MergeService implements OnModuleInit {
   }
 
   /**
-   * A commit's CI outcome changed: open merge requests of that project waiting for the build of
-   * exactly that source head are merged with their stored parameters by their merging user, when
-   * the outcome is `success`. A failed build leaves them open (and waiting).
+   * A commit's CI outcome changed (a commit status was posted, or a pipeline's build finished): open
+   * merge requests of that project waiting for the build of exactly that source head are merged with
+   * their stored parameters by their merging user, when every status of the head succeeded. A failed
+   * build leaves them open (and waiting).
    */
   async afterCommitStatus(e: CommitStatusChanged): Promise<void> {
     if (e.status !== 'success') return;
-    for (const mr of await this.repo.waitingForBuild(e.projectId)) {
+    const waiting = await this.repo.waitingForBuild(e.projectId);
+    if (waiting.length === 0) return;
+    // every status of the head counts (CI builds and external statuses alike), whoever reported
+    if ((await this.commits.combinedStatusOf(e.projectId, e.sha)) !== 'success') return;
+    for (const mr of waiting) {
       try {
         const heads = await this.mrGit.heads(mr);
         if (heads.source !== e.sha || mr.mergeUserId === null) continue;
