@@ -1,13 +1,13 @@
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
-import { SecretsService } from './common/crypto/secrets.service';
 import { httpPipeline } from './common/http/http-pipeline';
 import { Logger } from './common/http/logger';
 import { AppConfig } from './config/config';
 import { Database, openDatabase } from './database/data-source';
 import { httpMetrics } from './metrics/registry';
-import { ensureRootUser } from './users/root-user';
+import { OpenApiService } from './openapi/openapi.service';
+import { RootUser } from './users/root-user';
 
 export interface App {
   app: NestExpressApplication;
@@ -29,7 +29,8 @@ export async function createApp(config: AppConfig, existingDb?: Database): Promi
   const logger = app.get(Logger);
   for (const mw of httpPipeline(logger, { bodyLimit: '10mb', corsOrigins: config.corsOrigins, metrics: httpMetrics })) app.use(mw);
   await app.init();
-  await ensureRootUser(db.dataSource, app.get(SecretsService), config, logger);
+  app.get(OpenApiService).attach(app); // GET /api/v3/openapi.json, built on first request
+  await app.get(RootUser).ensure();
   return {
     app,
     db,

@@ -1,10 +1,8 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuthGuard } from './common/auth/auth.guard';
-import { AuthService } from './common/auth/auth.service';
-import { BearerStrategy } from './common/auth/bearer.strategy';
+import { LoginAttemptsRepository } from './common/auth/login-attempts.repository';
 import { LoginThrottle } from './common/auth/login-throttle';
 import { SecretsService } from './common/crypto/secrets.service';
 import { GitlabValidationPipe } from './common/dto/validation.pipe';
@@ -13,10 +11,12 @@ import { JsonResponseInterceptor } from './common/http/json-response.interceptor
 import { Logger } from './common/http/logger';
 import { PaginationInterceptor } from './common/pagination/pagination.interceptor';
 import { APP_CONFIG, AppConfig } from './config/config';
+import { DbNotifications } from './database/notifications';
+import { OpenApiModule } from './openapi/openapi.module';
 import { Transactions } from './database/transactions';
 import { attachEntities, Database, DATABASE } from './database/data-source';
 
-/** Config, database, secrets, logging and the global guard, filter and interceptor. */
+/** Config, database, secrets, logging, the login throttle and the global filter, pipe and interceptors (the guard: AuthModule). */
 @Global()
 @Module({})
 export class CoreModule {
@@ -31,23 +31,23 @@ export class CoreModule {
           useFactory: () => ({ type: 'postgres', autoLoadEntities: true }),
           dataSourceFactory: async (options) => attachEntities(db, options?.entities),
         }),
+        OpenApiModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE, useValue: db },
         Logger,
         Transactions,
+        DbNotifications,
         SecretsService,
-        AuthService,
+        LoginAttemptsRepository,
         LoginThrottle,
-        BearerStrategy,
-        { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorsFilter },
         { provide: APP_INTERCEPTOR, useClass: PaginationInterceptor },
         { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
         { provide: APP_PIPE, useClass: GitlabValidationPipe },
       ],
-      exports: [APP_CONFIG, DATABASE, Transactions, Logger, SecretsService, AuthService, LoginThrottle],
+      exports: [APP_CONFIG, DATABASE, Transactions, DbNotifications, Logger, SecretsService, LoginThrottle],
     };
   }
 }

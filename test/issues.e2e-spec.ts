@@ -576,6 +576,112 @@ describe('issues', () => {
     });
   });
 
+  describe('GET /projects/:id/events and confidential issues', () => {
+    let p: TestProject;
+    let secret: Json;
+    let open: Json;
+    let assigned: Json;
+
+    beforeAll(async () => {
+      p = await h.project(tm, 20);
+      open = await h.issue(tm.developer, p.id, { title: 'Public bug' });
+      secret = await h.issue(tm.guest, p.id, { title: 'Leaked secret title', confidential: true });
+      await h.note(tm.developer, p.id, 'issues', secret.id, 'the secret comment body');
+      await h.put(tm.developer, `/projects/${p.id}/issues/${secret.id}`).send({ state_event: 'close' }).expect(200);
+      assigned = await h.issue(tm.developer, p.id, { title: 'Assigned secret', confidential: true, assignee_id: tm.stranger.id });
+      await h.note(tm.developer, p.id, 'issues', open.id, 'a public comment');
+    });
+
+    const targets = (events: Json[]) => events.map((e) => [e.action_name, e.target_type, e.target_title]);
+
+    it('a non-member of a public project sees no opened/closed/commented event of a confidential issue, nor its note', async () => {
+      const res = await h.get(tm.stranger, `/projects/${p.id}/events?per_page=100`).expect(200);
+      const body = JSON.stringify(res.body);
+      expect(body).not.toContain('Leaked secret title');
+      expect(body).not.toContain('the secret comment body');
+      // the stranger is the assignee of the other confidential issue: that one shows
+      expect(targets(res.body)).toEqual(
+        expect.arrayContaining([
+          ['opened', 'Issue', 'Public bug'],
+          ['commented on', 'Note', 'Public bug'],
+          ['opened', 'Issue', 'Assigned secret'],
+        ]),
+      );
+      expect(res.body.filter((e: Json) => e.target_id === secret.id)).toEqual([]);
+      // the totals count only what is shown
+      expect(Number(res.headers['x-total'])).toBe(res.body.length);
+    });
+
+    it('another signed-in non-member sees neither confidential issue', async () => {
+      const outsider = await t.createUser();
+      const res = await h.get(outsider, `/projects/${p.id}/events?per_page=100`).expect(200);
+      const body = JSON.stringify(res.body);
+      expect(body).not.toContain('Leaked secret title');
+      expect(body).not.toContain('Assigned secret');
+      expect(body).not.toContain('the secret comment body');
+      expect(targets(res.body)).toEqual(expect.arrayContaining([['commented on', 'Note', 'Public bug']]));
+      // paging agrees with the filter
+      const first = await h.get(outsider, `/projects/${p.id}/events?per_page=1`).expect(200);
+      expect(first.headers['x-total']).toBe(String(res.body.length));
+    });
+
+    it('members (even guests), the author and administrators see every event with the note', async () => {
+      for (const u of [tm.guest, tm.reporter, tm.admin]) {
+        const res = await h.get(u, `/projects/${p.id}/events?per_page=100`).expect(200);
+        const closed = res.body.find((e: Json) => e.action_name === 'closed' && e.target_id === secret.id);
+        expect(closed).toMatchObject({ target_type: 'Issue', target_title: 'Leaked secret title' });
+        const comment = res.body.find((e: Json) => e.action_name === 'commented on' && e.note?.noteable_id === secret.id);
+        expect(comment).toMatchObject({ target_title: 'Leaked secret title', note: { body: 'the secret comment body' } });
+        expect(res.body.some((e: Json) => e.action_name === 'opened' && e.target_id === secret.id)).toBe(true);
+      }
+    });
+
+    it('a project with issues disabled shows no issue events to non-members', async () => {
+      const q = await h.project(tm, 20);
+      await h.issue(tm.developer, q.id, { title: 'Before disabling' });
+      await h.put(tm.owner, `/projects/${q.id}`).send({ issues_enabled: false }).expect(200);
+      const res = await h.get(tm.stranger, `/projects/${q.id}/events?per_page=100`).expect(200);
+      expect(res.body.filter((e: Json) => e.target_type === 'Issue')).toEqual([]);
+      expect(res.body.length).toBeGreaterThan(0);
+    });
+
+    it('comments on a private snippet are hidden from non-members like the snippet itself', async () => {
+      const q = await h.project(tm, 20);
+      const hidden = await h.snippet(tm.developer, q.id, { title: 'Private snippet', visibility_level: 0 });
+      const shown = await h.snippet(tm.developer, q.id, { title: 'Public snippet', visibility_level: 20 });
+      await h.note(tm.developer, q.id, 'snippets', hidden.id, 'private snippet comment');
+      await h.note(tm.developer, q.id, 'snippets', shown.id, 'public snippet comment');
+      await h.get(tm.stranger, `/projects/${q.id}/snippets/${hidden.id}`).expect(404);
+      const res = await h.get(tm.stranger, `/projects/${q.id}/events?per_page=100`).expect(200);
+      const body = JSON.stringify(res.body);
+      expect(body).not.toContain('private snippet comment');
+      expect(body).not.toContain('Private snippet');
+      expect(res.body.find((e: Json) => e.note?.noteable_id === shown.id)).toMatchObject({ note: { body: 'public snippet comment' } });
+      const inside = await h.get(tm.guest, `/projects/${q.id}/events?per_page=100`).expect(200);
+      expect(JSON.stringify(inside.body)).toContain('private snippet comment');
+    });
+
+    it('a confidential issue on a private project: 404 for strangers, filtered for nobody inside', async () => {
+      await h.get(tm.stranger, `/projects/${priv.id}/events`).expect(404);
+      await t.http.get(`${API}/projects/${p.id}/events`).expect(401);
+    });
+
+    it('the filter keeps the feed constant-query (per_page=100 costs what per_page=20 costs)', async () => {
+      const q = await h.project(tm, 20);
+      for (let n = 0; n < 30; n++) {
+        const i = await h.issue(tm.developer, q.id, { title: `c${n}`, confidential: n % 2 === 0 });
+        await h.note(tm.reporter, q.id, 'issues', i.id, `n${n}`);
+      }
+      const small = await h.measure(() => h.get(tm.stranger, `/projects/${q.id}/events?per_page=20`).expect(200));
+      const large = await h.measure(() => h.get(tm.stranger, `/projects/${q.id}/events?per_page=100`).expect(200));
+      expect(large).toBeLessThanOrEqual(small);
+      const page = (await h.get(tm.stranger, `/projects/${q.id}/events?per_page=100`).expect(200)).body as Json[];
+      expect(page.filter((e) => e.target_type === 'Issue')).toHaveLength(15);
+      expect(page.filter((e) => e.target_type === 'Note')).toHaveLength(15);
+      expect(page.every((e) => !e.note || /^n\d+$/.test(e.note.body))).toBe(true);
+    });
+  });
+
   describe('query counts', () => {
     it('a page of 100 issues costs the same number of queries as a page of 20 (project list and /issues)', async () => {
       const u = await t.createUser();
@@ -618,6 +724,26 @@ describe('issues', () => {
       const projectsLarge = await h.measure(() => h.get(tm.owner, '/projects?per_page=100').expect(200));
       expect(projectsLarge).toBe(projectsSmall);
       console.log(`project list queries: per_page=2 → ${projectsSmall}, per_page=100 → ${projectsLarge}`);
+    });
+
+    it('a confidential issue costs no more queries than a plain one: its visibility comes from the access the project resolver loaded', async () => {
+      const plain = await h.issue(tm.owner, pub.id, { title: 'Plain' });
+      const secret = await h.issue(tm.owner, pub.id, { title: 'Secret', confidential: true });
+      // a member who is neither author nor assignee (before: a second membership query), and the author outside
+      for (const user of [tm.reporter, tm.guest]) {
+        const plainCount = await h.measure(() => h.get(user, `/projects/${pub.id}/issues/${plain.id}`).expect(200));
+        const secretCount = await h.measure(() => h.get(user, `/projects/${pub.id}/issues/${secret.id}`).expect(200));
+        expect(secretCount).toBe(plainCount);
+        const subscribePlain = await h.measure(() => h.post(user, `/projects/${pub.id}/issues/${plain.id}/subscription`).expect(201));
+        const subscribeSecret = await h.measure(() => h.post(user, `/projects/${pub.id}/issues/${secret.id}/subscription`).expect(201));
+        expect(subscribeSecret).toBe(subscribePlain);
+      }
+      // and the non-member is still refused, at the same cost
+      const strangerPlain = await h.measure(() => h.get(tm.stranger, `/projects/${pub.id}/issues/${plain.id}`).expect(200));
+      const strangerSecret = await h.measure(() => h.get(tm.stranger, `/projects/${pub.id}/issues/${secret.id}`).expect(404));
+      expect(strangerSecret).toBeLessThanOrEqual(strangerPlain);
+      const own = await h.issue(tm.stranger, pub.id, { title: 'Own secret', confidential: true });
+      expect(await h.measure(() => h.get(tm.stranger, `/projects/${pub.id}/issues/${own.id}`).expect(200))).toBe(strangerPlain);
     });
 
     it('project responses carry the real open_issues_count', async () => {

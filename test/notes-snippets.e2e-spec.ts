@@ -255,6 +255,16 @@ describe('notes and snippets', () => {
       await h.del(tm.master, `/projects/${pub.id}/snippets/${byMaster.id}`).expect(200);
     });
 
+    it('decides snippet visibility from the access the project resolver loaded: a member costs no more queries than an admin', async () => {
+      const s = await h.snippet(tm.owner, priv.id, { visibility_level: 0 });
+      // before, a non-admin cost one more membership query on every snippet read and list
+      for (const path of [`/projects/${priv.id}/snippets/${s.id}`, `/projects/${priv.id}/snippets/${s.id}/raw`, `/projects/${priv.id}/snippets?per_page=5`]) {
+        const byAdmin = await h.measure(() => h.get(tm.admin, path).expect(200));
+        const byMember = await h.measure(() => h.get(tm.reporter, path).expect(200));
+        expect([path, byMember]).toEqual([path, byAdmin]);
+      }
+    });
+
     it('answers 403 when the project has snippets disabled', async () => {
       const p = await h.project(tm, 20, { snippets_enabled: false });
       await h.get(tm.owner, `/projects/${p.id}/snippets`).expect(403);

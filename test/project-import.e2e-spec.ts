@@ -49,6 +49,21 @@ describe('project import', () => {
     expect(rows).toHaveLength(0);
   });
 
+  it('refuses IPv4-compatible and IPv4-mapped IPv6 forms of local addresses (::/96, ::ffff:0:0/96), storing nothing', async () => {
+    for (const [i, url] of [
+      `http://[::127.0.0.1]:${git.port}/root/upstream.git`,
+      `http://[::7f00:1]:${git.port}/root/upstream.git`,
+      `http://[::a9fe:a9fe]/latest/meta-data/`,
+      `http://[::ffff:127.0.0.1]:${git.port}/root/upstream.git`,
+      `http://[::ffff:a9fe:a9fe]/latest/meta-data/`,
+    ].entries()) {
+      const res = await root(t.http.post(`${API}/projects`)).send({ name: `refused-v6-${i}`, import_url: url }).expect(400);
+      expect(res.body.message.import_url[0]).toMatch(/local network/);
+    }
+    const rows = await t.sql(`SELECT id FROM projects WHERE path LIKE 'refused-v6-%'`);
+    expect(rows).toHaveLength(0);
+  });
+
   it('with the local network allowed, clones branches and tags, sets the default branch, hides credentials', async () => {
     await root(t.http.put(`${API}/application/settings`)).send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
     try {

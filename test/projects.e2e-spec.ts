@@ -3,6 +3,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'supertest';
 import { GitService } from '../src/git/git.service';
+import { ProjectResolver } from '../src/projects/project-resolver.service';
+import { UsersRepository } from '../src/users/users.repository';
 import { countQueries, EXTERNAL_URL, startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const API = '/api/v3';
@@ -1058,6 +1060,48 @@ describe('projects', () => {
       const fork = await as(bob, t.http.post(`${API}/projects/fork/${p.id}`)).expect(201);
       const res = await as(bob, t.http.get(`${API}/projects/${fork.body.id}/events`)).expect(200);
       expect(res.body.map((e: Json) => [e.action_name, e.author_id])).toEqual([['created', bob.id]]);
+    });
+  });
+
+  // ------------------------------------------------------------------ resolver
+
+  describe('ProjectResolver.resolve', () => {
+    it('loads the project and the caller\'s access in one SQL statement (by id or path; direct, group or no membership)', async () => {
+      const resolver = t.app.app.get(ProjectResolver);
+      const users = t.app.app.get(UsersRepository);
+      const owner = await t.createUser({ username: 'rs-owner' });
+      const member = await t.createUser({ username: 'rs-member' });
+      const group = await createGroup(owner, 'rs-group');
+      await as(owner, t.http.post(`${API}/groups/${group.id}/members`)).send({ user_id: member.id, access_level: 30 }).expect(201);
+      const p = await create(owner, { name: 'resolved', namespace_id: group.id });
+      const own = await create(owner, { name: 'own-resolved', visibility_level: 20 });
+      const [ownerRow, memberRow, bobRow] = await Promise.all([owner, member, bob].map((u) => users.byId(u.id)));
+      const cases: [typeof ownerRow, string | number, number][] = [
+        [ownerRow, p.id, 50],
+        [memberRow, 'rs-group/resolved', 30],
+        [ownerRow, own.id, 50],
+        [bobRow, `rs-owner/own-resolved`, 0],
+        [undefined as unknown as typeof ownerRow, own.id, 0],
+      ];
+      for (const [user, ref, level] of cases) {
+        let resolved: Awaited<ReturnType<ProjectResolver['resolve']>> | undefined;
+        const queries = await countQueries(t, async () => {
+          resolved = await resolver.resolve(user ?? undefined, ref);
+        });
+        expect(queries).toBe(1);
+        expect(resolved?.access.level).toBe(level);
+      }
+      const viaGroup = await resolver.resolve(memberRow ?? undefined, p.id, 'push_code');
+      expect(viaGroup.access).toMatchObject({ groupMember: { accessLevel: 30 }, projectMember: null, namespaceOwner: false });
+      await expect(resolver.resolve(bobRow ?? undefined, p.id)).rejects.toMatchObject({ status: 404 });
+      await expect(resolver.resolve(memberRow ?? undefined, p.id, 'remove_project')).rejects.toMatchObject({ status: 403 });
+    });
+
+    it('GET /projects/:id costs fewer queries than before the single-statement resolver', async () => {
+      const p = await create(alice, { name: 'counted' });
+      const queries = await countQueries(t, () => as(alice, t.http.get(`${API}/projects/${p.id}`)).expect(200));
+      // auth (1) + resolver (1) + owner, fork counts, open issues (3); no separate membership query
+      expect(queries).toBeLessThanOrEqual(5);
     });
   });
 

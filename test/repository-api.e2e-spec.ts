@@ -913,26 +913,49 @@ describe('repository API', () => {
       expect(file.body.size).toBe(Buffer.byteLength(big));
     });
 
-    it('a push between reading and writing the branch fails the write with 400 and keeps the push', async () => {
+    it('a push between reading and writing the branch that touches the same file fails the write with 400 and keeps the push', async () => {
       // a clone with a commit on top of `work`, pushed at the moment the API is about to commit
       const dir = join(tmp, 'cas-clone');
       await cli.ok(['clone', '-q', '--branch', 'work', cli.url('alice/repo', 'bob', bob.token), dir]);
-      const pushed = await cli.commit(dir, { 'pushed.txt': 'pushed\n' }, 'pushed meanwhile');
+      const pushed = await cli.commit(dir, { 'race-same.txt': 'pushed\n' }, 'pushed meanwhile');
       const original = Repository.prototype.commitFiles;
       const spy = jest.spyOn(Repository.prototype, 'commitFiles').mockImplementationOnce(async function (this: Repository, o) {
         await cli.ok(['push', '-q', 'origin', 'work'], dir);
         return original.call(this, o);
       });
       try {
-        const res = await as(bob, t.http.put(F())).send({ file_path: 'race.txt', branch_name: 'work', content: 'api\n', commit_message: 'api write' }).expect(400);
-        expect(res.body.message).toMatch(/^Your changes could not be committed/);
+        const res = await as(bob, t.http.post(F())).send({ file_path: 'race-same.txt', branch_name: 'work', content: 'api\n', commit_message: 'api write' }).expect(400);
+        expect(res.body.message).toBe('Your changes could not be committed because the branch was updated in the meantime');
         expect(spy).toHaveBeenCalledTimes(1);
       } finally {
         spy.mockRestore();
       }
       expect(await branchTip('work')).toBe(pushed);
+      const file = await get(bob, F()).query({ file_path: 'race-same.txt', ref: 'work' }).expect(200);
+      expect(Buffer.from(file.body.content, 'base64').toString()).toBe('pushed\n');
+    });
+
+    it('a push in between that does not touch the file: the write is applied on the new tip, the push kept', async () => {
+      const dir = join(tmp, 'cas-clone-2');
+      await cli.ok(['clone', '-q', '--branch', 'work', cli.url('alice/repo', 'bob', bob.token), dir]);
+      const pushed = await cli.commit(dir, { 'elsewhere.txt': 'pushed\n' }, 'pushed meanwhile, another file');
+      const original = Repository.prototype.commitFiles;
+      const spy = jest.spyOn(Repository.prototype, 'commitFiles').mockImplementationOnce(async function (this: Repository, o) {
+        await cli.ok(['push', '-q', 'origin', 'work'], dir);
+        return original.call(this, o);
+      });
+      try {
+        await as(bob, t.http.put(F())).send({ file_path: 'race.txt', branch_name: 'work', content: 'api\n', commit_message: 'api write' }).expect(200);
+        expect(spy).toHaveBeenCalledTimes(2);
+      } finally {
+        spy.mockRestore();
+      }
+      const tip = (await get(bob, `${R}/commits/work`).expect(200)).body;
+      expect(tip.title).toBe('api write');
+      expect(tip.parent_ids).toEqual([pushed]);
       const file = await get(bob, F()).query({ file_path: 'race.txt', ref: 'work' }).expect(200);
-      expect(Buffer.from(file.body.content, 'base64').toString()).not.toBe('api\n');
+      expect(Buffer.from(file.body.content, 'base64').toString()).toBe('api\n');
+      await get(bob, F()).query({ file_path: 'elsewhere.txt', ref: 'work' }).expect(200);
     });
   });
 
@@ -1079,6 +1102,60 @@ describe('repository API', () => {
         expect([name, res.status, safe(res.status)]).toEqual([name, res.status, true]);
       }
       expect((await get(bob, `${R}/branches`)).body.map((b: Json) => b.name)).not.toContain('nul-ref');
+    });
+  });
+
+  // ------------------------------------------------------------------ defects fixed by the house refactor (issue 10)
+
+  describe('dates beyond 2099 and .git paths', () => {
+    it('since/until are exact instants for any year up to 9999 (git log ignores its own dates from 2100)', async () => {
+      const list = (q: Json) => get(carol, `${R}/commits`).query({ ref_name: 'feature', ...q }).expect(200);
+      const ids = async (q: Json) => (await list(q)).body.map((c: Json) => c.id);
+      const all = [c5, c4, c3, c2, c1];
+      const future = await list({ since: '2100-01-01T00:00:00Z' });
+      expect(future.body).toEqual([]);
+      expect(future.headers['x-total']).toBe('0');
+      expect(await ids({ since: '9999-12-31T23:59:59Z' })).toEqual([]);
+      expect(await ids({ since: '2099-12-31T23:59:59Z' })).toEqual([]);
+      expect(await ids({ until: '2100-01-01T00:00:00Z' })).toEqual(all);
+      expect(await ids({ until: '9999-12-31T23:59:59Z' })).toEqual(all);
+      expect(await ids({ since: '0001-01-01T00:00:00Z' })).toEqual(all);
+      expect(await ids({ since: '0001-01-01T00:00:00Z', until: '1969-12-31T23:59:59Z' })).toEqual([]);
+      // an offset names the same instant: c5 was committed at 2020-04-02T10:00:00Z
+      expect(await ids({ since: '2020-04-02T12:00:00+02:00' })).toEqual([c5]);
+      expect(await ids({ since: '2020-04-02T10:00:00.001Z' })).toEqual([]);
+      expect(await ids({ until: '2020-04-02T09:59:59.999Z', since: '2020-04-01T10:00:00Z' })).toEqual([c4]);
+      for (const bad of ['10000-01-01T00:00:00Z', '2100-02-30T00:00:00Z', '2100-01-01T24:00:00Z']) {
+        const res = await get(carol, `${R}/commits`).query({ since: bad }).expect(400);
+        expect([bad, res.body]).toEqual([bad, { message: '"since" must be a timestamp in ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ' }]);
+      }
+    });
+
+    it('a path with a .git component (any case, anywhere) is 400 "<field>" is invalid on every route that takes a path, and commits nothing', async () => {
+      await as(bob, t.http.post(`${R}/branches`)).send({ branch_name: 'dotgit', ref: 'master' }).expect(201);
+      const before = await branchTip('dotgit');
+      const body = (file_path: string) => ({ file_path, branch_name: 'dotgit', content: 'x', commit_message: 'm' });
+      for (const p of ['.git', '.git/config', '.GIT/config', 'a/.git/config', 'sub/.git/hooks/x', '/.git/HEAD', '.Git/']) {
+        const reqs: [string, Test, string][] = [
+          ['file create', as(bob, t.http.post(`${R}/files`)).send(body(p)), 'file_path'],
+          ['file update', as(bob, t.http.put(`${R}/files`)).send(body(p)), 'file_path'],
+          ['file delete', as(bob, t.http.delete(`${R}/files`)).send({ file_path: p, branch_name: 'dotgit', commit_message: 'm' }), 'file_path'],
+          ['file get', get(bob, `${R}/files`).query({ file_path: p, ref: 'master' }), 'file_path'],
+          ['tree', get(bob, `${R}/tree`).query({ path: p }), 'path'],
+          ['blob', get(bob, `${R}/blobs/master`).query({ filepath: p }), 'filepath'],
+          ['commit blob', get(bob, `${R}/commits/master/blob`).query({ filepath: p }), 'filepath'],
+        ];
+        for (const [name, req, field] of reqs) {
+          const res = await req;
+          expect([p, name, res.status, res.body]).toEqual([p, name, 400, { message: `400 (Bad request) "${field}" is invalid` }]);
+        }
+      }
+      expect(await branchTip('dotgit')).toBe(before);
+      // names that only look alike stay ordinary files
+      for (const ok of ['.gitignore', 'x.git/y', '.github/ci.yml']) {
+        const res = await as(bob, t.http.post(`${R}/files`)).send(body(ok)).expect(201);
+        expect(res.body.file_path).toBe(ok);
+      }
     });
   });
 

@@ -1,7 +1,8 @@
 import { Controller, Get, Put } from '@nestjs/common';
 import { Admin } from '../common/auth/decorators';
-import { Input, Params } from '../common/params/params';
 import { API } from '../common/http/routes';
+import { Input } from '../common/params/params';
+import { UpdateApplicationSettingsDto } from './dto/application-settings.dto';
 import { presentSettings } from './application-settings.presenter';
 import { ApplicationSettingsService } from './application-settings.service';
 
@@ -16,7 +17,7 @@ export class ApplicationSettingsController {
   }
 
   @Put()
-  async update(@Input() p: Params) {
-    return presentSettings(await this.settings.update(p));
+  async update(@Input() dto: UpdateApplicationSettingsDto) {
+    return presentSettings(await this.settings.update(dto));
   }
 }

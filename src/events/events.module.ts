@@ -1,10 +1,19 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProjectsModule } from '../projects/projects.module';
+import { UsersModule } from '../users/users.module';
 import { Event } from './event.entity';
 import { DomainEvents } from './domain-events';
+import { EventsController } from './events.controller';
+import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 
 /** Global: every area records its events through EventsService. */
 @Global()
-@Module({ imports: [TypeOrmModule.forFeature([Event])], providers: [EventsService, DomainEvents], exports: [EventsService, DomainEvents] })
+@Module({
+  imports: [TypeOrmModule.forFeature([Event]), UsersModule, ProjectsModule],
+  controllers: [EventsController],
+  providers: [EventsService, EventsRepository, DomainEvents],
+  exports: [EventsService, DomainEvents],
+})
 export class EventsModule {}

@@ -2,7 +2,7 @@ import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { User } from '../users/user.entity';
 import { presentNote } from '../notes/notes.presenter';
 import { Event } from './event.entity';
-import { EventRow } from './events.service';
+import { EventFeed, EventRow } from './events.service';
 
 /** GitLab's `Event#action_name`. */
 export function actionName(e: Event): string {
@@ -49,4 +49,9 @@ export function presentEvent(row: EventRow, viewer: User | undefined, ctx: Prese
     ...(row.note ? { note: presentNote(row.note.note, row.note.author, viewer, ctx) } : {}),
     ...(author ? { author: presentUserBasic(author, ctx), author_username: author.username } : {}),
   };
+}
+
+/** A page of a feed. */
+export function presentFeed(feed: EventFeed, viewer: User | undefined) {
+  return feed.page.map((row) => presentEvent(row, viewer, feed.ctx));
 }

@@ -1,16 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
 import { Logger } from '../common/http/logger';
-import { Paginated, PageRequest } from '../common/pagination/pagination';
+import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Note } from '../notes/note.entity';
+import { ProjectResolver } from '../projects/project-resolver.service';
+import { ProjectViews } from '../projects/project-views.service';
 import { User } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
+import { PresentContext } from '../users/users.presenter';
+import { ListEventsDto } from './dto/list-events.dto';
 import { Event, EventAction } from './event.entity';
+import { eventVisibility } from './event-policy';
+import { EventsRepository } from './events.repository';
 
 export interface EventRow {
   event: Event;
   author: User | null;
   /** The comment, for `commented` events. */
   note?: { note: Note; author: User | null };
+}
+
+/** A page of a feed with what its presenter needs. */
+export interface EventFeed {
+  page: Paginated<EventRow>;
+  ctx: PresentContext;
 }
 
 export interface NewEvent {
@@ -26,19 +38,23 @@ export interface NewEvent {
 
 /**
  * The activity feed. Other areas call `record` after their transaction commits; a failure to record
- * is logged and never undoes the change it describes.
+ * is logged and never undoes the change it describes. Feeds show only the events whose targets the
+ * caller may read (event-policy.ts), filtered in SQL.
  */
 @Injectable()
 export class EventsService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly events: EventsRepository,
+    private readonly users: UsersRepository,
+    private readonly projects: ProjectResolver,
+    private readonly views: ProjectViews,
     private readonly logger: Logger,
   ) {}
 
   async record(...events: NewEvent[]): Promise<void> {
     if (events.length === 0) return;
     try {
-      await this.ds.getRepository(Event).insert(
+      await this.events.insert(
         events.map((e) => ({
           projectId: e.projectId,
           authorId: e.authorId,
@@ -47,42 +63,35 @@ export class EventsService {
           targetType: e.targetType ?? null,
           targetTitle: e.targetTitle ?? null,
           title: e.title ?? null,
-          data: (e.data ?? null) as never,
+          data: e.data ?? null,
         })),
       );
-      const projectIds = [...new Set(events.map((e) => e.projectId))];
-      await this.ds.query(`UPDATE projects SET last_activity_at = now() WHERE id = ANY($1)`, [projectIds]);
     } catch (e) {
       this.logger.error('event not recorded', { error: e instanceof Error ? e.message : String(e) });
     }
   }
 
-  /** A project's events, newest first, with their authors and, for comments, the note: at most 5 queries. */
-  async listForProject(projectId: number, page: PageRequest): Promise<Paginated<EventRow>> {
-    const [events, total] = await this.ds.getRepository(Event).findAndCount({
-      where: { projectId },
-      order: { id: 'DESC' },
-      skip: page.offset,
-      take: page.perPage,
-    });
-    const authorIds = [...new Set(events.map((e) => e.authorId).filter((id): id is number => id !== null))];
-    const noteIds = events.filter((e) => e.action === 'commented' && e.targetType === 'Note' && e.targetId).map((e) => e.targetId as number);
-    const notes = noteIds.length ? await this.ds.getRepository(Note).findBy({ id: In(noteIds) }) : [];
-    const noteById = new Map(notes.map((n) => [n.id, n]));
-    for (const n of notes) if (n.authorId) authorIds.push(n.authorId);
-    const authors = authorIds.length ? await this.ds.getRepository(User).findBy({ id: In([...new Set(authorIds)]) }) : [];
-    const byId = new Map(authors.map((a) => [a.id, a]));
-    return new Paginated(
-      events.map((event) => {
-        const note = event.targetId && event.targetType === 'Note' ? noteById.get(event.targetId) : undefined;
-        return {
+  /** `GET /projects/:id/events`: newest first, what the caller may see; the resolver's query, the page, the authors. */
+  async projectFeed(user: User | undefined, ref: string, q: ListEventsDto): Promise<EventFeed> {
+    const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_project');
+    const page = pageRequest(q);
+    const [[rows, total], ctx] = await Promise.all([
+      this.events.feed(project.id, eventVisibility(user, abilities, access), page),
+      this.views.context(),
+    ]);
+    const authors = await this.users.byIds(rows.flatMap((r) => [r.event.authorId, r.note?.authorId]));
+    const author = (id: number | null | undefined) => (id ? authors.get(id) ?? null : null);
+    return {
+      page: new Paginated(
+        rows.map(({ event, note }) => ({
           event,
-          author: event.authorId ? byId.get(event.authorId) ?? null : null,
-          note: note ? { note, author: note.authorId ? byId.get(note.authorId) ?? null : null } : undefined,
-        };
-      }),
-      total,
-      page,
-    );
+          author: author(event.authorId),
+          note: note ? { note, author: author(note.authorId) } : undefined,
+        })),
+        total,
+        page,
+      ),
+      ctx,
+    };
   }
 }

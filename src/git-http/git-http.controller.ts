@@ -1,6 +1,8 @@
 import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Public } from '../common/auth/decorators';
+import { Input } from '../common/params/params';
+import { InfoRefsDto } from './dto/info-refs.dto';
 import { GitHttpService } from './git-http.service';
 
 /** Git smart HTTP at `/:namespace/:project(.git)`; it authenticates callers itself (HTTP Basic). */
@@ -10,8 +12,8 @@ export class GitHttpController {
   constructor(private readonly git: GitHttpService) {}
 
   @Get('info/refs')
-  infoRefs(@Req() req: Request, @Res() res: Response, @Param('namespace') ns: string, @Param('repo') repo: string) {
-    return this.git.handle(req, res, ns, repo, 'info/refs');
+  infoRefs(@Req() req: Request, @Res() res: Response, @Param('namespace') ns: string, @Param('repo') repo: string, @Input() q: InfoRefsDto) {
+    return this.git.handle(req, res, ns, repo, 'info/refs', q.service);
   }
 
   @Post('git-upload-pack')

@@ -1,20 +1,17 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AuthService } from '../common/auth/auth.service';
 import { DomainError, NotFound, TooManyRequests } from '../common/errors/domain-errors';
 import { ProjectAbility } from '../common/policy/policy';
-import { PolicyService } from '../common/policy/policy.service';
-import { APP_CONFIG, AppConfig } from '../config/config';
 import { GitService } from '../git/git.service';
-import { installHooks } from '../git/hooks';
-import { serveSmartHttp } from '../git/smart-http';
+import { SmartHttpAction } from '../git/smart-http';
 import { Project } from '../projects/project.entity';
-import { ProjectsService } from '../projects/projects.service';
+import { ProjectResolver } from '../projects/project-resolver.service';
 import { PushService } from '../repository/push.service';
 import { SessionService } from '../users/session.service';
 import { User } from '../users/user.entity';
 
-export type GitAction = 'info/refs' | 'git-upload-pack' | 'git-receive-pack';
+export type GitAction = SmartHttpAction;
 
 /** What a CI build token grants: read access to its own project's repository. */
 export interface BuildTokenGrant {
@@ -51,44 +48,38 @@ const unauthorized = () => new GitHttpError(401, 'HTTP Basic: Access denied', tr
  * `gitlab-ci-token` + build token), authorises with the same policy as the API, then streams.
  */
 @Injectable()
-export class GitHttpService implements OnModuleInit {
-  private hooksPath = '';
+export class GitHttpService {
   private buildTokens?: BuildTokenResolver;
 
   constructor(
-    private readonly projects: ProjectsService,
-    private readonly policy: PolicyService,
+    private readonly projects: ProjectResolver,
     private readonly auth: AuthService,
     private readonly session: SessionService,
     private readonly git: GitService,
     private readonly push: PushService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
-
-  onModuleInit(): void {
-    this.hooksPath = installHooks(this.config.dataDir);
-  }
 
   /** The CI area registers how build tokens resolve (`gitlab-ci-token` clones). */
   registerBuildTokenResolver(resolver: BuildTokenResolver): void {
     this.buildTokens = resolver;
   }
 
-  async handle(req: Request, res: Response, namespace: string, repo: string, action: GitAction): Promise<void> {
-    const service = action === 'info/refs' ? String(req.query.service ?? '') : action;
+  /** One smart HTTP request: `requested` is the `service` that `info/refs` names. */
+  async handle(req: Request, res: Response, namespace: string, repo: string, action: GitAction, requested?: string): Promise<void> {
+    const service = action === 'info/refs' ? (requested ?? '') : action;
     if (service !== 'git-upload-pack' && service !== 'git-receive-pack') {
       throw new GitHttpError(403, 'Only the smart HTTP protocol is supported');
     }
     const caller = await this.authenticate(req);
     const path = `${namespace}/${repo.replace(/\.git$/i, '')}`;
     let project: Project;
+    let abilities: Set<ProjectAbility>;
     try {
-      project = await this.projects.findByRef(path);
+      ({ project, abilities } = await this.resolve(caller, path));
     } catch (e) {
       if (e instanceof NotFound && !caller.user && !caller.build) throw unauthorized();
       throw e;
     }
-    const abilities = await this.abilities(caller, project);
     const needed: ProjectAbility = service === 'git-receive-pack' ? 'push_code' : 'download_code';
     if (!abilities.has('read_project')) {
       if (!caller.user && !caller.build) throw unauthorized();
@@ -101,26 +92,28 @@ export class GitHttpService implements OnModuleInit {
     if (!this.git.exists(project.id)) await this.git.create(project.id);
     const pushRules = service === 'git-receive-pack' ? await this.push.rulesFor(project, abilities) : undefined;
     const user = caller.user;
-    await serveSmartHttp(this.git.runner, {
+    await this.git.serveSmartHttp(project.id, {
       req,
       res,
-      repositoriesRoot: this.git.root,
-      gitDir: this.git.repositoryPath(project.id),
       action,
       remoteUser: caller.user?.username ?? 'anonymous',
-      hooksPath: this.hooksPath,
       pushRules,
       onUpdates: user ? (updates) => this.push.afterPush(project, user, updates) : undefined,
     });
   }
 
-  private async abilities(caller: Caller, project: Project): Promise<Set<ProjectAbility>> {
+  /**
+   * The project and what the caller may do with it: a user's (or anonymous) abilities come with the
+   * project from the one resolver (one SQL statement); a build token reads its own project only.
+   */
+  private async resolve(caller: Caller, path: string): Promise<{ project: Project; abilities: Set<ProjectAbility> }> {
     if (caller.build) {
-      return caller.build.projectId === project.id
-        ? new Set<ProjectAbility>(['read_project', 'download_code'])
-        : new Set<ProjectAbility>();
+      const project = await this.projects.find(path);
+      const own = caller.build.projectId === project.id;
+      return { project, abilities: new Set<ProjectAbility>(own ? ['read_project', 'download_code'] : []) };
     }
-    return this.policy.projectAbilities(caller.user, project);
+    // unreadable or unknown: 404 Project Not Found (401 for anonymous callers, in handle)
+    return this.projects.resolve(caller.user, path, 'read_project');
   }
 
   private async authenticate(req: Request): Promise<Caller> {

@@ -1,30 +1,39 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { PassThrough, Readable } from 'node:stream';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { CheckedUrl } from '../common/net/outbound-url';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { CatFilePool } from './cat-file-pool';
 import { GitRunner } from './git-runner';
-import { Repository } from './repository';
+import { installHooks, PushRules } from './hooks';
+import { branchRef, parseNewRefName, Sha } from './names';
+import { ArchiveFormat, Repository } from './repository';
+import { RefUpdate, serveSmartHttp, SmartHttpAction } from './smart-http';
 
 /** A branch name git accepts and that can never be read as an option or a path escape. */
 export function isValidBranchName(name: string): boolean {
-  return (
-    name.length > 0 &&
-    name.length <= 255 &&
-    !name.startsWith('-') &&
-    !name.startsWith('/') &&
-    !name.endsWith('/') &&
-    !name.endsWith('.') &&
-    !name.endsWith('.lock') &&
-    !name.includes('..') &&
-    !name.includes('//') &&
-    !name.includes('@{') &&
-    name !== '@' &&
-    !/[\x00-\x20\x7f~^:?*[\\]/.test(name)
-  );
+  return parseNewRefName(name) !== null;
+}
+
+/** An archive ready to stream: from the cache (with its length) or straight from `git archive`. */
+export interface ArchiveStream {
+  stream: Readable;
+  length?: number;
+}
+
+/** One smart HTTP exchange, already authorised by the caller. */
+export interface SmartHttpExchange {
+  req: Request;
+  res: Response;
+  action: SmartHttpAction;
+  remoteUser: string;
+  /** Given for pushes (receive-pack is refused without them). */
+  pushRules?: PushRules;
+  onUpdates?: (updates: RefUpdate[]) => Promise<void>;
 }
 
 /**
@@ -33,19 +42,80 @@ export function isValidBranchName(name: string): boolean {
  * database update and cannot leave a half-moved repository behind.
  */
 @Injectable()
-export class GitService implements OnModuleDestroy {
+export class GitService implements OnModuleInit, OnModuleDestroy {
   readonly runner: GitRunner;
   readonly root: string;
   private readonly pool: CatFilePool;
+  private readonly archiveCache: string;
+  private hooksPath = '';
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.root = join(config.dataDir, 'repositories');
     this.runner = new GitRunner(join(config.dataDir, 'git-home'));
     this.pool = new CatFilePool(this.runner.environment);
+    this.archiveCache = join(config.dataDir, 'archive-cache');
+  }
+
+  onModuleInit(): void {
+    this.hooksPath = installHooks(this.config.dataDir);
   }
 
   onModuleDestroy(): void {
     this.pool.closeAll();
+  }
+
+  /**
+   * Serves one smart HTTP request of a project's repository through `git http-backend`, streaming
+   * both ways (architecture rule 10); the caller has authorised it. Returns the applied ref updates.
+   */
+  serveSmartHttp(projectId: number, x: SmartHttpExchange): Promise<RefUpdate[]> {
+    if (!this.hooksPath) this.hooksPath = installHooks(this.config.dataDir);
+    return serveSmartHttp(this.runner, {
+      ...x,
+      repositoriesRoot: this.root,
+      gitDir: this.repositoryPath(projectId),
+      hooksPath: this.hooksPath,
+    });
+  }
+
+  /**
+   * `git archive` of `sha`, cached per project, commit and name: the first request streams from git
+   * while writing the cache file (kept only when git succeeds); later ones stream the file. A reader
+   * that goes away stops git.
+   */
+  async archive(projectId: number, sha: Sha, format: ArchiveFormat, o: { prefix: string; label: string }): Promise<ArchiveStream> {
+    const dir = join(this.archiveCache, String(projectId));
+    const label = o.label.replace(/[^A-Za-z0-9._-]+/g, '-');
+    const cached = join(dir, `${sha}-${label}.${format}`);
+    if (existsSync(cached)) {
+      const size = (await stat(cached).catch(() => null))?.size;
+      if (size !== undefined) return { stream: createReadStream(cached), length: size };
+    }
+    await mkdir(dir, { recursive: true });
+    const tmp = `${cached}.${process.pid}.${Date.now()}.tmp`;
+    const file = createWriteStream(tmp);
+    const child = this.repository(projectId).archive(sha, format, o.prefix);
+    const out = new PassThrough();
+    out.on('error', () => undefined);
+    child.stdout.on('data', (d: Buffer) => {
+      file.write(d);
+      if (out.destroyed) return;
+      if (!out.write(d)) {
+        child.stdout.pause();
+        out.once('drain', () => child.stdout.resume());
+      }
+    });
+    out.on('close', () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    child.on('close', (code) => {
+      file.end(() => {
+        if (code === 0) void rename(tmp, cached).catch(() => rm(tmp, { force: true }));
+        else void rm(tmp, { force: true });
+        out.end();
+      });
+    });
+    return { stream: out };
   }
 
   /** The repository of a project, for reads and ref updates. */
@@ -147,8 +217,9 @@ export class GitService implements OnModuleDestroy {
   private readonly maintaining = new Set<string>();
 
   async branchExists(projectId: number, branch: string): Promise<boolean> {
-    if (!isValidBranchName(branch)) return false;
-    const r = await this.runner.run(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], {
+    const name = parseNewRefName(branch);
+    if (name === null) return false;
+    const r = await this.runner.run(['show-ref', '--verify', '--quiet', branchRef(name)], {
       gitDir: this.repositoryPath(projectId),
       okCodes: [1],
     });
@@ -168,7 +239,8 @@ export class GitService implements OnModuleDestroy {
   }
 
   async setDefaultBranch(projectId: number, branch: string): Promise<void> {
-    if (!isValidBranchName(branch)) throw new Error('invalid branch name');
-    await this.runner.run(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { gitDir: this.repositoryPath(projectId) });
+    const name = parseNewRefName(branch);
+    if (name === null) throw new Error('invalid branch name');
+    await this.runner.run(['symbolic-ref', 'HEAD', branchRef(name)], { gitDir: this.repositoryPath(projectId) });
   }
 }

@@ -1,4 +1,7 @@
 /** Our own value objects for what git returns; nothing outside src/git parses git output. */
+import { RefName, Sha, ZERO_SHA } from './names';
+
+export { ZERO_SHA };
 
 export interface Signature {
   name: string;
@@ -9,28 +12,28 @@ export interface Signature {
 }
 
 export interface Commit {
-  id: string;
-  parentIds: string[];
-  tree: string;
+  id: Sha;
+  parentIds: Sha[];
+  tree: Sha;
   author: Signature;
   committer: Signature;
   message: string;
 }
 
 export interface TreeEntry {
-  id: string;
+  id: Sha;
   name: string;
   type: 'tree' | 'blob' | 'commit';
   mode: string;
 }
 
 export interface Branch {
-  name: string;
+  name: RefName;
   commit: Commit;
 }
 
 export interface Tag {
-  name: string;
+  name: RefName;
   /** The annotation, or null for a lightweight tag. */
   message: string | null;
   commit: Commit;
@@ -49,7 +52,6 @@ export interface DiffEntry {
   tooLarge: boolean;
 }
 
-export const ZERO_SHA = '0000000000000000000000000000000000000000';
 
 function isoWithOffset(epoch: number, tz: string): string {
   const m = /^([+-])(\d{2})(\d{2})$/.exec(tz) ?? ['', '+', '00', '00'];
@@ -68,14 +70,15 @@ function parseSignature(raw: string): Signature {
 
 /** Parses a raw commit object (as `git cat-file commit` prints it). */
 export function parseCommit(id: string, data: Buffer): Commit {
+  // ids come from git (cat-file headers and commit headers): full SHAs by construction
   const text = data.toString('utf8');
   const split = text.indexOf('\n\n');
   const headers = split === -1 ? text : text.slice(0, split);
   const message = split === -1 ? '' : text.slice(split + 2);
   const c: Commit = {
-    id,
+    id: id as Sha,
     parentIds: [],
-    tree: '',
+    tree: '' as Sha,
     author: parseSignature(''),
     committer: parseSignature(''),
     message,
@@ -85,8 +88,8 @@ export function parseCommit(id: string, data: Buffer): Commit {
     const sp = line.indexOf(' ');
     const key = line.slice(0, sp);
     const value = line.slice(sp + 1);
-    if (key === 'tree') c.tree = value;
-    else if (key === 'parent') c.parentIds.push(value);
+    if (key === 'tree') c.tree = value as Sha;
+    else if (key === 'parent') c.parentIds.push(value as Sha);
     else if (key === 'author') c.author = parseSignature(value);
     else if (key === 'committer') c.committer = parseSignature(value);
   }
@@ -103,7 +106,7 @@ export function parseTree(data: Buffer): TreeEntry[] {
     if (sp === -1 || nul === -1) break;
     const mode = data.subarray(i, sp).toString('ascii').padStart(6, '0');
     const name = data.subarray(sp + 1, nul).toString('utf8');
-    const id = data.subarray(nul + 1, nul + 21).toString('hex');
+    const id = data.subarray(nul + 1, nul + 21).toString('hex') as Sha;
     const type = mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob';
     out.push({ id, name, type, mode });
     i = nul + 21;

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatFilePool } from './cat-file-pool';
 import { GitRunner } from './git-runner';
+import { Sha } from './names';
 import { Repository } from './repository';
 
 /** Repository against a real repository on disk. */
-describe('Repository.diff', () => {
+describe('Repository', () => {
   const dir = mkdtempSync(join(tmpdir(), 'glv3-repo-spec-'));
   const work = join(dir, 'work');
   const runner = new GitRunner(join(dir, 'home'));
@@ -35,12 +36,34 @@ describe('Repository.diff', () => {
 
   it('keeps each file with its own patch when a file becomes a symlink (two patch sections)', async () => {
     const repo = new Repository(join(work, '.git'), runner, pool);
-    const { entries } = await repo.diff(git('rev-parse', 'HEAD~1'), git('rev-parse', 'HEAD'));
+    const { entries } = await repo.diff(git('rev-parse', 'HEAD~1') as Sha, git('rev-parse', 'HEAD') as Sha);
     expect(entries.map((e) => e.newPath)).toEqual(['g', 'h']);
     expect(entries[0].diff).toContain('-g');
     expect(entries[0].diff).toContain('+f');
     expect(entries[1].diff).toContain('-h');
     expect(entries[1].diff).toContain('+h changed');
     expect(entries[1].diff).not.toContain('+f');
+  });
+
+  it('log: the date window is exact to the second for any year 0001-9999 (git ignores its own dates from 2100)', async () => {
+    const repo = new Repository(join(work, '.git'), runner, pool);
+    const head = git('rev-parse', 'HEAD') as Sha;
+    const when = Number(git('log', '-1', '--format=%ct'));
+    const ids = async (since?: Date, until?: Date) => (await repo.log(head, { offset: 0, limit: 10, since, until })).commits.length;
+    const at = (s: number) => new Date(s * 1000);
+    expect(await ids()).toBe(2);
+    expect(await ids(new Date('2100-01-01T00:00:00Z'))).toBe(0);
+    expect(await ids(new Date('9999-12-31T23:59:59Z'))).toBe(0);
+    expect(await ids(undefined, new Date('9999-12-31T23:59:59Z'))).toBe(2);
+    expect(await ids(undefined, new Date('2100-01-01T00:00:00Z'))).toBe(2);
+    const y1 = new Date(Date.UTC(2000, 0, 1));
+    y1.setUTCFullYear(1);
+    expect(await ids(y1)).toBe(2);
+    expect(await ids(undefined, y1)).toBe(0);
+    // inclusive at both ends, to the second
+    expect(await ids(at(when), at(when))).toBeGreaterThan(0);
+    expect(await ids(new Date(when * 1000 + 500))).toBe(0);
+    expect(await ids(undefined, new Date(when * 1000 - 500))).toBe(0);
+    expect((await repo.log(head, { offset: 0, limit: 10, since: new Date('2100-01-01T00:00:00Z') })).total).toBe(0);
   });
 });

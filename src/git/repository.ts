@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatFilePool } from './cat-file-pool';
 import { GitError, GitRunner } from './git-runner';
-import { Branch, Commit, DiffEntry, parseCommit, parseTagObject, parseTree, Tag, TreeEntry, ZERO_SHA } from './objects';
+import { branchRef, isSha, parseRef, QualifiedRef, RefName, RepoPath, repoPathProblem, Rev, Sha, tagRef, ZERO_SHA } from './names';
+import { Branch, Commit, DiffEntry, parseCommit, parseTagObject, parseTree, Tag, TreeEntry } from './objects';
 
-export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
-
-const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904' as Sha;
 
 /** Commit counts of `log` by repository, SHA, window and path (immutable), most recently used last. */
 const logCounts = new Map<string, number>();
@@ -32,23 +31,17 @@ export const LIMITS = {
   archiveTimeoutMs: 10 * 60_000,
 };
 
-/** A revision a user may name: a branch, tag or SHA; never an option, a rev range or a search. */
+/**
+ * @deprecated Parse with `parseRef` (src/git/names.ts) and hand the `RefName` on: Repository methods
+ * take only branded names. Kept so that code written against the old checkers still compiles.
+ */
 export function isSafeRef(ref: string): boolean {
-  return (
-    ref.length > 0 &&
-    ref.length <= 255 &&
-    !ref.startsWith('-') &&
-    !ref.startsWith('/') &&
-    !ref.includes('..') &&
-    !ref.includes('@{') &&
-    !/[\x00-\x20\x7f~^:?*[\\]/.test(ref)
-  );
+  return parseRef(ref) !== null;
 }
 
-/** A repository path a user may name: relative, no `..` segment, no NUL or newline. */
+/** @deprecated Parse with `parseRepoPath` (src/git/names.ts); see isSafeRef. */
 export function isSafePath(path: string): boolean {
-  if (path.length > 4096 || /[\0\n\r]/.test(path)) return false;
-  return !path.split('/').some((seg) => seg === '..' || seg === '.');
+  return repoPathProblem(path, { dir: true }) === null;
 }
 
 export interface Identity {
@@ -57,8 +50,15 @@ export interface Identity {
 }
 
 export type FileChange =
-  | { action: 'create' | 'update'; path: string; content: Buffer }
-  | { action: 'delete'; path: string };
+  | { action: 'create' | 'update'; path: RepoPath; content: Buffer }
+  | { action: 'delete'; path: RepoPath };
+
+/** Exact epoch seconds for `--since`/`--until` (git's own date parser gives up on years from 2100). */
+function gitDate(d: Date, round: 'ceil' | 'floor'): string {
+  return `@${Math[round](d.getTime() / 1000)} +0000`;
+}
+
+export type ArchiveFormat = 'tar' | 'tar.gz' | 'tar.bz2' | 'zip';
 
 export class RefUpdateRejected extends Error {}
 export class FileConflict extends Error {}
@@ -77,43 +77,38 @@ export class Repository {
 
   // ------------------------------------------------------------------ objects
 
-  async commit(ref: string): Promise<Commit | null> {
-    if (!isSafeRef(ref)) return null;
+  async commit(ref: Rev): Promise<Commit | null> {
     const o = await this.pool.read(this.gitDir, `${ref}^{commit}`);
     return o && o.type === 'commit' ? parseCommit(o.sha, o.data) : null;
   }
 
-  private async commitsBySha(shas: string[]): Promise<Commit[]> {
+  private async commitsBySha(shas: Sha[]): Promise<Commit[]> {
     const objs = await Promise.all(shas.map((s) => this.pool.read(this.gitDir, s)));
     return objs.filter((o) => o && o.type === 'commit').map((o) => parseCommit(o!.sha, o!.data));
   }
 
   /** The tree at `path` of `ref`; null when the ref or path does not exist or is not a tree. */
-  async tree(ref: string, path: string): Promise<TreeEntry[] | null> {
-    if (!isSafeRef(ref) || !isSafePath(path)) return null;
-    const clean = path.replace(/^\/+|\/+$/g, '');
-    const o = await this.pool.read(this.gitDir, clean ? `${ref}^{commit}:${clean}` : `${ref}^{tree}`);
+  async tree(ref: Rev, path: RepoPath): Promise<TreeEntry[] | null> {
+    const o = await this.pool.read(this.gitDir, path ? `${ref}^{commit}:${path}` : `${ref}^{tree}`);
     return o && o.type === 'tree' ? parseTree(o.data) : null;
   }
 
   /** The blob at `path` of `ref`: { sha, data } or null. */
-  async blobAt(ref: string, path: string): Promise<{ sha: string; data: Buffer } | null> {
-    if (!isSafeRef(ref) || !isSafePath(path)) return null;
-    const clean = path.replace(/^\/+/, '');
-    if (!clean) return null;
-    const o = await this.pool.read(this.gitDir, `${ref}^{commit}:${clean}`);
-    return o && o.type === 'blob' ? { sha: o.sha, data: o.data } : null;
+  async blobAt(ref: Rev, path: RepoPath): Promise<{ sha: Sha; data: Buffer } | null> {
+    if (!path) return null;
+    const o = await this.pool.read(this.gitDir, `${ref}^{commit}:${path}`);
+    return o && o.type === 'blob' ? { sha: o.sha as Sha, data: o.data } : null;
   }
 
-  async blob(sha: string): Promise<Buffer | null> {
-    if (!/^[0-9a-f]{4,40}$/i.test(sha)) return null;
-    const o = await this.pool.read(this.gitDir, sha);
+  /** A blob by its (possibly abbreviated) id: see `parseObjectId`. */
+  async blob(id: Rev): Promise<Buffer | null> {
+    const o = await this.pool.read(this.gitDir, id);
     return o && o.type === 'blob' ? o.data : null;
   }
 
   // ------------------------------------------------------------------ refs
 
-  private async refs(prefix: 'refs/heads/' | 'refs/tags/'): Promise<{ name: string; sha: string; type: string; peeled: string }[]> {
+  private async refs(prefix: 'refs/heads/' | 'refs/tags/'): Promise<{ name: RefName; sha: Sha; type: string; peeled: Sha | '' }[]> {
     const r = await this.git(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)', prefix]);
     return r.stdout
       .toString('utf8')
@@ -121,11 +116,12 @@ export class Repository {
       .filter(Boolean)
       .map((line) => {
         const [ref, sha, type, peeled] = line.split('\0');
-        return { name: ref.slice(prefix.length), sha, type, peeled };
+        // names and ids as git printed them: valid refs and full SHAs by construction
+        return { name: ref.slice(prefix.length) as RefName, sha: sha as Sha, type, peeled: peeled as Sha | '' };
       });
   }
 
-  async branchNames(): Promise<string[]> {
+  async branchNames(): Promise<RefName[]> {
     return (await this.refs('refs/heads/')).map((r) => r.name);
   }
 
@@ -139,9 +135,8 @@ export class Repository {
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  async branch(name: string): Promise<Branch | null> {
-    if (!isSafeRef(name)) return null;
-    const sha = await this.refSha(`refs/heads/${name}`);
+  async branch(name: RefName): Promise<Branch | null> {
+    const sha = await this.refSha(branchRef(name));
     if (!sha) return null;
     const [commit] = await this.commitsBySha([sha]);
     return commit ? { name, commit } : null;
@@ -153,13 +148,12 @@ export class Repository {
     return this.describeTags(refs);
   }
 
-  async tag(name: string): Promise<Tag | null> {
-    if (!isSafeRef(name)) return null;
+  async tag(name: RefName): Promise<Tag | null> {
     const refs = (await this.refs('refs/tags/')).filter((r) => r.name === name);
     return (await this.describeTags(refs))[0] ?? null;
   }
 
-  private async describeTags(refs: { name: string; sha: string; type: string; peeled: string }[]): Promise<Tag[]> {
+  private async describeTags(refs: { name: RefName; sha: Sha; type: string; peeled: Sha | '' }[]): Promise<Tag[]> {
     const tagObjects = await Promise.all(
       refs.map((r) => (r.type === 'tag' ? this.pool.read(this.gitDir, r.sha) : Promise.resolve(null))),
     );
@@ -176,32 +170,37 @@ export class Repository {
   }
 
   /** The object a full ref name points at, or null. */
-  async refSha(ref: string): Promise<string | null> {
+  async refSha(ref: QualifiedRef): Promise<Sha | null> {
     const r = await this.git(['for-each-ref', '--format=%(refname)%00%(objectname)', ref]);
     for (const line of r.stdout.toString('utf8').split('\n')) {
       const [name, sha] = line.split('\0');
-      if (name === ref) return sha;
+      if (name === ref) return sha as Sha;
     }
     return null;
   }
 
-  async headBranch(): Promise<string | null> {
+  async headBranch(): Promise<RefName | null> {
     const r = await this.git(['symbolic-ref', '--quiet', 'HEAD'], { okCodes: [1, 128] });
     const ref = r.stdout.toString('utf8').trim();
-    return ref.startsWith('refs/heads/') ? ref.slice(11) : null;
+    return ref.startsWith('refs/heads/') ? (ref.slice(11) as RefName) : null;
   }
 
   // ------------------------------------------------------------------ history
 
-  /** Commits reachable from `sha`, newest first, with paging and an optional date window. */
-  async log(sha: string, o: { offset: number; limit: number; since?: Date; until?: Date; path?: string }): Promise<{ commits: Commit[]; total: number }> {
+  /**
+   * Commits reachable from `sha`, newest first, with paging and an optional date window (inclusive,
+   * by committer date, to the second; any year from 0001 to 9999).
+   */
+  async log(sha: Sha, o: { offset: number; limit: number; since?: Date; until?: Date; path?: RepoPath }): Promise<{ commits: Commit[]; total: number }> {
+    // git stores unsigned timestamps: nothing is older than the epoch
+    if (o.until && o.until.getTime() < 0) return { commits: [], total: 0 };
     const window: string[] = [];
-    if (o.since) window.push(`--since=${o.since.toISOString()}`);
-    if (o.until) window.push(`--until=${o.until.toISOString()}`);
+    if (o.since && o.since.getTime() > 0) window.push(`--since=${gitDate(o.since, 'ceil')}`);
+    if (o.until) window.push(`--until=${gitDate(o.until, 'floor')}`);
     const pathArgs = o.path ? ['--', o.path] : ['--'];
     // The count walks the whole history (the costly part of a page): history under a full SHA never
     // changes, so it is remembered per repository, SHA, window and path.
-    const key = FULL_SHA.test(sha) ? [this.gitDir, sha, ...window, ...pathArgs].join('\0') : undefined;
+    const key = isSha(sha) ? [this.gitDir, sha, ...window, ...pathArgs].join('\0') : undefined;
     const known = key === undefined ? undefined : logCounts.get(key);
     const [list, total] = await Promise.all([
       this.git(['rev-list', `--max-count=${o.limit}`, `--skip=${o.offset}`, ...window, sha, ...pathArgs]),
@@ -213,37 +212,36 @@ export class Repository {
             return n;
           }),
     ]);
-    const shas = list.stdout.toString('utf8').split('\n').filter(Boolean);
-    return { commits: await this.commitsBySha(shas), total };
+    return { commits: await this.commitsBySha(shaLines(list.stdout)), total };
   }
 
-  async lastCommitFor(sha: string, path: string): Promise<string | null> {
+  async lastCommitFor(sha: Sha, path: RepoPath): Promise<Sha | null> {
     const r = await this.git(['rev-list', '--max-count=1', sha, '--', path]);
-    return r.stdout.toString('utf8').trim() || null;
+    return shaLines(r.stdout)[0] ?? null;
   }
 
-  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+  async isAncestor(ancestor: Sha, descendant: Sha): Promise<boolean> {
     const r = await this.git(['merge-base', '--is-ancestor', ancestor, descendant], { okCodes: [1] });
     return r.exitCode === 0;
   }
 
-  async mergeBase(a: string, b: string): Promise<string | null> {
+  async mergeBase(a: Sha, b: Sha): Promise<Sha | null> {
     const r = await this.git(['merge-base', a, b], { okCodes: [1] });
-    return r.stdout.toString('utf8').trim() || null;
+    return shaLines(r.stdout)[0] ?? null;
   }
 
   /** Commits in `to` and not in `from`, oldest first (at most LIMITS.compareCommits). */
-  async commitsBetween(from: string, to: string): Promise<{ commits: Commit[]; truncated: boolean }> {
+  async commitsBetween(from: Sha, to: Sha): Promise<{ commits: Commit[]; truncated: boolean }> {
     const exclude = from === ZERO_SHA ? [] : [`^${from}`];
     const r = await this.git(['rev-list', '--reverse', `--max-count=${LIMITS.compareCommits + 1}`, to, ...exclude, '--']);
-    let shas = r.stdout.toString('utf8').split('\n').filter(Boolean);
+    let shas = shaLines(r.stdout);
     const truncated = shas.length > LIMITS.compareCommits;
     if (truncated) shas = shas.slice(0, LIMITS.compareCommits);
     return { commits: await this.commitsBySha(shas), truncated };
   }
 
   /** Authors of the first 2000 non-merge commits, in order of first appearance. */
-  async contributors(sha: string): Promise<{ name: string; email: string; commits: number }[]> {
+  async contributors(sha: Sha): Promise<{ name: string; email: string; commits: number }[]> {
     const r = await this.git(['log', '--no-merges', `--max-count=${LIMITS.contributorsCommits}`, '--format=%aN%x00%aE', sha, '--']);
     const byEmail = new Map<string, { name: string; email: string; commits: number }>();
     for (const line of r.stdout.toString('utf8').split('\n')) {
@@ -260,7 +258,7 @@ export class Repository {
   // ------------------------------------------------------------------ diffs
 
   /** The diff between two trees-ish, one entry per file, with the per-file and total limits applied. */
-  async diff(from: string, to: string): Promise<{ entries: DiffEntry[]; truncated: boolean }> {
+  async diff(from: Sha, to: Sha): Promise<{ entries: DiffEntry[]; truncated: boolean }> {
     // One diff (and one rename detection) for both parts: with `--raw -p -z`, git prints the raw
     // records (NUL-terminated fields), one NUL, then the patch (which -z leaves as it is).
     const out = await this.git(
@@ -324,7 +322,7 @@ export class Repository {
   // ------------------------------------------------------------------ archive
 
   /** Streams `git archive` of `sha` (tar or zip; gzip/bzip2 applied by git's own tar filters). */
-  archive(sha: string, format: 'tar' | 'tar.gz' | 'tar.bz2' | 'zip', prefix: string): ChildProcessWithoutNullStreams {
+  archive(sha: Sha, format: ArchiveFormat, prefix: string): ChildProcessWithoutNullStreams {
     const cfg = ['-c', 'tar.tar.gz.command=gzip -cn', '-c', 'tar.tar.bz2.command=bzip2 -c'];
     return this.runner.spawn([...cfg, 'archive', `--format=${format}`, `--prefix=${prefix}`, sha], {
       gitDir: this.gitDir,
@@ -335,7 +333,7 @@ export class Repository {
   // ------------------------------------------------------------------ writes
 
   /** Moves `ref` from `oldSha` (ZERO_SHA: must not exist) to `newSha` (ZERO_SHA: delete), atomically. */
-  async updateRef(ref: string, newSha: string, oldSha: string): Promise<void> {
+  async updateRef(ref: QualifiedRef, newSha: Sha, oldSha: Sha): Promise<void> {
     const args = newSha === ZERO_SHA ? ['update-ref', '-d', ref, oldSha] : ['update-ref', ref, newSha, oldSha];
     try {
       await this.git(args, { timeoutMs: LIMITS.writeTimeoutMs });
@@ -345,13 +343,13 @@ export class Repository {
     }
   }
 
-  async createAnnotatedTag(name: string, target: string, message: string, tagger: Identity): Promise<void> {
+  async createAnnotatedTag(name: RefName, target: Sha, message: string, tagger: Identity): Promise<void> {
     const obj = await this.pool.read(this.gitDir, target);
     if (!obj) throw new RefUpdateRejected('target not found');
     const now = Math.floor(Date.now() / 1000);
     const text = `object ${obj.sha}\ntype ${obj.type}\ntag ${name}\ntagger ${clean(tagger.name)} <${clean(tagger.email)}> ${now} +0000\n\n${message.endsWith('\n') ? message : message + '\n'}`;
     const r = await this.git(['mktag'], { input: text, timeoutMs: LIMITS.writeTimeoutMs });
-    await this.updateRef(`refs/tags/${name}`, r.stdout.toString('utf8').trim(), ZERO_SHA);
+    await this.updateRef(tagRef(name), r.stdout.toString('utf8').trim() as Sha, ZERO_SHA);
   }
 
   /**
@@ -360,12 +358,12 @@ export class Repository {
    * (compare-and-swap: a push in between makes it fail with RefUpdateRejected).
    */
   async commitFiles(o: {
-    branch: string;
-    parent: string | null;
+    branch: RefName;
+    parent: Sha | null;
     message: string;
     author: Identity;
     changes: FileChange[];
-  }): Promise<string> {
+  }): Promise<Sha> {
     const dir = await mkdtemp(join(tmpdir(), 'glv3-index-'));
     const env = {
       GIT_INDEX_FILE: join(dir, 'index'),
@@ -395,13 +393,21 @@ export class Repository {
         if (parentTree === tree) throw new FileConflict('unchanged');
       }
       const commitArgs = ['commit-tree', tree, ...(o.parent ? ['-p', o.parent] : []), '-F', '-'];
-      const commit = (await this.git(commitArgs, { ...opts, input: o.message })).stdout.toString('utf8').trim();
-      await this.updateRef(`refs/heads/${o.branch}`, commit, o.parent ?? ZERO_SHA);
+      const commit = (await this.git(commitArgs, { ...opts, input: o.message })).stdout.toString('utf8').trim() as Sha;
+      await this.updateRef(branchRef(o.branch), commit, o.parent ?? ZERO_SHA);
       return commit;
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
+}
+
+/** The full SHAs git printed one per line. */
+function shaLines(out: Buffer): Sha[] {
+  return out
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => isSha(l));
 }
 
 /** Identity text for commit headers: no newlines or angle brackets. */

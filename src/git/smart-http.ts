@@ -11,13 +11,14 @@ export interface RefUpdate {
   ref: string;
 }
 
+export type SmartHttpAction = 'info/refs' | 'git-upload-pack' | 'git-receive-pack';
+
 export interface SmartHttpRequest {
   req: Request;
   res: Response;
   repositoriesRoot: string;
   gitDir: string;
-  /** `info/refs`, `git-upload-pack` or `git-receive-pack`. */
-  action: string;
+  action: SmartHttpAction;
   remoteUser: string;
   hooksPath: string;
   pushRules?: PushRules;

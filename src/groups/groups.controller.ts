@@ -1,56 +1,52 @@
-import { Controller, Delete, Get, Inject, Param, Post } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { Admin, CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input, Params } from '../common/params/params';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { Input } from '../common/params/params';
 import { ProjectViews } from '../projects/project-views.service';
-import { ProjectsService } from '../projects/projects.service';
 import { User } from '../users/user.entity';
-import { presentGroup } from './groups.presenter';
+import { CreateGroupDto, ListGroupProjectsDto, ListGroupsDto } from './dto/group.dto';
+import { GroupViews } from './group-views.service';
 import { GroupsService } from './groups.service';
 
+/** Group members are served by the members controller. */
 @Controller(`${API}/groups`)
 export class GroupsController {
   constructor(
     private readonly groups: GroupsService,
-    private readonly projects: ProjectsService,
-    private readonly views: ProjectViews,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly views: GroupViews,
+    private readonly projectViews: ProjectViews,
   ) {}
 
   @Get()
-  async list(@CurrentUser() user: User, @Input() p: Params) {
-    return (await this.groups.list(user, p)).map((g) => presentGroup(g, this.config.externalUrl));
+  async list(@CurrentUser() user: User, @Input() q: ListGroupsDto) {
+    return this.views.page(await this.groups.list(user, q));
   }
 
   @Post()
-  async create(@CurrentUser() user: User, @Input() p: Params) {
-    return presentGroup(await this.groups.create(user, p), this.config.externalUrl);
+  async create(@CurrentUser() user: User, @Input() dto: CreateGroupDto) {
+    return this.views.one(await this.groups.create(user, dto));
   }
 
   /** GroupDetail: the group with the projects the caller may read in it (first 100). */
   @Get(':id')
   async show(@CurrentUser() user: User, @Param('id') id: string) {
-    const group = await this.groups.authorize(user, id);
-    const projects = await this.groups.projects(user, String(group.id), new Params({ per_page: '100' }));
-    return { ...presentGroup(group, this.config.externalUrl), projects: await this.views.many(user, projects.items) };
+    return this.views.detail(user, await this.groups.detail(user, id));
   }
 
   @Delete(':id')
   async remove(@CurrentUser() user: User, @Param('id') id: string) {
-    return presentGroup(await this.groups.remove(user, id), this.config.externalUrl);
+    return this.views.one(await this.groups.remove(user, id));
   }
 
   @Get(':id/projects')
-  async projectsOf(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return this.views.page(user, await this.groups.projects(user, id, p));
+  async projectsOf(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListGroupProjectsDto) {
+    return this.projectViews.page(user, await this.groups.projectsOf(user, id, q));
   }
 
   /** Transfers a project into the group (administrators). */
   @Admin()
   @Post(':id/projects/:projectId')
   async transfer(@CurrentUser() user: User, @Param('id') id: string, @Param('projectId') projectId: string) {
-    const group = await this.groups.findByRef(id);
-    return this.views.one(user, await this.projects.transfer(projectId, group), { runnersToken: true });
+    return this.projectViews.one(user, await this.groups.transfer(id, projectId), { runnersToken: true });
   }
 }

@@ -1,25 +1,40 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ApplicationSettingsService, visibilityLevel } from '../application-settings/application-settings.service';
+import { invalidFields } from '../common/dto/fields';
 import { Forbidden, isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
-import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { containsPattern, Params, parseId } from '../common/params/params';
+import { Paginated, pageRequest, PageRequest } from '../common/pagination/pagination';
+import { parseId } from '../common/params/params';
 import { AccessLevel, GroupAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
+import { Transactions } from '../database/transactions';
 import { GitService } from '../git/git.service';
-import { GroupMember } from '../members/member.entities';
 import { Namespace } from '../namespaces/namespace.entity';
 import { Project } from '../projects/project.entity';
+import { ProjectsRepository } from '../projects/projects.repository';
+import { ProjectsService } from '../projects/projects.service';
 import { User } from '../users/user.entity';
-import { pathErrors } from '../users/user-attributes';
+import { pathErrors } from '../common/dto/namespace-path';
+import { CreateGroupDto, ListGroupProjectsDto, ListGroupsDto } from './dto/group.dto';
+import { GroupKey, GroupsRepository } from './groups.repository';
 
 const TAKEN = () => new ValidationFailed({ path: ['has already been taken'] });
+/** GroupDetail lists the first 100 projects the caller may read. */
+const DETAIL_PROJECTS: PageRequest = { page: 1, perPage: 100, offset: 0 };
+
+/** A group with the projects the caller may read in it (`GET /groups/:id`). */
+export interface GroupDetail {
+  group: Namespace;
+  projects: Project[];
+}
 
 /** Groups: namespaces of kind `group` with members; their creator becomes the first owner. */
 @Injectable()
 export class GroupsService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly groups: GroupsRepository,
+    private readonly projects: ProjectsRepository,
+    private readonly projectsService: ProjectsService,
+    private readonly tx: Transactions,
     private readonly policy: PolicyService,
     private readonly settings: ApplicationSettingsService,
     private readonly git: GitService,
@@ -28,82 +43,62 @@ export class GroupsService {
   /** A group by id or path, whatever the caller may see. */
   async findByRef(ref: string): Promise<Namespace> {
     const id = parseId(ref);
-    const qb = this.ds.getRepository(Namespace).createQueryBuilder('n').where(`n.kind = 'group'`);
-    if (id !== undefined) qb.andWhere('n.id = :id', { id });
-    else qb.andWhere('lower(n.path) = lower(:path)', { path: ref });
-    const group = await qb.getOne();
+    const key: GroupKey = id !== undefined ? { id } : { path: ref };
+    const group = await this.groups.find(key);
     if (!group) throw new NotFound('Group');
     return group;
   }
 
   /** The group when the caller has `ability` on it: 404 when it may not see it, 403 otherwise. */
-  async authorize(user: User, ref: string, ability: GroupAbility = 'read_group'): Promise<Namespace> {
+  async resolve(user: User, ref: string, ability: GroupAbility = 'read_group'): Promise<Namespace> {
     const group = await this.findByRef(ref);
     await this.policy.authorizeGroup(user, group, ability);
     return group;
   }
 
   /** `GET /groups`: all for an administrator, the caller's groups otherwise; `search` on name or path. */
-  async list(user: User, p: Params): Promise<Paginated<Namespace>> {
-    const page = pageRequest(p);
-    const qb = this.ds.getRepository(Namespace).createQueryBuilder('n').where(`n.kind = 'group'`);
-    if (!user.admin) {
-      qb.andWhere('n.id IN (SELECT namespace_id FROM group_members WHERE user_id = :uid)', { uid: user.id });
-    }
-    const search = p.string('search')?.trim();
-    if (search) {
-      const like = containsPattern(search);
-      qb.andWhere('(lower(n.name) LIKE :like OR lower(n.path) LIKE :like)', { like });
-    }
-    qb.orderBy('n.name', 'ASC').addOrderBy('n.id', 'ASC').offset(page.offset).limit(page.perPage);
-    const [rows, total] = await qb.getManyAndCount();
+  async list(user: User, q: ListGroupsDto): Promise<Paginated<Namespace>> {
+    const page = pageRequest(q);
+    const [rows, total] = await this.groups.list({ memberId: user.admin ? undefined : user.id, search: q.search?.trim() }, page);
     return new Paginated(rows, total, page);
   }
 
+  /** `GET /groups/:id`: the group with the first 100 projects the caller may read. */
+  async detail(user: User, ref: string): Promise<GroupDetail> {
+    const group = await this.resolve(user, ref);
+    const [projects] = await this.projects.inNamespace(group.id, this.policy.readableProjectsCondition(user), DETAIL_PROJECTS);
+    return { group, projects };
+  }
+
   /** `POST /groups`: needs `can_create_group` (or admin); name and path required; path unique among namespaces. */
-  async create(user: User, p: Params): Promise<Namespace> {
+  async create(user: User, dto: CreateGroupDto): Promise<Namespace> {
     if (!user.admin && !user.canCreateGroup) throw new Forbidden();
-    const name = p.requireString('name').trim();
-    const path = p.requireString('path').trim();
+    const name = dto.name.trim();
+    const path = dto.path.trim();
     const errors: ValidationMap = {};
     if (name.length > 255) errors.name = ['is too long (maximum is 255 characters)'];
     const pe = pathErrors(path);
     if (pe.length) errors.path = pe;
-    const description = p.string('description') ?? '';
-    let level = (await this.settings.get()).defaultGroupVisibility;
-    const raw = (() => {
-      try {
-        return p.int('visibility_level');
-      } catch {
-        errors.visibility_level = ['is invalid'];
-        return undefined;
-      }
-    })();
-    if (raw !== undefined) {
-      const mapped = visibilityLevel(raw);
+    Object.assign(errors, invalidFields(dto));
+    const settings = await this.settings.get();
+    let level = settings.defaultGroupVisibility;
+    if (dto.visibility_level !== undefined) {
+      const mapped = visibilityLevel(dto.visibility_level);
       if (mapped === undefined) errors.visibility_level = ['is not included in the list'];
       else level = mapped;
     }
     if (Object.keys(errors).length) throw new ValidationFailed(errors);
-    const restricted = (await this.settings.get()).restrictedVisibilityLevels;
-    if (!user.admin && restricted?.includes(level)) {
+    if (!user.admin && settings.restrictedVisibilityLevels?.includes(level)) {
       throw new ValidationFailed({ visibility_level: ['is restricted by your GitLab administrator'] });
     }
     try {
-      return await this.ds.transaction(async (m) => {
-        const clash: { n: number }[] = await m.query(`SELECT count(*)::int AS n FROM namespaces WHERE lower(path) = lower($1)`, [path]);
-        if (clash[0].n > 0) throw TAKEN();
-        const repo = m.getRepository(Namespace);
-        const group = await repo.save(
-          repo.create({ name, path, kind: 'group', ownerId: user.id, description, visibilityLevel: level }),
+      return await this.tx.run(async (tx) => {
+        if (await this.groups.pathTaken(tx, path)) throw TAKEN();
+        return this.groups.insert(
+          tx,
+          { name, path, ownerId: user.id, description: dto.description ?? '', visibilityLevel: level },
+          AccessLevel.OWNER,
         );
-        await m.getRepository(GroupMember).insert({
-          namespaceId: group.id,
-          userId: user.id,
-          accessLevel: AccessLevel.OWNER,
-          notificationLevel: 3,
-        });
-        return group;
       });
     } catch (e) {
       if (isUniqueViolation(e, 'namespaces_path_key')) throw TAKEN();
@@ -113,34 +108,29 @@ export class GroupsService {
 
   /** `DELETE /groups/:id` (owners and admins): the group, its memberships and projects, then the repositories. */
   async remove(user: User, ref: string): Promise<Namespace> {
-    const group = await this.authorize(user, ref, 'admin_group');
-    const projectIds = await this.ds.transaction(async (m) => {
-      // waits for project creations and transfers into the group to commit, so that they are seen below
-      await m.query(`SELECT id FROM namespaces WHERE id = $1 FOR UPDATE`, [group.id]);
-      const rows: { id: number }[] = await m.query(`SELECT id FROM projects WHERE namespace_id = $1`, [group.id]);
-      await m.getRepository(Project).delete({ namespaceId: group.id });
-      await m.getRepository(Namespace).delete({ id: group.id });
-      return rows.map((r) => r.id);
+    const group = await this.resolve(user, ref, 'admin_group');
+    const projectIds = await this.tx.run(async (tx) => {
+      // waits for project creations and transfers into the group to commit, so that they are deleted too
+      await this.groups.lock(tx, group.id);
+      const ids = await this.projects.deleteInNamespace(tx, group.id);
+      await this.groups.delete(tx, group.id);
+      return ids;
     });
     await Promise.all(projectIds.map((id) => this.git.remove(id)));
     return group;
   }
 
-  /** Projects of the group that the caller may read. */
-  async projects(user: User, ref: string, p: Params): Promise<Paginated<Project>> {
-    const group = await this.authorize(user, ref);
-    const page = pageRequest(p);
-    const readable = this.policy.readableProjectsCondition(user);
-    const [items, total] = await this.ds
-      .getRepository(Project)
-      .createQueryBuilder('p')
-      .innerJoinAndSelect('p.namespace', 'n')
-      .where('p.namespace_id = :gid', { gid: group.id })
-      .andWhere(readable.sql, readable.params)
-      .orderBy('p.id', 'DESC')
-      .offset(page.offset)
-      .limit(page.perPage)
-      .getManyAndCount();
+  /** `GET /groups/:id/projects`: the projects of the group that the caller may read, newest first. */
+  async projectsOf(user: User, ref: string, q: ListGroupProjectsDto): Promise<Paginated<Project>> {
+    const group = await this.resolve(user, ref);
+    const page = pageRequest(q);
+    const [items, total] = await this.projects.inNamespace(group.id, this.policy.readableProjectsCondition(user), page);
     return new Paginated(items, total, page);
+  }
+
+  /** `POST /groups/:id/projects/:project_id` (administrators): moves the project into the group. */
+  async transfer(ref: string, projectRef: string): Promise<Project> {
+    const group = await this.findByRef(ref);
+    return this.projectsService.transfer(projectRef, group);
   }
 }

@@ -1,39 +1,33 @@
-import { Controller, Get, HttpCode, Res } from '@nestjs/common';
-import type { Response } from 'express';
-import { DataSource } from 'typeorm';
+import { Controller, Get, HttpCode } from '@nestjs/common';
 import { Public } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
+import { presentLiveness, presentReadiness, presentVersion } from './health.presenter';
+import { HealthService } from './health.service';
 
-export const VERSION = { version: '8.8.0', revision: process.env.GIT_REVISION || 'unknown' };
+export { VERSION } from './health.service';
 
 @Controller()
 export class HealthController {
-  constructor(private readonly ds: DataSource) {}
+  constructor(private readonly health: HealthService) {}
 
   /** Liveness: the process answers. */
   @Public()
   @Get('-/health')
   @HttpCode(200)
-  health() {
-    return { status: 'ok' };
+  liveness() {
+    return presentLiveness();
   }
 
-  /** Readiness: the database answers too. */
+  /** Readiness: the database answers too (503 with the failed check otherwise). */
   @Public()
   @Get('-/readiness')
-  async readiness(@Res({ passthrough: true }) res: Response) {
-    try {
-      await this.ds.query('SELECT 1');
-      return { status: 'ok', checks: { database: 'ok' } };
-    } catch {
-      res.status(503);
-      return { status: 'failed', checks: { database: 'failed' } };
-    }
+  async readiness() {
+    return presentReadiness(await this.health.readiness());
   }
 
   /** The GitLab version whose API this server speaks. */
   @Get(`${API}/version`)
   version() {
-    return VERSION;
+    return presentVersion(this.health.version());
   }
 }

@@ -16,11 +16,6 @@ export function involvedIn(user: PolicyUser | undefined, issue: IssueSubject): b
   return !!user && (issue.authorId === user.id || issue.assigneeId === user.id);
 }
 
-/** Whether deciding readability needs the caller's membership (a confidential issue of someone else). */
-export function needsMembership(user: PolicyUser | undefined, issue: IssueSubject): boolean {
-  return issue.confidential && !!user && !user.admin && !involvedIn(user, issue);
-}
-
 export function canReadIssue(
   user: PolicyUser | undefined,
   abilities: Set<ProjectAbility>,
@@ -29,8 +24,7 @@ export function canReadIssue(
 ): boolean {
   if (!abilities.has('read_issue')) return false;
   if (!issue.confidential) return true;
-  if (!user) return false;
-  return user.admin || involvedIn(user, issue) || (access?.level ?? 0) >= AccessLevel.GUEST;
+  return seesConfidentialIssues(user, access) || involvedIn(user, issue);
 }
 
 /** `update_issue` on this issue: reporters and up, or its author or assignee. */
@@ -43,9 +37,31 @@ export function canSetTimestamps(abilities: Set<ProjectAbility>): boolean {
   return abilities.has('remove_project');
 }
 
+/** Whether the caller sees every issue of the project, confidential ones included (members and admins). */
+export function seesConfidentialIssues(user: PolicyUser | undefined, access: ProjectAccess | undefined): boolean {
+  return !!user && (user.admin || (access?.level ?? 0) >= AccessLevel.GUEST);
+}
+
+/**
+ * SQL condition (alias `i`; named parameters) for the issues of ONE project that `user` may see,
+ * decided from the access the project resolver already loaded (no membership subquery): members
+ * and admins see all, others all but other people's confidential issues. Agrees with canReadIssue.
+ */
+export function issueVisibilityInProject(
+  user: PolicyUser | undefined,
+  access: ProjectAccess | undefined,
+): { sql: string; params: Record<string, unknown> } {
+  if (seesConfidentialIssues(user, access)) return { sql: 'TRUE', params: {} };
+  if (!user) return { sql: 'NOT i.confidential', params: {} };
+  return {
+    sql: '(NOT i.confidential OR i.author_id = :issueViewerId OR i.assignee_id = :issueViewerId)',
+    params: { issueViewerId: user.id },
+  };
+}
+
 /**
  * SQL condition (aliases `i` for issues and `p` for their project; named parameters) for the issues
- * of readable projects that `user` may see: everything but other people's confidential issues in
+ * of readable projects that `user` may see (lists across projects, such as event feeds): everything but other people's confidential issues in
  * projects the user is not a member of.
  */
 export function issueVisibilityCondition(

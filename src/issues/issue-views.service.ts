@@ -3,10 +3,13 @@ import { Paginated } from '../common/pagination/pagination';
 import { LabelsService } from '../labels/labels.service';
 import { MilestonesService } from '../milestones/milestones.service';
 import { ProjectViews } from '../projects/project-views.service';
+import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
 import { Issue } from './issue.entity';
+import { loadParticipation } from './issue-participation';
+import { IssuesRepository } from './issues.repository';
 import { presentIssue } from './issues.presenter';
-import { IssuesService } from './issues.service';
 
 /**
  * Presents issues: labels, milestones, authors and assignees, note counts and the viewer's
@@ -16,9 +19,11 @@ import { IssuesService } from './issues.service';
 export class IssueViews {
   constructor(
     private readonly views: ProjectViews,
-    private readonly issues: IssuesService,
+    private readonly issues: IssuesRepository,
+    private readonly users: UsersRepository,
     private readonly labels: LabelsService,
     private readonly milestones: MilestonesService,
+    private readonly subscriptions: SubscriptionsService,
   ) {}
 
   async many(viewer: User | undefined, issues: Issue[]) {
@@ -28,8 +33,8 @@ export class IssueViews {
     const [labels, milestones, users, participation] = await Promise.all([
       this.labels.labelsOf('Issue', ids),
       this.milestones.byIds(issues.map((i) => i.milestoneId).filter((id): id is number => id !== null)),
-      this.issues.users(issues.flatMap((i) => [i.authorId, i.assigneeId])),
-      this.issues.participation(viewer, issues),
+      this.users.byIds(issues.flatMap((i) => [i.authorId, i.assigneeId])),
+      loadParticipation(this.issues, this.subscriptions, viewer, issues),
     ]);
     return issues.map((i) =>
       presentIssue(

@@ -1,8 +1,9 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input, Params } from '../common/params/params';
+import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
+import { CreateIssueDto, ListIssuesDto, ListProjectIssuesDto, MoveIssueDto, UpdateIssueDto } from './dto/issue.dto';
 import { IssueViews } from './issue-views.service';
 import { presentIssueRecord } from './issues.presenter';
 import { IssuesService } from './issues.service';
@@ -16,18 +17,18 @@ export class IssuesController {
 
   /** Issues the caller authored. */
   @Get('issues')
-  async mine(@CurrentUser() user: User, @Input() p: Params) {
-    return this.views.page(user, await this.issues.listAuthored(user, p));
+  async mine(@CurrentUser() user: User, @Input() q: ListIssuesDto) {
+    return this.views.page(user, await this.issues.listAuthored(user, q));
   }
 
   @Get('projects/:id/issues')
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return this.views.page(user, await this.issues.listForProject(user, id, p));
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListProjectIssuesDto) {
+    return this.views.page(user, await this.issues.listForProject(user, id, q));
   }
 
   @Get('projects/:id/milestones/:milestoneId/issues')
-  async ofMilestone(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string, @Input() p: Params) {
-    return this.views.page(user, await this.issues.listForMilestone(user, id, milestoneId, p));
+  async ofMilestone(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string, @Input() q: ListIssuesDto) {
+    return this.views.page(user, await this.issues.listForMilestone(user, id, milestoneId, q));
   }
 
   @Get('projects/:id/issues/:issueId')
@@ -36,13 +37,13 @@ export class IssuesController {
   }
 
   @Post('projects/:id/issues')
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return this.views.one(user, await this.issues.create(user, id, p));
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateIssueDto) {
+    return this.views.one(user, await this.issues.create(user, id, dto));
   }
 
   @Put('projects/:id/issues/:issueId')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string, @Input() p: Params) {
-    return this.views.one(user, await this.issues.update(user, id, issueId, p));
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string, @Input() dto: UpdateIssueDto) {
+    return this.views.one(user, await this.issues.update(user, id, issueId, dto));
   }
 
   @Delete('projects/:id/issues/:issueId')
@@ -51,8 +52,8 @@ export class IssuesController {
   }
 
   @Post('projects/:id/issues/:issueId/move')
-  async move(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string, @Input() p: Params) {
-    return this.views.one(user, await this.issues.move(user, id, issueId, p));
+  async move(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string, @Input() dto: MoveIssueDto) {
+    return this.views.one(user, await this.issues.move(user, id, issueId, dto));
   }
 
   @Post('projects/:id/issues/:issueId/subscription')

@@ -5,14 +5,16 @@ import { LabelsModule } from '../labels/labels.module';
 import { MilestonesModule } from '../milestones/milestones.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
+import { UsersModule } from '../users/users.module';
 import { IssueViews } from './issue-views.service';
 import { IssuesController } from './issues.controller';
+import { IssuesRepository } from './issues.repository';
 import { IssuesService } from './issues.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, LabelsModule, MilestonesModule, SubscriptionsModule],
+  imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, UsersModule, LabelsModule, MilestonesModule, SubscriptionsModule],
   controllers: [IssuesController],
-  providers: [IssuesService, IssueViews],
-  exports: [IssuesService],
+  providers: [IssuesService, IssuesRepository, IssueViews],
+  exports: [IssuesService, IssueViews],
 })
 export class IssuesModule {}

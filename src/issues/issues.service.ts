@@ -1,60 +1,35 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
-import {
-  BadRequest,
-  Forbidden,
-  InvalidAttribute,
-  NotFound,
-  NotModified,
-  ValidationFailed,
-} from '../common/errors/domain-errors';
+import { checkTitle } from '../common/dto/titles';
+import { BadRequest, Forbidden, NotFound, NotModified, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { Params, parseId } from '../common/params/params';
-import { ProjectAbility } from '../common/policy/policy';
+import { parseId } from '../common/params/params';
+import { ProjectAbility, ProjectAccess } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
+import { Transactions } from '../database/transactions';
 import { EventsService, NewEvent } from '../events/events.service';
-import { Label } from '../labels/label.entity';
 import { LabelsService } from '../labels/labels.service';
 import { Milestone } from '../milestones/milestone.entity';
 import { MilestonesService } from '../milestones/milestones.service';
 import { addSystemNotes, labelChangeNote, milestoneReference } from '../notes/system-notes';
 import { Project } from '../projects/project.entity';
+import { ProjectResolver } from '../projects/project-resolver.service';
 import { projectFullPath } from '../projects/projects.presenter';
-import { ProjectsService } from '../projects/projects.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
-import { readClearableId, readId, readIntFilter, readTimestamp, readTitle, rejectNul } from './inputs';
+import { UsersRepository } from '../users/users.repository';
+import { CreateIssueDto, ListIssuesDto, ListProjectIssuesDto, MoveIssueDto, UpdateIssueDto } from './dto/issue.dto';
 import { nextInternalId } from './internal-ids';
 import { Issue } from './issue.entity';
-import {
-  canReadIssue,
-  canSetTimestamps,
-  canUpdateIssue,
-  issueVisibilityCondition,
-  needsMembership,
-} from './issue-policy';
-
-const ORDER_COLUMNS: Record<string, string> = { created_at: 'i.created_at', updated_at: 'i.updated_at' };
+import { loadParticipation } from './issue-participation';
+import { canReadIssue, canSetTimestamps, canUpdateIssue, issueVisibilityInProject } from './issue-policy';
+import { issueOrder, issueStates } from './issue-rules';
+import { IssueFilter, IssuesRepository } from './issues.repository';
 
 export interface IssueInProject {
   project: Project;
+  access: ProjectAccess;
   abilities: Set<ProjectAbility>;
   issue: Issue;
-}
-
-/** Per issue: notes written by people (not the system) and whether the viewer is subscribed. */
-export interface IssueParticipation {
-  userNotesCount: number;
-  subscribed: boolean;
-}
-
-function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
-}
-
-/** `@username` as a whole mention (GitLab's user reference), for PostgreSQL and JavaScript alike. */
-function mentionPattern(username: string): string {
-  return `(^|[^A-Za-z0-9_])@${escapeRegex(username)}($|[^A-Za-z0-9_.-]|[.]($|[^A-Za-z0-9_-]))`;
 }
 
 /**
@@ -64,9 +39,11 @@ function mentionPattern(username: string): string {
 @Injectable()
 export class IssuesService {
   constructor(
-    private readonly ds: DataSource,
-    private readonly projects: ProjectsService,
+    private readonly issues: IssuesRepository,
+    private readonly tx: Transactions,
+    private readonly projects: ProjectResolver,
     private readonly policy: PolicyService,
+    private readonly users: UsersRepository,
     private readonly labels: LabelsService,
     private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,
@@ -76,80 +53,38 @@ export class IssuesService {
   // ---------------------------------------------------------------- lists
 
   /** `GET /issues`: issues the caller authored, in projects it can still read. */
-  async listAuthored(user: User, p: Params): Promise<Paginated<Issue>> {
-    rejectNul(p);
-    const readable = this.policy.readableProjectsCondition(user);
-    const qb = this.base()
-      .andWhere('i.author_id = :authorId', { authorId: user.id })
-      .andWhere('p.issues_enabled')
-      .andWhere(readable.sql, readable.params);
-    return this.page(qb, p, { projectFilters: false });
+  async listAuthored(user: User, q: ListIssuesDto): Promise<Paginated<Issue>> {
+    return this.page(q, {
+      authorId: user.id,
+      projectConditions: [{ sql: 'p.issues_enabled', params: {} }, this.policy.readableProjectsCondition(user)],
+    });
   }
 
   /** `GET /projects/:id/issues` with `state`, `labels`, `milestone`, `iid`, `order_by`, `sort`. */
-  async listForProject(user: User, ref: string, p: Params): Promise<Paginated<Issue>> {
-    rejectNul(p);
-    const { project } = await this.projects.authorize(user, ref, 'read_issue');
-    const vis = issueVisibilityCondition(user, this.policy);
-    const qb = this.base().andWhere('i.project_id = :projectId', { projectId: project.id }).andWhere(vis.sql, vis.params);
-    return this.page(qb, p, { projectFilters: true });
+  async listForProject(user: User, ref: string, q: ListProjectIssuesDto): Promise<Paginated<Issue>> {
+    const { project, access } = await this.projects.resolve(user, ref, 'read_issue');
+    return this.page(q, {
+      projectId: project.id,
+      conditions: [issueVisibilityInProject(user, access)],
+      milestoneTitle: q.milestone,
+      iids: q.iid,
+    });
   }
 
   /** `GET /projects/:id/milestones/:milestone_id/issues`. */
-  async listForMilestone(user: User, ref: string, rawMilestoneId: string, p: Params): Promise<Paginated<Issue>> {
-    rejectNul(p);
-    const { project, abilities } = await this.projects.authorize(user, ref, 'read_milestone');
+  async listForMilestone(user: User, ref: string, rawMilestoneId: string, q: ListIssuesDto): Promise<Paginated<Issue>> {
+    const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_milestone');
     const milestone = await this.milestones.findInProject(project.id, rawMilestoneId);
-    if (!abilities.has('read_issue')) return new Paginated([], 0, pageRequest(p));
-    const vis = issueVisibilityCondition(user, this.policy);
-    const qb = this.base()
-      .andWhere('i.project_id = :projectId', { projectId: project.id })
-      .andWhere('i.milestone_id = :milestoneId', { milestoneId: milestone.id })
-      .andWhere(vis.sql, vis.params);
-    return this.page(qb, p, { projectFilters: false });
+    if (!abilities.has('read_issue')) return new Paginated([], 0, pageRequest(q));
+    return this.page(q, { projectId: project.id, milestoneId: milestone.id, conditions: [issueVisibilityInProject(user, access)] });
   }
 
-  private base(): SelectQueryBuilder<Issue> {
-    return this.ds
-      .getRepository(Issue)
-      .createQueryBuilder('i')
-      .innerJoin(Project, 'p', 'p.id = i.project_id')
-      .where('i.deleted_at IS NULL');
-  }
-
-  /** Filters, order and one page: a count and a page query, whatever the page size. */
-  private async page(qb: SelectQueryBuilder<Issue>, p: Params, opts: { projectFilters: boolean }): Promise<Paginated<Issue>> {
-    const page = pageRequest(p);
-    const state = p.string('state');
-    if (state === 'opened') qb.andWhere(`i.state IN ('opened', 'reopened')`);
-    else if (state === 'closed') qb.andWhere(`i.state = 'closed'`);
-    const labels = p.stringArray('labels');
-    if (labels?.length) {
-      // GitLab 8.8: an issue matches when it has at least one of the labels
-      qb.andWhere(
-        `i.id IN (SELECT ll.target_id FROM label_links ll JOIN labels l ON l.id = ll.label_id
-                   WHERE ll.target_type = 'Issue' AND l.project_id = i.project_id AND lower(l.title) IN (:...labelTitles))`,
-        { labelTitles: [...new Set(labels.map((l) => l.toLowerCase()))] },
-      );
-    }
-    if (opts.projectFilters) {
-      const milestone = p.string('milestone');
-      if (milestone !== undefined) {
-        qb.andWhere('i.milestone_id IN (SELECT m.id FROM milestones m WHERE m.project_id = i.project_id AND m.title = :milestoneTitle)', {
-          milestoneTitle: milestone,
-        });
-      }
-      const iids = readIntFilter(p, 'iid');
-      if (iids !== undefined) qb.andWhere('i.iid = ANY(:iids)', { iids });
-    }
-    const orderBy = p.string('order_by') ?? 'created_at';
-    const column = ORDER_COLUMNS[orderBy];
-    if (!column) throw new InvalidAttribute('order_by');
-    const sort = (p.string('sort') ?? 'desc').toLowerCase();
-    if (sort !== 'asc' && sort !== 'desc') throw new InvalidAttribute('sort');
-    const dir = sort === 'asc' ? 'ASC' : 'DESC';
-    qb.orderBy(column, dir).addOrderBy('i.id', dir).offset(page.offset).limit(page.perPage);
-    const [items, total] = await qb.getManyAndCount();
+  /** `state`, `labels`, order and one page: a count and a page query, whatever the page size. */
+  private async page(q: ListIssuesDto, filter: IssueFilter): Promise<Paginated<Issue>> {
+    const order = issueOrder(q);
+    const page = pageRequest(q);
+    const labels = q.labels?.length ? [...new Set(q.labels.map((l) => l.toLowerCase()))] : undefined;
+    const [items, total] = await this.issues.list({ ...filter, states: issueStates(q.state), labels }, order, page);
     return new Paginated(items, total, page);
   }
 
@@ -158,68 +93,55 @@ export class IssuesService {
   /**
    * The issue with global id `rawId` in the project, if the caller may read both: `404 Project Not
    * Found`, 403 when the project's issues are off, `404 Issue Not Found` for an absent issue, one of
-   * another project, or a confidential one the caller may not see.
+   * another project, or a confidential one the caller may not see (decided from the access the
+   * resolver returned: no second membership query).
    */
   async findReadable(user: User, ref: string, rawId: string): Promise<IssueInProject> {
-    const { project, abilities } = await this.projects.authorize(user, ref, 'read_project');
-    if (!abilities.has('read_issue')) throw new Forbidden();
+    const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_issue');
     const id = parseId(rawId);
-    const issue =
-      id === undefined
-        ? null
-        : await this.ds.getRepository(Issue).createQueryBuilder('i')
-            .where('i.id = :id AND i.project_id = :projectId AND i.deleted_at IS NULL', { id, projectId: project.id })
-            .getOne();
-    if (!issue) throw new NotFound('Issue');
-    const access = needsMembership(user, issue) ? (await this.policy.projectAccess(user, [project])).get(project.id) : undefined;
-    if (!canReadIssue(user, abilities, access, issue)) throw new NotFound('Issue');
-    return { project, abilities, issue };
+    const issue = id === undefined ? null : await this.issues.findInProject(project.id, id);
+    if (!issue || !canReadIssue(user, abilities, access, issue)) throw new NotFound('Issue');
+    return { project, access, abilities, issue };
   }
 
-  async create(user: User, ref: string, p: Params): Promise<Issue> {
-    rejectNul(p);
-    const { project, abilities } = await this.projects.authorize(user, ref, 'create_issue');
-    const title = readTitle(p, { required: true }) as string;
-    const description = p.string('description');
-    const confidential = p.bool('confidential') ?? false;
-    const createdAt = canSetTimestamps(abilities) ? readTimestamp(p, 'created_at') : undefined;
-    const labelTitles = p.stringArray('labels') ?? [];
+  async create(user: User, ref: string, dto: CreateIssueDto): Promise<Issue> {
+    const { project, abilities } = await this.projects.resolve(user, ref, 'create_issue');
+    const title = checkTitle(dto.title);
+    const createdAt = canSetTimestamps(abilities) ? dto.created_at : undefined;
+    const labelTitles = dto.labels ?? [];
     this.labels.assertValidTitles(labelTitles);
     // like GitLab's IssuableBaseService#filter_params: only those who may administer issues set
     // the assignee, the milestone and (here) the labels; others' values are dropped
     const canAdmin = abilities.has('admin_issue');
-    const assigneeId = canAdmin ? readClearableId(p, 'assignee_id') ?? null : null;
-    const milestoneId = canAdmin ? readClearableId(p, 'milestone_id') ?? null : null;
+    const assigneeId = canAdmin ? dto.assignee_id ?? null : null;
+    const milestoneId = canAdmin ? dto.milestone_id ?? null : null;
     if (assigneeId !== null) await this.assertAssignable(project, assigneeId);
     if (milestoneId !== null) await this.milestoneFor(project, milestoneId);
 
-    const issue = await this.ds.transaction(async (m) => {
-      const iid = await nextInternalId(m, project.id, 'issues');
-      const repo = m.getRepository(Issue);
-      const created = await repo.save(
-        repo.create({
-          iid,
-          projectId: project.id,
-          title,
-          description: description ?? null,
-          state: 'opened',
-          confidential,
-          authorId: user.id,
-          assigneeId,
-          milestoneId,
-          movedToId: null,
-          position: 0,
-          deletedAt: null,
-          ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
-        }),
-      );
+    const issue = await this.tx.run(async (tx) => {
+      const iid = await nextInternalId(tx, project.id, 'issues');
+      const created = await this.issues.insert(tx, {
+        iid,
+        projectId: project.id,
+        title,
+        description: dto.description ?? null,
+        state: 'opened',
+        confidential: dto.confidential ?? false,
+        authorId: user.id,
+        assigneeId,
+        milestoneId,
+        movedToId: null,
+        position: 0,
+        deletedAt: null,
+        ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
+      });
       if (canAdmin && labelTitles.length) {
-        await this.labels.replaceLinks(m, 'Issue', created.id, await this.labels.findOrCreate(m, project.id, labelTitles));
+        await this.labels.replaceLinks(tx, 'Issue', created.id, await this.labels.findOrCreate(tx, project.id, labelTitles));
       }
       return created;
     });
     await this.events.record(this.event(issue, user, 'created'));
-    return this.reload(issue.id);
+    return this.issues.byId(issue.id);
   }
 
   /**
@@ -227,27 +149,24 @@ export class IssuesService {
    * `assignee_id`, `milestone_id` for those with admin_issue (dropped for others, as in GitLab);
    * `updated_at` for owners and admins. Changes leave system notes; state and label changes events.
    */
-  async update(user: User, ref: string, rawId: string, p: Params): Promise<Issue> {
-    rejectNul(p);
+  async update(user: User, ref: string, rawId: string, dto: UpdateIssueDto): Promise<Issue> {
     const { project, abilities, issue } = await this.findReadable(user, ref, rawId);
     if (!canUpdateIssue(user, abilities, issue)) throw new Forbidden();
-    const title = readTitle(p, { required: false });
-    const description = p.string('description');
-    const confidential = p.bool('confidential');
-    const stateEvent = p.string('state_event');
-    if (stateEvent !== undefined && stateEvent !== 'close' && stateEvent !== 'reopen') throw new InvalidAttribute('state_event');
-    const updatedAt = canSetTimestamps(abilities) ? readTimestamp(p, 'updated_at') : undefined;
-    const labelTitles = p.stringArray('labels');
+    const title = checkTitle(dto.title);
+    const { description, confidential, state_event: stateEvent } = dto;
+    const updatedAt = canSetTimestamps(abilities) ? dto.updated_at : undefined;
+    const labelTitles = dto.labels;
     if (labelTitles) this.labels.assertValidTitles(labelTitles);
     const canAdmin = abilities.has('admin_issue');
-    const assigneeId = canAdmin ? readClearableId(p, 'assignee_id') : undefined;
-    const milestoneId = canAdmin ? readClearableId(p, 'milestone_id') : undefined;
+    const assigneeId = canAdmin ? dto.assignee_id : undefined;
+    const milestoneId = canAdmin ? dto.milestone_id : undefined;
     const assignee = assigneeId ? await this.assertAssignable(project, assigneeId) : null;
     const milestone = milestoneId ? await this.milestoneFor(project, milestoneId) : null;
 
     const events: NewEvent[] = [];
-    const updated = await this.ds.transaction(async (m) => {
-      const current = await this.lock(m, issue.id);
+    const updated = await this.tx.run(async (tx) => {
+      const current = await this.issues.lock(tx, issue.id);
+      if (!current) throw new NotFound('Issue');
       const changes: Partial<Issue> = {};
       const notes: string[] = [];
       if (title !== undefined && title !== current.title) {
@@ -276,8 +195,8 @@ export class IssuesService {
       }
       let labelsChanged = false;
       if (canAdmin && labelTitles !== undefined) {
-        const wanted = await this.labels.findOrCreate(m, project.id, labelTitles);
-        const { added, removed } = await this.labels.replaceLinks(m, 'Issue', current.id, wanted);
+        const wanted = await this.labels.findOrCreate(tx, project.id, labelTitles);
+        const { added, removed } = await this.labels.replaceLinks(tx, 'Issue', current.id, wanted);
         const note = labelChangeNote(added, removed);
         if (note) {
           labelsChanged = true;
@@ -286,32 +205,25 @@ export class IssuesService {
       }
       if (Object.keys(changes).length || labelsChanged || updatedAt) {
         changes.updatedAt = updatedAt ?? new Date();
-        await m.getRepository(Issue).update({ id: current.id }, changes);
+        await this.issues.update(tx, current.id, changes);
       }
-      await addSystemNotes(m, { projectId: project.id, type: 'Issue', id: current.id }, user.id, notes);
+      await addSystemNotes(tx, { projectId: project.id, type: 'Issue', id: current.id }, user.id, notes);
       const after = { ...current, ...changes } as Issue;
       if (transition) events.push(this.event(after, user, transition));
       if (labelsChanged) events.push(this.event(after, user, 'updated'));
       return after;
     });
     await this.events.record(...events);
-    return this.reload(updated.id);
+    return this.issues.byId(updated.id);
   }
 
   /** Soft delete (owners and admins): 403 for others, `404 Issue Not Found` when absent. Returns the record. */
   async remove(user: User, ref: string, rawId: string): Promise<Issue> {
     const { abilities, issue } = await this.findReadable(user, ref, rawId);
     if (!abilities.has('destroy_issue')) throw new Forbidden();
-    const done = await this.ds
-      .getRepository(Issue)
-      .createQueryBuilder()
-      .update()
-      .set({ deletedAt: () => 'now()' })
-      .where('id = :id AND deleted_at IS NULL', { id: issue.id })
-      .execute();
-    if (!done.affected) throw new NotFound('Issue');
+    if (!(await this.issues.softDelete(issue.id))) throw new NotFound('Issue');
     await this.events.record(this.event(issue, user, 'destroyed'));
-    return this.ds.getRepository(Issue).findOneByOrFail({ id: issue.id });
+    return this.issues.byId(issue.id);
   }
 
   /**
@@ -320,140 +232,67 @@ export class IssuesService {
    * closed with a `Moved to` system note and linked to the new one. 400 for the same project, for
    * missing admin_issue on either side, or an issue already moved; 404 for an unreadable target.
    */
-  async move(user: User, ref: string, rawId: string, p: Params): Promise<Issue> {
+  async move(user: User, ref: string, rawId: string, dto: MoveIssueDto): Promise<Issue> {
     const { project: source, abilities, issue } = await this.findReadable(user, ref, rawId);
-    const targetId = readId(p, 'to_project_id', { required: true }) as number;
-    const target = await this.projects.findByRef(targetId);
-    const targetAbilities = await this.policy.projectAbilities(user, target);
-    if (!targetAbilities.has('read_project')) throw new NotFound('Project');
+    const { project: target, abilities: targetAbilities } = await this.projects.resolve(user, dto.to_project_id, 'read_project');
     if (target.id === source.id) throw new BadRequest('Cannot move issue to project it originates from!');
     if (!abilities.has('admin_issue') || !targetAbilities.has('admin_issue')) {
       throw new BadRequest('Cannot move issue due to insufficient permissions!');
     }
     const events: NewEvent[] = [];
-    const moved = await this.ds.transaction(async (m) => {
-      const old = await this.lock(m, issue.id);
+    const moved = await this.tx.run(async (tx) => {
+      const old = await this.issues.lock(tx, issue.id);
+      if (!old) throw new NotFound('Issue');
       if (old.movedToId !== null) throw new BadRequest('Cannot move issue which was already moved!');
-      const iid = await nextInternalId(m, target.id, 'issues');
-      const repo = m.getRepository(Issue);
-      const created = await repo.save(
-        repo.create({
-          iid,
-          projectId: target.id,
-          title: old.title,
-          description: old.description,
-          state: old.state === 'closed' ? 'closed' : 'opened',
-          confidential: old.confidential,
-          authorId: old.authorId,
-          assigneeId: old.assigneeId,
-          milestoneId: null,
-          movedToId: null,
-          position: 0,
-          deletedAt: null,
-          createdAt: old.createdAt,
-        }),
-      );
-      const oldLabels = (await this.labels.labelsOf('Issue', [old.id], m)).get(old.id) ?? [];
-      const sameNamed = await this.labels.findExisting(m, target.id, oldLabels.map((l: Label) => l.title));
-      await this.labels.replaceLinks(m, 'Issue', created.id, sameNamed);
-      await m.query(
-        `INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, body, system, attachment, created_at, updated_at)
-         SELECT $1, 'Issue', $2, author_id, body, system, attachment, created_at, updated_at
-           FROM notes WHERE noteable_type = 'Issue' AND noteable_id = $3 ORDER BY id`,
-        [target.id, created.id, old.id],
-      );
-      await addSystemNotes(m, { projectId: target.id, type: 'Issue', id: created.id }, user.id, [
+      const iid = await nextInternalId(tx, target.id, 'issues');
+      const created = await this.issues.insert(tx, {
+        iid,
+        projectId: target.id,
+        title: old.title,
+        description: old.description,
+        state: old.state === 'closed' ? 'closed' : 'opened',
+        confidential: old.confidential,
+        authorId: old.authorId,
+        assigneeId: old.assigneeId,
+        milestoneId: null,
+        movedToId: null,
+        position: 0,
+        deletedAt: null,
+        createdAt: old.createdAt,
+      });
+      const oldLabels = (await this.labels.labelsOf('Issue', [old.id], tx)).get(old.id) ?? [];
+      const sameNamed = await this.labels.findExisting(tx, target.id, oldLabels.map((l) => l.title));
+      await this.labels.replaceLinks(tx, 'Issue', created.id, sameNamed);
+      await this.issues.copyNotes(tx, old.id, created.id, target.id);
+      await addSystemNotes(tx, { projectId: target.id, type: 'Issue', id: created.id }, user.id, [
         `Moved from ${projectFullPath(source)}#${old.iid}`,
       ]);
-      await addSystemNotes(m, { projectId: source.id, type: 'Issue', id: old.id }, user.id, [
+      await addSystemNotes(tx, { projectId: source.id, type: 'Issue', id: old.id }, user.id, [
         `Moved to ${projectFullPath(target)}#${created.iid}`,
       ]);
-      await repo.update({ id: old.id }, { state: 'closed', movedToId: created.id, updatedAt: new Date() });
+      await this.issues.update(tx, old.id, { state: 'closed', movedToId: created.id, updatedAt: new Date() });
       events.push(this.event(created, user, 'created'));
       if (old.state !== 'closed') events.push(this.event(old, user, 'closed'));
       return created;
     });
     await this.events.record(...events);
-    return this.reload(moved.id);
+    return this.issues.byId(moved.id);
   }
 
   /** Subscribes (201, 304 when already subscribed) or unsubscribes (200, 304 when not subscribed). */
   async setSubscription(user: User, ref: string, rawId: string, subscribed: boolean): Promise<Issue> {
     const { issue } = await this.findReadable(user, ref, rawId);
-    const current = (await this.participation(user, [issue])).get(issue.id)?.subscribed ?? false;
+    const current = (await loadParticipation(this.issues, this.subscriptions, user, [issue])).get(issue.id)?.subscribed ?? false;
     if (current === subscribed) throw new NotModified();
     await this.subscriptions.set(user.id, 'Issue', issue.id, subscribed);
     return issue;
   }
 
-  // ---------------------------------------------------------------- data for presenters
-
-  /**
-   * For each issue: its non-system note count and whether `viewer` is subscribed — an explicit
-   * choice if there is one, else whether the viewer participates (author, assignee, commenter, or
-   * mentioned in the description or a note). Two queries whatever the number of issues.
-   */
-  async participation(viewer: User | undefined, issues: Issue[]): Promise<Map<number, IssueParticipation>> {
-    const out = new Map<number, IssueParticipation>();
-    if (issues.length === 0) return out;
-    const ids = issues.map((i) => i.id);
-    const pattern = viewer ? mentionPattern(viewer.username) : '$^';
-    const [stats, explicit] = await Promise.all([
-      this.ds.query(
-        `SELECT noteable_id AS id,
-                count(*) FILTER (WHERE NOT system)::int AS user_notes,
-                coalesce(bool_or(NOT system AND author_id = $2), false) AS commented,
-                coalesce(bool_or(NOT system AND body ~* $3), false) AS mentioned
-           FROM notes WHERE noteable_type = 'Issue' AND noteable_id = ANY($1)
-          GROUP BY noteable_id`,
-        [ids, viewer?.id ?? 0, pattern],
-      ) as Promise<{ id: number; user_notes: number; commented: boolean; mentioned: boolean }[]>,
-      this.subscriptions.explicit(viewer?.id, 'Issue', ids),
-    ]);
-    const byIssue = new Map(stats.map((s) => [s.id, s]));
-    const mention = new RegExp(pattern, 'i');
-    for (const i of issues) {
-      const s = byIssue.get(i.id);
-      const participant =
-        !!viewer &&
-        (i.authorId === viewer.id ||
-          i.assigneeId === viewer.id ||
-          !!s?.commented ||
-          !!s?.mentioned ||
-          (!!i.description && mention.test(i.description)));
-      out.set(i.id, { userNotesCount: s?.user_notes ?? 0, subscribed: explicit.get(i.id) ?? participant });
-    }
-    return out;
-  }
-
-  /** Users by id (authors, assignees): one query. */
-  async users(ids: (number | null)[]): Promise<Map<number, User>> {
-    const unique = [...new Set(ids.filter((id): id is number => id !== null))];
-    if (unique.length === 0) return new Map();
-    const users = await this.ds.getRepository(User).findBy({ id: In(unique) });
-    return new Map(users.map((u) => [u.id, u]));
-  }
-
   // ---------------------------------------------------------------- helpers
-
-  private async lock(m: EntityManager, id: number): Promise<Issue> {
-    const issue = await m
-      .getRepository(Issue)
-      .createQueryBuilder('i')
-      .setLock('pessimistic_write')
-      .where('i.id = :id AND i.deleted_at IS NULL', { id })
-      .getOne();
-    if (!issue) throw new NotFound('Issue');
-    return issue;
-  }
-
-  private reload(id: number): Promise<Issue> {
-    return this.ds.getRepository(Issue).findOneByOrFail({ id });
-  }
 
   /** An assignee must exist and be able to see the project's issues. */
   private async assertAssignable(project: Project, userId: number): Promise<User> {
-    const user = await this.ds.getRepository(User).findOne({ where: { id: userId } });
+    const user = await this.users.byId(userId);
     if (!user || !(await this.policy.projectAbilities(user, project)).has('read_issue')) {
       throw new ValidationFailed({ assignee_id: ['is invalid'] });
     }
@@ -474,4 +313,3 @@ export class IssuesService {
     return { projectId: issue.projectId, authorId: user.id, action, targetId: issue.id, targetType: 'Issue', targetTitle: issue.title };
   }
 }
-

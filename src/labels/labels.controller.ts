@@ -1,8 +1,9 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input, Params } from '../common/params/params';
+import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
+import { CreateLabelDto, DeleteLabelDto, UpdateLabelDto } from './dto/label.dto';
 import { presentLabel, presentLabelRecord } from './labels.presenter';
 import { LabelsService } from './labels.service';
 
@@ -17,18 +18,18 @@ export class LabelsController {
   }
 
   @Post()
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return presentLabel(await this.labels.create(user, id, p));
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateLabelDto) {
+    return presentLabel(await this.labels.create(user, id, dto));
   }
 
   @Put()
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return presentLabel(await this.labels.update(user, id, p));
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: UpdateLabelDto) {
+    return presentLabel(await this.labels.update(user, id, dto));
   }
 
   @Delete()
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return presentLabelRecord(await this.labels.remove(user, id, p));
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: DeleteLabelDto) {
+    return presentLabelRecord(await this.labels.remove(user, id, dto));
   }
 
   @Post(':labelId/subscription')

@@ -1,8 +1,9 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { CurrentUser, Public } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input, Params } from '../common/params/params';
+import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
+import { ListLicensesDto, ShowLicenseDto } from './dto/license.dto';
 import { presentLicense } from './licenses.presenter';
 import { LicensesService } from './licenses.service';
 
@@ -13,14 +14,12 @@ export class LicensesController {
   constructor(private readonly licenses: LicensesService) {}
 
   @Get()
-  list(@Input() p: Params) {
-    return this.licenses.list(p.bool('popular') ?? false).map(presentLicense);
+  list(@Input() q: ListLicensesDto) {
+    return this.licenses.list(q).map(presentLicense);
   }
 
   @Get(':key')
-  show(@Param('key') key: string, @Input() p: Params, @CurrentUser() user?: User) {
-    return presentLicense(
-      this.licenses.get(key, { project: p.string('project'), fullname: p.string('fullname') ?? user?.name }),
-    );
+  show(@Param('key') key: string, @Input() q: ShowLicenseDto, @CurrentUser() user?: User) {
+    return presentLicense(this.licenses.show(key, q, user));
   }
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import choosealicense from '@rexxars/choosealicense-list';
 import { NotFound } from '../common/errors/domain-errors';
+import { User } from '../users/user.entity';
+import { ListLicensesDto, ShowLicenseDto } from './dto/license.dto';
 
 /** One license template from the choosealicense.com data published on npm. */
 export interface LicenseTemplate {
@@ -54,12 +56,16 @@ const HOLDER = /\[fullname\]|\[name of author\]|\[name of copyright owner\]|<nam
 
 @Injectable()
 export class LicensesService {
-  list(popularOnly: boolean): LicenseTemplate[] {
-    return popularOnly ? LICENSES.filter((l) => l.featured) : LICENSES;
+  list(q: ListLicensesDto): LicenseTemplate[] {
+    return q.popular ? LICENSES.filter((l) => l.featured) : LICENSES;
   }
 
-  /** The template with `[year]`, `[project]` and `[fullname]` filled in. */
-  get(key: string, fill: { project?: string; fullname?: string }): LicenseTemplate {
+  /** The template with `[year]`, `[project]` and `[fullname]` (else the caller's name, if signed in) filled in. */
+  show(key: string, q: ShowLicenseDto, caller?: User): LicenseTemplate {
+    return this.get(key, { project: q.project, fullname: q.fullname ?? caller?.name });
+  }
+
+  private get(key: string, fill: { project?: string; fullname?: string }): LicenseTemplate {
     const l = LICENSES.find((x) => x.key === key.toLowerCase());
     if (!l) throw new NotFound('License');
     let content = l.content.replace(YEAR, String(new Date().getUTCFullYear()));

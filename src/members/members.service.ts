@@ -1,169 +1,144 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
 import { Conflict, Forbidden, isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { containsPattern, Params, parseId } from '../common/params/params';
+import { parseId } from '../common/params/params';
 import { AccessLevel } from '../common/policy/policy';
+import { Transactions, Tx } from '../database/transactions';
 import { EventsService } from '../events/events.service';
-import { Namespace } from '../namespaces/namespace.entity';
-import { Project } from '../projects/project.entity';
+import { GroupsService } from '../groups/groups.service';
+import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
-import { GroupMember, ProjectMember } from './member.entities';
+import { UsersRepository } from '../users/users.repository';
+import { AddMemberDto, ListMembersDto, UpdateMemberDto } from './dto/member.dto';
+import { MemberSourceKind } from './member-source.decorator';
+import { MemberTarget, MembersRepository } from './members.repository';
 
 /** Project members may be guest to master; group members guest to owner. */
-const PROJECT_LEVELS = [10, 20, 30, 40];
-const GROUP_LEVELS = [10, 20, 30, 40, 50];
+const LEVELS: Record<MemberSourceKind, number[]> = { project: [10, 20, 30, 40], group: [10, 20, 30, 40, 50] };
 
 export interface MemberRow {
   user: User;
   accessLevel: number;
 }
 
-type Target = { kind: 'project'; project: Project } | { kind: 'group'; group: Namespace };
+/** What `DELETE .../members/:user_id` did: the removed member, or nothing for a user who was not one. */
+export interface Removal {
+  removed: MemberRow | undefined;
+  userId: number | null;
+}
 
 /**
- * Memberships of projects and groups. Callers check the abilities (read_project_member /
- * admin_project_member, read_group / admin_group_member) before calling.
+ * Memberships of projects and groups, one set of rules for both: reading needs read_project_member
+ * (projects) or read_group, changing needs admin_project_member or admin_group_member. A group
+ * always keeps an owner.
  */
 @Injectable()
 export class MembersService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly members: MembersRepository,
+    private readonly users: UsersRepository,
+    private readonly tx: Transactions,
+    private readonly projects: ProjectResolver,
+    private readonly groups: GroupsService,
     private readonly events: EventsService,
   ) {}
 
-  private table(t: Target) {
-    return t.kind === 'project'
-      ? { name: 'project_members', key: 'project_id', id: t.project.id, levels: PROJECT_LEVELS }
-      : { name: 'group_members', key: 'namespace_id', id: t.group.id, levels: GROUP_LEVELS };
+  /** The project or group `:id`, checked for reading or for administering its members (404 / 403). */
+  private async target(user: User, kind: MemberSourceKind, ref: string, write: boolean): Promise<MemberTarget> {
+    if (kind === 'project') {
+      const { project } = await this.projects.resolve(user, ref, write ? 'admin_project_member' : 'read_project_member');
+      return { kind, id: project.id };
+    }
+    const group = await this.groups.resolve(user, ref, write ? 'admin_group_member' : 'read_group');
+    return { kind, id: group.id };
   }
 
-  /** Members with their users: one count and one joined page query. `query` filters on username or name. */
-  async list(t: Target, p: Params): Promise<Paginated<MemberRow>> {
-    const page = pageRequest(p);
-    const tb = this.table(t);
-    const search = (p.string('query') ?? p.string('search'))?.trim();
-    const like = search ? containsPattern(search) : null;
-    const where = `m.${tb.key} = $1 AND ($2::text IS NULL OR lower(u.username) LIKE $2 OR lower(u.name) LIKE $2)`;
-    const [count, rows] = await Promise.all([
-      this.ds.query(`SELECT count(*)::int AS n FROM ${tb.name} m JOIN users u ON u.id = m.user_id WHERE ${where}`, [tb.id, like]),
-      this.ds.query(
-        `SELECT m.user_id, m.access_level FROM ${tb.name} m JOIN users u ON u.id = m.user_id
-          WHERE ${where} ORDER BY m.id ASC LIMIT $3 OFFSET $4`,
-        [tb.id, like, page.perPage, page.offset],
-      ) as Promise<{ user_id: number; access_level: number }[]>,
-    ]);
-    const users = await this.users(rows.map((r) => r.user_id));
+  /** Members with their users: one statement for the page and its total, one for the users. */
+  async list(user: User, kind: MemberSourceKind, ref: string, q: ListMembersDto): Promise<Paginated<MemberRow>> {
+    const t = await this.target(user, kind, ref, false);
+    const page = pageRequest(q);
+    const [rows, total] = await this.members.list(t, (q.query ?? q.search)?.trim() || undefined, page);
+    const users = await this.users.byIds(rows.map((r) => r.userId));
     return new Paginated(
-      rows.map((r) => ({ user: users.get(r.user_id) as User, accessLevel: r.access_level })),
-      (count as { n: number }[])[0].n,
+      rows.map((r) => ({ user: users.get(r.userId) as User, accessLevel: r.accessLevel })),
+      total,
       page,
     );
   }
 
-  private async users(ids: number[]): Promise<Map<number, User>> {
-    if (ids.length === 0) return new Map();
-    const users = await this.ds.getRepository(User).createQueryBuilder('u').where('u.id = ANY(:ids)', { ids }).getMany();
-    return new Map(users.map((u) => [u.id, u]));
+  async get(user: User, kind: MemberSourceKind, ref: string, rawUserId: string): Promise<MemberRow> {
+    return this.member(await this.target(user, kind, ref, false), rawUserId);
   }
 
-  async get(t: Target, rawUserId: string): Promise<MemberRow> {
+  private async member(t: MemberTarget, rawUserId: string): Promise<MemberRow> {
     const userId = parseId(rawUserId);
-    const tb = this.table(t);
-    const rows: { access_level: number }[] =
-      userId === undefined
-        ? []
-        : await this.ds.query(`SELECT access_level FROM ${tb.name} WHERE ${tb.key} = $1 AND user_id = $2`, [tb.id, userId]);
-    if (!rows.length) throw new NotFound('Member');
-    const user = (await this.users([userId as number])).get(userId as number) as User;
-    return { user, accessLevel: rows[0].access_level };
+    const level = userId === undefined ? null : await this.members.levelOf(t, userId);
+    const member = level === null ? undefined : (await this.users.byIds([userId])).get(userId as number);
+    if (!member) throw new NotFound('Member');
+    return { user: member, accessLevel: level as number };
   }
 
-  private readLevel(t: Target, p: Params): number {
-    const level = p.int('access_level', { required: true }) as number;
-    if (!this.table(t).levels.includes(level)) throw new ValidationFailed({ access_level: ['is not included in the list'] });
+  private checkLevel(t: MemberTarget, level: number): number {
+    if (!LEVELS[t.kind].includes(level)) throw new ValidationFailed({ access_level: ['is not included in the list'] });
     return level;
   }
 
   /** Adds a member: 404 unknown user, 409 already a member, 400 bad level. */
-  async add(actor: User, t: Target, p: Params): Promise<MemberRow> {
-    const userId = p.int('user_id', { required: true }) as number;
-    const level = this.readLevel(t, p);
-    const user = (await this.users([userId])).get(userId);
+  async add(actor: User, kind: MemberSourceKind, ref: string, dto: AddMemberDto): Promise<MemberRow> {
+    const t = await this.target(actor, kind, ref, true);
+    const level = this.checkLevel(t, dto.access_level);
+    const user = (await this.users.byIds([dto.user_id])).get(dto.user_id);
     if (!user) throw new NotFound('User');
     try {
-      if (t.kind === 'project') {
-        await this.ds.getRepository(ProjectMember).insert({ projectId: t.project.id, userId, accessLevel: level, notificationLevel: 3 });
-      } else {
-        await this.ds.getRepository(GroupMember).insert({ namespaceId: t.group.id, userId, accessLevel: level, notificationLevel: 3 });
-      }
+      await this.members.insert(t, user.id, level);
     } catch (e) {
       if (isUniqueViolation(e)) throw new Conflict('Member already exists');
       throw e;
     }
-    if (t.kind === 'project') await this.events.record({ projectId: t.project.id, authorId: userId, action: 'joined' });
+    if (t.kind === 'project') await this.events.record({ projectId: t.id, authorId: user.id, action: 'joined' });
     return { user, accessLevel: level };
   }
 
-  async update(t: Target, rawUserId: string, p: Params): Promise<MemberRow> {
-    const current = await this.get(t, rawUserId);
-    const level = this.readLevel(t, p);
-    const tb = this.table(t);
-    await this.ds.transaction(async (m) => {
-      await this.lockOwners(m, t);
+  async update(actor: User, kind: MemberSourceKind, ref: string, rawUserId: string, dto: UpdateMemberDto): Promise<MemberRow> {
+    const t = await this.target(actor, kind, ref, true);
+    const current = await this.member(t, rawUserId);
+    const level = this.checkLevel(t, dto.access_level);
+    await this.tx.run(async (tx) => {
+      if (t.kind === 'group') await this.members.lockGroup(tx, t.id);
       // re-read under the lock: a concurrent change may have demoted or removed the member
-      const rows: { access_level: number }[] = await m.query(
-        `SELECT access_level FROM ${tb.name} WHERE ${tb.key} = $1 AND user_id = $2`,
-        [tb.id, current.user.id],
-      );
-      if (!rows.length) throw new NotFound('Member');
-      if (t.kind === 'group' && rows[0].access_level === AccessLevel.OWNER && level !== AccessLevel.OWNER) {
-        await this.assertNotLastOwner(m, t.group.id, current.user.id);
+      const now = await this.members.levelOf(t, current.user.id, tx);
+      if (now === null) throw new NotFound('Member');
+      if (t.kind === 'group' && now === AccessLevel.OWNER && level !== AccessLevel.OWNER) {
+        await this.assertNotLastOwner(tx, t.id, current.user.id);
       }
-      await m.query(`UPDATE ${tb.name} SET access_level = $3, updated_at = now() WHERE ${tb.key} = $1 AND user_id = $2`, [
-        tb.id,
-        current.user.id,
-        level,
-      ]);
+      await this.members.setLevel(tx, t, current.user.id, level);
     });
     return { user: current.user, accessLevel: level };
   }
 
-  /** Removes a member; the removed member, or undefined when the user was not one. A group keeps its last owner. */
-  async remove(t: Target, rawUserId: string): Promise<MemberRow | undefined> {
+  /** Removes a member (the removed member, or none when the user was not one). A group keeps its last owner. */
+  async remove(actor: User, kind: MemberSourceKind, ref: string, rawUserId: string): Promise<Removal> {
+    const t = await this.target(actor, kind, ref, true);
     const userId = parseId(rawUserId);
-    if (userId === undefined) return undefined;
-    const tb = this.table(t);
-    const removed = await this.ds.transaction(async (m) => {
-      await this.lockOwners(m, t);
-      const rows: { access_level: number }[] = await m.query(
-        `SELECT access_level FROM ${tb.name} WHERE ${tb.key} = $1 AND user_id = $2 FOR UPDATE`,
-        [tb.id, userId],
-      );
-      if (!rows.length) return undefined;
-      if (t.kind === 'group' && rows[0].access_level === AccessLevel.OWNER) await this.assertNotLastOwner(m, tb.id, userId);
-      await m.query(`DELETE FROM ${tb.name} WHERE ${tb.key} = $1 AND user_id = $2`, [tb.id, userId]);
-      return rows[0].access_level;
+    const echo = Number(rawUserId) || null;
+    if (userId === undefined) return { removed: undefined, userId: echo };
+    const removed = await this.tx.run(async (tx) => {
+      if (t.kind === 'group') await this.members.lockGroup(tx, t.id);
+      const level = await this.members.levelOf(t, userId, tx, true);
+      if (level === null) return undefined;
+      if (t.kind === 'group' && level === AccessLevel.OWNER) await this.assertNotLastOwner(tx, t.id, userId);
+      await this.members.delete(tx, t, userId);
+      return level;
     });
-    if (removed === undefined) return undefined;
-    if (t.kind === 'project') await this.events.record({ projectId: t.project.id, authorId: userId, action: 'left' });
-    const user = (await this.users([userId])).get(userId);
-    return user ? { user, accessLevel: removed } : undefined;
+    if (removed === undefined) return { removed: undefined, userId: echo };
+    if (t.kind === 'project') await this.events.record({ projectId: t.id, authorId: userId, action: 'left' });
+    const user = (await this.users.byIds([userId])).get(userId);
+    return { removed: user ? { user, accessLevel: removed } : undefined, userId: echo };
   }
 
-  /**
-   * Serializes the changes that can take owners away from a group (two owners removing or demoting
-   * each other at once would otherwise both see the other one and leave the group without owner).
-   */
-  private async lockOwners(m: EntityManager, t: Target): Promise<void> {
-    if (t.kind === 'group') await m.query(`SELECT id FROM namespaces WHERE id = $1 FOR NO KEY UPDATE`, [t.group.id]);
-  }
-
-  private async assertNotLastOwner(m: EntityManager, groupId: number, userId: number): Promise<void> {
-    const owners: { n: number }[] = await m.query(
-      `SELECT count(*)::int AS n FROM group_members WHERE namespace_id = $1 AND access_level = 50 AND user_id <> $2`,
-      [groupId, userId],
-    );
-    if (owners[0].n === 0) throw new Forbidden('a group must keep at least one owner');
+  private async assertNotLastOwner(tx: Tx, groupId: number, userId: number): Promise<void> {
+    if ((await this.members.otherOwners(tx, groupId, userId, AccessLevel.OWNER)) === 0) {
+      throw new Forbidden('a group must keep at least one owner');
+    }
   }
 }

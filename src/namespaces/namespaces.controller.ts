@@ -1,8 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input, Params } from '../common/params/params';
+import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
+import { ListNamespacesDto } from './dto/namespace.dto';
 import { presentNamespace } from './namespaces.presenter';
 import { NamespacesService } from './namespaces.service';
 
@@ -11,7 +12,7 @@ export class NamespacesController {
   constructor(private readonly namespaces: NamespacesService) {}
 
   @Get()
-  async list(@CurrentUser() user: User, @Input() p: Params) {
-    return (await this.namespaces.list(user, p)).map(presentNamespace);
+  async list(@CurrentUser() user: User, @Input() q: ListNamespacesDto) {
+    return (await this.namespaces.list(user, q)).map(presentNamespace);
   }
 }

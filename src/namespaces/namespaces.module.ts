@@ -2,7 +2,13 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Namespace } from './namespace.entity';
 import { NamespacesController } from './namespaces.controller';
+import { NamespacesRepository } from './namespaces.repository';
 import { NamespacesService } from './namespaces.service';
 
-@Module({ imports: [TypeOrmModule.forFeature([Namespace])], controllers: [NamespacesController], providers: [NamespacesService], exports: [NamespacesService] })
+@Module({
+  imports: [TypeOrmModule.forFeature([Namespace])],
+  controllers: [NamespacesController],
+  providers: [NamespacesService, NamespacesRepository],
+  exports: [NamespacesService, NamespacesRepository],
+})
 export class NamespacesModule {}

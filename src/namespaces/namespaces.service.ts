@@ -1,32 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { lookupText } from '../common/dto/fields';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { containsPattern, Params } from '../common/params/params';
+import { containsPattern } from '../common/params/params';
 import { User } from '../users/user.entity';
+import { ListNamespacesDto } from './dto/namespace.dto';
 import { Namespace } from './namespace.entity';
+import { NamespacesRepository } from './namespaces.repository';
 
 /** `GET /namespaces`: an administrator sees all; others their own namespace and their groups. */
 @Injectable()
 export class NamespacesService {
-  constructor(private readonly ds: DataSource) {}
+  constructor(private readonly namespaces: NamespacesRepository) {}
 
-  async list(viewer: User, p: Params): Promise<Paginated<Namespace>> {
-    const page = pageRequest(p);
-    const qb = this.ds.getRepository(Namespace).createQueryBuilder('n');
-    if (!viewer.admin) {
-      qb.where(
-        `((n.kind = 'user' AND n.owner_id = :uid) OR
-          (n.kind = 'group' AND n.id IN (SELECT namespace_id FROM group_members WHERE user_id = :uid)))`,
-        { uid: viewer.id },
-      );
-    }
-    const search = p.string('search')?.trim();
-    if (search) {
-      const like = containsPattern(search);
-      qb.andWhere('(lower(n.name) LIKE :like OR lower(n.path) LIKE :like)', { like });
-    }
-    qb.orderBy('n.id', 'DESC').offset(page.offset).limit(page.perPage);
-    const [rows, total] = await qb.getManyAndCount();
+  async list(viewer: User, q: ListNamespacesDto): Promise<Paginated<Namespace>> {
+    const page = pageRequest(q);
+    const search = q.search === undefined ? undefined : lookupText(q.search.trim());
+    const [rows, total] = await this.namespaces.list(
+      { memberId: viewer.admin ? undefined : viewer.id, pattern: search ? containsPattern(search) : undefined },
+      page,
+    );
     return new Paginated(rows, total, page);
   }
 }

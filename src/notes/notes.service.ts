@@ -5,7 +5,7 @@ import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Params, parseId } from '../common/params/params';
 import { ProjectAbility } from '../common/policy/policy';
 import { EventsService } from '../events/events.service';
-import { readTimestamp, rejectNul } from '../issues/inputs';
+import { readTimestamp, rejectNul } from '../common/params/legacy-readers';
 import { canSetTimestamps } from '../issues/issue-policy';
 import { IssuesService } from '../issues/issues.service';
 import { Project } from '../projects/project.entity';

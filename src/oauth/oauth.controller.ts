@@ -1,10 +1,12 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Public } from '../common/auth/decorators';
-import { Input, Params } from '../common/params/params';
+import { Input } from '../common/params/params';
+import { RevokeTokenDto, TokenRequestDto } from './dto/oauth.dto';
+import { presentIssuedToken, presentRevoked } from './oauth.presenter';
 import { OauthService } from './oauth.service';
 
-/** OAuth 2.0 endpoints (RFC 6749 answers: 200, `Cache-Control: no-store`). */
+/** OAuth 2.0 endpoints (RFC 6749 answers: 200, `Cache-Control: no-store`, on errors too). */
 @Public()
 @Controller('oauth')
 export class OauthController {
@@ -12,16 +14,16 @@ export class OauthController {
 
   @Post('token')
   @HttpCode(200)
-  async token(@Input() p: Params, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  async token(@Input() dto: TokenRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Pragma', 'no-cache');
-    return this.oauth.token(p, req.ip ?? '');
+    return presentIssuedToken(await this.oauth.token(dto, req.ip ?? ''));
   }
 
   @Post('revoke')
   @HttpCode(200)
-  async revoke(@Input() p: Params) {
-    await this.oauth.revoke(p);
-    return {};
+  async revoke(@Input() dto: RevokeTokenDto) {
+    await this.oauth.revoke(dto);
+    return presentRevoked();
   }
 }

@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { Forbidden, OAuthError } from '../common/errors/domain-errors';
-import { Params } from '../common/params/params';
+import { Transactions, Tx } from '../database/transactions';
 import { SessionService } from '../users/session.service';
-import { User } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
+import { RevokeTokenDto, TokenRequestDto } from './dto/oauth.dto';
 import { OauthAccessToken } from './oauth-access-token.entity';
+import { OauthRepository } from './oauth.repository';
 
+/** An issued token with the secrets in clear (the only time they are). */
 export interface IssuedToken {
-  access_token: string;
-  token_type: 'bearer';
-  refresh_token: string;
-  scope: string;
-  created_at: number;
+  token: OauthAccessToken;
+  accessToken: string;
+  refreshToken: string;
 }
 
 const invalidRequest = (d: string) => new OAuthError(400, 'invalid_request', d);
@@ -27,17 +27,18 @@ const invalidGrant = () =>
 @Injectable()
 export class OauthService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly tokens: OauthRepository,
+    private readonly users: UsersRepository,
+    private readonly tx: Transactions,
     private readonly secrets: SecretsService,
     private readonly session: SessionService,
   ) {}
 
-  async token(p: Params, ip: string): Promise<IssuedToken> {
-    const grant = p.string('grant_type');
+  async token(dto: TokenRequestDto, ip: string): Promise<IssuedToken> {
+    const grant = dto.grant_type;
     if (!grant) throw invalidRequest('The request is missing a required parameter: grant_type.');
     if (grant === 'password') {
-      const username = p.string('username');
-      const password = p.string('password');
+      const { username, password } = dto;
       if (!username || !password) throw invalidRequest('The request is missing a required parameter: username or password.');
       const user = await this.session.signIn(username, password, ip, invalidGrant).catch((e: unknown) => {
         if (e instanceof Forbidden) {
@@ -48,57 +49,39 @@ export class OauthService {
       return this.issue(user.id);
     }
     if (grant === 'refresh_token') {
-      const refresh = p.string('refresh_token');
+      const refresh = dto.refresh_token;
       if (!refresh) throw invalidRequest('The request is missing a required parameter: refresh_token.');
-      return this.ds.transaction(async (m) => {
-        const row = await m
-          .getRepository(OauthAccessToken)
-          .createQueryBuilder('t')
-          .setLock('pessimistic_write')
-          .where('t.refresh_token_digest = :d', { d: this.secrets.digest(refresh) })
-          .getOne();
+      return this.tx.run(async (tx) => {
+        const row = await this.tokens.lockByRefreshDigest(tx, this.secrets.digest(refresh));
         if (!row || row.revokedAt) throw invalidGrant();
-        const owner = await m.getRepository(User).findOne({ where: { id: row.resourceOwnerId } });
+        const owner = await this.users.byId(row.resourceOwnerId, tx);
         if (!owner || owner.state !== 'active') throw invalidGrant();
-        await m.getRepository(OauthAccessToken).update({ id: row.id }, { revokedAt: new Date() });
-        return this.issue(owner.id, m.getRepository(OauthAccessToken));
+        await this.tokens.revoke(tx, row.id);
+        return this.issue(owner.id, tx);
       });
     }
     throw new OAuthError(400, 'unsupported_grant_type', 'The authorization grant type is not supported by the authorization server.');
   }
 
   /** Revokes the access or refresh token given; answers the same whether or not it existed. */
-  async revoke(p: Params): Promise<void> {
-    const token = p.string('token');
-    if (!token) throw invalidRequest('The request is missing a required parameter: token.');
-    const d = this.secrets.digest(token);
-    await this.ds
-      .getRepository(OauthAccessToken)
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: () => 'now()' })
-      .where('(token_digest = :d OR refresh_token_digest = :d) AND revoked_at IS NULL', { d })
-      .execute();
+  async revoke(dto: RevokeTokenDto): Promise<void> {
+    if (!dto.token) throw invalidRequest('The request is missing a required parameter: token.');
+    await this.tokens.revokeByDigest(this.secrets.digest(dto.token));
   }
 
-  private async issue(userId: number, repo = this.ds.getRepository(OauthAccessToken)): Promise<IssuedToken> {
-    const access = this.secrets.generateToken(64);
-    const refresh = this.secrets.generateToken(64);
-    const row = await repo.save(
-      repo.create({
+  private async issue(userId: number, tx?: Tx): Promise<IssuedToken> {
+    const accessToken = this.secrets.generateToken(64);
+    const refreshToken = this.secrets.generateToken(64);
+    const token = await this.tokens.insert(
+      {
         resourceOwnerId: userId,
-        tokenDigest: this.secrets.digest(access),
-        refreshTokenDigest: this.secrets.digest(refresh),
+        tokenDigest: this.secrets.digest(accessToken),
+        refreshTokenDigest: this.secrets.digest(refreshToken),
         scopes: 'api',
         expiresIn: null,
-      }),
+      },
+      tx,
     );
-    return {
-      access_token: access,
-      token_type: 'bearer',
-      refresh_token: refresh,
-      scope: row.scopes,
-      created_at: Math.floor(row.createdAt.getTime() / 1000),
-    };
+    return { token, accessToken, refreshToken };
   }
 }

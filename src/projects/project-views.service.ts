@@ -1,28 +1,33 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { Paginated } from '../common/pagination/pagination';
-import { NO_ACCESS, projectAbilities } from '../common/policy/policy';
+import { NO_ACCESS, ProjectAccess, projectAbilities } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { User } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
 import { PresentContext } from '../users/users.presenter';
+import { ResolvedProject } from './project-resolver.service';
 import { Project } from './project.entity';
-import { ForkParent, presentProject } from './projects.presenter';
+import { presentProject } from './projects.presenter';
+import { ProjectsRepository } from './projects.repository';
 
 export interface ViewOptions {
   /** Add `permissions` (GitLab's ProjectWithAccess). */
   permissions?: boolean;
   /** Add `runners_token` where the viewer may administer the project (never in lists). */
   runnersToken?: boolean;
+  /** The viewer's access when already known (a resolved project): saves the membership query. */
+  access?: ProjectAccess;
 }
 
 /** Presents projects: loads owners, fork parents, fork counts and the viewer's access in a fixed number of queries. */
 @Injectable()
 export class ProjectViews {
   constructor(
-    private readonly ds: DataSource,
+    private readonly projects: ProjectsRepository,
+    private readonly users: UsersRepository,
     private readonly policy: PolicyService,
     private readonly secrets: SecretsService,
     private readonly settings: ApplicationSettingsService,
@@ -37,27 +42,17 @@ export class ProjectViews {
     const ctx = await this.context();
     if (projects.length === 0) return [];
     const ids = projects.map((p) => p.id);
-    const ownerIds = [...new Set(projects.filter((p) => p.namespace.kind === 'user').map((p) => p.namespace.ownerId))]
-      .filter((id): id is number => id !== null);
+    const ownerIds = projects.filter((p) => p.namespace.kind === 'user').map((p) => p.namespace.ownerId);
     const parentIds = [...new Set(projects.map((p) => p.forkedFromProjectId).filter((id): id is number => id !== null))];
-    const [owners, parents, forkCounts, access, openIssues] = await Promise.all([
-      ownerIds.length ? this.ds.getRepository(User).findBy({ id: In(ownerIds) }) : Promise.resolve([]),
-      parentIds.length ? this.parents(parentIds) : Promise.resolve([]),
-      this.ds.query(
-        `SELECT forked_from_project_id AS id, count(*)::int AS n FROM projects WHERE forked_from_project_id = ANY($1) GROUP BY 1`,
-        [ids],
-      ) as Promise<{ id: number; n: number }[]>,
-      opts.permissions || opts.runnersToken ? this.policy.projectAccess(viewer, projects) : Promise.resolve(undefined),
-      this.ds.query(
-        `SELECT project_id AS id, count(*)::int AS n FROM issues
-          WHERE project_id = ANY($1) AND state IN ('opened', 'reopened') AND deleted_at IS NULL GROUP BY 1`,
-        [ids],
-      ) as Promise<{ id: number; n: number }[]>,
+    const needsAccess = (opts.permissions || opts.runnersToken) && !(opts.access && projects.length === 1);
+    const [ownerById, parents, forksById, access, openIssuesById] = await Promise.all([
+      this.users.byIds(ownerIds),
+      parentIds.length ? this.projects.forkParents(parentIds) : Promise.resolve([]),
+      this.projects.forkCounts(ids),
+      needsAccess ? this.policy.projectAccess(viewer, projects) : Promise.resolve(opts.access ? new Map([[projects[0].id, opts.access]]) : undefined),
+      this.projects.openIssueCounts(ids),
     ]);
-    const openIssuesById = new Map(openIssues.map((r) => [r.id, r.n]));
-    const ownerById = new Map(owners.map((u) => [u.id, u]));
     const parentById = new Map(parents.map((p) => [p.project.id, p]));
-    const forksById = new Map(forkCounts.map((r) => [r.id, r.n]));
     return projects.map((p) => {
       const a = access?.get(p.id) ?? NO_ACCESS;
       const canAdmin = opts.runnersToken && projectAbilities(viewer, p, a).has('admin_project');
@@ -76,23 +71,13 @@ export class ProjectViews {
     });
   }
 
-  /** Fork parents with the name of their namespace's owner (for `name_with_namespace`): one query. */
-  private async parents(ids: number[]): Promise<ForkParent[]> {
-    const { entities, raw } = await this.ds
-      .getRepository(Project)
-      .createQueryBuilder('p')
-      .innerJoinAndSelect('p.namespace', 'n')
-      .leftJoin(User, 'owner', `owner.id = n.owner_id AND n.kind = 'user'`)
-      .addSelect('owner.name', 'owner_name')
-      .where('p.id IN (:...ids)', { ids })
-      .orderBy('p.id')
-      .getRawAndEntities<{ p_id: number; owner_name: string | null }>();
-    const ownerNames = new Map(raw.map((r) => [Number(r.p_id), r.owner_name]));
-    return entities.map((project) => ({ project, ownerName: ownerNames.get(project.id) ?? null }));
-  }
-
   async one(viewer: User | undefined, project: Project, opts: ViewOptions = {}) {
     return (await this.many(viewer, [project], opts))[0];
+  }
+
+  /** A project the resolver returned, with the access it already loaded. */
+  async resolved(viewer: User | undefined, r: ResolvedProject, opts: ViewOptions = {}) {
+    return this.one(viewer, r.project, { ...opts, access: r.access });
   }
 
   async page(viewer: User | undefined, page: Paginated<Project>, opts: ViewOptions = {}) {

@@ -1,57 +1,55 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { Admin, CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { pageRequest } from '../common/pagination/pagination';
-import { Input, Params } from '../common/params/params';
-import { presentEvent } from '../events/events.presenter';
-import { EventsService } from '../events/events.service';
+import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
+import { CreateProjectDto, ListProjectsDto, UpdateProjectDto } from './dto/project.dto';
 import { ProjectViews } from './project-views.service';
 import { ProjectsService } from './projects.service';
 
+/** `GET /projects/:id/events` is served by the events area; members by the members area. */
 @Controller(`${API}/projects`)
 export class ProjectsController {
   constructor(
     private readonly projects: ProjectsService,
     private readonly views: ProjectViews,
-    private readonly events: EventsService,
   ) {}
 
   @Get()
-  async list(@CurrentUser() user: User, @Input() p: Params) {
-    return this.views.page(user, await this.projects.list(user, 'member', p), { permissions: true });
+  async list(@CurrentUser() user: User, @Input() q: ListProjectsDto) {
+    return this.views.page(user, await this.projects.list(user, 'member', q), { permissions: true });
   }
 
   @Get('owned')
-  async owned(@CurrentUser() user: User, @Input() p: Params) {
-    return this.views.page(user, await this.projects.list(user, 'owned', p), { permissions: true });
+  async owned(@CurrentUser() user: User, @Input() q: ListProjectsDto) {
+    return this.views.page(user, await this.projects.list(user, 'owned', q), { permissions: true });
   }
 
   @Get('starred')
-  async starred(@CurrentUser() user: User, @Input() p: Params) {
-    return this.views.page(user, await this.projects.list(user, 'starred', p));
+  async starred(@CurrentUser() user: User, @Input() q: ListProjectsDto) {
+    return this.views.page(user, await this.projects.list(user, 'starred', q));
   }
 
   @Admin()
   @Get('all')
-  async all(@CurrentUser() user: User, @Input() p: Params) {
-    return this.views.page(user, await this.projects.list(user, 'all', p), { permissions: true });
+  async all(@CurrentUser() user: User, @Input() q: ListProjectsDto) {
+    return this.views.page(user, await this.projects.list(user, 'all', q), { permissions: true });
   }
 
   @Get('search/:query')
-  async search(@CurrentUser() user: User, @Param('query') query: string, @Input() p: Params) {
-    return this.views.page(user, await this.projects.list(user, 'search', p, query));
+  async search(@CurrentUser() user: User, @Param('query') query: string, @Input() q: ListProjectsDto) {
+    return this.views.page(user, await this.projects.list(user, 'search', q, query));
   }
 
   @Post()
-  async create(@CurrentUser() user: User, @Input() p: Params) {
-    return this.views.one(user, await this.projects.create(user, p), { runnersToken: true });
+  async create(@CurrentUser() user: User, @Input() dto: CreateProjectDto) {
+    return this.views.one(user, await this.projects.create(user, dto), { runnersToken: true });
   }
 
   @Admin()
   @Post('user/:userId')
-  async createForUser(@CurrentUser() user: User, @Param('userId') userId: string, @Input() p: Params) {
-    return this.views.one(user, await this.projects.create(user, p, userId), { runnersToken: true });
+  async createForUser(@CurrentUser() user: User, @Param('userId') userId: string, @Input() dto: CreateProjectDto) {
+    return this.views.one(user, await this.projects.create(user, dto, userId), { runnersToken: true });
   }
 
   @Post('fork/:id')
@@ -61,20 +59,12 @@ export class ProjectsController {
 
   @Get(':id')
   async show(@CurrentUser() user: User, @Param('id') id: string) {
-    const { project } = await this.projects.authorize(user, id);
-    return this.views.one(user, project, { permissions: true, runnersToken: true });
-  }
-
-  @Get(':id/events')
-  async projectEvents(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    const { project } = await this.projects.authorize(user, id);
-    const ctx = await this.views.context();
-    return (await this.events.listForProject(project.id, pageRequest(p))).map((row) => presentEvent(row, user, ctx));
+    return this.views.resolved(user, await this.projects.show(user, id), { permissions: true, runnersToken: true });
   }
 
   @Put(':id')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return this.views.one(user, await this.projects.update(user, id, p), { runnersToken: true });
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: UpdateProjectDto) {
+    return this.views.one(user, await this.projects.update(user, id, dto), { runnersToken: true });
   }
 
   @Post(':id/star')

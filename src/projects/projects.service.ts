@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import {
@@ -13,27 +12,23 @@ import {
   ValidationFailed,
 } from '../common/errors/domain-errors';
 import { Logger } from '../common/http/logger';
-import { checkOutboundUrl, OutboundUrlRefused } from '../common/net/outbound-url';
+import { checkOutboundUrl, CheckedUrl, OutboundUrlRefused } from '../common/net/outbound-url';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { containsPattern, Params, parseId } from '../common/params/params';
+import { parseId } from '../common/params/params';
 import { AccessLevel, groupAbilities, ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
+import { Transactions, Tx } from '../database/transactions';
 import { EventsService } from '../events/events.service';
 import { GitService } from '../git/git.service';
-import { ProjectMember } from '../members/member.entities';
 import { Namespace } from '../namespaces/namespace.entity';
 import { User } from '../users/user.entity';
-import { parameterize, readProjectAttributes, ProjectAttributes } from './project-attributes';
+import { UsersRepository } from '../users/users.repository';
+import { CreateProjectDto, ListProjectsDto, UpdateProjectDto } from './dto/project.dto';
+import { ProjectResolver, ResolvedProject } from './project-resolver.service';
+import { parameterize, projectAttributes, ProjectAttributes } from './project-rules';
 import { Project } from './project.entity';
+import { ProjectListQuery, ProjectListScope, ProjectsRepository } from './projects.repository';
 
-const ORDER_COLUMNS: Record<string, string> = {
-  id: 'p.id',
-  name: 'p.name',
-  path: 'p.path',
-  created_at: 'p.created_at',
-  updated_at: 'p.updated_at',
-  last_activity_at: 'p.last_activity_at',
-};
 const VISIBILITY_NAMES: Record<string, number> = { private: 0, internal: 10, public: 20 };
 const VISIBILITY_LABEL: Record<number, string> = { 0: 'Private', 10: 'Internal', 20: 'Public' };
 
@@ -45,10 +40,21 @@ function takenFields(e: unknown): Record<string, string[]> | undefined {
   return undefined;
 }
 
+/** Raises the 409 of a name or path another project took meanwhile (unique index), or rethrows. */
+function rethrowTaken(e: unknown): never {
+  const taken = takenFields(e);
+  if (taken) throw new Conflict(taken);
+  throw e;
+}
+
+/** Project CRUD: lists, create (and import), update, fork, star, archive, delete, transfer. */
 @Injectable()
 export class ProjectsService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly projects: ProjectsRepository,
+    private readonly resolver: ProjectResolver,
+    private readonly tx: Transactions,
+    private readonly users: UsersRepository,
     private readonly policy: PolicyService,
     private readonly git: GitService,
     private readonly events: EventsService,
@@ -57,102 +63,67 @@ export class ProjectsService {
     private readonly logger: Logger,
   ) {}
 
-  private query(m: EntityManager = this.ds.manager): SelectQueryBuilder<Project> {
-    return m.getRepository(Project).createQueryBuilder('p').innerJoinAndSelect('p.namespace', 'n');
+  /** @deprecated use `ProjectResolver.find` (kept while other areas move over). */
+  findByRef(ref: string | number): Promise<Project> {
+    return this.resolver.find(ref);
   }
 
-  /** A project by id or by `namespace/path` (case-insensitive), whatever the caller may see. */
-  async findByRef(ref: string | number): Promise<Project> {
-    if (typeof ref === 'string' && (ref.length > 512 || /[\x00-\x1f]/.test(ref))) throw new NotFound('Project');
-    const qb = this.query();
-    const id = typeof ref === 'number' ? ref : parseId(ref);
-    if (id !== undefined) qb.where('p.id = :id', { id });
-    else {
-      const slash = String(ref).lastIndexOf('/');
-      if (slash <= 0) throw new NotFound('Project');
-      qb.where('lower(n.path) = lower(:ns) AND lower(p.path) = lower(:path)', {
-        ns: String(ref).slice(0, slash),
-        path: String(ref).slice(slash + 1),
-      });
-    }
-    const project = await qb.getOne();
-    if (!project) throw new NotFound('Project');
-    return project;
-  }
-
-  /**
-   * The project if the caller has `ability` on it: 404 when the caller cannot read it (or it does not
-   * exist), 403 when it can read it but lacks the ability.
-   */
+  /** @deprecated use `ProjectResolver.resolve` (kept while other areas move over). */
   async authorize(user: User | undefined, ref: string | number, ability: ProjectAbility = 'read_project') {
-    const project = await this.findByRef(ref);
-    const abilities = await this.policy.authorize(user, project, ability);
+    const { project, abilities } = await this.resolver.resolve(user, ref, ability);
     return { project, abilities };
+  }
+
+  /** `GET /projects/:id`: the project with the caller's access (one statement). */
+  show(user: User, ref: string): Promise<ResolvedProject> {
+    return this.resolver.resolve(user, ref);
   }
 
   // ---------------------------------------------------------------- lists
 
   /** `/projects`, `/projects/owned`, `/projects/starred`, `/projects/all`, `/projects/search/:q`: one count and one page query. */
-  async list(user: User, scope: ProjectScope, p: Params, searchTerm?: string): Promise<Paginated<Project>> {
-    const page = pageRequest(p);
-    const qb = this.query();
-    if (scope === 'member') {
-      const c = this.policy.memberProjectsCondition(user);
-      qb.where(c.sql, c.params);
-    } else if (scope === 'owned') {
-      // parenthesized as a whole: the filters below are ANDed onto it
-      qb.where(
-        `((n.kind = 'user' AND n.owner_id = :uid) OR
-         (n.kind = 'group' AND n.id IN (SELECT namespace_id FROM group_members WHERE user_id = :uid AND access_level = 50)))`,
-        { uid: user.id },
-      );
-    } else if (scope === 'starred') {
-      const c = this.policy.readableProjectsCondition(user);
-      qb.where(`p.id IN (SELECT project_id FROM users_star_projects WHERE user_id = :starUid)`, { starUid: user.id });
-      qb.andWhere(c.sql, c.params);
-    } else if (scope === 'search') {
-      const c = this.policy.readableProjectsCondition(user);
-      qb.where(c.sql, c.params);
-    }
-    const archived = p.bool('archived');
-    if (archived !== undefined) qb.andWhere('p.archived = :archived', { archived });
-    const visibility = p.string('visibility');
-    if (visibility !== undefined) {
-      const level = VISIBILITY_NAMES[visibility];
-      if (level === undefined) throw new InvalidAttribute('visibility');
-      qb.andWhere('p.visibility_level = :level', { level });
-    }
-    const search = searchTerm ?? p.string('search')?.trim();
-    if (search) {
-      const like = containsPattern(search);
-      qb.andWhere(
-        scope === 'search'
-          ? 'lower(p.name) LIKE :like'
-          : '(lower(p.name) LIKE :like OR lower(p.path) LIKE :like OR lower(coalesce(p.description, \'\')) LIKE :like OR lower(n.name) LIKE :like)',
-        { like },
-      );
-    }
-    const orderBy = p.string('order_by') ?? (scope === 'search' ? 'id' : 'created_at');
-    const column = ORDER_COLUMNS[orderBy];
-    if (!column) throw new InvalidAttribute('order_by');
-    const sort = (p.string('sort') ?? (scope === 'search' ? 'asc' : 'desc')).toLowerCase();
+  async list(user: User, scope: ProjectScope, q: ListProjectsDto, searchTerm?: string): Promise<Paginated<Project>> {
+    const page = pageRequest(q);
+    const sort = (q.sort ?? (scope === 'search' ? 'asc' : 'desc')).toLowerCase();
     if (sort !== 'asc' && sort !== 'desc') throw new InvalidAttribute('sort');
-    qb.orderBy(column, sort === 'asc' ? 'ASC' : 'DESC').addOrderBy('p.id', sort === 'asc' ? 'ASC' : 'DESC');
-    qb.offset(page.offset).limit(page.perPage);
-    const [items, total] = await qb.getManyAndCount();
+    const search = searchTerm ?? q.search?.trim();
+    const query: ProjectListQuery = {
+      scope: this.scope(user, scope),
+      archived: q.archived,
+      visibilityLevel: q.visibility === undefined ? undefined : VISIBILITY_NAMES[q.visibility],
+      search: search ? { term: search, nameOnly: scope === 'search' } : undefined,
+      orderBy: q.order_by ?? (scope === 'search' ? 'id' : 'created_at'),
+      ascending: sort === 'asc',
+    };
+    const [items, total] = await this.projects.list(query, page);
     return new Paginated(items, total, page);
+  }
+
+  private scope(user: User, scope: ProjectScope): ProjectListScope {
+    switch (scope) {
+      case 'member':
+        return { kind: 'where', condition: this.policy.memberProjectsCondition(user) };
+      case 'owned':
+        return { kind: 'owned', userId: user.id };
+      case 'starred':
+        return { kind: 'starred', userId: user.id, readable: this.policy.readableProjectsCondition(user) };
+      case 'search':
+        return { kind: 'where', condition: this.policy.readableProjectsCondition(user) };
+      case 'all':
+        return { kind: 'all' };
+    }
   }
 
   // ---------------------------------------------------------------- create
 
   /** `POST /projects` (caller's namespace or a group it may create in) and `POST /projects/user/:id` (admin). */
-  async create(caller: User, p: Params, forUser?: string): Promise<Project> {
-    const attrs = readProjectAttributes(p, 'create');
+  async create(caller: User, dto: CreateProjectDto, forUser?: string): Promise<Project> {
+    const attrs = projectAttributes(dto, 'create');
     const settings = await this.settings.get();
     let creator = caller;
     if (forUser !== undefined) {
       const id = parseId(forUser);
-      const target = id === undefined ? null : await this.ds.getRepository(User).findOne({ where: { id } });
+      const target = id === undefined ? null : await this.users.byId(id);
       if (!target) throw new NotFound('User');
       creator = target;
       delete attrs.namespaceId;
@@ -164,24 +135,19 @@ export class ProjectsService {
     const importUrl = attrs.importUrl ? await this.vetImportUrl(attrs.importUrl, settings.allowLocalRequestsFromHooksAndServices) : undefined;
     const token = this.secrets.generateToken(20);
 
-    const project = await this.insertProject(creator, namespace, {
-      ...attrs,
-      visibilityLevel: level,
-      importUrl: importUrl ? importUrl.display : undefined,
-    }, token, async (m, created) => {
-      await this.git.create(created.id);
-      if (namespace.kind === 'user') {
-        await m.getRepository(ProjectMember).insert({
-          projectId: created.id,
-          userId: creator.id,
-          accessLevel: AccessLevel.MASTER,
-          notificationLevel: 3,
-        });
-      }
-    });
+    const project = await this.insertProject(
+      creator,
+      namespace,
+      { ...attrs, visibilityLevel: level, importUrl: importUrl ? importUrl.display : undefined },
+      token,
+      async (tx, created) => {
+        await this.git.create(created.id);
+        if (namespace.kind === 'user') await this.projects.addCreatorMember(tx, created.id, creator.id, AccessLevel.MASTER);
+      },
+    );
     await this.events.record({ projectId: project.id, authorId: creator.id, action: importUrl ? 'imported' : 'created' });
     if (importUrl) void this.runImport(project.id, importUrl.url);
-    return this.findByRef(project.id);
+    return this.resolver.find(project.id);
   }
 
   /**
@@ -194,91 +160,73 @@ export class ProjectsService {
     namespace: Namespace,
     attrs: Omit<ProjectAttributes, 'defaultBranch'> & { forkedFromProjectId?: number; defaultBranch?: string | null },
     runnersToken: string,
-    onCreated: (m: EntityManager, p: Project) => Promise<void>,
+    onCreated: (tx: Tx, p: Project) => Promise<void>,
   ): Promise<Project> {
     let createdId: number | undefined;
     try {
-      return await this.ds.transaction(async (m) => {
+      return await this.tx.run(async (tx) => {
         if (namespace.kind === 'user' && namespace.ownerId !== null) {
-          const owner = await m
-            .getRepository(User)
-            .createQueryBuilder('u')
-            .setLock('pessimistic_write')
-            .where('u.id = :id', { id: namespace.ownerId })
-            .getOne();
-          if (!owner) throw new NotFound('Namespace');
-          const rows: { n: number }[] = await m.query(`SELECT count(*)::int AS n FROM projects WHERE namespace_id = $1`, [
-            namespace.id,
-          ]);
-          if (rows[0].n >= owner.projectsLimit) {
-            throw new ErrorWithBody(403, [
-              `Your project limit is ${owner.projectsLimit} projects! Please contact your administrator to increase it`,
-            ]);
+          const limit = await this.projects.lockOwnerLimit(tx, namespace.ownerId);
+          if (limit === null) throw new NotFound('Namespace');
+          if ((await this.projects.countInNamespace(tx, namespace.id)) >= limit) {
+            throw new ErrorWithBody(403, [`Your project limit is ${limit} projects! Please contact your administrator to increase it`]);
           }
         }
-        // the namespace must still exist and must not go away before commit (a group being deleted
-        // locks its row; without this the insert would hit the foreign key and answer 500)
-        const alive: unknown[] = await m.query(`SELECT id FROM namespaces WHERE id = $1 FOR KEY SHARE`, [namespace.id]);
-        if (!alive.length) throw new ValidationFailed({ namespace: ['is not valid'] });
-        const taken: Record<string, string[]> = {};
-        const clash: { name: boolean; path: boolean }[] = await m.query(
-          `SELECT bool_or(lower(name) = lower($2)) AS name, bool_or(lower(path) = lower($3)) AS path
-             FROM projects WHERE namespace_id = $1`,
-          [namespace.id, attrs.name, attrs.path],
-        );
-        if (clash[0]?.name) taken.name = ['has already been taken'];
-        if (clash[0]?.path) taken.path = ['has already been taken'];
-        if (Object.keys(taken).length) throw new Conflict(taken);
-        const repo = m.getRepository(Project);
-        const project = await repo.save(
-          repo.create({
-            name: attrs.name,
-            path: attrs.path,
-            description: attrs.description ?? null,
-            namespaceId: namespace.id,
-            creatorId: creator.id,
-            visibilityLevel: attrs.visibilityLevel,
-            defaultBranch: attrs.defaultBranch ?? null,
-            issuesEnabled: attrs.issuesEnabled ?? true,
-            mergeRequestsEnabled: attrs.mergeRequestsEnabled ?? true,
-            wikiEnabled: attrs.wikiEnabled ?? true,
-            buildsEnabled: attrs.buildsEnabled ?? true,
-            snippetsEnabled: attrs.snippetsEnabled ?? true,
-            containerRegistryEnabled: attrs.containerRegistryEnabled ?? false,
-            sharedRunnersEnabled: attrs.sharedRunnersEnabled ?? true,
-            publicBuilds: attrs.publicBuilds ?? true,
-            archived: false,
-            starCount: 0,
-            forkedFromProjectId: attrs.forkedFromProjectId ?? null,
-            importUrl: attrs.importUrl ?? null,
-            importStatus: attrs.importUrl ? 'scheduled' : 'none',
-            importError: null,
-            runnersTokenDigest: this.secrets.digest(runnersToken),
-            runnersTokenEncrypted: this.secrets.encrypt(runnersToken),
-            lastActivityAt: new Date(),
-          }),
-        );
+        if (!(await this.projects.holdNamespace(tx, namespace.id))) throw new ValidationFailed({ namespace: ['is not valid'] });
+        await this.assertFree(tx, namespace.id, attrs.name ?? null, attrs.path ?? null);
+        const project = await this.projects.insert(tx, {
+          name: attrs.name,
+          path: attrs.path,
+          description: attrs.description ?? null,
+          namespaceId: namespace.id,
+          creatorId: creator.id,
+          visibilityLevel: attrs.visibilityLevel,
+          defaultBranch: attrs.defaultBranch ?? null,
+          issuesEnabled: attrs.issuesEnabled ?? true,
+          mergeRequestsEnabled: attrs.mergeRequestsEnabled ?? true,
+          wikiEnabled: attrs.wikiEnabled ?? true,
+          buildsEnabled: attrs.buildsEnabled ?? true,
+          snippetsEnabled: attrs.snippetsEnabled ?? true,
+          containerRegistryEnabled: attrs.containerRegistryEnabled ?? false,
+          sharedRunnersEnabled: attrs.sharedRunnersEnabled ?? true,
+          publicBuilds: attrs.publicBuilds ?? true,
+          archived: false,
+          starCount: 0,
+          forkedFromProjectId: attrs.forkedFromProjectId ?? null,
+          importUrl: attrs.importUrl ?? null,
+          importStatus: attrs.importUrl ? 'scheduled' : 'none',
+          importError: null,
+          runnersTokenDigest: this.secrets.digest(runnersToken),
+          runnersTokenEncrypted: this.secrets.encrypt(runnersToken),
+          lastActivityAt: new Date(),
+        });
         createdId = project.id;
-        await onCreated(m, project);
+        await onCreated(tx, project);
         return project;
       });
     } catch (e) {
       if (createdId !== undefined) await this.git.remove(createdId).catch(() => undefined);
-      const taken = takenFields(e);
-      if (taken) throw new Conflict(taken);
-      throw e;
+      rethrowTaken(e);
     }
+  }
+
+  /** 409 with the fields (name, path) another project of the namespace already has. */
+  private async assertFree(tx: Tx, namespaceId: number, name: string | null, path: string | null, exceptId = 0): Promise<void> {
+    const clash = await this.projects.clash(tx, namespaceId, name, path, exceptId);
+    const taken: Record<string, string[]> = {};
+    if (clash.name) taken.name = ['has already been taken'];
+    if (clash.path) taken.path = ['has already been taken'];
+    if (Object.keys(taken).length) throw new Conflict(taken);
   }
 
   /** The namespace a new project goes to: the creator's own, or one the caller may create projects in. */
   private async targetNamespace(caller: User, creator: User, namespaceId?: number): Promise<Namespace> {
-    const repo = this.ds.getRepository(Namespace);
     if (namespaceId === undefined) {
-      const own = await repo.findOne({ where: { ownerId: creator.id, kind: 'user' } });
+      const own = await this.projects.userNamespace(creator.id);
       if (!own) throw new NotFound('Namespace');
       return own;
     }
-    const ns = await repo.findOne({ where: { id: namespaceId } });
+    const ns = await this.projects.namespaceById(namespaceId);
     const invalid = new ValidationFailed({ namespace: ['is not valid'] });
     if (!ns) throw invalid;
     if (caller.admin) return ns;
@@ -312,17 +260,16 @@ export class ProjectsService {
     }
   }
 
-  private async runImport(projectId: number, checked: Awaited<ReturnType<typeof checkOutboundUrl>>): Promise<void> {
-    const repo = this.ds.getRepository(Project);
+  private async runImport(projectId: number, checked: CheckedUrl): Promise<void> {
     try {
-      await repo.update({ id: projectId }, { importStatus: 'started' });
+      await this.projects.update(projectId, { importStatus: 'started' });
       await this.git.importFrom(projectId, checked);
       const branch = await this.git.defaultBranch(projectId);
-      await repo.update({ id: projectId }, { importStatus: 'finished', defaultBranch: branch, importError: null });
+      await this.projects.update(projectId, { importStatus: 'finished', defaultBranch: branch, importError: null });
     } catch (e) {
       const message = e instanceof Error ? e.message.replace(/https?:\/\/[^\s@/]*@/g, 'https://[FILTERED]@') : 'import failed';
       this.logger.warn('project import failed', { project_id: projectId, error: message });
-      await repo.update({ id: projectId }, { importStatus: 'failed', importError: message.slice(0, 1000) }).catch(() => undefined);
+      await this.projects.update(projectId, { importStatus: 'failed', importError: message.slice(0, 1000) }).catch(() => undefined);
       if (!this.git.exists(projectId)) await this.git.create(projectId).catch(() => undefined);
     }
   }
@@ -330,9 +277,9 @@ export class ProjectsService {
   // ---------------------------------------------------------------- update
 
   /** `PUT /projects/:id`: master+; renaming and visibility changes need the owner. */
-  async update(user: User, ref: string, p: Params): Promise<Project> {
-    const { project, abilities } = await this.authorize(user, ref, 'admin_project');
-    const attrs = readProjectAttributes(p, 'update');
+  async update(user: User, ref: string, dto: UpdateProjectDto): Promise<Project> {
+    const { project, abilities } = await this.resolver.resolve(user, ref, 'admin_project');
+    const attrs = projectAttributes(dto, 'update');
     const renames = (attrs.name !== undefined && attrs.name !== project.name) || (attrs.path !== undefined && attrs.path !== project.path);
     if (renames && !abilities.has('rename_project')) throw new Forbidden();
     if (attrs.visibilityLevel !== undefined && attrs.visibilityLevel !== project.visibilityLevel) {
@@ -352,33 +299,23 @@ export class ProjectsService {
     }
     if (Object.keys(changes).length) {
       try {
-        await this.ds.transaction(async (m) => {
-          const taken: Record<string, string[]> = {};
-          const clash: { name: boolean; path: boolean }[] = await m.query(
-            `SELECT bool_or(lower(name) = lower($2)) AS name, bool_or(lower(path) = lower($3)) AS path
-               FROM projects WHERE namespace_id = $1 AND id <> $4`,
-            [project.namespaceId, changes.name ?? null, changes.path ?? null, project.id],
-          );
-          if (clash[0]?.name) taken.name = ['has already been taken'];
-          if (clash[0]?.path) taken.path = ['has already been taken'];
-          if (Object.keys(taken).length) throw new Conflict(taken);
-          await m.getRepository(Project).update({ id: project.id }, changes);
+        await this.tx.run(async (tx) => {
+          await this.assertFree(tx, project.namespaceId, changes.name ?? null, changes.path ?? null, project.id);
+          await this.projects.update(project.id, changes, tx);
           if (changes.defaultBranch) await this.git.setDefaultBranch(project.id, changes.defaultBranch);
         });
       } catch (e) {
-        const taken = takenFields(e);
-        if (taken) throw new Conflict(taken);
-        throw e;
+        rethrowTaken(e);
       }
     }
-    return this.findByRef(project.id);
+    return this.resolver.find(project.id);
   }
 
   // ---------------------------------------------------------------- fork, star, archive, delete
 
   /** `POST /projects/fork/:id`: into the caller's namespace, repository copied, `forked_from_project` set. */
   async fork(user: User, ref: string): Promise<Project> {
-    const { project: source } = await this.authorize(user, ref, 'fork_project');
+    const { project: source } = await this.resolver.resolve(user, ref, 'fork_project');
     const namespace = await this.targetNamespace(user, user, undefined);
     const settings = await this.settings.get();
     let level = source.visibilityLevel;
@@ -404,86 +341,58 @@ export class ProjectsService {
         defaultBranch: source.defaultBranch,
       },
       token,
-      async (m, created) => {
+      async (tx, created) => {
         await this.git.fork(source.id, created.id);
-        await m.getRepository(ProjectMember).insert({
-          projectId: created.id,
-          userId: user.id,
-          accessLevel: AccessLevel.MASTER,
-          notificationLevel: 3,
-        });
+        await this.projects.addCreatorMember(tx, created.id, user.id, AccessLevel.MASTER);
       },
     );
     await this.events.record({ projectId: fork.id, authorId: user.id, action: 'created' });
-    return this.findByRef(fork.id);
+    return this.resolver.find(fork.id);
   }
 
   /** Stars: 201 with the project, 304 when already starred. */
   async star(user: User, ref: string): Promise<Project> {
-    const { project } = await this.authorize(user, ref);
-    const added = await this.ds.transaction(async (m) => {
-      const r: unknown[] = await m.query(
-        `INSERT INTO users_star_projects (user_id, project_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id`,
-        [user.id, project.id],
-      );
-      if (r.length) await m.query(`UPDATE projects SET star_count = star_count + 1 WHERE id = $1`, [project.id]);
-      return r.length > 0;
-    });
-    if (!added) throw new NotModified();
-    return this.findByRef(project.id);
+    const { project } = await this.resolver.resolve(user, ref);
+    if (!(await this.tx.run((tx) => this.projects.star(tx, user.id, project.id)))) throw new NotModified();
+    return this.resolver.find(project.id);
   }
 
   /** Unstars: 200 with the project, 304 when not starred. */
   async unstar(user: User, ref: string): Promise<Project> {
-    const { project } = await this.authorize(user, ref);
-    const removed = await this.ds.transaction(async (m) => {
-      const [rows] = (await m.query(`DELETE FROM users_star_projects WHERE user_id = $1 AND project_id = $2 RETURNING id`, [
-        user.id,
-        project.id,
-      ])) as [unknown[], number];
-      if (rows.length) {
-        await m.query(`UPDATE projects SET star_count = greatest(star_count - 1, 0) WHERE id = $1`, [project.id]);
-      }
-      return rows.length > 0;
-    });
-    if (!removed) throw new NotModified();
-    return this.findByRef(project.id);
+    const { project } = await this.resolver.resolve(user, ref);
+    if (!(await this.tx.run((tx) => this.projects.unstar(tx, user.id, project.id)))) throw new NotModified();
+    return this.resolver.find(project.id);
   }
 
   async setArchived(user: User, ref: string, archived: boolean): Promise<Project> {
-    const { project } = await this.authorize(user, ref, 'archive_project');
-    if (project.archived !== archived) await this.ds.getRepository(Project).update({ id: project.id }, { archived });
-    return this.findByRef(project.id);
+    const { project } = await this.resolver.resolve(user, ref, 'archive_project');
+    if (project.archived !== archived) await this.projects.update(project.id, { archived });
+    return this.resolver.find(project.id);
   }
 
   /** `DELETE /projects/:id` (owners and admins): rows go in one transaction, then the repository. */
   async remove(user: User, ref: string): Promise<true> {
-    const { project } = await this.authorize(user, ref, 'remove_project');
-    await this.ds.getRepository(Project).delete({ id: project.id });
+    const { project } = await this.resolver.resolve(user, ref, 'remove_project');
+    await this.projects.delete(project.id);
     await this.git.remove(project.id);
     return true;
   }
 
   /** Moves a project into a group (admin): 409 when the group already has that path or name. */
   async transfer(projectRef: string, namespace: Namespace): Promise<Project> {
-    const project = await this.findByRef(projectRef);
+    const project = await this.resolver.find(projectRef);
     if (project.namespaceId === namespace.id) return project;
     try {
-      await this.ds.transaction(async (m) => {
-        const alive: unknown[] = await m.query(`SELECT id FROM namespaces WHERE id = $1 FOR KEY SHARE`, [namespace.id]);
-        if (!alive.length) throw new NotFound('Group');
-        const clash: { n: number }[] = await m.query(
-          `SELECT count(*)::int AS n FROM projects WHERE namespace_id = $1 AND (lower(path) = lower($2) OR lower(name) = lower($3))`,
-          [namespace.id, project.path, project.name],
-        );
-        if (clash[0].n > 0) throw new Conflict({ path: ['has already been taken'] });
-        await m.getRepository(Project).update({ id: project.id }, { namespaceId: namespace.id });
+      await this.tx.run(async (tx) => {
+        if (!(await this.projects.holdNamespace(tx, namespace.id))) throw new NotFound('Group');
+        if (await this.projects.takenInNamespace(tx, namespace.id, project.path, project.name)) {
+          throw new Conflict({ path: ['has already been taken'] });
+        }
+        await this.projects.update(project.id, { namespaceId: namespace.id }, tx);
       });
     } catch (e) {
-      const taken = takenFields(e);
-      if (taken) throw new Conflict(taken);
-      throw e;
+      rethrowTaken(e);
     }
-    return this.findByRef(project.id);
+    return this.resolver.find(project.id);
   }
 }

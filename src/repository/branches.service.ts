@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { apiError, Forbidden, NotFound } from '../common/errors/domain-errors';
-import { Params } from '../common/params/params';
-import { isValidBranchName } from '../git/git.service';
-import { Branch, Commit, ZERO_SHA } from '../git/objects';
+import { branchRef, parseNewRefName, parseRef, RefName } from '../git/names';
+import { Branch, ZERO_SHA } from '../git/objects';
 import { RefUpdateRejected } from '../git/repository';
 import { User } from '../users/user.entity';
+import { CreateBranchDto, ProtectBranchDto } from './dto/branches.dto';
 import { PushService } from './push.service';
 import { RepoContext, RepositoryAccess } from './repository-access.service';
-import { ProtectedBranch } from './repository.entities';
+import { RepositoryRecords } from './repository.repository';
 
 export interface BranchView {
   branch: Branch;
@@ -19,7 +18,7 @@ export interface BranchView {
 @Injectable()
 export class BranchesService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly records: RepositoryRecords,
     private readonly access: RepositoryAccess,
     private readonly push: PushService,
   ) {}
@@ -43,68 +42,66 @@ export class BranchesService {
   }
 
   private async getIn(ctx: RepoContext, name: string): Promise<BranchView> {
-    const branch = await ctx.repo.branch(name);
+    const ref = parseRef(name);
+    const branch = ref === null ? null : await ctx.repo.branch(ref);
     if (!branch) throw new NotFound('Branch');
     return (await this.withProtection(ctx, [branch]))[0];
   }
 
+  /** `PUT .../branches/<branch>/protect` or `/unprotect` (the route takes the rest of the path). */
+  protection(user: User, ref: string, path: string, dto: ProtectBranchDto): Promise<BranchView> {
+    const m = /^(.+)\/(protect|unprotect)$/.exec(path);
+    if (!m) throw new NotFound();
+    return this.setProtection(user, ref, m[1], m[2] === 'protect', dto);
+  }
+
   /** Protect (idempotent; `developers_can_push` optional) or unprotect a branch: master+. */
-  async setProtection(user: User, ref: string, name: string, protect: boolean, p: Params): Promise<BranchView> {
+  async setProtection(user: User, ref: string, name: string, protect: boolean, dto: ProtectBranchDto): Promise<BranchView> {
     const ctx = await this.access.open(user, ref, 'admin_project');
     const view = await this.getIn(ctx, name);
-    const repo = this.ds.getRepository(ProtectedBranch);
-    if (protect) {
-      const developersCanPush = p.bool('developers_can_push') ?? false;
-      await this.ds
-        .createQueryBuilder()
-        .insert()
-        .into(ProtectedBranch)
-        .values({ projectId: ctx.project.id, name, developersCanPush })
-        .orUpdate(['developers_can_push', 'updated_at'], ['project_id', 'name'])
-        .execute();
-    } else {
-      await repo.delete({ projectId: ctx.project.id, name });
-    }
+    if (protect) await this.records.protect(ctx.project.id, view.branch.name, dto.developers_can_push ?? false);
+    else await this.records.unprotect(ctx.project.id, view.branch.name);
     return this.getIn(ctx, view.branch.name);
   }
 
   /** `POST .../branches`: `branch_name` and `ref` (branch, tag or SHA); 201, or 400 with GitLab's messages. */
-  async create(user: User, ref: string, p: Params): Promise<BranchView> {
+  async create(user: User, ref: string, dto: CreateBranchDto): Promise<BranchView> {
     const ctx = await this.access.open(user, ref, 'push_code');
-    const name = p.requireString('branch_name').trim();
-    const target = p.requireString('ref').trim();
-    if (!isValidBranchName(name)) throw apiError(400, 'Branch name is invalid');
+    const name = parseNewRefName(dto.branch_name);
+    if (name === null) throw apiError(400, 'Branch name is invalid');
     if (await ctx.repo.branch(name)) throw apiError(400, 'Branch already exists');
-    const commit: Commit | null = await ctx.repo.commit(target);
+    const target = parseRef(dto.ref);
+    const commit = target === null ? null : await ctx.repo.commit(target);
     if (!commit) throw apiError(400, 'Invalid reference name');
     if (!(await this.push.canWriteBranch(ctx.project.id, name, ctx.abilities))) throw new Forbidden();
     try {
-      await ctx.repo.updateRef(`refs/heads/${name}`, commit.id, ZERO_SHA);
+      await ctx.repo.updateRef(branchRef(name), commit.id, ZERO_SHA);
     } catch (e) {
       if (e instanceof RefUpdateRejected) throw apiError(400, 'Branch already exists');
       throw e;
     }
-    await this.push.afterPush(ctx.project, user, [{ oldSha: ZERO_SHA, newSha: commit.id, ref: `refs/heads/${name}` }], 'api');
+    await this.push.afterPush(ctx.project, user, [{ oldSha: ZERO_SHA, newSha: commit.id, ref: branchRef(name) }], 'api');
     return this.getIn(ctx, name);
   }
 
   /** `DELETE .../branches/:branch`: not the default branch, not a protected one. */
-  async remove(user: User, ref: string, name: string): Promise<{ branch_name: string }> {
+  async remove(user: User, ref: string, raw: string): Promise<RefName> {
     const ctx = await this.access.open(user, ref, 'push_code');
-    const branch = await ctx.repo.branch(name);
+    const name: RefName | null = parseRef(raw);
+    const branch = name === null ? null : await ctx.repo.branch(name);
     if (!branch) throw apiError(404, 'No such branch');
     const head = await this.access.defaultRef(ctx);
-    if (head === name) throw apiError(405, 'Cannot remove HEAD branch');
-    if (PushService.matches(await this.push.protectedBranches(ctx.project.id), name)) {
+    if (head === branch.name) throw apiError(405, 'Cannot remove HEAD branch');
+    if (PushService.matches(await this.push.protectedBranches(ctx.project.id), branch.name)) {
       throw apiError(405, 'Protected branch cant be removed');
     }
     try {
-      await ctx.repo.updateRef(`refs/heads/${name}`, ZERO_SHA, branch.commit.id);
+      await ctx.repo.updateRef(branchRef(branch.name), ZERO_SHA, branch.commit.id);
     } catch (e) {
       if (e instanceof RefUpdateRejected) throw apiError(400, 'Branch was updated concurrently; try again');
       throw e;
     }
-    await this.push.afterPush(ctx.project, user, [{ oldSha: branch.commit.id, newSha: ZERO_SHA, ref: `refs/heads/${name}` }], 'api');
-    return { branch_name: name };
+    await this.push.afterPush(ctx.project, user, [{ oldSha: branch.commit.id, newSha: ZERO_SHA, ref: branchRef(branch.name) }], 'api');
+    return branch.name;
   }
 }

@@ -1,34 +1,25 @@
 import { Controller, Get, Param, Post } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input, Params } from '../common/params/params';
-import { ProjectViews } from '../projects/project-views.service';
+import { PaginationDto } from '../common/pagination/pagination.dto';
+import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CommitsService } from './commits.service';
-import {
-  presentCommit,
-  presentCommitComment,
-  presentCommitDetail,
-  presentCommitStatus,
-  presentDiff,
-} from './repository.presenter';
+import { CreateCommitCommentDto, CreateCommitStatusDto, ListCommitsDto, ListCommitStatusesDto } from './dto/commits.dto';
+import { presentCommit, presentCommitCommentView, presentCommitDetailView, presentCommitStatusView, presentDiff } from './repository.presenter';
 
 @Controller(`${API}/projects/:id`)
 export class CommitsController {
-  constructor(
-    private readonly commits: CommitsService,
-    private readonly views: ProjectViews,
-  ) {}
+  constructor(private readonly commits: CommitsService) {}
 
   @Get('repository/commits')
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return (await this.commits.list(user, id, p)).map(presentCommit);
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListCommitsDto) {
+    return (await this.commits.list(user, id, q)).map(presentCommit);
   }
 
   @Get('repository/commits/:sha')
   async show(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string) {
-    const { commit, status } = await this.commits.get(user, id, sha);
-    return presentCommitDetail(commit, status);
+    return presentCommitDetailView(await this.commits.get(user, id, sha));
   }
 
   @Get('repository/commits/:sha/diff')
@@ -37,26 +28,22 @@ export class CommitsController {
   }
 
   @Get('repository/commits/:sha/comments')
-  async comments(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() p: Params) {
-    const ctx = await this.views.context();
-    return (await this.commits.comments(user, id, sha, p)).map((c) => presentCommitComment(c.comment, c.author, ctx));
+  async comments(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() q: PaginationDto) {
+    return (await this.commits.comments(user, id, sha, q)).map(presentCommitCommentView);
   }
 
   @Post('repository/commits/:sha/comments')
-  async addComment(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() p: Params) {
-    const c = await this.commits.addComment(user, id, sha, p);
-    return presentCommitComment(c.comment, c.author, await this.views.context());
+  async addComment(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() dto: CreateCommitCommentDto) {
+    return presentCommitCommentView(await this.commits.addComment(user, id, sha, dto));
   }
 
   @Get('repository/commits/:sha/statuses')
-  async statuses(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() p: Params) {
-    const ctx = await this.views.context();
-    return (await this.commits.statuses(user, id, sha, p)).map((s) => presentCommitStatus(s.status, s.author, ctx));
+  async statuses(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() q: ListCommitStatusesDto) {
+    return (await this.commits.statuses(user, id, sha, q)).map(presentCommitStatusView);
   }
 
   @Post('statuses/:sha')
-  async setStatus(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() p: Params) {
-    const s = await this.commits.setStatus(user, id, sha, p);
-    return presentCommitStatus(s.status, s.author, await this.views.context());
+  async setStatus(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() dto: CreateCommitStatusDto) {
+    return presentCommitStatusView(await this.commits.setStatus(user, id, sha, dto));
   }
 }

@@ -1,99 +1,74 @@
-import { Controller, Delete, Get, Param, Post, Put, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Delete, Get, Header, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
-import { NotFound } from '../common/errors/domain-errors';
 import { API } from '../common/http/routes';
-import { Input, Params } from '../common/params/params';
+import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { ContentsService } from './contents.service';
-import { presentCommit, presentDiff, presentTreeEntry } from './repository.presenter';
-
-/** Raw file bytes: `text/plain` (GitLab's blob answer); never sniffed or rendered by a browser. */
-function sendRaw(res: Response, data: Buffer): void {
-  res.status(200);
-  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Content-Length', data.length);
-  res.end(data);
-}
+import { ArchiveDto, BlobDto, CompareDto, DeleteFileDto, GetFileDto, TreeDto, WriteFileDto } from './dto/contents.dto';
+import { presentCompare, presentContributor, presentFileWrite, presentRepositoryFile, presentTreeEntry } from './repository.presenter';
 
 @Controller(`${API}/projects/:id/repository`)
 export class ContentsController {
   constructor(private readonly contents: ContentsService) {}
 
   @Get('tree')
-  async tree(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return (await this.contents.tree(user, id, p)).map(presentTreeEntry);
+  async tree(@CurrentUser() user: User, @Param('id') id: string, @Input() q: TreeDto) {
+    return (await this.contents.tree(user, id, q)).map(presentTreeEntry);
   }
 
+  /** Raw file bytes as `text/plain`, never sniffed or rendered by a browser. */
   @Get('blobs/:sha')
-  async blob(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() p: Params, @Res() res: Response) {
-    sendRaw(res, await this.contents.blobAt(user, id, sha, p));
+  @Header('X-Content-Type-Options', 'nosniff')
+  blob(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() q: BlobDto) {
+    return this.contents.blobAt(user, id, sha, q);
   }
 
   @Get('commits/:sha/blob')
-  async commitBlob(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() p: Params, @Res() res: Response) {
-    sendRaw(res, await this.contents.blobAt(user, id, sha, p));
+  @Header('X-Content-Type-Options', 'nosniff')
+  commitBlob(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() q: BlobDto) {
+    return this.contents.blobAt(user, id, sha, q);
   }
 
   @Get('raw_blobs/:sha')
-  async rawBlob(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Res() res: Response) {
-    sendRaw(res, await this.contents.rawBlob(user, id, sha));
+  @Header('X-Content-Type-Options', 'nosniff')
+  rawBlob(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string) {
+    return this.contents.rawBlob(user, id, sha);
   }
 
   @Get('compare')
-  async compare(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    const r = await this.contents.compare(user, id, p);
-    return {
-      commit: r.commit ? presentCommit(r.commit) : null,
-      commits: r.commits.map(presentCommit),
-      diffs: r.diffs.map(presentDiff),
-      compare_timeout: r.compareTimeout,
-      compare_same_ref: r.compareSameRef,
-    };
+  async compare(@CurrentUser() user: User, @Param('id') id: string, @Input() q: CompareDto) {
+    return presentCompare(await this.contents.compare(user, id, q));
   }
 
   @Get('contributors')
   async contributors(@CurrentUser() user: User, @Param('id') id: string) {
-    return (await this.contents.contributors(user, id)).map((c) => ({ ...c, additions: 0, deletions: 0 }));
+    return (await this.contents.contributors(user, id)).map(presentContributor);
   }
 
   @Get('files')
-  async file(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    const f = await this.contents.getFile(user, id, p);
-    return {
-      file_name: f.fileName,
-      file_path: f.filePath,
-      size: f.size,
-      encoding: 'base64',
-      content: f.content.toString('base64'),
-      ref: f.ref,
-      blob_id: f.blobId,
-      commit_id: f.commitId,
-      last_commit_id: f.lastCommitId,
-    };
+  async file(@CurrentUser() user: User, @Param('id') id: string, @Input() q: GetFileDto) {
+    return presentRepositoryFile(await this.contents.getFile(user, id, q));
   }
 
   @Post('files')
-  createFile(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return this.contents.writeFile(user, id, p, 'create');
+  async createFile(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: WriteFileDto) {
+    return presentFileWrite(await this.contents.createFile(user, id, dto));
   }
 
   @Put('files')
-  updateFile(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return this.contents.writeFile(user, id, p, 'update');
+  async updateFile(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: WriteFileDto) {
+    return presentFileWrite(await this.contents.updateFile(user, id, dto));
   }
 
   @Delete('files')
-  deleteFile(@CurrentUser() user: User, @Param('id') id: string, @Input() p: Params) {
-    return this.contents.writeFile(user, id, p, 'delete');
+  async deleteFile(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: DeleteFileDto) {
+    return presentFileWrite(await this.contents.deleteFile(user, id, dto));
   }
 
-  /** `archive`, or `archive.<format>` (zip, tar, tar.gz, tgz, tar.bz2, ...). */
+  /** `archive`, or `archive.<format>` (zip, tar, tar.gz, tgz, tar.bz2, ...), streamed. */
   @Get(':archive')
-  async archive(@CurrentUser() user: User, @Param('id') id: string, @Param('archive') name: string, @Input() p: Params, @Res() res: Response) {
-    const m = /^archive(?:\.(.+))?$/.exec(name);
-    if (!m) throw new NotFound();
-    await this.contents.archive(user, id, p, m[1], res);
+  @Header('Content-Transfer-Encoding', 'binary')
+  archive(@CurrentUser() user: User, @Param('id') id: string, @Param('archive') name: string, @Input() q: ArchiveDto) {
+    return this.contents.archive(user, id, name, q);
   }
 }

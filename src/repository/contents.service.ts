@@ -1,19 +1,15 @@
-import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { createWriteStream } from 'node:fs';
-import { join } from 'node:path';
-import { Inject, Injectable } from '@nestjs/common';
-import type { Response } from 'express';
-import { APP_CONFIG, AppConfig } from '../config/config';
-import { apiError, MissingAttribute, NotFound } from '../common/errors/domain-errors';
-import { Params } from '../common/params/params';
-import { Commit, DiffEntry, TreeEntry } from '../git/objects';
-import { FileChange, FileConflict, isSafePath, isSafeRef, RefUpdateRejected } from '../git/repository';
+import { Injectable, StreamableFile } from '@nestjs/common';
+import { apiError, InvalidAttribute, NotFound } from '../common/errors/domain-errors';
+import { GitService } from '../git/git.service';
+import { parseObjectId, parseRef, parseRepoPath, RefName, RepoPath, repoPathProblem, Sha } from '../git/names';
+import { Commit, DiffEntry, TreeEntry, ZERO_SHA } from '../git/objects';
+import { ArchiveFormat, FileChange, FileConflict, RefUpdateRejected, Repository } from '../git/repository';
 import { User } from '../users/user.entity';
+import { ArchiveDto, BlobDto, CompareDto, DeleteFileDto, GetFileDto, TreeDto, WriteFileDto } from './dto/contents.dto';
 import { PushService } from './push.service';
 import { RepositoryAccess } from './repository-access.service';
 
-export type ArchiveFormat = 'tar' | 'tar.gz' | 'tar.bz2' | 'zip';
+export type { ArchiveFormat };
 
 /** GitLab's suffix → format mapping (bz2 variants, tar, zip; everything else tar.gz). */
 export function archiveFormat(suffix: string | undefined): ArchiveFormat {
@@ -33,6 +29,7 @@ const CONTENT_TYPES: Record<ArchiveFormat, string> = {
 
 const FILE_PATH = /^[a-zA-Z0-9_\-./@]*$/;
 const MAX_FILE_BYTES = 50 * 1024 * 1024;
+const ARCHIVE_ROUTE = /^archive(?:\.(.+))?$/;
 
 export interface RepositoryFile {
   fileName: string;
@@ -53,102 +50,86 @@ export interface CompareResult {
   compareSameRef: boolean;
 }
 
+/**
+ * A path a read names (`path`, `filepath`, `file_path`): a `.git` component is `400 "<field>" is
+ * invalid`; any other unsafe path is `onUnsafe` (what these routes answered before: 404 or 400).
+ */
+function readPath(raw: string, field: string, onUnsafe: () => Error, opts: { dir?: boolean } = {}): RepoPath {
+  const problem = repoPathProblem(raw, opts);
+  if (problem === 'git-dir') throw new InvalidAttribute(field);
+  const path = problem === null ? parseRepoPath(raw, opts) : null;
+  if (path === null) throw onUnsafe();
+  return path;
+}
+
+/** Raw file bytes: `text/plain` (GitLab's blob answer); never sniffed or rendered by a browser (see the controller's header). */
+function rawFile(data: Buffer): StreamableFile {
+  return new StreamableFile(data, { type: 'text/plain; charset=utf-8', length: data.length });
+}
+
 @Injectable()
 export class ContentsService {
-  private readonly cacheRoot: string;
-
   constructor(
     private readonly access: RepositoryAccess,
     private readonly push: PushService,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.cacheRoot = join(config.dataDir, 'archive-cache');
-  }
+    private readonly git: GitService,
+  ) {}
 
-  async tree(user: User, ref: string, p: Params): Promise<TreeEntry[]> {
+  async tree(user: User, ref: string, q: TreeDto): Promise<TreeEntry[]> {
     const ctx = await this.access.open(user, ref);
-    const refName = p.string('ref_name')?.trim() || p.string('ref')?.trim() || (await this.access.defaultRef(ctx));
-    const path = p.string('path') ?? '';
-    if (!isSafePath(path)) throw apiError(400, '400 (Bad request) "path" is invalid');
-    const entries = await ctx.repo.tree(refName, path);
+    const given = q.ref_name || q.ref;
+    const refName = given ? parseRef(given) : await this.access.defaultRef(ctx);
+    const path = readPath(q.path ?? '', 'path', () => new InvalidAttribute('path'), { dir: true });
+    const entries = refName === null ? null : await ctx.repo.tree(refName, path);
     if (!entries) throw new NotFound('Tree');
     return entries;
   }
 
   /** `GET .../blobs/:sha?filepath=`: the file's bytes at a commit, branch or tag. */
-  async blobAt(user: User, ref: string, sha: string, p: Params): Promise<Buffer> {
+  async blobAt(user: User, ref: string, sha: string, q: BlobDto): Promise<StreamableFile> {
     const ctx = await this.access.open(user, ref);
-    const path = p.string('filepath', { required: true }) as string;
-    if (!isSafePath(path)) throw new NotFound('File');
+    const path = readPath(q.filepath, 'filepath', () => new NotFound('File'));
     const commit = await this.access.commitOr404(ctx, sha);
     const blob = await ctx.repo.blobAt(commit.id, path);
     if (!blob) throw new NotFound('File');
-    return blob.data;
+    return rawFile(blob.data);
   }
 
-  async rawBlob(user: User, ref: string, sha: string): Promise<Buffer> {
+  async rawBlob(user: User, ref: string, sha: string): Promise<StreamableFile> {
     const ctx = await this.access.open(user, ref);
-    const data = await ctx.repo.blob(sha);
+    const id = parseObjectId(sha);
+    const data = id === null ? null : await ctx.repo.blob(id);
     if (!data) throw new NotFound('Blob');
-    return data;
+    return rawFile(data);
   }
 
   /**
-   * Streams an archive of `sha` (default: the default branch), cached per commit and format: the
-   * first request streams from git while writing the cache file; later ones stream the file.
+   * `GET .../archive` or `.../archive.<format>` (the route's last segment): an archive of `sha`
+   * (default: the default branch), cached per commit and format by GitService.
    */
-  async archive(user: User, ref: string, p: Params, suffix: string | undefined, res: Response): Promise<void> {
+  async archive(user: User, ref: string, route: string, q: ArchiveDto): Promise<StreamableFile> {
+    const m = ARCHIVE_ROUTE.exec(route);
+    if (!m) throw new NotFound();
     const ctx = await this.access.open(user, ref);
-    const format = archiveFormat(suffix ?? p.string('format'));
-    const refName = p.string('sha')?.trim() || (await this.access.defaultRef(ctx));
-    if (!isSafeRef(refName)) throw new NotFound('File');
-    const commit = await ctx.repo.commit(refName);
-    if (!commit) throw new NotFound('File');
+    const format = archiveFormat(m[1] ?? q.format);
+    const refName: RefName | null = q.sha ? parseRef(q.sha) : await this.access.defaultRef(ctx);
+    const commit = refName === null ? null : await ctx.repo.commit(refName);
+    if (!commit || refName === null) throw new NotFound('File');
     const label = refName.replace(/[^A-Za-z0-9._-]+/g, '-');
     const base = `${ctx.project.path}-${label}-${commit.id}`;
-    const fileName = `${base}.${format}`;
-    res.status(200);
-    res.setHeader('Content-Type', CONTENT_TYPES[format]);
-    res.setHeader('Content-Disposition', `attachment; filename="${fileName}"`);
-    res.setHeader('Content-Transfer-Encoding', 'binary');
-    const dir = join(this.cacheRoot, String(ctx.project.id));
-    const cached = join(dir, `${commit.id}-${label}.${format}`);
-    if (existsSync(cached)) {
-      res.setHeader('Content-Length', (await stat(cached)).size);
-      await new Promise<void>((resolve, reject) => {
-        createReadStream(cached).on('error', reject).pipe(res).on('finish', resolve).on('close', resolve);
-      });
-      return;
-    }
-    await mkdir(dir, { recursive: true });
-    const tmp = `${cached}.${process.pid}.${Date.now()}.tmp`;
-    const file = createWriteStream(tmp);
-    const child = ctx.repo.archive(commit.id, format, `${base}/`);
-    child.stdout.on('data', (d: Buffer) => {
-      file.write(d);
-      if (!res.write(d)) {
-        child.stdout.pause();
-        res.once('drain', () => child.stdout.resume());
-      }
+    const { stream, length } = await this.git.archive(ctx.project.id, commit.id, format, { prefix: `${base}/`, label });
+    return new StreamableFile(stream, {
+      type: CONTENT_TYPES[format],
+      disposition: `attachment; filename="${base}.${format}"`,
+      length,
     });
-    res.on('close', () => {
-      if (!res.writableFinished) child.kill('SIGKILL');
-    });
-    const code: number | null = await new Promise((resolve) => child.on('close', resolve));
-    await new Promise<void>((resolve) => file.end(resolve));
-    if (code === 0) await rename(tmp, cached).catch(() => rm(tmp, { force: true }));
-    else await rm(tmp, { force: true });
-    res.end();
   }
 
   /** `GET .../compare?from=&to=`: commits in `to` not in `from` (oldest first) and the diff from their merge base. */
-  async compare(user: User, ref: string, p: Params): Promise<CompareResult> {
+  async compare(user: User, ref: string, q: CompareDto): Promise<CompareResult> {
     const ctx = await this.access.open(user, ref);
-    const from = p.requireString('from').trim();
-    const to = p.requireString('to').trim();
-    const [a, b] = await Promise.all([ctx.repo.commit(from), ctx.repo.commit(to)]);
-    if (!a || !b) throw new NotFound(!a ? 'Commit' : 'Commit');
-    if (from === to || a.id === b.id) {
+    const [a, b] = await Promise.all([this.access.commitOr404(ctx, q.from), this.access.commitOr404(ctx, q.to)]);
+    if (q.from === q.to || a.id === b.id) {
       return { commit: null, commits: [], diffs: [], compareTimeout: false, compareSameRef: true };
     }
     const base = (await ctx.repo.mergeBase(a.id, b.id)) ?? a.id;
@@ -171,12 +152,10 @@ export class ContentsService {
 
   // ------------------------------------------------------------------ files API
 
-  async getFile(user: User, ref: string, p: Params): Promise<RepositoryFile> {
+  async getFile(user: User, ref: string, q: GetFileDto): Promise<RepositoryFile> {
     const ctx = await this.access.open(user, ref);
-    const filePath = p.requireString('file_path').replace(/^\/+/, '');
-    const refName = p.requireString('ref').trim();
-    if (!isSafePath(filePath)) throw new NotFound('File');
-    const commit = await this.access.commitOr404(ctx, refName);
+    const filePath = readPath(q.file_path, 'file_path', () => new NotFound('File'));
+    const commit = await this.access.commitOr404(ctx, q.ref);
     const blob = await ctx.repo.blobAt(commit.id, filePath);
     if (!blob) throw new NotFound('File');
     return {
@@ -184,78 +163,115 @@ export class ContentsService {
       filePath,
       size: blob.data.length,
       content: blob.data,
-      ref: refName,
+      ref: q.ref,
       blobId: blob.sha,
       commitId: commit.id,
       lastCommitId: (await ctx.repo.lastCommitFor(commit.id, filePath)) ?? commit.id,
     };
   }
 
+  createFile(user: User, ref: string, dto: WriteFileDto) {
+    return this.writeFile(user, ref, dto, 'create');
+  }
+
+  updateFile(user: User, ref: string, dto: WriteFileDto) {
+    return this.writeFile(user, ref, dto, 'update');
+  }
+
+  deleteFile(user: User, ref: string, dto: DeleteFileDto) {
+    return this.writeFile(user, ref, dto, 'delete');
+  }
+
   /**
    * Creates, updates or deletes one file with a commit by the API user, without a working tree; the
    * branch moves compare-and-swap, so a push in between fails the write (400). Any failure is 400.
    */
-  async writeFile(user: User, ref: string, p: Params, action: FileChange['action']): Promise<{ file_name: string; file_path: string; branch_name: string }> {
+  private async writeFile(
+    user: User,
+    ref: string,
+    dto: DeleteFileDto & Partial<WriteFileDto>,
+    action: FileChange['action'],
+  ): Promise<{ path: RepoPath; branch: RefName }> {
     const ctx = await this.access.open(user, ref, 'push_code');
-    const rawPath = p.requireString('file_path');
-    const branch = p.requireString('branch_name').trim();
     let content: Buffer | undefined;
     if (action !== 'delete') {
-      if (p.string('content') === undefined) throw new MissingAttribute('content');
-      const text = p.string('content') as string;
-      const encoding = (p.string('encoding') ?? 'text').toLowerCase();
+      const text = dto.content ?? '';
+      const encoding = (dto.encoding ?? 'text').toLowerCase();
       if (encoding !== 'text' && encoding !== 'base64') throw apiError(400, 'Encoding must be text or base64');
       if (encoding === 'base64' && !/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(text)) throw apiError(400, 'Content is not valid base64');
       content = encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
       if (content.length > MAX_FILE_BYTES) throw apiError(400, 'File is too large');
     }
-    const message = p.requireString('commit_message');
-    const filePath = rawPath.replace(/^\/+/, '');
-    if (filePath.split('/').includes('..') || rawPath.includes('/../')) {
-      throw apiError(400, 'Your changes could not be committed, because the file name cannot include directory traversal. ');
-    }
-    if (!filePath || !FILE_PATH.test(filePath) || !isSafePath(filePath) || filePath.endsWith('/') || filePath.includes('//')) {
-      throw apiError(
-        400,
-        "Your changes could not be committed, because the file name can contain only letters, digits, '_', '-', '@' and '.'. Separate directories with a '/'. ",
-      );
-    }
-    if (!isSafeRef(branch)) throw apiError(400, 'You can only create or edit files when you are on a branch');
+    const path = writePath(dto.file_path);
+    const branch = parseRef(dto.branch_name);
+    if (branch === null) throw apiError(400, 'You can only create or edit files when you are on a branch');
     if (!(await this.push.canWriteBranch(ctx.project.id, branch, ctx.abilities))) {
       throw apiError(400, 'You are not allowed to push into this branch');
     }
-    const head = await ctx.repo.branch(branch);
+    let head = await ctx.repo.branch(branch);
     const empty = (await ctx.repo.branchNames()).length === 0;
     if (!head && !(empty && action === 'create')) {
       throw apiError(400, 'You can only create or edit files when you are on a branch');
     }
-    const change: FileChange = action === 'delete' ? { action, path: filePath } : { action, path: filePath, content: content as Buffer };
-    let newSha: string;
-    try {
-      newSha = await ctx.repo.commitFiles({
-        branch,
-        parent: head?.commit.id ?? null,
-        message,
-        author: { name: user.name, email: user.email },
-        changes: [change],
-      });
-    } catch (e) {
-      if (e instanceof FileConflict) {
-        if (e.message === 'exists') throw apiError(400, 'Your changes could not be committed because a file with the same name already exists');
-        if (e.message === 'missing') throw apiError(400, 'Your changes could not be committed because the file does not exist');
-        throw apiError(400, 'Your changes could not be committed because the content is unchanged');
+    const change: FileChange = action === 'delete' ? { action, path } : { action, path, content: content as Buffer };
+    let newSha: Sha | undefined;
+    // Writes to one branch are compare-and-swap. When another write (through any instance) moved the
+    // branch but did not touch this file, the change is applied again on the new tip; only a real
+    // conflict on the same file is refused.
+    for (let attempt = 0; newSha === undefined; attempt++) {
+      try {
+        newSha = await ctx.repo.commitFiles({
+          branch,
+          parent: head?.commit.id ?? null,
+          message: dto.commit_message,
+          author: { name: user.name, email: user.email },
+          changes: [change],
+        });
+      } catch (e) {
+        if (e instanceof FileConflict) {
+          if (e.message === 'exists') throw apiError(400, 'Your changes could not be committed because a file with the same name already exists');
+          if (e.message === 'missing') throw apiError(400, 'Your changes could not be committed because the file does not exist');
+          throw apiError(400, 'Your changes could not be committed because the content is unchanged');
+        }
+        if (!(e instanceof RefUpdateRejected)) throw e;
+        const moved = await ctx.repo.branch(branch);
+        if (attempt >= MAX_REBASES || !moved || !head || !(await this.sameFileAt(ctx.repo, head.commit.id, moved.commit.id, path))) {
+          throw apiError(400, 'Your changes could not be committed because the branch was updated in the meantime');
+        }
+        head = moved;
       }
-      if (e instanceof RefUpdateRejected) {
-        throw apiError(400, 'Your changes could not be committed because the branch was updated in the meantime');
-      }
-      throw e;
     }
-    await this.push.afterPush(
-      ctx.project,
-      user,
-      [{ oldSha: head?.commit.id ?? '0'.repeat(40), newSha, ref: `refs/heads/${branch}` }],
-      'api',
-    );
-    return { file_name: filePath, file_path: filePath, branch_name: branch };
+    await this.push.afterPush(ctx.project, user, [{ oldSha: head?.commit.id ?? ZERO_SHA, newSha, ref: `refs/heads/${branch}` }], 'api');
+    return { path, branch };
   }
+
+  /** Whether `path` is the same (same blob, or absent in both) at two commits. */
+  private async sameFileAt(repo: Repository, a: Sha, b: Sha, path: RepoPath): Promise<boolean> {
+    const [x, y] = await Promise.all([repo.blobAt(a, path), repo.blobAt(b, path)]);
+    return (x?.sha ?? null) === (y?.sha ?? null);
+  }
+}
+
+/** How many times a file write is re-applied on a branch that moved under it. */
+const MAX_REBASES = 20;
+
+/**
+ * The path a write names, with GitLab's messages: traversal, then the allowed characters; a `.git`
+ * component (which git refuses to write) is `400 "file_path" is invalid`. A leading `/` is dropped.
+ */
+function writePath(raw: string): RepoPath {
+  const stripped = raw.replace(/^\/+/, '');
+  if (stripped.split('/').includes('..') || raw.includes('/../')) {
+    throw apiError(400, 'Your changes could not be committed, because the file name cannot include directory traversal. ');
+  }
+  const problem = repoPathProblem(raw);
+  if (problem === 'git-dir') throw new InvalidAttribute('file_path');
+  const path = problem === null && FILE_PATH.test(stripped) ? parseRepoPath(raw) : null;
+  if (path === null) {
+    throw apiError(
+      400,
+      "Your changes could not be committed, because the file name can contain only letters, digits, '_', '-', '@' and '.'. Separate directories with a '/'. ",
+    );
+  }
+  return path;
 }

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { Logger } from '../common/http/logger';
 import { PolicyProject, ProjectAbility } from '../common/policy/policy';
@@ -8,12 +7,14 @@ import { DomainEvents } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
 import { GitService } from '../git/git.service';
 import { PushRules } from '../git/hooks';
+import { parseRef, parseSha, Sha } from '../git/names';
 import { Commit, ZERO_SHA } from '../git/objects';
 import { RefUpdate } from '../git/smart-http';
 import { Project } from '../projects/project.entity';
 import { projectFullPath } from '../projects/projects.presenter';
 import { User } from '../users/user.entity';
 import { ProtectedBranch } from './repository.entities';
+import { RepositoryRecords } from './repository.repository';
 
 const MAX_PUSH_COMMITS = 20;
 
@@ -21,7 +22,7 @@ const MAX_PUSH_COMMITS = 20;
 @Injectable()
 export class PushService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly records: RepositoryRecords,
     private readonly git: GitService,
     private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
@@ -31,7 +32,7 @@ export class PushService {
   ) {}
 
   protectedBranches(projectId: number): Promise<ProtectedBranch[]> {
-    return this.ds.getRepository(ProtectedBranch).find({ where: { projectId }, order: { name: 'ASC' } });
+    return this.records.protectedBranches(projectId);
   }
 
   /** Whether `branch` is protected (exact name or a `*` pattern). */
@@ -96,20 +97,13 @@ export class PushService {
     if (branches.length === 0) return;
     const pushed = updates.filter((u) => u.ref.startsWith('refs/heads/') && u.newSha !== ZERO_SHA).map((u) => u.ref.slice(11));
     const head = await repo.headBranch();
-    const choice = [head, 'master', ...pushed, ...branches].find((b) => b && branches.includes(b)) as string;
+    const names = new Set<string>(branches);
+    const choice = [head, 'master', ...pushed, ...branches].find((b) => b && names.has(b)) as string;
     await this.git.setDefaultBranch(project.id, choice);
-    await this.ds.getRepository(Project).update({ id: project.id }, { defaultBranch: choice });
+    await this.records.setDefaultBranch(project.id, choice);
     project.defaultBranch = choice;
     const protection = (await this.settings.get()).defaultBranchProtection;
-    if (protection > 0) {
-      await this.ds
-        .createQueryBuilder()
-        .insert()
-        .into(ProtectedBranch)
-        .values({ projectId: project.id, name: choice, developersCanPush: protection === 1 })
-        .orIgnore()
-        .execute();
-    }
+    if (protection > 0) await this.records.protectIfAbsent(project.id, choice, protection === 1);
   }
 
   /** GitLab's push payload (`data` of push events, and later of hooks). */
@@ -118,8 +112,10 @@ export class PushService {
     const isTag = u.ref.startsWith('refs/tags/');
     let commits: Commit[] = [];
     let total = 0;
-    if (u.newSha !== ZERO_SHA && !isTag) {
-      const range = await repo.commitsBetween(u.oldSha === ZERO_SHA ? (await this.baseFor(project, u)) : u.oldSha, u.newSha);
+    const newSha = parseSha(u.newSha);
+    const oldSha = parseSha(u.oldSha);
+    if (newSha !== null && newSha !== ZERO_SHA && oldSha !== null && !isTag) {
+      const range = await repo.commitsBetween(oldSha === ZERO_SHA ? await this.baseFor(project, u) : oldSha, newSha);
       total = range.commits.length;
       commits = range.commits.slice(-MAX_PUSH_COMMITS).reverse();
     }
@@ -178,8 +174,8 @@ export class PushService {
   }
 
   /** For a new branch: its commits are those not on the default branch (or all, when there is none). */
-  private async baseFor(project: Project, u: RefUpdate): Promise<string> {
-    const base = project.defaultBranch && `refs/heads/${project.defaultBranch}` !== u.ref ? project.defaultBranch : null;
+  private async baseFor(project: Project, u: RefUpdate): Promise<Sha> {
+    const base = project.defaultBranch && `refs/heads/${project.defaultBranch}` !== u.ref ? parseRef(project.defaultBranch) : null;
     if (base) {
       const c = await this.git.repository(project.id).commit(base);
       if (c) return c.id;

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProtectedBranch, Release, CommitComment, CommitStatus } from './repository.entities';
 import { ProjectsModule } from '../projects/projects.module';
+import { UsersModule } from '../users/users.module';
 import { BranchesController } from './branches.controller';
 import { BranchesService } from './branches.service';
 import { CommitsController } from './commits.controller';
@@ -10,14 +11,15 @@ import { ContentsController } from './contents.controller';
 import { ContentsService } from './contents.service';
 import { PushService } from './push.service';
 import { RepositoryAccess } from './repository-access.service';
+import { RepositoryRecords } from './repository.repository';
 import { TagsController } from './tags.controller';
 import { TagsService } from './tags.service';
 
 /** The repository API (branches, tags, commits, contents, files) and branch protection / push handling. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ProtectedBranch, Release, CommitComment, CommitStatus]), ProjectsModule],
+  imports: [TypeOrmModule.forFeature([ProtectedBranch, Release, CommitComment, CommitStatus]), ProjectsModule, UsersModule],
   controllers: [BranchesController, TagsController, CommitsController, ContentsController],
-  providers: [PushService, RepositoryAccess, BranchesService, TagsService, CommitsService, ContentsService],
-  exports: [PushService],
+  providers: [RepositoryRecords, PushService, RepositoryAccess, BranchesService, TagsService, CommitsService, ContentsService],
+  exports: [PushService, RepositoryAccess],
 })
 export class RepositoryModule {}

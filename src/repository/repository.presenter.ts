@@ -51,6 +51,18 @@ export function presentBranch(b: Branch, protection: { protected: boolean; devel
   };
 }
 
+export function presentBranchView(v: { branch: Branch; protected: boolean; developersCanPush: boolean }) {
+  return presentBranch(v.branch, v);
+}
+
+export function presentTagView(v: { tag: Tag; release?: Release }) {
+  return presentTag(v.tag, v.release);
+}
+
+export function presentRelease(r: Release) {
+  return { tag_name: r.tag, description: r.description };
+}
+
 export function presentTag(t: Tag, release: Release | undefined) {
   return {
     name: t.name,
@@ -62,6 +74,57 @@ export function presentTag(t: Tag, release: Release | undefined) {
 
 export function presentTreeEntry(e: TreeEntry) {
   return { id: e.id, name: e.name, type: e.type, mode: e.mode };
+}
+
+export function presentCompare(r: { commit: Commit | null; commits: Commit[]; diffs: DiffEntry[]; compareTimeout: boolean; compareSameRef: boolean }) {
+  return {
+    commit: r.commit ? presentCommit(r.commit) : null,
+    commits: r.commits.map(presentCommit),
+    diffs: r.diffs.map(presentDiff),
+    compare_timeout: r.compareTimeout,
+    compare_same_ref: r.compareSameRef,
+  };
+}
+
+/** Contributors: GitLab 8 counts no additions or deletions here. */
+export function presentContributor(c: { name: string; email: string; commits: number }) {
+  return { ...c, additions: 0, deletions: 0 };
+}
+
+export function presentRepositoryFile(f: {
+  fileName: string;
+  filePath: string;
+  size: number;
+  content: Buffer;
+  ref: string;
+  blobId: string;
+  commitId: string;
+  lastCommitId: string;
+}) {
+  return {
+    file_name: f.fileName,
+    file_path: f.filePath,
+    size: f.size,
+    encoding: 'base64',
+    content: f.content.toString('base64'),
+    ref: f.ref,
+    blob_id: f.blobId,
+    commit_id: f.commitId,
+    last_commit_id: f.lastCommitId,
+  };
+}
+
+/** A file write's answer: `file_name` (the spec) and `file_path` (GitLab's code) alike (spec decision 13). */
+export function presentFileWrite(w: { path: string; branch: string }) {
+  return { file_name: w.path, file_path: w.path, branch_name: w.branch };
+}
+
+export function presentDeletedBranch(name: string) {
+  return { branch_name: name };
+}
+
+export function presentDeletedTag(name: string) {
+  return { tag_name: name };
 }
 
 export function presentDiff(d: DiffEntry) {
@@ -76,6 +139,18 @@ export function presentDiff(d: DiffEntry) {
     deleted_file: d.deletedFile,
     too_large: d.tooLarge,
   };
+}
+
+export function presentCommitCommentView(v: { comment: CommitComment; author?: User; present: PresentContext }) {
+  return presentCommitComment(v.comment, v.author, v.present);
+}
+
+export function presentCommitStatusView(v: { status: CommitStatus; author?: User; present: PresentContext }) {
+  return presentCommitStatus(v.status, v.author, v.present);
+}
+
+export function presentCommitDetailView(v: { commit: Commit; status: string | null }) {
+  return presentCommitDetail(v.commit, v.status);
 }
 
 export function presentCommitComment(c: CommitComment, author: User | undefined, ctx: PresentContext) {

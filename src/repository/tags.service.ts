@@ -1,40 +1,46 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { apiError, isUniqueViolation, NotFound } from '../common/errors/domain-errors';
-import { Params } from '../common/params/params';
-import { isValidBranchName } from '../git/git.service';
+import { parseNewRefName, parseRef, RefName, tagRef } from '../git/names';
 import { Tag, ZERO_SHA } from '../git/objects';
 import { RefUpdateRejected } from '../git/repository';
 import { User } from '../users/user.entity';
+import { CreateTagDto, ReleaseDto } from './dto/tags.dto';
 import { PushService } from './push.service';
-import { RepositoryAccess } from './repository-access.service';
+import { RepoContext, RepositoryAccess } from './repository-access.service';
 import { Release } from './repository.entities';
+import { RepositoryRecords } from './repository.repository';
+
+export interface TagView {
+  tag: Tag;
+  release?: Release;
+}
+
+const RELEASE_PATH = /^(.+)\/release$/;
 
 @Injectable()
 export class TagsService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly records: RepositoryRecords,
     private readonly access: RepositoryAccess,
     private readonly push: PushService,
   ) {}
 
-  private async releases(projectId: number): Promise<Map<string, Release>> {
-    const rows = await this.ds.getRepository(Release).find({ where: { projectId } });
-    return new Map(rows.map((r) => [r.tag, r]));
-  }
-
   /** All tags, reverse-alphabetical, with their releases (one query). */
-  async list(user: User, ref: string): Promise<{ tag: Tag; release?: Release }[]> {
+  async list(user: User, ref: string): Promise<TagView[]> {
     const ctx = await this.access.open(user, ref);
-    const [tags, releases] = await Promise.all([ctx.repo.tags(), this.releases(ctx.project.id)]);
+    const [tags, releases] = await Promise.all([ctx.repo.tags(), this.records.releases(ctx.project.id)]);
     return tags.map((tag) => ({ tag, release: releases.get(tag.name) }));
   }
 
-  async get(user: User, ref: string, name: string): Promise<{ tag: Tag; release?: Release }> {
-    const ctx = await this.access.open(user, ref);
-    const tag = await ctx.repo.tag(name);
+  async get(user: User, ref: string, name: string): Promise<TagView> {
+    return this.getIn(await this.access.open(user, ref), name);
+  }
+
+  private async getIn(ctx: RepoContext, name: string): Promise<TagView> {
+    const ref = parseRef(name);
+    const tag = ref === null ? null : await ctx.repo.tag(ref);
     if (!tag) throw new NotFound('Tag');
-    const release = await this.ds.getRepository(Release).findOne({ where: { projectId: ctx.project.id, tag: name } });
+    const release = await this.records.release(ctx.project.id, tag.name);
     return { tag, release: release ?? undefined };
   }
 
@@ -42,79 +48,82 @@ export class TagsService {
    * `POST .../tags`: lightweight, or annotated with `message`; optional `release_description`.
    * Failures answer 405 with a message, as the spec says.
    */
-  async create(user: User, ref: string, p: Params): Promise<{ tag: Tag; release?: Release }> {
+  async create(user: User, ref: string, dto: CreateTagDto): Promise<TagView> {
     const ctx = await this.access.open(user, ref, 'push_code');
-    const name = p.requireString('tag_name').trim();
-    const target = p.requireString('ref').trim();
-    const message = p.string('message');
-    const releaseDescription = p.string('release_description');
-    if (!isValidBranchName(name)) throw apiError(405, 'Tag name invalid');
+    const name = parseNewRefName(dto.tag_name);
+    if (name === null) throw apiError(405, 'Tag name invalid');
     if (await ctx.repo.tag(name)) throw apiError(405, `Tag ${name} already exists`);
-    const commit = await ctx.repo.commit(target);
-    if (!commit) throw apiError(405, `Target ${target} is invalid`);
+    const target = parseRef(dto.ref);
+    const commit = target === null ? null : await ctx.repo.commit(target);
+    if (!commit) throw apiError(405, `Target ${dto.ref} is invalid`);
     try {
-      if (message && message.trim()) {
-        await ctx.repo.createAnnotatedTag(name, commit.id, message, { name: user.name, email: user.email });
+      if (dto.message && dto.message.trim()) {
+        await ctx.repo.createAnnotatedTag(name, commit.id, dto.message, { name: user.name, email: user.email });
       } else {
-        await ctx.repo.updateRef(`refs/tags/${name}`, commit.id, ZERO_SHA);
+        await ctx.repo.updateRef(tagRef(name), commit.id, ZERO_SHA);
       }
     } catch (e) {
       if (e instanceof RefUpdateRejected) throw apiError(405, `Tag ${name} already exists`);
       throw e;
     }
-    if (releaseDescription !== undefined && releaseDescription !== '') {
-      await this.ds
-        .createQueryBuilder()
-        .insert()
-        .into(Release)
-        .values({ projectId: ctx.project.id, tag: name, description: releaseDescription })
-        .orUpdate(['description', 'updated_at'], ['project_id', 'tag'])
-        .execute();
+    if (dto.release_description !== undefined && dto.release_description !== '') {
+      await this.records.upsertRelease(ctx.project.id, name, dto.release_description);
     }
-    await this.push.afterPush(ctx.project, user, [{ oldSha: ZERO_SHA, newSha: commit.id, ref: `refs/tags/${name}` }], 'api');
-    return this.get(user, String(ctx.project.id), name);
+    await this.push.afterPush(ctx.project, user, [{ oldSha: ZERO_SHA, newSha: commit.id, ref: tagRef(name) }], 'api');
+    return this.getIn(ctx, name);
   }
 
-  async remove(user: User, ref: string, name: string): Promise<{ tag_name: string }> {
+  async remove(user: User, ref: string, raw: string): Promise<RefName> {
     const ctx = await this.access.open(user, ref, 'push_code');
-    const raw = isValidBranchName(name) ? await ctx.repo.refSha(`refs/tags/${name}`) : null;
-    if (!raw) throw apiError(404, 'No such tag');
-    const commitSha = (await ctx.repo.commit(`refs/tags/${name}`))?.id ?? raw;
+    const name: RefName | null = parseNewRefName(raw);
+    const tagSha = name === null ? null : await ctx.repo.refSha(tagRef(name));
+    if (name === null || !tagSha) throw apiError(404, 'No such tag');
+    const commitSha = (await ctx.repo.commit(tagRef(name)))?.id ?? tagSha;
     try {
-      await ctx.repo.updateRef(`refs/tags/${name}`, ZERO_SHA, raw);
+      await ctx.repo.updateRef(tagRef(name), ZERO_SHA, tagSha);
     } catch (e) {
       if (e instanceof RefUpdateRejected) throw apiError(404, 'No such tag');
       throw e;
     }
-    await this.ds.getRepository(Release).delete({ projectId: ctx.project.id, tag: name });
-    await this.push.afterPush(ctx.project, user, [{ oldSha: commitSha, newSha: ZERO_SHA, ref: `refs/tags/${name}` }], 'api');
-    return { tag_name: name };
+    await this.records.deleteRelease(ctx.project.id, name);
+    await this.push.afterPush(ctx.project, user, [{ oldSha: commitSha, newSha: ZERO_SHA, ref: tagRef(name) }], 'api');
+    return name;
   }
 
-  /** `POST .../release`: 201; 404 `Tag does not exist`; 409 `Release already exists`. */
-  async createRelease(user: User, ref: string, name: string, p: Params): Promise<Release> {
+  /** `POST .../tags/<tag>/release` (the route takes the rest of the path): 201; 404 `Tag does not exist`; 409 `Release already exists`. */
+  async createRelease(user: User, ref: string, path: string, dto: ReleaseDto): Promise<Release> {
+    const name = releaseTag(path);
     const ctx = await this.access.open(user, ref, 'push_code');
-    const description = p.requireString('description');
-    if (!(await ctx.repo.tag(name))) throw apiError(404, 'Tag does not exist');
+    const tag = await this.tagOr404(ctx, name);
     try {
-      return await this.ds.getRepository(Release).save(
-        this.ds.getRepository(Release).create({ projectId: ctx.project.id, tag: name, description }),
-      );
+      return await this.records.insertRelease(ctx.project.id, tag.name, dto.description);
     } catch (e) {
       if (isUniqueViolation(e)) throw apiError(409, 'Release already exists');
       throw e;
     }
   }
 
-  /** `PUT .../release`: 200; 404 when the tag or its release is missing. */
-  async updateRelease(user: User, ref: string, name: string, p: Params): Promise<Release> {
+  /** `PUT .../tags/<tag>/release`: 200; 404 when the tag or its release is missing. */
+  async updateRelease(user: User, ref: string, path: string, dto: ReleaseDto): Promise<Release> {
+    const name = releaseTag(path);
     const ctx = await this.access.open(user, ref, 'push_code');
-    const description = p.requireString('description');
-    if (!(await ctx.repo.tag(name))) throw apiError(404, 'Tag does not exist');
-    const repo = this.ds.getRepository(Release);
-    const release = await repo.findOne({ where: { projectId: ctx.project.id, tag: name } });
+    const tag = await this.tagOr404(ctx, name);
+    const release = await this.records.release(ctx.project.id, tag.name);
     if (!release) throw apiError(404, 'Release does not exist');
-    release.description = description;
-    return repo.save(release);
+    return this.records.updateRelease(release, dto.description);
   }
+
+  private async tagOr404(ctx: RepoContext, name: string): Promise<Tag> {
+    const ref = parseRef(name);
+    const tag = ref === null ? null : await ctx.repo.tag(ref);
+    if (!tag) throw apiError(404, 'Tag does not exist');
+    return tag;
+  }
+}
+
+/** The tag of a `<tag>/release` route path; anything else is no route (404). */
+function releaseTag(path: string): string {
+  const m = RELEASE_PATH.exec(path);
+  if (!m) throw new NotFound();
+  return m[1];
 }

@@ -2,21 +2,21 @@ import { Injectable } from '@nestjs/common';
 import { Paginated } from '../common/pagination/pagination';
 import { ProjectViews } from '../projects/project-views.service';
 import { User } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
 import { Snippet } from './snippet.entity';
 import { presentSnippet } from './snippets.presenter';
-import { SnippetsService } from './snippets.service';
 
 /** Presents snippets with their authors (one query for the whole page). */
 @Injectable()
 export class SnippetViews {
   constructor(
     private readonly views: ProjectViews,
-    private readonly snippets: SnippetsService,
+    private readonly users: UsersRepository,
   ) {}
 
   async many(viewer: User, snippets: Snippet[]) {
     const ctx = await this.views.context();
-    const authors = await this.snippets.authors(snippets);
+    const authors = await this.users.byIds(snippets.map((s) => s.authorId));
     return snippets.map((s) => presentSnippet(s, s.authorId !== null ? authors.get(s.authorId) : null, viewer, ctx));
   }
 

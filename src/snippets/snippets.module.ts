@@ -2,14 +2,16 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Snippet } from './snippet.entity';
 import { ProjectsModule } from '../projects/projects.module';
+import { UsersModule } from '../users/users.module';
 import { SnippetViews } from './snippet-views.service';
 import { SnippetsController } from './snippets.controller';
+import { SnippetsRepository } from './snippets.repository';
 import { SnippetsService } from './snippets.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Snippet]), ProjectsModule],
+  imports: [TypeOrmModule.forFeature([Snippet]), ProjectsModule, UsersModule],
   controllers: [SnippetsController],
-  providers: [SnippetsService, SnippetViews],
+  providers: [SnippetsService, SnippetsRepository, SnippetViews],
   exports: [SnippetsService],
 })
 export class SnippetsModule {}

@@ -1,3 +1,4 @@
+import { StreamableFile } from '@nestjs/common';
 import { presentAuthor } from '../notes/notes.presenter';
 import { User } from '../users/user.entity';
 import { PresentContext } from '../users/users.presenter';
@@ -16,8 +17,9 @@ export function presentSnippet(s: Snippet, author: User | null | undefined, view
   };
 }
 
-/** The DELETE answer: the snippet record. */
-export function presentSnippetRecord(s: Snippet) {
+/** The DELETE answer: the snippet record, or no body when nothing was deleted. */
+export function presentSnippetRecord(s: Snippet | undefined) {
+  if (!s) return undefined;
   return {
     id: s.id,
     title: s.title,
@@ -31,4 +33,10 @@ export function presentSnippetRecord(s: Snippet) {
     type: 'ProjectSnippet',
     visibility_level: s.visibilityLevel,
   };
+}
+
+/** The raw content: `text/plain` in UTF-8 with its length (the route adds `X-Content-Type-Options: nosniff`). */
+export function presentSnippetRaw(s: Snippet): StreamableFile {
+  const body = Buffer.from(s.content, 'utf8');
+  return new StreamableFile(body, { type: 'text/plain; charset=utf-8', length: body.length });
 }

@@ -1,46 +1,68 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
-import { Params, parseId } from '../common/params/params';
+import { parseId } from '../common/params/params';
+import { Transactions } from '../database/transactions';
+import { CreateEmailDto } from './dto/email.dto';
+import { emailErrors } from './dto/user-rules';
 import { Email } from './email.entity';
-import { emailErrors } from './user-attributes';
+import { EmailsRepository } from './emails.repository';
 import { User } from './user.entity';
-import { lockEmail } from './users.service';
+import { UsersRepository } from './users.repository';
 
 const TAKEN = () => new ValidationFailed({ email: ['has already been taken'] });
 
-/** Secondary email addresses: valid format, unique across primary and secondary addresses. */
+/**
+ * Secondary email addresses: valid format, unique across primary and secondary addresses. `…Own`
+ * methods act on the caller's addresses; `…Of` methods on a user's by path id (`@Admin()` routes).
+ */
 @Injectable()
 export class EmailsService {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly emails: EmailsRepository,
+    private readonly users: UsersRepository,
+    private readonly tx: Transactions,
+  ) {}
 
-  listFor(user: User): Promise<Email[]> {
-    return this.ds.getRepository(Email).find({ where: { userId: user.id }, order: { id: 'ASC' } });
+  /** The user named by a path id, or `404 User Not Found`. */
+  private async owner(rawUserId: string): Promise<User> {
+    const id = parseId(rawUserId);
+    const user = id === undefined ? null : await this.users.byId(id);
+    if (!user) throw new NotFound('User');
+    return user;
+  }
+
+  listOwn(user: User): Promise<Email[]> {
+    return this.emails.listFor(user.id);
+  }
+
+  async listOf(rawUserId: string): Promise<Email[]> {
+    return this.emails.listFor((await this.owner(rawUserId)).id);
   }
 
   async getOwn(user: User, rawId: string): Promise<Email> {
     const id = parseId(rawId);
-    const email = id === undefined ? null : await this.ds.getRepository(Email).findOne({ where: { id, userId: user.id } });
+    const email = id === undefined ? null : await this.emails.findOwn(user.id, id);
     if (!email) throw new NotFound('Email');
     return email;
   }
 
-  async add(user: User, p: Params): Promise<Email> {
-    const address = p.requireString('email').trim();
+  addOwn(user: User, dto: CreateEmailDto): Promise<Email> {
+    return this.add(user, dto);
+  }
+
+  async addTo(rawUserId: string, dto: CreateEmailDto): Promise<Email> {
+    return this.add(await this.owner(rawUserId), dto);
+  }
+
+  private async add(user: User, dto: CreateEmailDto): Promise<Email> {
+    const address = dto.email;
     const errors = emailErrors(address);
     if (errors.length) throw new ValidationFailed({ email: errors });
     try {
-      return await this.ds.transaction(async (m) => {
-        await lockEmail(m, address);
-        const rows: { n: number }[] = await m.query(
-          `SELECT count(*)::int AS n FROM (
-             SELECT id FROM users WHERE lower(email) = lower($1)
-             UNION ALL SELECT id FROM emails WHERE lower(email) = lower($1)) t`,
-          [address],
-        );
-        if (rows[0].n > 0) throw TAKEN();
-        const repo = m.getRepository(Email);
-        return repo.save(repo.create({ userId: user.id, email: address }));
+      return await this.tx.run(async (tx) => {
+        await this.users.lockEmail(tx, address);
+        if (await this.users.emailTaken(tx, address)) throw TAKEN();
+        return this.emails.insert(tx, { userId: user.id, email: address });
       });
     } catch (e) {
       if (isUniqueViolation(e, 'emails_email_key')) throw TAKEN();
@@ -52,15 +74,16 @@ export class EmailsService {
   async removeOwn(user: User, rawId: string): Promise<Email | undefined> {
     const id = parseId(rawId);
     if (id === undefined) return undefined;
-    return this.ds.transaction(async (m) => {
-      const email = await m.getRepository(Email).findOne({ where: { id, userId: user.id } });
-      if (email) await m.getRepository(Email).delete({ id });
+    return this.tx.run(async (tx) => {
+      const email = await this.emails.findOwn(user.id, id, tx);
+      if (email) await this.emails.delete(tx, id);
       return email ?? undefined;
     });
   }
 
-  async removeOf(user: User, rawId: string): Promise<Email> {
-    const email = await this.removeOwn(user, rawId);
+  /** Admin delete: `404 User Not Found`, then `404 Email Not Found` when absent. */
+  async removeOf(rawUserId: string, rawId: string): Promise<Email> {
+    const email = await this.removeOwn(await this.owner(rawUserId), rawId);
     if (!email) throw new NotFound('Email');
     return email;
   }

@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import sshpk from 'sshpk';
-import { DataSource } from 'typeorm';
 import { isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
-import { Params, parseId } from '../common/params/params';
+import { parseId } from '../common/params/params';
+import { Transactions } from '../database/transactions';
+import { CreateKeyDto } from './dto/key.dto';
 import { SshKey } from './key.entity';
+import { KeysRepository } from './keys.repository';
+import { UserViews } from './user-views.service';
 import { User } from './user.entity';
+import { UserView } from './users.presenter';
+import { UsersRepository } from './users.repository';
 
 const ALLOWED_TYPES = new Set(['rsa', 'ed25519', 'ecdsa']);
 const MIN_RSA_BITS = 1024;
@@ -31,46 +36,72 @@ export function parsePublicKey(raw: string): ParsedKey | undefined {
   }
 }
 
-/** SSH keys of users: parsed and fingerprinted, fingerprints unique instance-wide. */
+/**
+ * SSH keys of users: parsed and fingerprinted, fingerprints unique instance-wide. `…Own` methods act
+ * on the caller's keys; `…Of` methods on a user's by path id (the routes are `@Admin()`).
+ */
 @Injectable()
 export class KeysService {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly keys: KeysRepository,
+    private readonly users: UsersRepository,
+    private readonly views: UserViews,
+    private readonly tx: Transactions,
+  ) {}
 
-  listFor(user: User): Promise<SshKey[]> {
-    return this.ds.getRepository(SshKey).find({ where: { userId: user.id }, order: { id: 'ASC' } });
+  /** The user named by a path id, or `404 User Not Found`. */
+  private async owner(rawUserId: string): Promise<User> {
+    const id = parseId(rawUserId);
+    const user = id === undefined ? null : await this.users.byId(id);
+    if (!user) throw new NotFound('User');
+    return user;
+  }
+
+  listOwn(user: User): Promise<SshKey[]> {
+    return this.keys.listFor(user.id);
+  }
+
+  async listOf(rawUserId: string): Promise<SshKey[]> {
+    return this.keys.listFor((await this.owner(rawUserId)).id);
   }
 
   async getOwn(user: User, rawId: string): Promise<SshKey> {
     const id = parseId(rawId);
-    const key = id === undefined ? null : await this.ds.getRepository(SshKey).findOne({ where: { id, userId: user.id } });
+    const key = id === undefined ? null : await this.keys.findOwn(user.id, id);
     if (!key) throw new NotFound('Key');
     return key;
   }
 
-  /** `GET /keys/:id` (admin): the key with its owner. */
-  async getWithOwner(rawId: string): Promise<{ key: SshKey; user: User }> {
+  /** `GET /keys/:id` (admin): the key with its owner's full view. */
+  async getWithOwner(rawId: string): Promise<{ key: SshKey; owner: UserView }> {
     const id = parseId(rawId);
-    const key = id === undefined ? null : await this.ds.getRepository(SshKey).findOne({ where: { id } });
+    const key = id === undefined ? null : await this.keys.byId(id);
     if (!key) throw new NotFound('Key');
-    const user = await this.ds.getRepository(User).findOneOrFail({ where: { id: key.userId } });
-    return { key, user };
+    const user = await this.users.byId(key.userId);
+    if (!user) throw new NotFound('Key');
+    return { key, owner: await this.views.oneFull(user) };
   }
 
-  /** Adds a key: `title` and `key` required; invalid → 400 map; a taken fingerprint → 400 map. */
-  async add(user: User, p: Params): Promise<SshKey> {
-    const title = p.requireString('title').trim();
-    const rawKey = p.requireString('key');
+  addOwn(user: User, dto: CreateKeyDto): Promise<SshKey> {
+    return this.add(user, dto);
+  }
+
+  async addTo(rawUserId: string, dto: CreateKeyDto): Promise<SshKey> {
+    return this.add(await this.owner(rawUserId), dto);
+  }
+
+  /** Adds a key: invalid → 400 map; a taken fingerprint → 400 map. */
+  private async add(user: User, dto: CreateKeyDto): Promise<SshKey> {
     const errors: ValidationMap = {};
-    if (title.length > 255) errors.title = ['is too long (maximum is 255 characters)'];
-    const parsed = parsePublicKey(rawKey);
+    if (dto.title.length > 255) errors.title = ['is too long (maximum is 255 characters)'];
+    const parsed = parsePublicKey(dto.key);
     if (!parsed) {
       errors.key = ['is invalid'];
       errors.fingerprint = ['cannot be generated'];
     }
     if (Object.keys(errors).length || !parsed) throw new ValidationFailed(errors);
-    const repo = this.ds.getRepository(SshKey);
     try {
-      return await repo.save(repo.create({ userId: user.id, title, key: parsed.text, fingerprint: parsed.fingerprint }));
+      return await this.keys.insert({ userId: user.id, title: dto.title, key: parsed.text, fingerprint: parsed.fingerprint });
     } catch (e) {
       if (isUniqueViolation(e, 'keys_fingerprint_key')) {
         throw new ValidationFailed({ fingerprint: ['has already been taken'], key: ['has already been taken'] });
@@ -79,20 +110,20 @@ export class KeysService {
     }
   }
 
-  /** Own key delete: idempotent, the deleted key or undefined. */
+  /** Own key delete: idempotent, the deleted key or undefined (GitLab swallows the errors). */
   async removeOwn(user: User, rawId: string): Promise<SshKey | undefined> {
     const id = parseId(rawId);
     if (id === undefined) return undefined;
-    return this.ds.transaction(async (m) => {
-      const key = await m.getRepository(SshKey).findOne({ where: { id, userId: user.id } });
-      if (key) await m.getRepository(SshKey).delete({ id });
+    return this.tx.run(async (tx) => {
+      const key = await this.keys.findOwn(user.id, id, tx);
+      if (key) await this.keys.delete(tx, id);
       return key ?? undefined;
     });
   }
 
-  /** Admin delete of a user's key: 404 `Key Not Found` when absent. */
-  async removeOf(user: User, rawId: string): Promise<SshKey> {
-    const key = await this.removeOwn(user, rawId);
+  /** Admin delete of a user's key: `404 User Not Found`, then `404 Key Not Found` when absent. */
+  async removeOf(rawUserId: string, rawId: string): Promise<SshKey> {
+    const key = await this.removeOwn(await this.owner(rawUserId), rawId);
     if (!key) throw new NotFound('Key');
     return key;
   }

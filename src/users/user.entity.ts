@@ -1,7 +1,12 @@
-import { Column, CreateDateColumn, Entity, OneToMany, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import { Identity } from './identity.entity';
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 export type UserState = 'active' | 'blocked' | 'ldap_blocked';
+
+/** An external sign-in as the full view shows it (rows of `identities`, the Identity entity). */
+export interface UserIdentity {
+  provider: string;
+  externUid: string;
+}
 
 @Entity('users')
 export class User {
@@ -33,7 +38,8 @@ export class User {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 
-  @OneToMany(() => Identity, (i) => i.user) identities?: Identity[];
-  /** Not a column: the number of projects in the user's namespace, loaded for the full view. */
+  /** Not columns: what the full view needs, loaded by `UsersRepository.loadFullView` (or the list query). */
+  identities?: UserIdentity[];
+  /** The number of projects in the user's namespace. */
   personalProjectCount?: number;
 }

@@ -2,22 +2,21 @@ import { Controller, Delete, Get, Param, Post, Put, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { Admin, CurrentUser, Public } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Paginated } from '../common/pagination/pagination';
-import { Input, Params } from '../common/params/params';
+import { Input } from '../common/params/params';
+import { CreateEmailDto } from './dto/email.dto';
+import { CreateKeyDto } from './dto/key.dto';
+import { CreateUserDto, ListUsersDto, SignInDto, UpdateUserDto } from './dto/user.dto';
 import { EmailsService } from './emails.service';
 import { KeysService } from './keys.service';
 import { SessionService } from './session.service';
 import { User } from './user.entity';
-import {
-  presentEmail,
-  presentKey,
-  presentUserBasic,
-  presentUserFor,
-  presentUserFull,
-  presentUserLogin,
-} from './users.presenter';
+import { presentEmail, presentKey, presentKeyWithOwner, presentUserView, presentUserViews } from './users.presenter';
 import { UsersService } from './users.service';
 
+/**
+ * Users, the session, SSH keys and emails. Which view of a user a caller gets is the services'
+ * choice (UserViews); administrator-only routes say `@Admin()`.
+ */
 @Controller(API)
 export class UsersController {
   constructor(
@@ -27,67 +26,42 @@ export class UsersController {
     private readonly session: SessionService,
   ) {}
 
-  // --- helpers that turn rows into views (no queries besides the cached settings) ---
-  private async full(u: User) {
-    const ctx = await this.users.presentContext();
-    await this.users.loadFullView([u]);
-    return presentUserFull(u, ctx, { canCreateProject: this.users.canCreateProject(u) });
-  }
-
-  private async login(u: User) {
-    const ctx = await this.users.presentContext();
-    await this.users.loadFullView([u]);
-    return presentUserLogin(u, ctx, {
-      canCreateProject: this.users.canCreateProject(u),
-      privateToken: this.users.privateToken(u),
-    });
-  }
-
   // --- session ---
   @Public()
   @Post('session')
-  async signIn(@Input() p: Params, @Req() req: Request) {
-    const login = p.string('email', { required: false }) ?? p.string('login', { required: true });
-    const user = await this.session.signIn(login as string, p.requireString('password'), req.ip ?? '');
-    return this.login(user);
+  async signIn(@Input() dto: SignInDto, @Req() req: Request) {
+    return presentUserView(await this.session.create(dto, req.ip ?? ''));
   }
 
   // --- users ---
   @Get('users')
-  async list(@CurrentUser() viewer: User, @Input() p: Params) {
-    const ctx = await this.users.presentContext();
-    const result = await this.users.list(viewer, p);
-    const view = (u: User) =>
-      viewer.admin
-        ? presentUserFull(u, ctx, { canCreateProject: this.users.canCreateProject(u) })
-        : presentUserBasic(u, ctx);
-    return result instanceof Paginated ? result.map(view) : result.map((u) => view(u));
+  async list(@CurrentUser() viewer: User, @Input() q: ListUsersDto) {
+    return presentUserViews(await this.users.list(viewer, q));
   }
 
   @Get('users/:id')
   async show(@CurrentUser() viewer: User, @Param('id') id: string) {
-    const user = await this.users.findById(id);
-    if (viewer.admin) return this.full(user);
-    return presentUserFor(viewer, user, await this.users.presentContext(), false);
+    return presentUserView(await this.users.show(viewer, id));
   }
 
   @Admin()
   @Post('users')
-  async create(@Input() p: Params) {
-    return this.full(await this.users.create(p));
+  async create(@Input() dto: CreateUserDto) {
+    return presentUserView(await this.users.create(dto));
   }
 
   @Admin()
   @Put('users/:id')
-  async update(@Param('id') id: string, @Input() p: Params) {
-    return this.full(await this.users.update(id, p));
+  async update(@Param('id') id: string, @Input() dto: UpdateUserDto) {
+    return presentUserView(await this.users.update(id, dto));
   }
 
+  /** 200 with the deleted user, or 200 with no body when there is none. */
   @Admin()
   @Delete('users/:id')
   async remove(@Param('id') id: string) {
-    const user = await this.users.remove(id);
-    return user ? this.full(user) : undefined;
+    const deleted = await this.users.remove(id);
+    return deleted && presentUserView(deleted);
   }
 
   @Admin()
@@ -103,14 +77,14 @@ export class UsersController {
   }
 
   @Get('user')
-  me(@CurrentUser() user: User) {
-    return this.login(user);
+  async me(@CurrentUser() user: User) {
+    return presentUserView(await this.users.me(user));
   }
 
   // --- SSH keys ---
   @Get('user/keys')
   async myKeys(@CurrentUser() user: User) {
-    return (await this.keys.listFor(user)).map(presentKey);
+    return (await this.keys.listOwn(user)).map(presentKey);
   }
 
   @Get('user/keys/:id')
@@ -119,45 +93,45 @@ export class UsersController {
   }
 
   @Post('user/keys')
-  async addMyKey(@CurrentUser() user: User, @Input() p: Params) {
-    return presentKey(await this.keys.add(user, p));
+  async addMyKey(@CurrentUser() user: User, @Input() dto: CreateKeyDto) {
+    return presentKey(await this.keys.addOwn(user, dto));
   }
 
+  /** Always 200: the deleted key, or no body. */
   @Delete('user/keys/:id')
   async removeMyKey(@CurrentUser() user: User, @Param('id') id: string) {
     const key = await this.keys.removeOwn(user, id);
-    return key ? presentKey(key) : undefined;
+    return key && presentKey(key);
   }
 
   @Admin()
   @Get('users/:id/keys')
   async keysOf(@Param('id') id: string) {
-    return (await this.keys.listFor(await this.users.findById(id))).map(presentKey);
+    return (await this.keys.listOf(id)).map(presentKey);
   }
 
   @Admin()
   @Post('users/:id/keys')
-  async addKeyTo(@Param('id') id: string, @Input() p: Params) {
-    return presentKey(await this.keys.add(await this.users.findById(id), p));
+  async addKeyTo(@Param('id') id: string, @Input() dto: CreateKeyDto) {
+    return presentKey(await this.keys.addTo(id, dto));
   }
 
   @Admin()
   @Delete('users/:id/keys/:keyId')
   async removeKeyOf(@Param('id') id: string, @Param('keyId') keyId: string) {
-    return presentKey(await this.keys.removeOf(await this.users.findById(id), keyId));
+    return presentKey(await this.keys.removeOf(id, keyId));
   }
 
   @Admin()
   @Get('keys/:id')
   async keyWithOwner(@Param('id') id: string) {
-    const { key, user } = await this.keys.getWithOwner(id);
-    return { ...presentKey(key), user: await this.full(user) };
+    return presentKeyWithOwner(await this.keys.getWithOwner(id));
   }
 
   // --- emails ---
   @Get('user/emails')
   async myEmails(@CurrentUser() user: User) {
-    return (await this.emails.listFor(user)).map(presentEmail);
+    return (await this.emails.listOwn(user)).map(presentEmail);
   }
 
   @Get('user/emails/:id')
@@ -166,31 +140,32 @@ export class UsersController {
   }
 
   @Post('user/emails')
-  async addMyEmail(@CurrentUser() user: User, @Input() p: Params) {
-    return presentEmail(await this.emails.add(user, p));
+  async addMyEmail(@CurrentUser() user: User, @Input() dto: CreateEmailDto) {
+    return presentEmail(await this.emails.addOwn(user, dto));
   }
 
+  /** Always 200: the deleted email, or no body. */
   @Delete('user/emails/:id')
   async removeMyEmail(@CurrentUser() user: User, @Param('id') id: string) {
     const email = await this.emails.removeOwn(user, id);
-    return email ? presentEmail(email) : undefined;
+    return email && presentEmail(email);
   }
 
   @Admin()
   @Get('users/:id/emails')
   async emailsOf(@Param('id') id: string) {
-    return (await this.emails.listFor(await this.users.findById(id))).map(presentEmail);
+    return (await this.emails.listOf(id)).map(presentEmail);
   }
 
   @Admin()
   @Post('users/:id/emails')
-  async addEmailTo(@Param('id') id: string, @Input() p: Params) {
-    return presentEmail(await this.emails.add(await this.users.findById(id), p));
+  async addEmailTo(@Param('id') id: string, @Input() dto: CreateEmailDto) {
+    return presentEmail(await this.emails.addTo(id, dto));
   }
 
   @Admin()
   @Delete('users/:id/emails/:emailId')
   async removeEmailOf(@Param('id') id: string, @Param('emailId') emailId: string) {
-    return presentEmail(await this.emails.removeOf(await this.users.findById(id), emailId));
+    return presentEmail(await this.emails.removeOf(id, emailId));
   }
 }

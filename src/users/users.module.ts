@@ -1,19 +1,25 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { User } from './user.entity';
+import { NamespacesModule } from '../namespaces/namespaces.module';
+import { Email } from './email.entity';
+import { EmailsRepository } from './emails.repository';
+import { EmailsService } from './emails.service';
 import { Identity } from './identity.entity';
 import { SshKey } from './key.entity';
-import { Email } from './email.entity';
-import { EmailsService } from './emails.service';
+import { KeysRepository } from './keys.repository';
 import { KeysService } from './keys.service';
+import { RootUser } from './root-user';
 import { SessionService } from './session.service';
+import { UserViews } from './user-views.service';
+import { User } from './user.entity';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
-@Module({ imports: [TypeOrmModule.forFeature([User, Identity, SshKey, Email])],
+@Module({
+  imports: [TypeOrmModule.forFeature([User, Identity, SshKey, Email]), NamespacesModule],
   controllers: [UsersController],
-  providers: [UsersRepository, UsersService, KeysService, EmailsService, SessionService],
-  exports: [UsersRepository, UsersService, SessionService],
+  providers: [UsersRepository, KeysRepository, EmailsRepository, UsersService, UserViews, KeysService, EmailsService, SessionService, RootUser],
+  exports: [UsersRepository, UsersService, UserViews, SessionService, RootUser],
 })
 export class UsersModule {}

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
+import { Paginated } from '../common/pagination/pagination';
 import { Email } from './email.entity';
-import { Identity } from './identity.entity';
 import { SshKey } from './key.entity';
-import { User } from './user.entity';
+import { User, UserIdentity } from './user.entity';
 
 /** What presenters need besides the row: the public base URL and whether Gravatar is on. */
 export interface PresentContext {
@@ -79,7 +79,7 @@ export function presentUserFull(u: User, ctx: PresentContext, opts: { canCreateP
     color_scheme_id: u.colorSchemeId,
     projects_limit: u.projectsLimit,
     current_sign_in_at: u.currentSignInAt,
-    identities: (u.identities ?? []).map((i: Identity) => ({ provider: i.provider, extern_uid: i.externUid })),
+    identities: (u.identities ?? []).map((i: UserIdentity) => ({ provider: i.provider, extern_uid: i.externUid })),
     can_create_group: u.canCreateGroup,
     can_create_project: opts.canCreateProject,
     two_factor_enabled: u.twoFactorEnabled,
@@ -105,7 +105,35 @@ export function presentEmail(e: Email) {
   return { id: e.id, email: e.email };
 }
 
-/** Levels of disclosure, chosen by the viewer: administrators get the full view, others the normal one. */
-export function presentUserFor(viewer: User | undefined, u: User, ctx: PresentContext, canCreateProject: boolean) {
-  return viewer?.admin ? presentUserFull(u, ctx, { canCreateProject }) : presentUser(u, ctx);
+/**
+ * A user with the level of disclosure the service chose for the viewer (user-views.ts): `basic`
+ * (UserBasic), `public` (User), `full` (UserFull: administrators, and the key owner of `GET /keys/:id`)
+ * or `login` (UserLogin: the current user, sign-in). Full and login views carry what they need loaded.
+ */
+export type UserView =
+  | { level: 'basic' | 'public'; user: User; ctx: PresentContext }
+  | { level: 'full'; user: User; ctx: PresentContext; canCreateProject: boolean }
+  | { level: 'login'; user: User; ctx: PresentContext; canCreateProject: boolean; privateToken: string };
+
+export function presentUserView(v: UserView) {
+  switch (v.level) {
+    case 'basic':
+      return presentUserBasic(v.user, v.ctx);
+    case 'public':
+      return presentUser(v.user, v.ctx);
+    case 'full':
+      return presentUserFull(v.user, v.ctx, v);
+    case 'login':
+      return presentUserLogin(v.user, v.ctx, v);
+  }
+}
+
+/** `GET /users`: a page of views, or (`username=`) an unpaginated array. */
+export function presentUserViews(list: UserView[] | Paginated<UserView>) {
+  return list instanceof Paginated ? list.map(presentUserView) : list.map(presentUserView);
+}
+
+/** `GET /keys/:id`: the key with its owner. */
+export function presentKeyWithOwner(k: { key: SshKey; owner: UserView }) {
+  return { ...presentKey(k.key), user: presentUserView(k.owner) };
 }

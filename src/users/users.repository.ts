@@ -1,22 +1,229 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
-import { User } from './user.entity';
+import { Repository } from 'typeorm';
+import { PageRequest } from '../common/pagination/pagination';
+import { Tx } from '../database/transactions';
+import { Identity } from './identity.entity';
+import { User, UserState } from './user.entity';
 
-/** Queries on `users`. Other areas reach users through this (exported by UsersModule), never by SQL. */
+/** The filters of `GET /users` (already validated). */
+export interface UserFilter {
+  /** A LIKE pattern (see containsPattern) matched against username and name… */
+  pattern?: string;
+  /** …and against the email: by the same pattern (administrators) or exactly, lower-cased (others). */
+  email?: { pattern: string } | { exact: string };
+  active?: boolean;
+  blocked?: boolean;
+}
+
+/**
+ * What the full view needs besides the row, as correlated sub-selects aliased to the User properties
+ * they fill (`identities`, `personalProjectCount`), so that a list brings them in the same round trip.
+ */
+const FULL_VIEW_COLUMNS = `
+  (SELECT coalesce(json_agg(json_build_object('provider', i.provider, 'externUid', i.extern_uid) ORDER BY i.id), '[]'::json)
+     FROM identities i WHERE i.user_id = u.id) AS "identities",
+  (SELECT count(*)::int FROM projects p JOIN namespaces n ON n.id = p.namespace_id
+     WHERE n.kind = 'user' AND n.owner_id = u.id) AS "personalProjectCount"`;
+
+/**
+ * Every query on `users` and `identities`. Other areas reach users through this (exported by
+ * UsersModule), never by SQL.
+ *
+ * Reads on the hot paths (authentication on every request, the users list, users by id) are lean: plain
+ * parameterised SQL whose columns are aliased to the entity's property names. The select list is built
+ * once from the User entity's own metadata — the one mapping of the table — so a row arrives shaped as a
+ * User and needs no hydration (the ORM's query building and hydration cost several times the query).
+ */
 @Injectable()
 export class UsersRepository {
+  private selectList?: string;
+
   constructor(@InjectRepository(User) private readonly users: Repository<User>) {}
+
+  private repo(tx?: Tx): Repository<User> {
+    return tx ? tx.getRepository(User) : this.users;
+  }
+
+  /** `u."col" AS "property", …` for every column of the User entity (identifiers from the metadata, quoted). */
+  private get columns(): string {
+    if (this.selectList === undefined) {
+      const esc = (name: string) => this.users.manager.connection.driver.escape(name);
+      this.selectList = this.users.metadata.columns
+        .map((c) => `u.${esc(c.databaseName)} AS ${esc(c.propertyName)}`)
+        .join(', ');
+    }
+    return this.selectList;
+  }
+
+  /** `SELECT <the entity's columns> FROM users u WHERE <where> <tail>`: rows shaped as Users. */
+  private async lean(where: string, params: unknown[], opts: { fullView?: boolean; tx?: Tx; tail?: string } = {}): Promise<User[]> {
+    const full = opts.fullView ? `, ${FULL_VIEW_COLUMNS}` : '';
+    return (opts.tx ?? this.users.manager).query(`SELECT ${this.columns}${full} FROM users u WHERE ${where} ${opts.tail ?? ''}`, params);
+  }
 
   /** Users by id, in one query (the authors, assignees and owners a page of rows refers to). */
   async byIds(ids: Iterable<number | null | undefined>): Promise<Map<number, User>> {
     const unique = [...new Set([...ids].filter((id): id is number => typeof id === 'number'))];
     if (unique.length === 0) return new Map();
-    const rows = await this.users.findBy({ id: In(unique) });
+    const rows = await this.lean('u.id = ANY($1)', [unique]);
     return new Map(rows.map((u) => [u.id, u]));
   }
 
-  byId(id: number): Promise<User | null> {
-    return this.users.findOneBy({ id });
+  async byId(id: number, tx?: Tx): Promise<User | null> {
+    return (await this.lean('u.id = $1', [id], { tx }))[0] ?? null;
+  }
+
+  /** The owner of a private token, by the token's digest (the authentication of most requests). */
+  async byPrivateTokenDigest(digest: string): Promise<User | null> {
+    return (await this.lean('u.private_token_digest = $1', [digest]))[0] ?? null;
+  }
+
+  /** By username, case-insensitively; with the full view's data when asked. */
+  async byUsername(username: string, opts: { fullView?: boolean } = {}): Promise<User[]> {
+    return this.lean('lower(u.username) = lower($1)', [username], opts);
+  }
+
+  /** The account a sign-in names: username or email, case-insensitively (the oldest when both match). */
+  async byLogin(login: string): Promise<User | null> {
+    const rows = await this.lean('lower(u.username) = lower($1) OR lower(u.email) = lower($1)', [login], { tail: 'ORDER BY u.id ASC LIMIT 1' });
+    return rows[0] ?? null;
+  }
+
+  /**
+   * A page of users, id descending, with the total in the same round trip (window count) and, with
+   * `fullView`, identities and project counts. Only a page past the end needs a second (count) query.
+   */
+  async page(filter: UserFilter, page: PageRequest, opts: { fullView?: boolean } = {}): Promise<[User[], number]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const param = (v: unknown) => `$${params.push(v)}`;
+    if (filter.pattern !== undefined) {
+      const p = param(filter.pattern);
+      let emailMatch = '';
+      if (filter.email && 'pattern' in filter.email) emailMatch = ` OR lower(u.email) LIKE ${p}`;
+      else if (filter.email) emailMatch = ` OR lower(u.email) = ${param(filter.email.exact)}`;
+      where.push(`(lower(u.username) LIKE ${p} OR lower(u.name) LIKE ${p}${emailMatch})`);
+    }
+    if (filter.active) where.push(`u.state = 'active'`);
+    if (filter.blocked) where.push(`u.state IN ('blocked', 'ldap_blocked')`);
+    const condition = where.length ? where.join(' AND ') : 'TRUE';
+    const filterParams = [...params];
+    const rows: (User & { total_count?: string })[] = await this.users.manager.query(
+      `SELECT ${this.columns}${opts.fullView ? `, ${FULL_VIEW_COLUMNS}` : ''}, count(*) OVER() AS total_count
+         FROM users u WHERE ${condition}
+        ORDER BY u.id DESC LIMIT ${param(page.perPage)} OFFSET ${param(page.offset)}`,
+      params,
+    );
+    let total = rows.length ? Number(rows[0].total_count) : 0;
+    if (!rows.length && page.offset > 0) {
+      const c: { n: number }[] = await this.users.manager.query(`SELECT count(*)::int AS n FROM users u WHERE ${condition}`, filterParams);
+      total = c[0].n;
+    }
+    return [rows, total];
+  }
+
+  /** Loads what the full view needs — identities and personal project counts — into the users, in one query. */
+  async loadFullView(users: User[]): Promise<User[]> {
+    const missing = users.filter((u) => u.identities === undefined || u.personalProjectCount === undefined);
+    if (missing.length === 0) return users;
+    const rows: { id: number; identities: User['identities']; personalProjectCount: number }[] = await this.users.manager.query(
+      `SELECT u.id, ${FULL_VIEW_COLUMNS} FROM users u WHERE u.id = ANY($1)`,
+      [missing.map((u) => u.id)],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const u of missing) {
+      const r = byId.get(u.id);
+      u.identities = r?.identities ?? [];
+      u.personalProjectCount = r?.personalProjectCount ?? 0;
+    }
+    return users;
+  }
+
+  /**
+   * How many users exist, after taking the bootstrap lock for the rest of the transaction (the first
+   * start creates `root` when none does; concurrent starts wait for each other).
+   */
+  async lockAndCount(tx: Tx): Promise<number> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('bootstrap:root'))`);
+    const rows: { n: number }[] = await tx.query(`SELECT count(*)::int AS n FROM users`);
+    return rows[0].n;
+  }
+
+  insert(tx: Tx, values: Partial<User>): Promise<User> {
+    const repo = this.repo(tx);
+    return repo.save(repo.create(values));
+  }
+
+  async update(id: number, changes: Partial<User>, tx?: Tx): Promise<void> {
+    if (Object.keys(changes).length) await this.repo(tx).update({ id }, changes);
+  }
+
+  setState(id: number, state: UserState, tx?: Tx): Promise<unknown> {
+    return this.repo(tx).update({ id }, { state });
+  }
+
+  /** Records a sign-in: the previous current sign-in becomes the last one. */
+  async recordSignIn(id: number, at: Date): Promise<void> {
+    await this.users
+      .createQueryBuilder()
+      .update()
+      .set({ lastSignInAt: () => 'current_sign_in_at', currentSignInAt: at, signInCount: () => 'sign_in_count + 1' })
+      .where('id = :id', { id })
+      .execute();
+  }
+
+  /** The row, locked for update until the transaction ends. */
+  lock(tx: Tx, id: number): Promise<User | null> {
+    return tx.getRepository(User).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async delete(tx: Tx, id: number): Promise<void> {
+    await tx.getRepository(User).delete({ id });
+  }
+
+  /**
+   * Serialises changes that can remove an administrator, so that two admins cannot remove each other
+   * concurrently. Taken before any other lock of the transaction (email locks, row locks).
+   */
+  async lockAdmins(tx: Tx): Promise<void> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('users:last-admin'))`);
+  }
+
+  /** Active administrators other than `id`. */
+  async otherActiveAdmins(tx: Tx, id: number): Promise<number> {
+    const rows: { n: number }[] = await tx.query(`SELECT count(*)::int AS n FROM users WHERE admin AND state = 'active' AND id <> $1`, [id]);
+    return rows[0].n;
+  }
+
+  /** Serialises claims on one email address for the rest of the transaction. */
+  async lockEmail(tx: Tx, email: string): Promise<void> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('email:' || lower($1)))`, [email]);
+  }
+
+  /** Whether an address is some user's primary (other than `selfId`'s) or any secondary email, case-insensitively. */
+  async emailTaken(tx: Tx, email: string, selfId: number | null = null): Promise<boolean> {
+    const rows: { n: number }[] = await tx.query(
+      `SELECT count(*)::int AS n FROM (
+         SELECT id FROM users WHERE lower(email) = lower($1) AND id IS DISTINCT FROM $2
+         UNION ALL SELECT id FROM emails WHERE lower(email) = lower($1)) t`,
+      [email, selfId],
+    );
+    return rows[0].n > 0;
+  }
+
+  async addIdentity(tx: Tx, userId: number, provider: string, externUid: string): Promise<void> {
+    await tx.getRepository(Identity).insert({ userId, provider, externUid });
+  }
+
+  /** Links the user to `provider` with `externUid`, replacing its previous uid at that provider. */
+  async setIdentity(tx: Tx, userId: number, provider: string, externUid: string): Promise<void> {
+    await tx
+      .createQueryBuilder()
+      .insert()
+      .into(Identity)
+      .values({ userId, provider, externUid })
+      .orUpdate(['extern_uid', 'updated_at'], ['user_id', 'provider'])
+      .execute();
   }
 }

@@ -1,3 +1,4 @@
+import { parseRepoPath, parseSha, RepoPath } from '../../git/names';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Transactions } from '../../database/transactions';
 import { EntityManager } from 'typeorm';
@@ -12,7 +13,7 @@ import { Pipeline } from './pipeline.entity';
 import { combinedStatus, latestByName, whenAllows } from './pipeline-status';
 import { CiProject, PipelinesRepository } from './pipelines.repository';
 
-export const CI_CONFIG_FILE = '.gitlab-ci.yml';
+export const CI_CONFIG_FILE = parseRepoPath('.gitlab-ci.yml') as RepoPath;
 
 export interface NewPipeline {
   projectId: number;
@@ -81,7 +82,8 @@ export class PipelinesService implements OnModuleInit {
     const project = await this.pipelines.project(n.projectId);
     if (!project || !project.buildsEnabled || !this.git.exists(project.id)) return undefined;
     const repo = this.git.repository(project.id);
-    const commit = await repo.commit(n.sha);
+    const sha = parseSha(n.sha);
+    const commit = sha ? await repo.commit(sha) : null;
     if (!commit) return undefined;
     const file = await repo.blobAt(commit.id, CI_CONFIG_FILE);
     if (!file) return undefined;
@@ -158,7 +160,8 @@ export class PipelinesService implements OnModuleInit {
   private async loadConfig(pipeline: Pipeline): Promise<CiConfig | undefined> {
     const project = await this.pipelines.project(pipeline.projectId);
     if (!project) return undefined;
-    const file = await this.git.repository(project.id).blobAt(pipeline.sha, CI_CONFIG_FILE);
+    const sha = parseSha(pipeline.sha);
+    const file = sha ? await this.git.repository(project.id).blobAt(sha, CI_CONFIG_FILE) : null;
     if (!file) return undefined;
     try {
       return new CiConfig(file.data.toString('utf8'), project.fullPath);

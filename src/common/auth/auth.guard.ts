@@ -8,7 +8,7 @@ import { Params } from '../params/params';
 import { AuthService } from './auth.service';
 import { IS_ADMIN, IS_PUBLIC } from './decorators';
 
-type AuthRequest = Request & { user?: User; sudoer?: User; userId?: number; params_?: Params };
+type AuthRequest = Request & { user?: User; sudoer?: User; userId?: number; params_?: Params; input_?: Record<string, unknown> };
 
 function header(req: Request, name: string): string | undefined {
   const v = req.headers[name];
@@ -43,6 +43,8 @@ export class AuthGuard implements CanActivate {
     const adminOnly = this.reflector.getAllAndOverride<boolean>(IS_ADMIN, targets) ?? false;
     if (!req.params_) req.params_ = Params.fromRequest(req);
     const params = req.params_;
+    // The handler's @Input() reads the same merged inputs: merge query and body once per request.
+    if (!req.input_) req.input_ = params.raw;
 
     let user: User | undefined;
     try {

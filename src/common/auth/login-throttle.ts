@@ -1,47 +1,49 @@
 import { Injectable } from '@nestjs/common';
+import { SecretsService } from '../crypto/secrets.service';
 import { TooManyRequests } from '../errors/domain-errors';
+import { LoginAttemptsRepository } from './login-attempts.repository';
 
 const MAX_FAILURES = 10;
-const WINDOW_MS = 15 * 60 * 1000;
-const MAX_ENTRIES = 50_000;
-
-interface Entry {
-  failures: number;
-  firstAt: number;
-  lockedUntil: number;
-}
+const WINDOW_SECONDS = 15 * 60;
 
 /**
  * Throttles password guessing: after 10 failed sign-ins for one (IP, login) within 15 minutes,
- * further attempts get 429 with Retry-After until the window ends. Kept in process memory: one
- * server process per deployment (the embedded database already implies it).
+ * further attempts get 429 with Retry-After until the window ends. Counted in the database, so that
+ * every app instance behind the load balancer, and a restart, see the same count. Keys are keyed
+ * digests: no IP address or login is stored in clear.
  */
 @Injectable()
 export class LoginThrottle {
-  private readonly entries = new Map<string, Entry>();
+  private failuresSincePrune = 0;
+
+  constructor(
+    private readonly attempts: LoginAttemptsRepository,
+    private readonly secrets: SecretsService,
+  ) {}
 
   private key(ip: string, login: string): string {
-    return `${ip}\u0000${login.trim().toLowerCase()}`;
+    return this.secrets.digest(`login-throttle\u0000${ip}\u0000${login.trim().toLowerCase()}`);
   }
 
-  /** Throws 429 when the pair is locked out. */
-  check(ip: string, login: string, now = Date.now()): void {
-    const e = this.entries.get(this.key(ip, login));
-    if (e && e.lockedUntil > now) throw new TooManyRequests(Math.ceil((e.lockedUntil - now) / 1000));
+  /** Throws 429 when any of the (IP, login) pairs is locked out. */
+  async check(ip: string, ...logins: string[]): Promise<void> {
+    const seconds = await this.attempts.lockedFor(logins.map((l) => this.key(ip, l)));
+    if (seconds > 0) throw new TooManyRequests(seconds);
   }
 
-  failed(ip: string, login: string, now = Date.now()): void {
-    const key = this.key(ip, login);
-    let e = this.entries.get(key);
-    if (!e || now - e.firstAt > WINDOW_MS) e = { failures: 0, firstAt: now, lockedUntil: 0 };
-    e.failures++;
-    if (e.failures >= MAX_FAILURES) e.lockedUntil = e.firstAt + WINDOW_MS;
-    this.entries.delete(key);
-    this.entries.set(key, e);
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+  async failed(ip: string, ...logins: string[]): Promise<void> {
+    await this.attempts.failed(
+      logins.map((l) => this.key(ip, l)),
+      MAX_FAILURES,
+      WINDOW_SECONDS,
+    );
+    if (++this.failuresSincePrune >= 1000) {
+      this.failuresSincePrune = 0;
+      await this.attempts.prune(WINDOW_SECONDS);
+    }
   }
 
-  succeeded(ip: string, login: string): void {
-    this.entries.delete(this.key(ip, login));
+  async succeeded(ip: string, ...logins: string[]): Promise<void> {
+    await this.attempts.clear(logins.map((l) => this.key(ip, l)));
   }
 }

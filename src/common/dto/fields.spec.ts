@@ -1,5 +1,5 @@
 import { toDto } from './validation.pipe';
-import { Bool, DateOnly, DateTime, Int, IntList, List, Str } from './fields';
+import { Bool, DateOnly, DateTime, FieldMapErrors, Int, IntList, invalidFields, List, lookupText, Str } from './fields';
 
 class Sample {
   @Str({ required: true, trim: true }) title!: string;
@@ -11,6 +11,20 @@ class Sample {
   @DateOnly({ clearable: true }) due_date?: string | null;
   @DateTime() since?: Date;
   @Str({ enum: ['opened', 'closed', 'all'] }) state?: string;
+  @Str({ allowNul: true }) search?: string;
+}
+
+/** A model-backed input whose fields carry GitLab's own messages (inherited fields included). */
+class MappedBase {
+  @Int({ invalid: 'is not a number', min: 0 }) limit?: number;
+}
+
+@FieldMapErrors()
+class MappedWithMessages extends MappedBase {
+  @Str({ required: true }) name!: string;
+  @Bool() admin?: boolean;
+  @IntList() levels?: number[];
+  @Str() bio?: string;
 }
 
 const err = (fn: () => unknown) => {
@@ -74,7 +88,53 @@ describe('request DTO fields', () => {
     expect(err(() => toDto(Sample, { title: 't', since: 'yesterday' }))).toEqual({ message: '400 (Bad request) "since" is invalid' });
   });
 
+  it('allowNul leaves NUL bytes to the service', () => {
+    expect(toDto(Sample, { title: 't', search: 'a\u0000b' }).search).toBe('a\u0000b');
+    expect(err(() => toDto(Sample, { title: 't', search: { a: 1 } }))).toEqual({ message: '400 (Bad request) "search" is invalid' });
+    expect(err(() => lookupText('a\u0000b'))).toEqual({ message: '400 Bad request - invalid characters in input' });
+    expect(lookupText('ab')).toBe('ab');
+  });
+
+  it('blank: a required field may be an empty string; invalidMessage: GitLab\'s own message for a bad value', () => {
+    class Own {
+      @Str({ required: true, blank: true }) content!: string;
+      @DateTime({ invalidMessage: '"since" must be a timestamp' }) since?: Date;
+    }
+    expect(toDto(Own, { content: '' }).content).toBe('');
+    expect(err(() => toDto(Own, {}))).toEqual({ message: '400 (Bad request) "content" not given' });
+    expect(err(() => toDto(Own, { content: null }))).toEqual({ message: '400 (Bad request) "content" not given' });
+    expect(err(() => toDto(Own, { content: 'x', since: 'soon' }))).toEqual({ message: '"since" must be a timestamp' });
+    expect(toDto(Own, { content: 'x', since: '9999-12-31T23:59:59Z' }).since?.toISOString()).toBe('9999-12-31T23:59:59.000Z');
+  });
+
   it('an array in a scalar position takes its last item', () => {
     expect(toDto(Sample, { title: ['a', 'b'] }).title).toBe('b');
+  });
+
+  it('@FieldMapErrors DTOs leave badly typed fields to the service map; missing required fields still throw', () => {
+    @FieldMapErrors()
+    class Mapped {
+      @Str({ required: true }) name!: string;
+      @Bool() issues_enabled?: boolean;
+      @Int() visibility_level?: number;
+    }
+    const dto = toDto(Mapped, { name: 'n', issues_enabled: 'maybe', visibility_level: 'x' });
+    expect(dto.issues_enabled).toBeUndefined();
+    expect(dto.visibility_level).toBeUndefined();
+    expect(invalidFields(dto)).toEqual({ issues_enabled: ['is invalid'], visibility_level: ['is invalid'] });
+    expect(Object.keys(dto)).not.toContain('issues_enabled');
+    expect(invalidFields(toDto(Mapped, { name: 'n', issues_enabled: 'yes' }))).toEqual({});
+    expect(err(() => toDto(Mapped, { issues_enabled: 'maybe' }))).toEqual({ message: '400 (Bad request) "name" not given' });
+  });
+
+  it('on @FieldMapErrors DTOs a field can carry its own message (`invalid`), bounds failures included', () => {
+    const dto = toDto(MappedWithMessages, { name: 'n', admin: 'maybe', limit: 'lots', levels: '0,x', bio: { a: 1 } });
+    expect(dto).toMatchObject({ name: 'n' });
+    expect([dto.admin, dto.limit, dto.levels, dto.bio]).toEqual([undefined, undefined, undefined, undefined]);
+    expect(invalidFields(dto)).toEqual({ admin: ['is invalid'], limit: ['is not a number'], levels: ['is invalid'], bio: ['is invalid'] });
+    expect(invalidFields(toDto(MappedWithMessages, { name: 'n', limit: -1 }))).toEqual({ limit: ['is not a number'] });
+    const good = toDto(MappedWithMessages, { name: 'n', admin: 'true', limit: '3', levels: [0, '10'] });
+    expect(good).toMatchObject({ admin: true, limit: 3, levels: [0, 10] });
+    expect(invalidFields(good)).toEqual({});
   });
 });

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, ValidateBy, ValidationOptions } from 'class-validator';
+import { BadRequest } from '../errors/domain-errors';
 
 /**
  * Field decorators for request DTOs. Each one declares the OpenAPI property, converts GitLab's loose
@@ -30,7 +31,16 @@ export interface FieldOptions {
   required?: boolean;
   /** `null` or a blank value means "clear it" and is kept as `null` (otherwise null is "not given"). */
   clearable?: boolean;
+  /** With `required`: a blank string counts as given (only absent or null is `"x" not given`). */
+  blank?: boolean;
+  /** The exact 400 message for a bad value, where GitLab has its own (default `"x" is invalid`). */
+  invalidMessage?: string;
   description?: string;
+  /**
+   * On a `@FieldMapErrors()` DTO: the field-map message for a bad value of this field (GitLab's model
+   * message, e.g. `is not a number`); `is invalid` when not given. See `invalidFields`.
+   */
+  invalid?: string;
 }
 
 const TRUE = /^(true|t|1|yes|y|on)$/i;
@@ -50,11 +60,14 @@ function lastScalar(value: unknown): unknown {
 
 /** Wraps a field's conversion: null (and, on clearable fields, a blank string) handled alike everywhere. */
 function convert(opts: FieldOptions, fn: (v: unknown) => unknown): PropertyDecorator {
-  return Transform(({ value }) => {
-    if (value === null) return opts.clearable ? null : undefined;
-    if (opts.clearable && typeof value === 'string' && value.trim() === '') return null;
-    return fn(value);
-  });
+  return applyDecorators(
+    Transform(({ value }) => {
+      if (value === null) return opts.clearable ? null : undefined;
+      if (opts.clearable && typeof value === 'string' && value.trim() === '') return null;
+      return fn(value);
+    }),
+    fieldMapMessage(opts),
+  );
 }
 
 function presence(opts: FieldOptions): PropertyDecorator {
@@ -62,21 +75,38 @@ function presence(opts: FieldOptions): PropertyDecorator {
   return ValidateBy({
     name: REQUIRED,
     validator: {
-      validate: (v: unknown) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === ''),
+      validate: (v: unknown) => v !== undefined && v !== null && (!!opts.blank || !(typeof v === 'string' && v.trim() === '')),
     },
   });
 }
 
-function check(test: (v: unknown) => boolean, validationOptions?: ValidationOptions): PropertyDecorator {
-  return ValidateBy({ name: INVALID, validator: { validate: (v: unknown) => v !== BAD && test(v) } }, validationOptions);
+function check(test: (v: unknown) => boolean, opts: FieldOptions = {}, validationOptions?: ValidationOptions): PropertyDecorator {
+  // the constraint's message is empty unless the field names GitLab's own (the pipe then answers with it)
+  if (opts.invalidMessage !== undefined) validationOptions = { ...validationOptions, message: opts.invalidMessage };
+  return ValidateBy(
+    { name: INVALID, validator: { validate: (v: unknown) => v !== BAD && test(v) } },
+    validationOptions,
+  );
 }
 
 function api(type: unknown, opts: FieldOptions, extra: Record<string, unknown> = {}): PropertyDecorator {
-  return ApiProperty({ type: type as never, required: !!opts.required, description: opts.description, ...extra });
+  const nullable = opts.clearable ? { nullable: true } : {}; // null clears the field (OpenAPI document)
+  return ApiProperty({ type: type as never, required: !!opts.required, description: opts.description, ...nullable, ...extra });
 }
 
-/** A string (numbers and booleans are taken as their text; of an array, the last item). No NUL bytes. */
-export function Str(opts: FieldOptions & { trim?: boolean; max?: number; enum?: readonly string[] } = {}): PropertyDecorator {
+/**
+ * A string (numbers and booleans are taken as their text; of an array, the last item). No NUL bytes,
+ * unless `allowNul`: then the service decides (a search term answers `400 Bad request - invalid
+ * characters in input`, as PostgreSQL's refusal did).
+ */
+export function Str(
+  opts: FieldOptions & { trim?: boolean; max?: number; enum?: readonly string[]; allowNul?: boolean } = {},
+): PropertyDecorator {
+  const test = (v: unknown) =>
+    typeof v === 'string' &&
+    (opts.allowNul || !NUL.test(v)) &&
+    (opts.max === undefined || v.length <= opts.max) &&
+    (opts.enum === undefined || opts.enum.includes(v));
   return applyDecorators(
     api(String, opts, opts.enum ? { enum: [...opts.enum] } : {}),
     convert(opts, (value) => {
@@ -87,15 +117,11 @@ export function Str(opts: FieldOptions & { trim?: boolean; max?: number; enum?: 
       return opts.trim ? v.trim() : v;
     }),
     presence(opts),
-    check(
-      (v) =>
-        typeof v === 'string' &&
-        !NUL.test(v) &&
-        (opts.max === undefined || v.length <= opts.max) &&
-        (opts.enum === undefined || opts.enum.includes(v)),
-    ),
+    check(test, opts),
   );
 }
+
+const isBoolean = (v: unknown) => typeof v === 'boolean';
 
 /** true/false/1/0/yes/no/on/off in any case, or a JSON boolean. A blank value is absent. */
 export function Bool(opts: FieldOptions = {}): PropertyDecorator {
@@ -111,13 +137,15 @@ export function Bool(opts: FieldOptions = {}): PropertyDecorator {
       return TRUE.test(s) ? true : FALSE.test(s) ? false : BAD;
     }),
     presence(opts),
-    check((v) => typeof v === 'boolean'),
+    check(isBoolean, opts),
   );
 }
 
 /** An integer, from a JSON number or a string of digits. A blank value is absent. */
 /** `zeroIsNull`: 0 means "clear it" too (`assignee_id=0` unassigns). */
 export function Int(opts: FieldOptions & { min?: number; max?: number; zeroIsNull?: boolean } = {}): PropertyDecorator {
+  const test = (v: unknown) =>
+    typeof v === 'number' && (opts.min === undefined || v >= opts.min) && (opts.max === undefined || v <= opts.max);
   return applyDecorators(
     api('integer', opts),
     convert(opts, (value) => {
@@ -125,7 +153,7 @@ export function Int(opts: FieldOptions & { min?: number; max?: number; zeroIsNul
       return opts.zeroIsNull && n === 0 ? null : n;
     }),
     presence(opts),
-    check((v) => typeof v === 'number' && (opts.min === undefined || v >= opts.min) && (opts.max === undefined || v <= opts.max)),
+    check(test, opts),
   );
 }
 
@@ -151,13 +179,15 @@ function toList(value: unknown): unknown {
   return out;
 }
 
+const isStringList = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string' && !NUL.test(s));
+
 /** Repeated parameters, `name[]`, a JSON array or a comma-separated string; items trimmed, blanks dropped. */
 export function List(opts: FieldOptions = {}): PropertyDecorator {
   return applyDecorators(
     api([String], opts),
     convert(opts, toList),
     presence(opts),
-    check((v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && !NUL.test(s))),
+    check(isStringList, opts),
   );
 }
 
@@ -165,6 +195,7 @@ export function List(opts: FieldOptions = {}): PropertyDecorator {
 export function IntList(opts: FieldOptions & { min?: number; max?: number } = {}): PropertyDecorator {
   const min = opts.min ?? 0;
   const max = opts.max ?? MAX_INT;
+  const test = (v: unknown) => Array.isArray(v) && v.every((n) => Number.isSafeInteger(n) && n >= min && n <= max);
   return applyDecorators(
     api(['integer'], opts),
     convert(opts, (value) => {
@@ -173,7 +204,7 @@ export function IntList(opts: FieldOptions & { min?: number; max?: number } = {}
       return list.every((s) => INT.test(s)) ? list.map(Number) : BAD;
     }),
     presence(opts),
-    check((v) => Array.isArray(v) && v.every((n) => Number.isSafeInteger(n) && n >= min && n <= max)),
+    check(test, opts),
   );
 }
 
@@ -187,7 +218,7 @@ export function DateTime(opts: FieldOptions = {}): PropertyDecorator {
       return parseIsoDate(v);
     }),
     presence(opts),
-    check((v) => v instanceof Date),
+    check((v) => v instanceof Date, opts),
   );
 }
 
@@ -207,8 +238,17 @@ export function DateOnly(opts: FieldOptions = {}): PropertyDecorator {
       return d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3] && +m[1] >= 1 ? s : BAD;
     }),
     presence(opts),
-    check((v) => typeof v === 'string'),
+    check((v) => typeof v === 'string', opts),
   );
+}
+
+/**
+ * A search term or name looked up in the database, from a field declared `allowNul`: a NUL byte, which
+ * PostgreSQL cannot store or compare, answers `400 Bad request - invalid characters in input`.
+ */
+export function lookupText(value: string): string {
+  if (NUL.test(value)) throw new BadRequest('invalid characters in input');
+  return value;
 }
 
 /** Any JSON value (a hash of strings, say); the service checks its shape. */
@@ -247,4 +287,63 @@ export function parseIsoDate(v: unknown): Date | typeof BAD {
  */
 export function Id(opts: FieldOptions & { zeroIsNull?: boolean } = {}): PropertyDecorator {
   return Int({ ...opts, min: 1, max: MAX_INT });
+}
+
+const FIELD_MAP = Symbol('gitlab:fieldMapErrors');
+const INVALID_FIELDS = Symbol('gitlab:invalidFields');
+
+/**
+ * Class decorator for the DTOs of resources where GitLab answers a badly typed value with a field
+ * map (`{"message":{"issues_enabled":["is invalid"]}}`, as projects and groups do) rather than
+ * `"x" is invalid`: the pipe does not throw for those fields, it leaves them unset and records them;
+ * the service merges `invalidFields(dto)` into its own validation map. Missing required fields are
+ * still `"x" not given`.
+ */
+export function FieldMapErrors(): ClassDecorator {
+  return (target) => {
+    Object.defineProperty(target, FIELD_MAP, { value: true });
+  };
+}
+
+export function usesFieldMap(cls: unknown): boolean {
+  return !!(cls as Record<symbol, unknown>)[FIELD_MAP];
+}
+
+/** Records the fields that failed conversion on a `@FieldMapErrors()` DTO (called by the pipe). */
+export function markInvalid(dto: object, fields: string[]): void {
+  Object.defineProperty(dto, INVALID_FIELDS, { value: fields, enumerable: false });
+}
+
+/**
+ * `{field: ['is invalid']}` (or the field's own `invalid` message) for every field of a
+ * `@FieldMapErrors()` DTO that failed conversion.
+ */
+export function invalidFields(dto: object): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const f of ((dto as Record<symbol, unknown>)[INVALID_FIELDS] as string[] | undefined) ?? []) {
+    out[f] = [messageFor(dto, f) ?? 'is invalid'];
+  }
+  return out;
+}
+
+/** Where a DTO class's prototype keeps its fields' `invalid` messages (an own map per class). */
+const MESSAGES = Symbol('gitlab:invalidMessages');
+
+function fieldMapMessage(opts: FieldOptions): PropertyDecorator {
+  return (target, key) => {
+    if (opts.invalid === undefined) return;
+    const proto = target as Record<symbol, Record<string | symbol, string>>;
+    if (!Object.prototype.hasOwnProperty.call(proto, MESSAGES)) Object.defineProperty(proto, MESSAGES, { value: {} });
+    proto[MESSAGES][key] = opts.invalid;
+  };
+}
+
+/** The `invalid` message declared for a field, looked up along the DTO's class chain. */
+function messageFor(dto: object, field: string): string | undefined {
+  for (let p = Object.getPrototypeOf(dto); p; p = Object.getPrototypeOf(p)) {
+    if (!Object.prototype.hasOwnProperty.call(p, MESSAGES)) continue;
+    const message = (p as Record<symbol, Record<string, string>>)[MESSAGES][field];
+    if (message !== undefined) return message;
+  }
+  return undefined;
 }

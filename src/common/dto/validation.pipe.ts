@@ -1,9 +1,9 @@
 import { ArgumentMetadata, Injectable, PipeTransform, Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { InvalidAttribute, MissingAttribute } from '../errors/domain-errors';
+import { apiError, InvalidAttribute, MissingAttribute } from '../errors/domain-errors';
 import { INPUT, Params } from '../params/params';
-import { REQUIRED } from './fields';
+import { INVALID, markInvalid, REQUIRED, usesFieldMap } from './fields';
 
 const PLAIN: ReadonlySet<unknown> = new Set([String, Boolean, Number, Array, Object, undefined]);
 
@@ -12,7 +12,8 @@ const PLAIN: ReadonlySet<unknown> = new Set([String, Boolean, Number, Array, Obj
  * see params.ts) become the handler's DTO class: unknown keys dropped
  * (python-gitlab adds `project_id`, `issue_id` …; never an error), values converted and checked by
  * the field decorators of fields.ts (null is "not given" unless a field is clearable). The first failing field, in declaration order, answers GitLab's
- * `400 (Bad request) "x" not given` or `"x" is invalid`.
+ * `400 (Bad request) "x" not given` or `"x" is invalid` — except on `@FieldMapErrors()` DTOs, whose badly typed
+ * values the service reports in its field map (`invalidFields(dto)`).
  *
  * Class metadata is compiled once per DTO class by class-transformer/class-validator; nothing is
  * built per request beyond the instance itself.
@@ -33,7 +34,14 @@ export function toDto<T extends object>(cls: Type<T>, value: unknown): T {
   const raw = asRecord(value instanceof Params ? value.raw : value);
   const dto = plainToInstance(cls, raw, { excludeExtraneousValues: false, enableImplicitConversion: false });
   const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: false, stopAtFirstError: true });
-  if (errors.length) throw toDomainError(errors[0]);
+  if (errors.length) {
+    if (!usesFieldMap(cls)) throw toDomainError(errors[0]);
+    // field-map DTOs: a missing required field still throws; badly typed fields are left for the service's map
+    const missing = errors.find((e) => e.constraints && REQUIRED in e.constraints);
+    if (missing) throw toDomainError(missing);
+    for (const e of errors) delete (dto as Record<string, unknown>)[e.property];
+    markInvalid(dto, errors.map((e) => e.property));
+  }
   return dto;
 }
 
@@ -45,5 +53,7 @@ function toDomainError(error: ValidationError, prefix = ''): Error {
   const name = prefix ? `${prefix}[${error.property}]` : error.property;
   if (error.children?.length && !error.constraints) return toDomainError(error.children[0], name);
   if (error.constraints && REQUIRED in error.constraints) return new MissingAttribute(name);
+  const message = error.constraints?.[INVALID];
+  if (message) return apiError(400, message);
   return new InvalidAttribute(name);
 }

@@ -1,24 +1,46 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import * as ipaddr from 'ipaddr.js';
 
-/** Addresses an outbound request (webhook, import) must not reach unless the admin allows the local network. */
-const LOCAL = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as [string, number][]) {
-  LOCAL.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['::ffff:0:0', 96], ['64:ff9b::', 96],
-] as [string, number][]) {
-  LOCAL.addSubnet(net, prefix, 'ipv6');
+/** The only ranges an outbound request (webhook, import) may reach unless the admin allows the local network. */
+const PUBLIC_V4 = new Set(['unicast', 'as112', 'amt']);
+const PUBLIC_V6 = new Set(['unicast', 'as112v6', 'amt']);
+
+/**
+ * The IPv4 address an IPv6 address carries, when it is one of the forms that reach an IPv4 host:
+ * IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, deprecated but still routed by some
+ * stacks), IPv4-translated (`::ffff:0:a.b.c.d`) and 6to4 (`2002:AABB:CCDD::/48`).
+ */
+function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const p = v6.parts;
+  const low = (): ipaddr.IPv4 => new ipaddr.IPv4([p[6] >> 8, p[6] & 0xff, p[7] >> 8, p[7] & 0xff]);
+  const range = v6.range();
+  if (range === 'ipv4Mapped') return v6.toIPv4Address();
+  if (range === 'rfc6145') return low();
+  if (range === '6to4') return new ipaddr.IPv4([p[1] >> 8, p[1] & 0xff, p[2] >> 8, p[2] & 0xff]);
+  // ::/96 other than :: and ::1 (unspecified and loopback keep their own ranges)
+  if (range !== 'unspecified' && range !== 'loopback' && p.slice(0, 6).every((x) => x === 0)) return low();
+  return undefined;
 }
 
+/**
+ * Whether `address` must be refused for outbound requests: anything that is not a public unicast
+ * address once IPv4 embedded in IPv6 is unwrapped (loopback, private, link-local, CGNAT, multicast,
+ * reserved, unique-local, NAT64, ...). Anything unparseable counts as local.
+ */
 export function isLocalAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  return LOCAL.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (!ipaddr.isValid(address)) return true;
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.parse(address);
+  } catch {
+    return true;
+  }
+  if (ip.kind() === 'ipv6') {
+    const v4 = embeddedIPv4(ip as ipaddr.IPv6);
+    if (v4) ip = v4;
+    else return !PUBLIC_V6.has(ip.range());
+  }
+  return !PUBLIC_V4.has(ip.range());
 }
 
 export class OutboundUrlRefused extends Error {}
@@ -48,7 +70,7 @@ export async function checkOutboundUrl(raw: string, allowLocal: boolean): Promis
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
   let addresses: string[];
   try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    addresses = ipaddr.isValid(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
   } catch {
     throw new OutboundUrlRefused('host could not be resolved');
   }

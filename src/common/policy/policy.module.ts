@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
+import { PolicyRepository } from './policy.repository';
 import { PolicyService } from './policy.service';
 
 @Global()
-@Module({ providers: [PolicyService], exports: [PolicyService] })
+@Module({ providers: [PolicyService, PolicyRepository], exports: [PolicyService] })
 export class PolicyModule {}

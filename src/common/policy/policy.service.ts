@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { Forbidden, NotFound } from '../errors/domain-errors';
 import {
   AccessLevel,
@@ -12,11 +11,38 @@ import {
   projectAbilities,
   ProjectAccess,
 } from './policy';
+import { PolicyRepository } from './policy.repository';
 
 export interface PolicyProjectRow extends PolicyProject {
   id: number;
   namespaceId: number;
   namespace: { kind: string; ownerId: number | null };
+}
+
+/** A membership as the policy reads it. */
+export interface MembershipLevels {
+  accessLevel: number;
+  notificationLevel: number;
+}
+
+/**
+ * The caller's access to a project from its direct and group memberships: the highest level, and
+ * owner for the owner of the project's personal namespace.
+ */
+export function accessFrom(
+  user: PolicyUser | undefined,
+  project: Pick<PolicyProjectRow, 'namespace'>,
+  projectMember: MembershipLevels | null,
+  groupMember: MembershipLevels | null,
+): ProjectAccess {
+  if (!user) return NO_ACCESS;
+  const namespaceOwner = project.namespace.kind === 'user' && project.namespace.ownerId === user.id;
+  return {
+    level: Math.max(projectMember?.accessLevel ?? 0, groupMember?.accessLevel ?? 0, namespaceOwner ? AccessLevel.OWNER : 0),
+    projectMember,
+    groupMember,
+    namespaceOwner,
+  };
 }
 
 /**
@@ -25,7 +51,7 @@ export interface PolicyProjectRow extends PolicyProject {
  */
 @Injectable()
 export class PolicyService {
-  constructor(private readonly ds: DataSource) {}
+  constructor(private readonly repo: PolicyRepository) {}
 
   /** Access of `user` to each project: 1 query whatever the number of projects. */
   async projectAccess(user: PolicyUser | undefined, projects: PolicyProjectRow[]): Promise<Map<number, ProjectAccess>> {
@@ -36,28 +62,12 @@ export class PolicyService {
     }
     const projectIds = [...new Set(projects.map((p) => p.id))];
     const namespaceIds = [...new Set(projects.map((p) => p.namespaceId))];
-    // One round trip for both kinds of membership.
-    const rows: { kind: 'p' | 'g'; id: number; access_level: number; notification_level: number }[] = await this.ds.query(
-      `SELECT 'p' AS kind, project_id AS id, access_level, notification_level FROM project_members
-        WHERE user_id = $1 AND project_id = ANY($2)
-       UNION ALL
-       SELECT 'g' AS kind, namespace_id AS id, access_level, notification_level FROM group_members
-        WHERE user_id = $1 AND namespace_id = ANY($3)`,
-      [user.id, projectIds, namespaceIds],
-    );
+    const rows = await this.repo.memberships(user.id, projectIds, namespaceIds);
+    const levels = (r: { access_level: number; notification_level: number } | undefined): MembershipLevels | null =>
+      r ? { accessLevel: r.access_level, notificationLevel: r.notification_level } : null;
     const byProject = new Map(rows.filter((r) => r.kind === 'p').map((r) => [r.id, r]));
     const byGroup = new Map(rows.filter((r) => r.kind === 'g').map((r) => [r.id, r]));
-    for (const p of projects) {
-      const m = byProject.get(p.id);
-      const g = byGroup.get(p.namespaceId);
-      const namespaceOwner = p.namespace.kind === 'user' && p.namespace.ownerId === user.id;
-      out.set(p.id, {
-        level: Math.max(m?.access_level ?? 0, g?.access_level ?? 0, namespaceOwner ? AccessLevel.OWNER : 0),
-        projectMember: m ? { accessLevel: m.access_level, notificationLevel: m.notification_level } : null,
-        groupMember: g ? { accessLevel: g.access_level, notificationLevel: g.notification_level } : null,
-        namespaceOwner,
-      });
-    }
+    for (const p of projects) out.set(p.id, accessFrom(user, p, levels(byProject.get(p.id)), levels(byGroup.get(p.namespaceId))));
     return out;
   }
 
@@ -84,11 +94,7 @@ export class PolicyService {
   /** The caller's level in a group (0 for none). */
   async groupLevel(user: PolicyUser | undefined, groupId: number): Promise<number> {
     if (!user) return 0;
-    const rows: { access_level: number }[] = await this.ds.query(
-      `SELECT access_level FROM group_members WHERE user_id = $1 AND namespace_id = $2`,
-      [user.id, groupId],
-    );
-    return rows[0]?.access_level ?? 0;
+    return this.repo.groupLevel(user.id, groupId);
   }
 
   async groupAbilities(user: PolicyUser | undefined, group: { id: number; visibilityLevel: number }): Promise<Set<GroupAbility>> {

@@ -3,9 +3,10 @@ import { ProjectsGroupsMembersEvents1732320000000 } from './1732320000000-projec
 import { Repository1732400000000 } from './1732400000000-repository';
 import { NamespaceOwnerSetNull1732450000000 } from './1732450000000-namespace-owner-set-null';
 import { IssuesMilestonesLabelsNotesSnippets1732500000000 } from './1732500000000-issues-milestones-labels-notes-snippets';
+import { LoginAttempts1732550000000 } from './1732550000000-login-attempts';
 import { Ci1732700000000 } from './1732700000000-ci';
 
 /** Every migration, in order. A migration is frozen SQL and never imports entities. */
 export const MIGRATIONS = [UsersAndSettings1732233600000, ProjectsGroupsMembersEvents1732320000000, Repository1732400000000,
-  NamespaceOwnerSetNull1732450000000, IssuesMilestonesLabelsNotesSnippets1732500000000,
+  NamespaceOwnerSetNull1732450000000, IssuesMilestonesLabelsNotesSnippets1732500000000, LoginAttempts1732550000000,
   Ci1732700000000];

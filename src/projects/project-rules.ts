@@ -1,6 +1,7 @@
 import { visibilityLevel } from '../application-settings/application-settings.service';
-import { InvalidAttribute, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
-import { Params } from '../common/params/params';
+import { invalidFields } from '../common/dto/fields';
+import { MissingAttribute, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
+import { CreateProjectDto, UpdateProjectDto } from './dto/project.dto';
 
 const NAME_FORMAT = /^[\p{L}\p{N}_][\p{L}\p{N}_. +-]*$/u;
 const PATH_FORMAT = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
@@ -20,6 +21,7 @@ export function parameterize(name: string): string {
     .replace(/^-+|-+$/g, '');
 }
 
+/** Project settings checked against GitLab's model validations (entity field names). */
 export interface ProjectAttributes {
   name?: string;
   path?: string;
@@ -38,44 +40,27 @@ export interface ProjectAttributes {
   importUrl?: string;
 }
 
-const FLAGS: [string, keyof ProjectAttributes][] = [
-  ['issues_enabled', 'issuesEnabled'],
-  ['merge_requests_enabled', 'mergeRequestsEnabled'],
-  ['wiki_enabled', 'wikiEnabled'],
-  ['builds_enabled', 'buildsEnabled'],
-  ['snippets_enabled', 'snippetsEnabled'],
-  ['container_registry_enabled', 'containerRegistryEnabled'],
-  ['shared_runners_enabled', 'sharedRunnersEnabled'],
-  ['public_builds', 'publicBuilds'],
-];
-
 /**
- * Reads and validates project attributes. On create, `name` is required unless `path` is given
- * (then name = path), and `path` defaults to the parameterized name. `visibility_level` wins over
- * `public`; 1 and 2 are read as 10 and 20.
+ * GitLab's project validations on a create or update DTO, as one field map (with the fields the DTO
+ * could not convert). On create, `name` is required unless `path` is given (then name = path), and
+ * `path` defaults to the parameterized name. `visibility_level` wins over `public`; 1 and 2 are read
+ * as 10 and 20.
  */
-export function readProjectAttributes(p: Params, mode: 'create' | 'update'): ProjectAttributes {
-  const errors: ValidationMap = {};
+export function projectAttributes(dto: CreateProjectDto, mode: 'create'): ProjectAttributes;
+export function projectAttributes(dto: UpdateProjectDto, mode: 'update'): ProjectAttributes;
+export function projectAttributes(dto: CreateProjectDto | UpdateProjectDto, mode: 'create' | 'update'): ProjectAttributes {
+  const errors: ValidationMap = invalidFields(dto);
   const add = (f: string, m: string) => ((errors[f] as string[] | undefined) ?? (errors[f] = [])).push(m);
   const attrs: ProjectAttributes = {};
-  const safe = <T>(field: string, read: () => T): T | undefined => {
-    try {
-      return read();
-    } catch (e) {
-      if (e instanceof InvalidAttribute) add(field, 'is invalid');
-      else throw e;
-      return undefined;
-    }
-  };
 
-  let name = safe('name', () => p.string('name'))?.trim();
-  let path = safe('path', () => p.string('path'))?.trim();
+  let name = dto.name?.trim();
+  let path = dto.path?.trim();
   if (mode === 'create') {
     if (name === undefined || name === '') {
-      if (!path) p.requireString('name');
+      if (!path) throw new MissingAttribute('name');
       name = path;
     }
-    if (path === undefined || path === '') path = parameterize(name as string);
+    if (path === undefined || path === '') path = parameterize(name);
   }
   if (name !== undefined) {
     if (name === '') add('name', "can't be blank");
@@ -89,31 +74,35 @@ export function readProjectAttributes(p: Params, mode: 'create' | 'update'): Pro
     else if (!PATH_FORMAT.test(path) || /\.(git|atom)$/i.test(path)) add('path', PROJECT_PATH_MESSAGE);
     attrs.path = path;
   }
-  const description = safe('description', () => p.string('description'));
-  if (description !== undefined) {
-    if (description.length > 65535) add('description', 'is too long (maximum is 65535 characters)');
-    attrs.description = description;
+  if (dto.description !== undefined) {
+    if (dto.description.length > 65535) add('description', 'is too long (maximum is 65535 characters)');
+    attrs.description = dto.description;
   }
-  for (const [field, key] of FLAGS) {
-    const v = safe(field, () => p.bool(field));
-    if (v !== undefined) (attrs as Record<string, unknown>)[key] = v;
-  }
-  const level = safe('visibility_level', () => p.int('visibility_level'));
-  if (level !== undefined) {
-    const mapped = visibilityLevel(level);
+  const flags = {
+    issuesEnabled: dto.issues_enabled,
+    mergeRequestsEnabled: dto.merge_requests_enabled,
+    wikiEnabled: dto.wiki_enabled,
+    buildsEnabled: dto.builds_enabled,
+    snippetsEnabled: dto.snippets_enabled,
+    containerRegistryEnabled: dto.container_registry_enabled,
+    sharedRunnersEnabled: dto.shared_runners_enabled,
+    publicBuilds: dto.public_builds,
+  };
+  for (const [key, v] of Object.entries(flags)) if (v !== undefined) (attrs as Record<string, unknown>)[key] = v;
+  if (dto.visibility_level !== undefined) {
+    const mapped = visibilityLevel(dto.visibility_level);
     if (mapped === undefined) add('visibility_level', 'is not included in the list');
     else attrs.visibilityLevel = mapped;
-  } else {
-    const pub = safe('public', () => p.bool('public'));
-    if (pub !== undefined) attrs.visibilityLevel = pub ? 20 : 0;
+  } else if (dto.public !== undefined) {
+    attrs.visibilityLevel = dto.public ? 20 : 0;
   }
   if (mode === 'update') {
-    const branch = safe('default_branch', () => p.string('default_branch'))?.trim();
+    const branch = (dto as UpdateProjectDto).default_branch?.trim();
     if (branch) attrs.defaultBranch = branch;
   } else {
-    const ns = safe('namespace_id', () => p.int('namespace_id'));
-    if (ns !== undefined) attrs.namespaceId = ns;
-    const importUrl = safe('import_url', () => p.string('import_url'))?.trim();
+    const create = dto as CreateProjectDto;
+    if (create.namespace_id !== undefined) attrs.namespaceId = create.namespace_id;
+    const importUrl = create.import_url?.trim();
     if (importUrl) {
       if (importUrl.length > 2048) add('import_url', 'is too long (maximum is 2048 characters)');
       attrs.importUrl = importUrl;

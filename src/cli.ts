@@ -1,0 +1,162 @@
+import 'reflect-metadata';
+import { constants } from 'node:fs';
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { backup, restore, RestoreRefused } from './admin/backup';
+import { adminCommands } from './admin/users-admin';
+import { AppConfig, loadConfig } from './config/config';
+import { Database, openDatabase } from './database/data-source';
+import { MIGRATIONS } from './database/migrations';
+import { GitRunner } from './git/git-runner';
+
+/**
+ * The admin CLI: `node dist/cli.js <command>` (or `npm run cli -- <command>`).
+ *
+ *   migrate                                   apply pending migrations
+ *   check                                     database, migrations, DATA_DIR, git, secret key (exit 0/1)
+ *   create-admin --username U --email E [--password P]
+ *   reset-password --username U [--password P]
+ *   backup --file F.tar.gz                    database + repositories + artifacts/uploads + secret key
+ *   restore --file F.tar.gz [--force]         into an empty database and DATA_DIR (or replace with --force)
+ *
+ * It reads the same environment as the server (DATABASE_URL, DATA_DIR ...). On the embedded default
+ * the server must be stopped: PGlite has one session, which the CLI then opens itself.
+ */
+const USAGE = `usage: cli <migrate|check|create-admin|reset-password|backup|restore> [options]
+  create-admin --username U --email E [--password P]
+  reset-password --username U [--password P]
+  backup --file F.tar.gz
+  restore --file F.tar.gz [--force]`;
+
+export function parseArgs(argv: string[]): { command: string; opts: Record<string, string | true> } {
+  const [command = '', ...rest] = argv;
+  const opts: Record<string, string | true> = {};
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (!a.startsWith('--')) throw new UsageError(`unexpected argument: ${a}`);
+    const eq = a.indexOf('=');
+    if (eq > 0) opts[a.slice(2, eq)] = a.slice(eq + 1);
+    else if (i + 1 < rest.length && !rest[i + 1].startsWith('--')) opts[a.slice(2)] = rest[++i];
+    else opts[a.slice(2)] = true;
+  }
+  return { command, opts };
+}
+
+class UsageError extends Error {}
+
+function str(opts: Record<string, string | true>, name: string, required = true): string | undefined {
+  const v = opts[name];
+  if (v === undefined || v === true) {
+    if (required) throw new UsageError(`--${name} is required`);
+    return undefined;
+  }
+  return v;
+}
+
+const out = (line: string) => process.stdout.write(line + '\n');
+
+async function withDb<T>(config: AppConfig, migrate: boolean, fn: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase(config, { migrate });
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/** `check`: one line per check, `ok` or `FAILED: why`; true when all pass. */
+export async function runChecks(config: AppConfig): Promise<boolean> {
+  let ok = true;
+  const line = (name: string, result: string | null) => {
+    if (result !== null) ok = false;
+    out(`${name}: ${result === null ? 'ok' : `FAILED: ${result}`}`);
+  };
+  let db: Database | undefined;
+  try {
+    db = await openDatabase(config, { migrate: false });
+    await db.dataSource.query('SELECT 1');
+    line('database', null);
+    const applied: { name: string }[] = await db.dataSource
+      .query(`SELECT name FROM schema_migrations`)
+      .catch(() => [] as { name: string }[]);
+    const done = new Set(applied.map((r) => r.name));
+    const pending = MIGRATIONS.filter((m) => !done.has(m.name)).map((m) => m.name);
+    line('migrations', pending.length ? `${pending.length} pending (${pending.join(', ')}); run: cli migrate` : null);
+  } catch (e) {
+    line('database', e instanceof Error ? e.message : String(e));
+    line('migrations', 'database unreachable');
+  } finally {
+    await db?.close().catch(() => undefined);
+  }
+  try {
+    await access(config.dataDir, constants.W_OK);
+    const probe = await mkdtemp(join(config.dataDir, '.check-'));
+    await rm(probe, { recursive: true });
+    line('data_dir', null);
+  } catch (e) {
+    line('data_dir', `${config.dataDir} is not writable (${e instanceof Error ? e.message : String(e)})`);
+  }
+  try {
+    const runner = new GitRunner(join(config.dataDir, 'git-home'));
+    const v = (await runner.run(['--version'])).stdout.toString().trim();
+    const m = /(\d+)\.(\d+)/.exec(v);
+    const good = !!m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 38));
+    line('git', good ? null : `${v} is older than 2.38`);
+  } catch (e) {
+    line('git', e instanceof Error ? e.message : String(e));
+  }
+  line('secret_key', config.secretKey.length >= 32 ? null : 'shorter than 32 characters');
+  return ok;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { command, opts } = parseArgs(argv);
+  const config = loadConfig();
+  switch (command) {
+    case 'migrate':
+      return withDb(config, false, async (db) => {
+        const applied = await db.dataSource.runMigrations({ transaction: 'each' });
+        out(`${applied.length} migration(s) applied`);
+        return 0;
+      });
+    case 'check':
+      return (await runChecks(config)) ? 0 : 1;
+    case 'create-admin':
+    case 'reset-password':
+      return adminCommands(config, command, {
+        username: str(opts, 'username')!,
+        email: command === 'create-admin' ? str(opts, 'email') : undefined,
+        password: str(opts, 'password', false),
+      });
+    case 'backup': {
+      const file = str(opts, 'file')!;
+      return withDb(config, false, async (db) => {
+        const r = await backup(config, db.dataSource, file);
+        out(`backup written to ${r.file}: ${r.tables} tables, ${r.rows} rows, ${r.repositories} repositories`);
+        return 0;
+      });
+    }
+    case 'restore': {
+      const file = str(opts, 'file')!;
+      return withDb(config, false, async (db) => {
+        const r = await restore(config, db.dataSource, file, { force: opts.force === true });
+        out(`restored ${r.tables} tables (${r.rows} rows) and ${r.repositories} repositories from ${file}`);
+        return 0;
+      });
+    }
+    default:
+      throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e) => {
+      if (e instanceof UsageError) process.stderr.write(`${e.message}\n${USAGE}\n`);
+      else if (e instanceof RestoreRefused) process.stderr.write(`${e.message}\n`);
+      else process.stderr.write(`failed: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exit(e instanceof UsageError ? 2 : 1);
+    },
+  );
+}

@@ -1,0 +1,19 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { CurrentUser } from '../common/auth/decorators';
+import { API } from '../common/http/routes';
+import { Input } from '../common/params/params';
+import { User } from '../users/user.entity';
+import { ListEventsDto } from './dto/list-events.dto';
+import { presentFeed } from './events.presenter';
+import { EventsService } from './events.service';
+
+@Controller(API)
+export class EventsController {
+  constructor(private readonly events: EventsService) {}
+
+  /** A project's activity, newest first: only events whose targets the caller may read. */
+  @Get('projects/:id/events')
+  async projectEvents(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListEventsDto) {
+    return presentFeed(await this.events.projectFeed(user, id, q), user);
+  }
+}

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { AppConfig } from '../config/config';
+import { GitService } from './git.service';
+import { parseNewRefName, parseRepoPath, Sha } from './names';
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** GitService.archive against a real repository: streamed from git once, then from the cache. */
+describe('GitService.archive', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'glv3-git-service-spec-'));
+  const git = new GitService({ dataDir } as AppConfig);
+  let sha: Sha;
+
+  beforeAll(async () => {
+    await git.create(1);
+    const files = Array.from({ length: 200 }, (_, i) => ({
+      action: 'create' as const,
+      path: parseRepoPath(`dir/file-${i}.txt`)!,
+      content: randomBytes(20_000),
+    }));
+    sha = await git.repository(1).commitFiles({
+      branch: parseNewRefName('master')!,
+      parent: null,
+      message: 'files',
+      author: { name: 'T', email: 't@example.com' },
+      changes: files,
+    });
+  });
+  afterAll(() => {
+    git.onModuleDestroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const cacheDir = () => join(dataDir, 'archive-cache', '1');
+
+  it('streams from git first (no length), then the cached file with its length and the same bytes', async () => {
+    const first = await git.archive(1, sha, 'tar', { prefix: 'p/', label: 'master' });
+    expect(first.length).toBeUndefined();
+    const a = await readAll(first.stream);
+    expect(a.includes('p/dir/file-0.txt')).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    const second = await git.archive(1, sha, 'tar', { prefix: 'p/', label: 'master' });
+    expect(second.length).toBe(a.length);
+    expect((await readAll(second.stream)).equals(a)).toBe(true);
+    expect(readdirSync(cacheDir()).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a reader that goes away stops git and leaves no cache file behind', async () => {
+    const { stream } = await git.archive(1, sha, 'zip', { prefix: 'z/', label: 'other/label' });
+    await new Promise<void>((resolve) => stream.once('data', () => resolve()));
+    stream.destroy();
+    await new Promise((r) => setTimeout(r, 300));
+    const files = readdirSync(cacheDir());
+    expect(files.filter((f) => f.endsWith('.zip') || f.endsWith('.tmp'))).toEqual([]);
+    expect(existsSync(join(cacheDir(), `${sha}-other-label.zip`))).toBe(false);
+  });
+});

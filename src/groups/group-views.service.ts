@@ -1,0 +1,29 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Paginated } from '../common/pagination/pagination';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { Namespace } from '../namespaces/namespace.entity';
+import { ProjectViews } from '../projects/project-views.service';
+import { User } from '../users/user.entity';
+import { presentGroup } from './groups.presenter';
+import { GroupDetail } from './groups.service';
+
+/** Presents groups; GroupDetail with its projects through ProjectViews (bounded queries). */
+@Injectable()
+export class GroupViews {
+  constructor(
+    private readonly projects: ProjectViews,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  one(group: Namespace) {
+    return presentGroup(group, this.config.externalUrl);
+  }
+
+  page(groups: Paginated<Namespace>) {
+    return groups.map((g) => presentGroup(g, this.config.externalUrl));
+  }
+
+  async detail(viewer: User, d: GroupDetail) {
+    return { ...presentGroup(d.group, this.config.externalUrl), projects: await this.projects.many(viewer, d.projects) };
+  }
+}

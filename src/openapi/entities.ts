@@ -1,0 +1,655 @@
+/**
+ * Response schemas of the v3 entities, as the spec's "Resources and their fields" and
+ * gitlab-compat.md §2 (GitLab 8.8's lib/api/entities.rb) define them, with the additions the
+ * presenters make (spec-decisions 4: both spellings where they differ). Properties are listed in the
+ * order the server emits them; `required` lists the keys every instance carries (conditional keys,
+ * such as a project's `owner` or `runners_token`, are optional).
+ *
+ * Entities of areas still being built (merge requests, builds, runners, triggers, variables, system
+ * hooks) follow the spec and gitlab-compat.md; check them when those modules land.
+ */
+
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
+const int = (description?: string): Schema => ({ type: 'integer', ...(description ? { description } : {}) });
+const bool = (description?: string): Schema => ({ type: 'boolean', ...(description ? { description } : {}) });
+const num = (): Schema => ({ type: 'number' });
+const time = (): Schema => ({ type: 'string', format: 'date-time' });
+const date = (): Schema => ({ type: 'string', format: 'date' });
+const nullable = (s: Schema): Schema => (s.$ref ? { allOf: [s], nullable: true } : { ...s, nullable: true });
+const array = (items: Schema): Schema => ({ type: 'array', items });
+const enumOf = (values: string[], description?: string): Schema => ({ ...str(description), enum: values });
+const anyObject = (description?: string): Schema => ({ type: 'object', additionalProperties: true, ...(description ? { description } : {}) });
+
+/** An object schema: every property required unless listed in `optional`. */
+function object(properties: Record<string, Schema>, optional: string[] = [], description?: string): Schema {
+  const required = Object.keys(properties).filter((k) => !optional.includes(k));
+  return { type: 'object', ...(description ? { description } : {}), properties, ...(required.length ? { required } : {}) };
+}
+
+const USER_BASIC = {
+  name: str(),
+  username: str(),
+  id: int(),
+  state: enumOf(['active', 'blocked', 'ldap_blocked']),
+  avatar_url: nullable(str('Gravatar URL, or null when Gravatar is disabled')),
+  web_url: str(),
+};
+
+const USER = {
+  ...USER_BASIC,
+  created_at: time(),
+  is_admin: bool(),
+  bio: nullable(str()),
+  location: nullable(str()),
+  skype: str(),
+  linkedin: str(),
+  twitter: str(),
+  website_url: str(),
+};
+
+const USER_FULL = {
+  ...USER,
+  last_sign_in_at: nullable(time()),
+  confirmed_at: nullable(time()),
+  email: str(),
+  theme_id: int(),
+  color_scheme_id: int(),
+  projects_limit: int(),
+  current_sign_in_at: nullable(time()),
+  identities: array(object({ provider: str(), extern_uid: str() })),
+  can_create_group: bool(),
+  can_create_project: bool(),
+  two_factor_enabled: bool(),
+  external: bool(),
+};
+
+const MILESTONE = {
+  id: int(),
+  iid: int(),
+  project_id: int(),
+  title: str(),
+  description: nullable(str()),
+  state: enumOf(['active', 'closed']),
+  created_at: time(),
+  updated_at: time(),
+  due_date: nullable(date()),
+};
+
+const NOTE = {
+  id: int(),
+  body: str(),
+  attachment: nullable(str('file name of the attachment')),
+  author: ref('Author'),
+  created_at: time(),
+  updated_at: time(),
+  system: bool(),
+  noteable_id: int(),
+  noteable_type: enumOf(['Issue', 'Snippet', 'MergeRequest']),
+  upvote: bool(),
+  downvote: bool(),
+};
+
+const REPO_COMMIT = {
+  id: str('full SHA'),
+  short_id: str('the first 8 hex digits of the SHA'),
+  title: str(),
+  author_name: str(),
+  author_email: str(),
+  created_at: time(),
+  message: str(),
+  parent_ids: array(str()),
+};
+
+const ACCESS = nullable(object({ access_level: int(), notification_level: int() }));
+
+const RUNNER = {
+  id: int(),
+  description: nullable(str()),
+  active: bool(),
+  is_shared: bool(),
+  name: nullable(str()),
+};
+
+const PROJECT_SUMMARY = object({
+  id: int(),
+  name: str(),
+  name_with_namespace: str(),
+  path: str(),
+  path_with_namespace: str(),
+});
+
+const MERGE_REQUEST = {
+  id: int(),
+  iid: int(),
+  project_id: int(),
+  title: str(),
+  description: nullable(str()),
+  state: enumOf(['opened', 'closed', 'merged'], 'a reopened or locked (merging) request reads opened'),
+  created_at: time(),
+  updated_at: time(),
+  target_branch: str(),
+  source_branch: str(),
+  upvotes: int(),
+  downvotes: int(),
+  author: ref('Author'),
+  assignee: nullable(ref('UserBasic')),
+  source_project_id: int(),
+  target_project_id: int(),
+  labels: array(str()),
+  work_in_progress: bool(),
+  milestone: nullable(ref('Milestone')),
+  merge_when_build_succeeds: bool(),
+  merge_status: enumOf(['unchecked', 'can_be_merged', 'cannot_be_merged']),
+  subscribed: bool(),
+  user_notes_count: int(),
+};
+
+/** Delivery health of a hook (this server's addition; GitLab 8.8 had none). */
+const HOOK_HEALTH = {
+  recent_failures: int(),
+  last_status: nullable(int()),
+  last_error: nullable(str()),
+  last_failure_at: nullable(time()),
+  disabled: bool(),
+};
+
+const HOOK_EVENTS = {
+  push_events: bool(),
+  tag_push_events: bool(),
+  issues_events: bool(),
+  merge_requests_events: bool(),
+  note_events: bool(),
+  build_events: bool(),
+  enable_ssl_verification: bool(),
+};
+
+export const ENTITY_SCHEMAS: Record<string, Schema> = {
+  Error: object(
+    { message: { oneOf: [str(), anyObject('field → array of messages')] } },
+    [],
+    'GitLab error body: `{"message": "404 Project Not Found"}`, `{"message": "400 (Bad request) \\"title\\" not given"}` or a field map `{"message": {"title": ["can\'t be blank"]}}`',
+  ),
+
+  // --- users, keys, emails, namespaces, groups, members ---
+  UserBasic: object(USER_BASIC, [], 'User summary: author, assignee, member.'),
+  Author: object(
+    { ...USER_BASIC, created_at: time(), email: str('only for administrator viewers') },
+    ['email'],
+    'Author of a note, issue or snippet: the user summary plus `created_at` (spec-decisions 18).',
+  ),
+  User: object(USER, [], 'A user as a normal viewer sees it.'),
+  UserFull: object(USER_FULL, [], 'A user as an administrator sees it.'),
+  UserLogin: object({ ...USER_FULL, private_token: str() }, [], 'The current user (GET /user, POST /session).'),
+  SSHKey: object({ id: int(), title: str(), key: str(), created_at: time() }),
+  SSHKeyWithUser: object({ id: int(), title: str(), key: str(), created_at: time(), user: ref('UserFull') }),
+  Email: object({ id: int(), email: str() }),
+  Namespace: object({ id: int(), path: str(), kind: enumOf(['user', 'group']) }),
+  NamespaceRecord: object({
+    id: int(),
+    name: str(),
+    path: str(),
+    kind: enumOf(['user', 'group']),
+    owner_id: nullable(int()),
+    created_at: time(),
+    updated_at: time(),
+    type: nullable(enumOf(['Group'])),
+    description: nullable(str()),
+    avatar: nullable(str()),
+    share_with_group_lock: bool(),
+    visibility_level: int(),
+  }),
+  Group: object({
+    id: int(),
+    name: str(),
+    path: str(),
+    description: nullable(str()),
+    visibility_level: int(),
+    avatar_url: nullable(str()),
+    web_url: str(),
+  }),
+  GroupDetail: object({
+    id: int(),
+    name: str(),
+    path: str(),
+    description: nullable(str()),
+    visibility_level: int(),
+    avatar_url: nullable(str()),
+    web_url: str(),
+    projects: array(ref('Project')),
+  }),
+  Member: object({ ...USER_BASIC, access_level: int('10 guest, 20 reporter, 30 developer, 40 master, 50 owner') }),
+  AccessRevoked: object({ message: enumOf(['Access revoked']), id: nullable(int()) }, [], 'Removing a user who is not a member.'),
+
+  // --- projects and events ---
+  Project: object(
+    {
+      id: int(),
+      description: nullable(str()),
+      default_branch: nullable(str()),
+      tag_list: array(str()),
+      public: bool(),
+      archived: bool(),
+      visibility_level: { type: 'integer', enum: [0, 10, 20], description: '0 private, 10 internal, 20 public' },
+      ssh_url_to_repo: str(),
+      http_url_to_repo: str(),
+      web_url: str(),
+      owner: { allOf: [ref('UserBasic')], description: 'with created_at; only for projects in a user namespace' },
+      name: str(),
+      name_with_namespace: str(),
+      path: str(),
+      path_with_namespace: str(),
+      issues_enabled: bool(),
+      merge_requests_enabled: bool(),
+      wiki_enabled: bool(),
+      builds_enabled: bool(),
+      snippets_enabled: bool(),
+      container_registry_enabled: bool(),
+      created_at: time(),
+      last_activity_at: time(),
+      shared_runners_enabled: bool(),
+      creator_id: int(),
+      namespace: ref('NamespaceRecord'),
+      forked_from_project: { allOf: [PROJECT_SUMMARY], description: 'only for forks' },
+      avatar_url: nullable(str()),
+      star_count: int(),
+      forks_count: int(),
+      open_issues_count: int('only when issues are enabled'),
+      runners_token: str('only where the caller may administer the project, never in lists'),
+      public_builds: bool(),
+      import_status: nullable(str()),
+      permissions: {
+        ...object({ project_access: ACCESS, group_access: ACCESS }),
+        description: 'ProjectWithAccess only (GET /projects, /owned, /all, /:id)',
+      },
+    },
+    ['owner', 'forked_from_project', 'open_issues_count', 'runners_token', 'permissions'],
+  ),
+  Event: object(
+    {
+      title: nullable(str()),
+      project_id: int(),
+      action_name: enumOf(['pushed new', 'pushed to', 'deleted', 'closed', 'accepted', 'joined', 'left', 'destroyed', 'commented on', 'created', 'imported', 'opened']),
+      target_id: nullable(int()),
+      target_type: nullable(enumOf(['Issue', 'MergeRequest', 'Note', 'Milestone'])),
+      author_id: int(),
+      data: nullable(anyObject('push data: before, after, ref, user_id, user_name, repository, commits, total_commits_count, ...')),
+      target_title: nullable(str()),
+      created_at: time(),
+      note: { allOf: [ref('Note')], description: 'comment events only' },
+      author: ref('UserBasic'),
+      author_username: str(),
+    },
+    ['note', 'author', 'author_username'],
+  ),
+
+  // --- issues, milestones, labels, notes, snippets ---
+  Issue: object({
+    id: int(),
+    iid: int(),
+    project_id: int(),
+    title: str(),
+    description: nullable(str()),
+    state: enumOf(['opened', 'closed']),
+    created_at: time(),
+    updated_at: time(),
+    labels: array(str()),
+    milestone: nullable(ref('Milestone')),
+    assignee: nullable(ref('UserBasic')),
+    author: ref('Author'),
+    subscribed: bool(),
+    user_notes_count: int(),
+  }),
+  IssueRecord: object(
+    {
+      id: int(),
+      iid: int(),
+      project_id: int(),
+      title: str(),
+      description: nullable(str()),
+      state: enumOf(['opened', 'closed']),
+      confidential: bool(),
+      author_id: int(),
+      assignee_id: nullable(int()),
+      milestone_id: nullable(int()),
+      moved_to_id: nullable(int()),
+      position: nullable(int()),
+      created_at: time(),
+      updated_at: time(),
+      deleted_at: nullable(time()),
+    },
+    [],
+    'The deleted issue record (DELETE answer).',
+  ),
+  Milestone: object(MILESTONE),
+  Label: object(
+    {
+      id: int(),
+      name: str(),
+      color: str('#RRGGBB'),
+      description: nullable(str()),
+      open_issues_count: int(),
+      closed_issues_count: int(),
+      open_merge_requests_count: int(),
+      subscribed: bool(),
+    },
+  ),
+  LabelRecord: object(
+    {
+      id: int(),
+      title: str(),
+      color: str(),
+      project_id: int(),
+      created_at: time(),
+      updated_at: time(),
+      template: bool(),
+      description: nullable(str()),
+    },
+    [],
+    'The deleted label record (DELETE answer).',
+  ),
+  Note: object(NOTE),
+  Snippet: object({
+    id: int(),
+    title: str(),
+    file_name: str(),
+    author: ref('Author'),
+    updated_at: time(),
+    created_at: time(),
+    expires_at: nullable(time()),
+  }),
+  SnippetRecord: object(
+    {
+      id: int(),
+      title: str(),
+      content: str(),
+      author_id: int(),
+      project_id: int(),
+      created_at: time(),
+      updated_at: time(),
+      file_name: str(),
+      expires_at: nullable(time()),
+      type: enumOf(['ProjectSnippet']),
+      visibility_level: int(),
+    },
+    [],
+    'The deleted snippet record (DELETE answer).',
+  ),
+
+  // --- repository ---
+  Commit: object(REPO_COMMIT, [], 'RepoCommit (lists, compare, merge request commits).'),
+  CommitDetail: object(
+    { ...REPO_COMMIT, committed_date: time(), authored_date: time(), status: nullable(str('CI status of the commit')) },
+    [],
+    'RepoCommitDetail (GET .../commits/:sha).',
+  ),
+  GitCommit: object(
+    {
+      id: str(),
+      message: str(),
+      parent_ids: array(str()),
+      authored_date: time(),
+      author_name: str(),
+      author_email: str(),
+      committed_date: time(),
+      committer_name: str(),
+      committer_email: str(),
+    },
+    [],
+    'The raw commit embedded in branches and tags.',
+  ),
+  Branch: object({ name: str(), commit: ref('GitCommit'), protected: bool(), developers_can_push: bool() }),
+  BranchName: object({ branch_name: str() }),
+  Tag: object({
+    name: str(),
+    message: nullable(str('null for a lightweight tag')),
+    commit: ref('GitCommit'),
+    release: nullable(ref('Release')),
+  }),
+  TagName: object({ tag_name: str() }),
+  Release: object({ tag_name: str(), description: str() }),
+  TreeEntry: object({ id: str(), name: str(), type: enumOf(['tree', 'blob', 'commit']), mode: str() }),
+  DiffEntry: object(
+    {
+      old_path: str(),
+      new_path: str(),
+      a_mode: nullable(str()),
+      b_mode: nullable(str()),
+      diff: str(),
+      new_file: bool(),
+      renamed_file: bool(),
+      deleted_file: bool(),
+      too_large: bool(),
+    },
+    ['too_large'],
+  ),
+  CommitComment: object({
+    note: str(),
+    path: nullable(str()),
+    line: nullable(int()),
+    line_type: nullable(enumOf(['new', 'old'])),
+    author: nullable(ref('UserBasic')),
+    created_at: time(),
+  }),
+  CommitStatus: object({
+    id: int(),
+    sha: str(),
+    ref: nullable(str()),
+    status: enumOf(['pending', 'running', 'success', 'failed', 'canceled']),
+    name: str(),
+    target_url: nullable(str()),
+    description: nullable(str()),
+    created_at: time(),
+    started_at: nullable(time()),
+    finished_at: nullable(time()),
+    allow_failure: bool(),
+    author: nullable(ref('UserBasic')),
+  }),
+  CompareResult: object({
+    commit: nullable(ref('Commit')),
+    commits: array(ref('Commit')),
+    diffs: array(ref('DiffEntry')),
+    compare_timeout: bool(),
+    compare_same_ref: bool(),
+  }),
+  Contributor: object({ name: str(), email: str(), commits: int(), additions: int(), deletions: int() }),
+  RepositoryFile: object({
+    file_name: str(),
+    file_path: str(),
+    size: int(),
+    encoding: enumOf(['base64']),
+    content: str('Base64'),
+    ref: str(),
+    blob_id: str(),
+    commit_id: str(),
+    last_commit_id: str(),
+  }),
+  FileCommit: object({ file_name: str(), file_path: str(), branch_name: str() }, [], 'Answer of file writes (spec-decisions 13).'),
+
+  // --- merge requests (module in progress) ---
+  MergeRequest: object(MERGE_REQUEST),
+  MergeRequestChanges: object(
+    { ...MERGE_REQUEST, changes: array(ref('DiffEntry')), changes_truncated: bool('true when the diff was cut at the compare limits') },
+    ['changes_truncated'],
+  ),
+  MergeRequestRecord: object(
+    {
+      id: int(),
+      iid: int(),
+      target_project_id: int(),
+      source_project_id: int(),
+      target_branch: str(),
+      source_branch: str(),
+      title: str(),
+      description: nullable(str()),
+      state: str(),
+      merge_status: str(),
+      author_id: int(),
+      assignee_id: nullable(int()),
+      milestone_id: nullable(int()),
+      merge_when_build_succeeds: bool(),
+      merge_user_id: nullable(int()),
+      merge_commit_sha: nullable(str()),
+      created_at: time(),
+      updated_at: time(),
+      deleted_at: nullable(time()),
+    },
+    [],
+    'The deleted merge request record (DELETE answer).',
+  ),
+  MergeRequestComment: object({ note: str(), author: ref('UserBasic') }),
+
+  // --- CI (modules in progress) ---
+  Build: object(
+    {
+      id: int(),
+      status: enumOf(['pending', 'running', 'failed', 'success', 'canceled', 'skipped']),
+      stage: str(),
+      name: str(),
+      ref: str(),
+      tag: bool(),
+      coverage: nullable(num()),
+      created_at: time(),
+      started_at: nullable(time()),
+      finished_at: nullable(time()),
+      user: nullable(ref('User')),
+      artifacts_file: object({ filename: str(), size: int() }, [], 'only when the build has artifacts'),
+      download_url: nullable(str('erase answer only, always null')),
+      commit: object({
+        id: str(),
+        short_id: str(),
+        title: str(),
+        author_name: str(),
+        author_email: str(),
+        created_at: time(),
+        message: str(),
+      }),
+      runner: nullable(ref('Runner')),
+    },
+    ['artifacts_file', 'download_url'],
+  ),
+  Runner: object(RUNNER),
+  RunnerDetail: object(
+    {
+      ...RUNNER,
+      tag_list: array(str()),
+      run_untagged: bool(),
+      version: nullable(str()),
+      revision: nullable(str()),
+      platform: nullable(str()),
+      architecture: nullable(str()),
+      contacted_at: nullable(time()),
+      token: str('only for administrators and specific runners'),
+      projects: array(PROJECT_SUMMARY),
+    },
+    ['token'],
+  ),
+  Trigger: object({
+    token: str(),
+    created_at: time(),
+    updated_at: time(),
+    deleted_at: nullable(time()),
+    last_used: nullable(time()),
+  }),
+  TriggerRequest: object({ id: int(), variables: nullable(anyObject()) }),
+  Variable: object({ key: str(), value: str('shown to masters and owners only') }),
+  RunnerRegistration: object({ id: int(), token: str() }),
+
+  // --- admin: hooks, settings; licenses ---
+  SystemHook: object(
+    { id: int(), url: str(), created_at: time(), push_events: bool(), tag_push_events: bool(), enable_ssl_verification: bool(), ...HOOK_HEALTH },
+    ['push_events', 'tag_push_events', 'enable_ssl_verification', ...Object.keys(HOOK_HEALTH)],
+    'The spec\'s list/create view (id, url, created_at), plus the switches and delivery health.',
+  ),
+  SystemHookRecord: object(
+    {
+      id: int(),
+      url: str(),
+      project_id: nullable(int()),
+      created_at: time(),
+      updated_at: time(),
+      type: enumOf(['SystemHook']),
+      service_id: nullable(int()),
+      push_events: bool(),
+      issues_events: bool(),
+      merge_requests_events: bool(),
+      tag_push_events: bool(),
+      note_events: bool(),
+      enable_ssl_verification: bool(),
+      build_events: bool(),
+      wiki_page_events: bool(),
+      token: nullable(str('never shown: null, or "[FILTERED]" when one is set')),
+    },
+    [],
+    'The deleted system hook record (DELETE answer).',
+  ),
+  HookDelivery: object({
+    id: int(),
+    trigger: str(),
+    event: str(),
+    attempt: int(),
+    response_status: nullable(int()),
+    execution_duration: nullable(num()),
+    response_body: nullable(str()),
+    error: nullable(str()),
+    created_at: time(),
+  }),
+  SystemHookTest: object({
+    event_name: str(),
+    name: str(),
+    path: str(),
+    project_id: int(),
+    owner_name: str(),
+    owner_email: str(),
+  }),
+  ProjectHook: object(
+    { id: int(), url: str(), created_at: time(), project_id: int(), ...HOOK_EVENTS, ...HOOK_HEALTH, disabled_at: nullable(time()) },
+    [...Object.keys(HOOK_HEALTH), 'disabled_at'],
+  ),
+  ApplicationSettings: object({
+    id: int(),
+    default_projects_limit: int(),
+    signup_enabled: bool(),
+    signin_enabled: bool(),
+    gravatar_enabled: bool(),
+    avatar_enabled: bool('same as gravatar_enabled'),
+    sign_in_text: nullable(str()),
+    created_at: time(),
+    updated_at: time(),
+    home_page_url: nullable(str()),
+    default_branch_protection: { type: 'integer', enum: [0, 1, 2] },
+    restricted_visibility_levels: nullable(array(int())),
+    max_attachment_size: int('MB'),
+    session_expire_delay: int('minutes'),
+    default_project_visibility: int(),
+    default_snippet_visibility: int(),
+    default_group_visibility: int(),
+    restricted_signup_domains: nullable(array(str())),
+    domain_whitelist: nullable(array(str())),
+    user_oauth_applications: bool(),
+    after_sign_out_path: nullable(str()),
+    container_registry_token_expire_delay: int('minutes'),
+    allow_local_requests_from_hooks_and_services: bool(),
+  }),
+  License: object({
+    key: str(),
+    name: str(),
+    nickname: nullable(str()),
+    featured: bool(),
+    popular: bool('same as featured'),
+    html_url: str(),
+    source_url: str(),
+    description: str(),
+    conditions: array(str()),
+    permissions: array(str()),
+    limitations: array(str()),
+    content: str(),
+  }),
+  Version: object({ version: str(), revision: str() }),
+  OAuthToken: object(
+    { access_token: str(), token_type: str(), refresh_token: str(), scope: str(), created_at: int() },
+    ['refresh_token', 'scope', 'created_at'],
+  ),
+};

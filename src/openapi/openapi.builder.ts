@@ -1,0 +1,275 @@
+import { INestApplication, Type } from '@nestjs/common';
+import { METHOD_METADATA, PARAMTYPES_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { IS_ADMIN, IS_PUBLIC } from '../common/auth/decorators';
+import { INPUT, Params } from '../common/params/params';
+import { ENTITY_SCHEMAS } from './entities';
+import { API_PREFIX, EXPANSIONS, expandKinds, gitlabPath, INCLUDED_PREFIXES, pathParameter } from './paths';
+import { responseFor, ResponseSpec } from './responses';
+
+type Json = Record<string, unknown>;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+/** Methods whose inputs GitLab clients send in the query string (the others send a body). */
+const QUERY_METHODS = new Set(['get', 'delete', 'head']);
+const NOT_DTO: ReadonlySet<unknown> = new Set([Params, Object, String, Number, Boolean, Array, undefined]);
+
+/** What the document needs to know about one handler, found through its route metadata. */
+interface HandlerInfo {
+  input?: Type<unknown>;
+  isPublic: boolean;
+  isAdmin: boolean;
+}
+
+/** Document path (`/api/v3/projects/{id}`) → key of the responses table (`/projects/{id}`). */
+export function responseKey(method: string, docPath: string): string {
+  const path = docPath.startsWith(API_PREFIX + '/') ? docPath.slice(API_PREFIX.length) : docPath;
+  return `${method.toUpperCase()} ${path}`;
+}
+
+/**
+ * Walks every controller of the app: for each handler, the DTO class of its `@Input()` parameter
+ * (ROUTE_ARGS_METADATA entry with the INPUT data, typed by `design:paramtypes`) and its @Public /
+ * @Admin marks. Keyed like the operation ids given to swagger (`Controller.method`).
+ */
+function scanHandlers(app: INestApplication): Map<string, HandlerInfo> {
+  const container = (app as unknown as { container: { getModules(): Map<string, { controllers: Map<unknown, { metatype?: unknown }> }> } })
+    .container;
+  const out = new Map<string, HandlerInfo>();
+  for (const module of container.getModules().values()) {
+    for (const wrapper of module.controllers.values()) {
+      const cls = wrapper.metatype as Type<unknown> | undefined;
+      if (typeof cls !== 'function') continue;
+      for (let proto = cls.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+        for (const name of Object.getOwnPropertyNames(proto)) {
+          const key = `${cls.name}.${name}`;
+          const handler = Object.getOwnPropertyDescriptor(proto, name)?.value;
+          if (out.has(key) || typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
+          const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, name) ?? {}) as Record<string, { index: number; data?: unknown }>;
+          const types = (Reflect.getMetadata(PARAMTYPES_METADATA, proto, name) ?? []) as unknown[];
+          const arg = Object.values(args).find((a) => a.data === INPUT);
+          const type = arg ? types[arg.index] : undefined;
+          const flag = (meta: string) => !!(Reflect.getMetadata(meta, handler) ?? Reflect.getMetadata(meta, cls));
+          out.set(key, {
+            input: NOT_DTO.has(type) ? undefined : (type as Type<unknown>),
+            isPublic: flag(IS_PUBLIC),
+            isAdmin: flag(IS_ADMIN),
+          });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+const PAGINATION_HEADERS: Record<string, Json> = {
+  Link: { description: 'rel="prev", "next", "first", "last" URLs (absolute)', schema: { type: 'string' } },
+  'X-Total': { description: 'number of items', schema: { type: 'string' } },
+  'X-Total-Pages': { description: 'number of pages', schema: { type: 'string' } },
+  'X-Per-Page': { description: 'items per page', schema: { type: 'string' } },
+  'X-Page': { description: 'this page, from 1', schema: { type: 'string' } },
+  'X-Next-Page': { description: 'next page, empty on the last one', schema: { type: 'string' } },
+  'X-Prev-Page': { description: 'previous page, empty on the first one', schema: { type: 'string' } },
+};
+
+const ERROR_RESPONSES: Record<string, Json> = {
+  BadRequest: { description: '`400 (Bad request) "x" not given`, `"x" is invalid`, or a field map', content: errorContent() },
+  Unauthorized: { description: '`401 Unauthorized`: no valid credentials', content: errorContent() },
+  Forbidden: { description: '`403 Forbidden`', content: errorContent() },
+  NotFound: { description: '`404 <Resource> Not Found`, also for what the caller may not see', content: errorContent() },
+};
+
+function errorContent(): Json {
+  return { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+}
+
+const schemaRef = (schema: ResponseSpec['schema']): Json | undefined =>
+  schema === undefined ? undefined : typeof schema === 'string' ? { $ref: `#/components/schemas/${schema}` } : schema;
+
+function successResponse(spec: ResponseSpec | undefined, status: string): Record<string, Json> {
+  if (!spec) return { [status]: { description: '' } };
+  const code = spec.status ? String(spec.status) : status;
+  const item = schemaRef(spec.schema);
+  const body: Json = { description: spec.description ?? (spec.list === 'page' ? 'one page of the list' : '') };
+  if (spec.content) {
+    body.content = { [spec.content]: { schema: { type: 'string', ...(spec.content === 'application/octet-stream' ? { format: 'binary' } : {}) } } };
+  } else if (item) {
+    body.content = { 'application/json': { schema: spec.list ? { type: 'array', items: item } : item } };
+  }
+  if (spec.list === 'page') {
+    body.headers = Object.fromEntries(Object.keys(PAGINATION_HEADERS).map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+  }
+  const out: Record<string, Json> = { [code]: body };
+  if (spec.notModified) out['304'] = { description: 'already in that state: nothing changed' };
+  return out;
+}
+
+/** Query parameters from a DTO schema: one per property, in declaration order. */
+function queryParameters(schema: Json): Json[] {
+  const props = (schema.properties ?? {}) as Record<string, Json>;
+  const required = new Set((schema.required ?? []) as string[]);
+  return Object.entries(props).map(([name, prop]) => {
+    const { description, ...rest } = prop;
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+      ...(rest.type === 'array' ? { style: 'form', explode: true } : {}),
+    };
+  });
+}
+
+/** `GET /projects/{id}/issues` → `getProjectsIdIssues`. */
+function operationId(method: string, path: string): string {
+  const words = path
+    .replace(API_PREFIX + '/', '/')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+  return method + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+}
+
+const DESCRIPTION = [
+  'GitLab 8.x API v3 (and the CI runner API v1), as this server serves it.',
+  '',
+  'Inputs of every operation may be sent as query-string parameters, form fields or a JSON body alike;',
+  'unknown parameters are ignored and `null` means "not given". A project `:id` is its number or the',
+  'URL-encoded `NAMESPACE%2FPROJECT_NAME`. Lists take `page` (from 1) and `per_page` (default 20, max 100)',
+  'and answer Link and X-* pagination headers. Administrators may act as another user with `sudo`',
+  '(parameter or `SUDO` header). Errors are `{"message": ...}` bodies with GitLab\'s texts.',
+].join('\n');
+
+/** What a build can tell its caller besides the document (tests check it). */
+export interface BuildReport {
+  /** EXPANSIONS keys (paths.ts) that matched no route. */
+  unusedExpansions?: string[];
+}
+
+/**
+ * Builds the OpenAPI 3 document of the app's real routes: @nestjs/swagger's scan, then GitLab's
+ * paths (catch-all routes expanded, parameters renamed), request schemas from the `@Input()` DTO of
+ * each handler, response schemas from responses.ts and entities.ts, and the auth requirements.
+ * Deterministic: nothing depends on time or configuration.
+ */
+export function buildOpenApiDocument(app: INestApplication, report: BuildReport = {}): OpenAPIObject {
+  const handlers = scanHandlers(app);
+  const dtos = new Map<string, Type<unknown>>();
+  for (const h of handlers.values()) {
+    if (!h.input) continue;
+    const other = dtos.get(h.input.name);
+    if (other && other !== h.input) throw new Error(`OpenAPI: two input DTO classes are named ${h.input.name}`);
+    if (ENTITY_SCHEMAS[h.input.name]) throw new Error(`OpenAPI: DTO ${h.input.name} has the name of a response entity`);
+    dtos.set(h.input.name, h.input);
+  }
+
+  const config = new DocumentBuilder()
+    .setTitle('GitLab API v3 (compatible server)')
+    .setDescription(DESCRIPTION)
+    .setVersion('8.8.0')
+    .build();
+  const scanned = SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (controller: string, method: string) => `${controller}.${method}`,
+    extraModels: [...dtos.values()],
+  });
+
+  const paths: Record<string, Json> = {};
+  const usedExpansions = new Set<string>();
+  for (const [appPath, item] of Object.entries(scanned.paths)) {
+    if (!INCLUDED_PREFIXES.some((p) => appPath.startsWith(p))) continue;
+    const inApi = appPath.startsWith(API_PREFIX + '/');
+    const shortPath = inApi ? appPath.slice(API_PREFIX.length) : appPath;
+    for (const method of METHODS) {
+      const op = (item as Json)[method] as Json | undefined;
+      if (!op) continue;
+      const expansionKey = `${method.toUpperCase()} ${shortPath}`;
+      const targets = EXPANSIONS[expansionKey] ?? [shortPath];
+      if (EXPANSIONS[expansionKey]) usedExpansions.add(expansionKey);
+      // swagger suffixes `[n]` for a handler with several paths and `_method` for @All routes
+      const opKey = String(op.operationId ?? '').replace(/(\[\d+\])?(_[a-z]+)?$/, '');
+      const info = handlers.get(opKey);
+      if (!info) throw new Error(`OpenAPI: no handler found for ${opKey}`);
+      for (const target of targets.flatMap(expandKinds)) {
+        const renamed = gitlabPath(target).path;
+        const docPath = (inApi ? API_PREFIX : '') + renamed;
+        const pathItem = (paths[docPath] ??= {});
+        if (pathItem[method]) throw new Error(`OpenAPI: two routes answer ${method.toUpperCase()} ${docPath}`);
+        pathItem[method] = operation(method, docPath, renamed, op, info, scanned);
+      }
+    }
+  }
+  report.unusedExpansions = Object.keys(EXPANSIONS).filter((key) => !usedExpansions.has(key));
+
+  const schemas = { ...((scanned.components?.schemas ?? {}) as Json), ...ENTITY_SCHEMAS };
+  return {
+    openapi: scanned.openapi,
+    info: scanned.info,
+    servers: [{ url: '/', description: 'this server; the v3 API is under /api/v3, the runner API under /ci/api/v1' }],
+    paths: paths as OpenAPIObject['paths'],
+    components: {
+      schemas: schemas as never,
+      headers: PAGINATION_HEADERS as never,
+      responses: ERROR_RESPONSES as never,
+      securitySchemes: {
+        private_token_header: { type: 'apiKey', in: 'header', name: 'PRIVATE-TOKEN' },
+        private_token: { type: 'apiKey', in: 'query', name: 'private_token' },
+        oauth2_bearer: { type: 'http', scheme: 'bearer', description: 'OAuth 2.0 access token (POST /oauth/token)' },
+        access_token: { type: 'apiKey', in: 'query', name: 'access_token' },
+      },
+    },
+    security: [{ private_token_header: [] }, { private_token: [] }, { oauth2_bearer: [] }, { access_token: [] }],
+  };
+}
+
+function operation(method: string, docPath: string, shortPath: string, op: Json, info: HandlerInfo, scanned: OpenAPIObject): Json {
+  const pathNames = [...docPath.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  const parameters: Json[] = pathNames.map((n) => pathParameter(shortPath, n));
+  for (const p of (op.parameters ?? []) as Json[]) if (p.in !== 'path') parameters.push(p);
+  let requestBody: Json | undefined;
+  if (info.input) {
+    const schema = (scanned.components?.schemas ?? {})[info.input.name] as Json | undefined;
+    if (!schema) throw new Error(`OpenAPI: no schema for ${info.input.name}`);
+    if (QUERY_METHODS.has(method)) {
+      const taken = new Set(parameters.map((p) => p.name));
+      parameters.push(...queryParameters(schema).filter((p) => !taken.has(p.name)));
+    } else {
+      const ref = { $ref: `#/components/schemas/${info.input.name}` };
+      requestBody = {
+        required: ((schema.required ?? []) as unknown[]).length > 0,
+        content: { 'application/json': { schema: ref }, 'application/x-www-form-urlencoded': { schema: ref } },
+      };
+    }
+  }
+  const status = Object.keys((op.responses ?? {}) as Json)[0] ?? (method === 'post' ? '201' : '200');
+  const responses: Record<string, Json> = successResponse(responseFor(responseKey(method, docPath)), status);
+  if (info.input) responses['400'] = { $ref: '#/components/responses/BadRequest' };
+  if (!info.isPublic) responses['401'] = { $ref: '#/components/responses/Unauthorized' };
+  if (info.isAdmin) responses['403'] = { $ref: '#/components/responses/Forbidden' };
+  if (pathNames.length) responses['404'] = { $ref: '#/components/responses/NotFound' };
+  return {
+    operationId: operationId(method, docPath),
+    ...(op.tags ? { tags: op.tags } : {}),
+    ...(info.isAdmin ? { description: 'Administrators only.' } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+    ...(info.isPublic ? { security: [] } : {}),
+  };
+}
+
+/** JSON with every object's keys sorted (arrays keep their order), two-space indent, final newline. */
+export function canonicalJson(value: unknown): string {
+  const sort = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sort);
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(
+        Object.keys(v as Json)
+          .sort()
+          .filter((k) => (v as Json)[k] !== undefined)
+          .map((k) => [k, sort((v as Json)[k])]),
+      );
+    }
+    return v;
+  };
+  return JSON.stringify(sort(value), null, 2) + '\n';
+}

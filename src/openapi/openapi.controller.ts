@@ -1,0 +1,19 @@
+import { Controller, Get } from '@nestjs/common';
+import { Public } from '../common/auth/decorators';
+import { API } from '../common/http/routes';
+import { OpenApiService } from './openapi.service';
+
+@Controller(API)
+export class OpenApiController {
+  constructor(private readonly openapi: OpenApiService) {}
+
+  /**
+   * `GET /api/v3/openapi.json`, the OpenAPI 3 document of this server (no authentication;
+   * docs/openapi.json holds a copy). The HTTP pipeline drops the `.json` suffix of API paths.
+   */
+  @Public()
+  @Get('openapi')
+  document() {
+    return this.openapi.get();
+  }
+}

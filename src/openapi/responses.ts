@@ -1,0 +1,268 @@
+/**
+ * The success response of each route, keyed by `METHOD path` (GitLab's path, without `/api/v3`; the
+ * runner API with its `/ci/api/v1`). Schemas are the entities of entities.ts. The status is the
+ * route's own (201 for creating POSTs, spec-decisions 1) unless an entry says otherwise.
+ *
+ * Keep an entry per route: a route missing here is documented without a response schema, and an
+ * entry that matches no route must belong to an area still being built (openapi.e2e-spec.ts checks
+ * both against its PENDING list).
+ */
+
+export interface ResponseSpec {
+  /** Entity name (entities.ts), or an inline schema. */
+  schema?: string | Record<string, unknown>;
+  /** `page`: a paginated array (Link and X-* headers); `array`: the whole list, no headers. */
+  list?: 'page' | 'array';
+  /** A non-JSON body. */
+  content?: 'text/plain' | 'application/octet-stream';
+  /** Overrides the route's status. */
+  status?: number;
+  /** `304 Not Modified` when already in the requested state (subscriptions, stars). */
+  notModified?: boolean;
+  description?: string;
+}
+
+const one = (schema: string, extra: Partial<ResponseSpec> = {}): ResponseSpec => ({ schema, ...extra });
+const page = (schema: string): ResponseSpec => ({ schema, list: 'page' });
+const all = (schema: string): ResponseSpec => ({ schema, list: 'array' });
+const text = (description: string): ResponseSpec => ({ content: 'text/plain', description });
+const binary = (description: string): ResponseSpec => ({ content: 'application/octet-stream', description });
+const TRUE: ResponseSpec = { schema: { type: 'boolean', enum: [true] }, description: 'the JSON value `true`' };
+
+/**
+ * The entry of a route: its own, or the one of the path it is a legacy alias of (the singular
+ * `/projects/:id/merge_request/:id/...` paths old clients call).
+ */
+export function responseFor(key: string): ResponseSpec | undefined {
+  return RESPONSES[key] ?? RESPONSES[key.replace('/merge_request/', '/merge_requests/')];
+}
+
+export const RESPONSES: Record<string, ResponseSpec> = {
+  // --- session, users, keys, emails ---
+  'POST /session': one('UserLogin'),
+  'GET /user': one('UserLogin'),
+  'GET /users': {
+    schema: { oneOf: [{ $ref: '#/components/schemas/UserBasic' }, { $ref: '#/components/schemas/UserFull' }] },
+    list: 'page',
+    description: 'user summaries; the administrator view for administrators. `username=` answers one user at most, unpaginated.',
+  },
+  'GET /users/{id}': {
+    schema: { oneOf: [{ $ref: '#/components/schemas/User' }, { $ref: '#/components/schemas/UserFull' }] },
+    description: 'the administrator view for administrators',
+  },
+  'POST /users': one('UserFull'),
+  'PUT /users/{id}': one('UserFull'),
+  'DELETE /users/{id}': one('UserFull', { description: 'the deleted user; an empty body when the user did not exist' }),
+  'PUT /users/{uid}/block': TRUE,
+  'PUT /users/{uid}/unblock': TRUE,
+  'GET /user/keys': all('SSHKey'),
+  'GET /user/keys/{id}': one('SSHKey'),
+  'POST /user/keys': one('SSHKey'),
+  'DELETE /user/keys/{id}': one('SSHKey', { description: 'the deleted key; an empty body when it did not exist' }),
+  'GET /users/{uid}/keys': all('SSHKey'),
+  'POST /users/{uid}/keys': one('SSHKey'),
+  'DELETE /users/{uid}/keys/{id}': one('SSHKey'),
+  'GET /keys/{id}': one('SSHKeyWithUser'),
+  'GET /user/emails': all('Email'),
+  'GET /user/emails/{id}': one('Email'),
+  'POST /user/emails': one('Email'),
+  'DELETE /user/emails/{id}': one('Email', { description: 'the deleted email; an empty body when it did not exist' }),
+  'GET /users/{uid}/emails': all('Email'),
+  'POST /users/{uid}/emails': one('Email'),
+  'DELETE /users/{uid}/emails/{id}': one('Email'),
+
+  // --- namespaces, groups, members ---
+  'GET /namespaces': page('Namespace'),
+  'GET /groups': page('Group'),
+  'POST /groups': one('Group'),
+  'GET /groups/{id}': one('GroupDetail'),
+  'DELETE /groups/{id}': one('Group'),
+  'GET /groups/{id}/projects': page('Project'),
+  'POST /groups/{id}/projects/{project_id}': one('Project'),
+  'GET /projects/{id}/members': page('Member'),
+  'GET /projects/{id}/members/{user_id}': one('Member'),
+  'POST /projects/{id}/members': one('Member'),
+  'PUT /projects/{id}/members/{user_id}': one('Member'),
+  'DELETE /projects/{id}/members/{user_id}': {
+    schema: { oneOf: [{ $ref: '#/components/schemas/Member' }, { $ref: '#/components/schemas/AccessRevoked' }] },
+  },
+  'GET /groups/{id}/members': page('Member'),
+  'GET /groups/{id}/members/{user_id}': one('Member'),
+  'POST /groups/{id}/members': one('Member'),
+  'PUT /groups/{id}/members/{user_id}': one('Member'),
+  'DELETE /groups/{id}/members/{user_id}': {
+    schema: { oneOf: [{ $ref: '#/components/schemas/Member' }, { $ref: '#/components/schemas/AccessRevoked' }] },
+  },
+
+  // --- projects ---
+  'GET /projects': page('Project'),
+  'GET /projects/owned': page('Project'),
+  'GET /projects/starred': page('Project'),
+  'GET /projects/all': page('Project'),
+  'GET /projects/search/{query}': page('Project'),
+  'GET /projects/{id}': one('Project'),
+  'GET /projects/{id}/events': page('Event'),
+  'POST /projects': one('Project'),
+  'POST /projects/user/{user_id}': one('Project'),
+  'POST /projects/fork/{id}': one('Project'),
+  'PUT /projects/{id}': one('Project'),
+  'DELETE /projects/{id}': TRUE,
+  'POST /projects/{id}/star': one('Project', { notModified: true }),
+  'DELETE /projects/{id}/star': one('Project', { notModified: true }),
+  'POST /projects/{id}/archive': one('Project'),
+  'POST /projects/{id}/unarchive': one('Project'),
+
+  // --- issues, milestones, labels, notes, snippets ---
+  'GET /issues': page('Issue'),
+  'GET /projects/{id}/issues': page('Issue'),
+  'GET /projects/{id}/issues/{issue_id}': one('Issue'),
+  'POST /projects/{id}/issues': one('Issue'),
+  'PUT /projects/{id}/issues/{issue_id}': one('Issue'),
+  'DELETE /projects/{id}/issues/{issue_id}': one('IssueRecord'),
+  'POST /projects/{id}/issues/{issue_id}/move': one('Issue'),
+  'POST /projects/{id}/issues/{issue_id}/subscription': one('Issue', { notModified: true }),
+  'DELETE /projects/{id}/issues/{issue_id}/subscription': one('Issue', { notModified: true }),
+  'GET /projects/{id}/milestones': page('Milestone'),
+  'GET /projects/{id}/milestones/{milestone_id}': one('Milestone'),
+  'POST /projects/{id}/milestones': one('Milestone'),
+  'PUT /projects/{id}/milestones/{milestone_id}': one('Milestone'),
+  'GET /projects/{id}/milestones/{milestone_id}/issues': page('Issue'),
+  'GET /projects/{id}/labels': all('Label'),
+  'POST /projects/{id}/labels': one('Label'),
+  'PUT /projects/{id}/labels': one('Label'),
+  'DELETE /projects/{id}/labels': one('LabelRecord'),
+  'POST /projects/{id}/labels/{label_id}/subscription': one('Label', { notModified: true }),
+  'DELETE /projects/{id}/labels/{label_id}/subscription': one('Label', { notModified: true }),
+  'GET /projects/{id}/issues/{issue_id}/notes': page('Note'),
+  'GET /projects/{id}/issues/{issue_id}/notes/{note_id}': one('Note'),
+  'POST /projects/{id}/issues/{issue_id}/notes': one('Note'),
+  'PUT /projects/{id}/issues/{issue_id}/notes/{note_id}': one('Note'),
+  'DELETE /projects/{id}/issues/{issue_id}/notes/{note_id}': one('Note'),
+  'GET /projects/{id}/snippets/{snippet_id}/notes': page('Note'),
+  'GET /projects/{id}/snippets/{snippet_id}/notes/{note_id}': one('Note'),
+  'POST /projects/{id}/snippets/{snippet_id}/notes': one('Note'),
+  'PUT /projects/{id}/snippets/{snippet_id}/notes/{note_id}': one('Note'),
+  'DELETE /projects/{id}/snippets/{snippet_id}/notes/{note_id}': one('Note'),
+  'GET /projects/{id}/merge_requests/{merge_request_id}/notes': page('Note'),
+  'GET /projects/{id}/merge_requests/{merge_request_id}/notes/{note_id}': one('Note'),
+  'POST /projects/{id}/merge_requests/{merge_request_id}/notes': one('Note'),
+  'PUT /projects/{id}/merge_requests/{merge_request_id}/notes/{note_id}': one('Note'),
+  'DELETE /projects/{id}/merge_requests/{merge_request_id}/notes/{note_id}': one('Note'),
+  'GET /projects/{id}/snippets': page('Snippet'),
+  'GET /projects/{id}/snippets/{snippet_id}': one('Snippet'),
+  'POST /projects/{id}/snippets': one('Snippet'),
+  'PUT /projects/{id}/snippets/{snippet_id}': one('Snippet'),
+  'DELETE /projects/{id}/snippets/{snippet_id}': one('SnippetRecord', { description: 'the deleted snippet record' }),
+  'GET /projects/{id}/snippets/{snippet_id}/raw': text('the snippet content'),
+
+  // --- repository ---
+  'GET /projects/{id}/repository/branches': all('Branch'),
+  'GET /projects/{id}/repository/branches/{branch}': one('Branch'),
+  'POST /projects/{id}/repository/branches': one('Branch'),
+  'DELETE /projects/{id}/repository/branches/{branch}': one('BranchName'),
+  'PUT /projects/{id}/repository/branches/{branch}/protect': one('Branch'),
+  'PUT /projects/{id}/repository/branches/{branch}/unprotect': one('Branch'),
+  'GET /projects/{id}/repository/tags': all('Tag'),
+  'GET /projects/{id}/repository/tags/{tag_name}': one('Tag'),
+  'POST /projects/{id}/repository/tags': one('Tag'),
+  'DELETE /projects/{id}/repository/tags/{tag_name}': one('TagName'),
+  'POST /projects/{id}/repository/tags/{tag_name}/release': one('Release'),
+  'PUT /projects/{id}/repository/tags/{tag_name}/release': one('Release'),
+  'GET /projects/{id}/repository/commits': {
+    schema: 'Commit',
+    list: 'array',
+    description: 'newest first; `page` is 0-based here and no pagination headers are sent (GitLab 8)',
+  },
+  'GET /projects/{id}/repository/commits/{sha}': one('CommitDetail'),
+  'GET /projects/{id}/repository/commits/{sha}/diff': all('DiffEntry'),
+  'GET /projects/{id}/repository/commits/{sha}/comments': page('CommitComment'),
+  'POST /projects/{id}/repository/commits/{sha}/comments': one('CommitComment'),
+  'GET /projects/{id}/repository/commits/{sha}/statuses': page('CommitStatus'),
+  'POST /projects/{id}/statuses/{sha}': one('CommitStatus'),
+  'GET /projects/{id}/repository/commits/{sha}/blob': text('raw file content'),
+  'GET /projects/{id}/repository/tree': all('TreeEntry'),
+  'GET /projects/{id}/repository/blobs/{sha}': text('raw file content'),
+  'GET /projects/{id}/repository/raw_blobs/{sha}': text('raw blob content'),
+  'GET /projects/{id}/repository/archive': binary('tar.gz archive of the tree'),
+  'GET /projects/{id}/repository/archive.{format}': binary('archive of the tree in the format of the suffix'),
+  'GET /projects/{id}/repository/compare': one('CompareResult'),
+  'GET /projects/{id}/repository/contributors': all('Contributor'),
+  'GET /projects/{id}/repository/files': one('RepositoryFile'),
+  'POST /projects/{id}/repository/files': one('FileCommit'),
+  'PUT /projects/{id}/repository/files': one('FileCommit'),
+  'DELETE /projects/{id}/repository/files': one('FileCommit'),
+
+  // --- merge requests (module in progress) ---
+  'GET /projects/{id}/merge_requests': page('MergeRequest'),
+  'GET /projects/{id}/merge_requests/{merge_request_id}': one('MergeRequest'),
+  'POST /projects/{id}/merge_requests': one('MergeRequest'),
+  'PUT /projects/{id}/merge_requests/{merge_request_id}': one('MergeRequest'),
+  'DELETE /projects/{id}/merge_requests/{merge_request_id}': one('MergeRequestRecord'),
+  'GET /projects/{id}/merge_requests/{merge_request_id}/commits': all('Commit'),
+  'GET /projects/{id}/merge_requests/{merge_request_id}/changes': one('MergeRequestChanges'),
+  'PUT /projects/{id}/merge_requests/{merge_request_id}/merge': one('MergeRequest'),
+  'PUT /projects/{id}/merge_requests/{merge_request_id}/cancel_merge_when_build_succeeds': one('MergeRequest'),
+  'POST /projects/{id}/merge_requests/{merge_request_id}/cancel_merge_when_build_succeeds': one('MergeRequest', { status: 200 }),
+  'GET /projects/{id}/merge_requests/{merge_request_id}/closes_issues': page('Issue'),
+  'GET /projects/{id}/merge_requests/{merge_request_id}/comments': page('MergeRequestComment'),
+  'POST /projects/{id}/merge_requests/{merge_request_id}/comments': one('MergeRequestComment'),
+  'POST /projects/{id}/merge_requests/{merge_request_id}/subscription': one('MergeRequest', { notModified: true }),
+  'DELETE /projects/{id}/merge_requests/{merge_request_id}/subscription': one('MergeRequest', { notModified: true }),
+
+  // --- CI (modules in progress) ---
+  'GET /runners': page('Runner'),
+  'GET /runners/all': page('Runner'),
+  'GET /runners/{id}': one('RunnerDetail'),
+  'PUT /runners/{id}': one('RunnerDetail'),
+  'DELETE /runners/{id}': one('Runner'),
+  'GET /projects/{id}/runners': page('Runner'),
+  'POST /projects/{id}/runners': one('Runner'),
+  'DELETE /projects/{id}/runners/{runner_id}': one('Runner'),
+  'GET /projects/{id}/builds': page('Build'),
+  'GET /projects/{id}/repository/commits/{sha}/builds': page('Build'),
+  'GET /projects/{id}/builds/{build_id}': one('Build'),
+  'GET /projects/{id}/builds/{build_id}/artifacts': binary('the artifacts file'),
+  'GET /projects/{id}/builds/{build_id}/trace': text('the build trace'),
+  'POST /projects/{id}/builds/{build_id}/cancel': one('Build'),
+  'POST /projects/{id}/builds/{build_id}/retry': one('Build', { description: 'the new build' }),
+  'POST /projects/{id}/builds/{build_id}/erase': one('Build'),
+  'GET /projects/{id}/triggers': page('Trigger'),
+  'GET /projects/{id}/triggers/{token}': one('Trigger'),
+  'POST /projects/{id}/triggers': one('Trigger'),
+  'DELETE /projects/{id}/triggers/{token}': one('Trigger'),
+  'POST /projects/{id}/trigger/builds': one('TriggerRequest'),
+  'GET /projects/{id}/variables': page('Variable'),
+  'GET /projects/{id}/variables/{key}': one('Variable'),
+  'POST /projects/{id}/variables': one('Variable'),
+  'PUT /projects/{id}/variables/{key}': one('Variable'),
+  'DELETE /projects/{id}/variables/{key}': one('Variable'),
+  'POST /ci/api/v1/runners/register': one('RunnerRegistration'),
+  'DELETE /ci/api/v1/runners/delete': { schema: { type: 'object' } },
+  'POST /ci/api/v1/builds/register': { schema: { type: 'object', description: 'the build to run, with its commands, variables and dependencies (runner-protocol.md)' }, status: 201 },
+  'PUT /ci/api/v1/builds/{id}': { schema: { type: 'object' } },
+  'PATCH /ci/api/v1/builds/{id}/trace.txt': { status: 202, description: 'headers Build-Status and Range' },
+  'POST /ci/api/v1/builds/{id}/artifacts': { schema: { type: 'object' } },
+  'GET /ci/api/v1/builds/{id}/artifacts': binary('the artifacts file'),
+  'DELETE /ci/api/v1/builds/{id}/artifacts': { schema: { type: 'object' } },
+
+  // --- admin: system hooks, project hooks, settings; licenses; misc ---
+  'GET /hooks': all('SystemHook'),
+  'POST /hooks': one('SystemHook'),
+  'GET /hooks/{id}': one('SystemHookTest'),
+  'DELETE /hooks/{id}': { schema: { allOf: [{ $ref: '#/components/schemas/SystemHookRecord' }], nullable: true }, description: 'the deleted hook record; null when there was none' },
+  'GET /hooks/{id}/events': { ...all('HookDelivery'), description: 'the last 100 deliveries, newest first' },
+  'GET /projects/{id}/hooks': all('ProjectHook'),
+  'GET /projects/{id}/hooks/{hook_id}/events': { ...all('HookDelivery'), description: 'the last 100 deliveries, newest first' },
+  'GET /projects/{id}/hooks/{hook_id}': one('ProjectHook'),
+  'POST /projects/{id}/hooks': one('ProjectHook'),
+  'PUT /projects/{id}/hooks/{hook_id}': one('ProjectHook'),
+  'DELETE /projects/{id}/hooks/{hook_id}': { schema: { allOf: [{ $ref: '#/components/schemas/ProjectHook' }], nullable: true }, description: 'the deleted hook; null when there was none' },
+  'GET /application/settings': one('ApplicationSettings'),
+  'PUT /application/settings': one('ApplicationSettings'),
+  'GET /licenses': all('License'),
+  'GET /licenses/{key}': one('License'),
+  'GET /version': one('Version'),
+  'GET /openapi.json': { schema: { type: 'object' }, description: 'this document (OpenAPI 3)' },
+  'POST /oauth/token': one('OAuthToken'),
+  'POST /oauth/revoke': { schema: { type: 'object' }, description: 'an empty object' },
+};

@@ -1,0 +1,291 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository, SelectQueryBuilder } from 'typeorm';
+import { PageRequest } from '../common/pagination/pagination';
+import { containsPattern } from '../common/params/params';
+import { Tx } from '../database/transactions';
+import { GroupMember, ProjectMember } from '../members/member.entities';
+import { Namespace } from '../namespaces/namespace.entity';
+import { User } from '../users/user.entity';
+import { ForkParent } from './projects.presenter';
+import { Project } from './project.entity';
+
+/** `:id` parsed: a number, or `namespace/path` (case-insensitive). */
+export type ProjectKey = { id: number } | { namespace: string; path: string };
+
+export interface Membership {
+  accessLevel: number;
+  notificationLevel: number;
+}
+
+/** A project with the caller's direct and group memberships (null when none, or anonymous). */
+export interface ProjectWithMemberships {
+  project: Project;
+  projectMember: Membership | null;
+  groupMember: Membership | null;
+}
+
+/** An SQL condition on alias `p` (and `n`, the namespace) with its named parameters, from the policy. */
+export type Condition = { sql: string; params: Record<string, unknown> };
+
+/**
+ * Which projects a list starts from: all, those matching a policy condition, those the user owns
+ * (personal namespace or groups where the user is owner), or the readable ones the user starred.
+ */
+export type ProjectListScope =
+  | { kind: 'all' }
+  | { kind: 'where'; condition: Condition }
+  | { kind: 'owned'; userId: number }
+  | { kind: 'starred'; userId: number; readable: Condition };
+
+/** How a list is narrowed: its scope and the filters of ListProjectsDto. */
+export interface ProjectListQuery {
+  scope: ProjectListScope;
+  archived?: boolean;
+  visibilityLevel?: number;
+  search?: { term: string; nameOnly: boolean };
+  /** A column of ORDER_COLUMNS. */
+  orderBy: keyof typeof ORDER_COLUMNS;
+  ascending: boolean;
+}
+
+export const ORDER_COLUMNS = {
+  id: 'p.id',
+  name: 'p.name',
+  path: 'p.path',
+  created_at: 'p.created_at',
+  updated_at: 'p.updated_at',
+  last_activity_at: 'p.last_activity_at',
+} as const;
+
+interface MembershipRaw {
+  pm_access_level: number | null;
+  pm_notification_level: number | null;
+  gm_access_level: number | null;
+  gm_notification_level: number | null;
+}
+
+/** Every query on `projects` and `users_star_projects`. Methods that write take the caller's transaction. */
+@Injectable()
+export class ProjectsRepository {
+  constructor(@InjectRepository(Project) private readonly projects: Repository<Project>) {}
+
+  private repo(tx?: Tx): Repository<Project> {
+    return tx ? tx.getRepository(Project) : this.projects;
+  }
+
+  /** Projects joined with their namespace (every read needs it for paths). */
+  private withNamespace(tx?: Tx): SelectQueryBuilder<Project> {
+    return this.repo(tx).createQueryBuilder('p').innerJoinAndSelect('p.namespace', 'n');
+  }
+
+  private byKey(qb: SelectQueryBuilder<Project>, key: ProjectKey): SelectQueryBuilder<Project> {
+    if ('id' in key) return qb.where('p.id = :id', { id: key.id });
+    return qb.where('lower(n.path) = lower(:ns) AND lower(p.path) = lower(:path)', { ns: key.namespace, path: key.path });
+  }
+
+  /**
+   * The project and, for a signed-in caller, its project and group memberships: one statement
+   * (the resolver's single round trip).
+   */
+  async findWithMemberships(key: ProjectKey, userId: number | null): Promise<ProjectWithMemberships | null> {
+    const qb = this.byKey(this.withNamespace(), key);
+    if (userId === null) {
+      const project = await qb.getOne();
+      return project ? { project, projectMember: null, groupMember: null } : null;
+    }
+    qb.leftJoin(ProjectMember, 'pm', 'pm.project_id = p.id AND pm.user_id = :uid', { uid: userId })
+      .leftJoin(GroupMember, 'gm', 'gm.namespace_id = p.namespace_id AND gm.user_id = :uid')
+      .addSelect('pm.access_level', 'pm_access_level')
+      .addSelect('pm.notification_level', 'pm_notification_level')
+      .addSelect('gm.access_level', 'gm_access_level')
+      .addSelect('gm.notification_level', 'gm_notification_level');
+    const { entities, raw } = await qb.getRawAndEntities<MembershipRaw>();
+    if (!entities.length) return null;
+    const r = raw[0];
+    return {
+      project: entities[0],
+      projectMember:
+        r.pm_access_level === null ? null : { accessLevel: r.pm_access_level, notificationLevel: r.pm_notification_level as number },
+      groupMember:
+        r.gm_access_level === null ? null : { accessLevel: r.gm_access_level, notificationLevel: r.gm_notification_level as number },
+    };
+  }
+
+  find(key: ProjectKey, tx?: Tx): Promise<Project | null> {
+    return this.byKey(this.withNamespace(tx), key).getOne();
+  }
+
+  /** A page of projects with the total: one count and one page query. */
+  list(q: ProjectListQuery, page: PageRequest): Promise<[Project[], number]> {
+    const qb = this.withNamespace();
+    const scope = q.scope;
+    if (scope.kind === 'where') qb.where(scope.condition.sql, scope.condition.params);
+    else if (scope.kind === 'owned') {
+      // parenthesized as a whole: the filters are ANDed onto it
+      qb.where(
+        `((n.kind = 'user' AND n.owner_id = :ownerId) OR
+          (n.kind = 'group' AND n.id IN (SELECT namespace_id FROM group_members WHERE user_id = :ownerId AND access_level = 50)))`,
+        { ownerId: scope.userId },
+      );
+    } else if (scope.kind === 'starred') {
+      qb.where('p.id IN (SELECT project_id FROM users_star_projects WHERE user_id = :starUid)', { starUid: scope.userId });
+      qb.andWhere(scope.readable.sql, scope.readable.params);
+    }
+    if (q.archived !== undefined) qb.andWhere('p.archived = :archived', { archived: q.archived });
+    if (q.visibilityLevel !== undefined) qb.andWhere('p.visibility_level = :level', { level: q.visibilityLevel });
+    if (q.search) {
+      const like = containsPattern(q.search.term);
+      qb.andWhere(
+        q.search.nameOnly
+          ? 'lower(p.name) LIKE :like'
+          : "(lower(p.name) LIKE :like OR lower(p.path) LIKE :like OR lower(coalesce(p.description, '')) LIKE :like OR lower(n.name) LIKE :like)",
+        { like },
+      );
+    }
+    const dir = q.ascending ? 'ASC' : 'DESC';
+    qb.orderBy(ORDER_COLUMNS[q.orderBy], dir).addOrderBy('p.id', dir);
+    return qb.offset(page.offset).limit(page.perPage).getManyAndCount();
+  }
+
+  /** A group's projects that match `readable` (alias `p`), id descending, with the total. */
+  inNamespace(namespaceId: number, readable: Condition, page: PageRequest) {
+    return this.withNamespace()
+      .where('p.namespace_id = :gid', { gid: namespaceId })
+      .andWhere(readable.sql, readable.params)
+      .orderBy('p.id', 'DESC')
+      .offset(page.offset)
+      .limit(page.perPage)
+      .getManyAndCount();
+  }
+
+  // ---------------------------------------------------------------- views
+
+  /** Fork counts of the projects: one grouped query. */
+  async forkCounts(ids: number[]): Promise<Map<number, number>> {
+    const rows: { id: number; n: number }[] = await this.projects.query(
+      `SELECT forked_from_project_id AS id, count(*)::int AS n FROM projects WHERE forked_from_project_id = ANY($1) GROUP BY 1`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, r.n]));
+  }
+
+  /** Open issues of the projects: one grouped query. */
+  async openIssueCounts(ids: number[]): Promise<Map<number, number>> {
+    const rows: { id: number; n: number }[] = await this.projects.query(
+      `SELECT project_id AS id, count(*)::int AS n FROM issues
+        WHERE project_id = ANY($1) AND state IN ('opened', 'reopened') AND deleted_at IS NULL GROUP BY 1`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, r.n]));
+  }
+
+  /** Fork parents with the name of their namespace's owner (for `name_with_namespace`): one query. */
+  async forkParents(ids: number[]): Promise<ForkParent[]> {
+    const { entities, raw } = await this.withNamespace()
+      .leftJoin(User, 'owner', `owner.id = n.owner_id AND n.kind = 'user'`)
+      .addSelect('owner.name', 'owner_name')
+      .where('p.id IN (:...ids)', { ids })
+      .orderBy('p.id')
+      .getRawAndEntities<{ p_id: number; owner_name: string | null }>();
+    const ownerNames = new Map(raw.map((r) => [Number(r.p_id), r.owner_name]));
+    return entities.map((project) => ({ project, ownerName: ownerNames.get(project.id) ?? null }));
+  }
+
+  // ---------------------------------------------------------------- namespaces a project goes to
+
+  /** A user's personal namespace. */
+  userNamespace(ownerId: number): Promise<Namespace | null> {
+    return this.projects.manager.getRepository(Namespace).findOne({ where: { ownerId, kind: 'user' } });
+  }
+
+  namespaceById(id: number): Promise<Namespace | null> {
+    return this.projects.manager.getRepository(Namespace).findOne({ where: { id } });
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /** The projects limit of the namespace owner, its row locked until commit (null when the user is gone). */
+  async lockOwnerLimit(tx: Tx, ownerId: number): Promise<number | null> {
+    const rows: { projects_limit: number }[] = await tx.query(`SELECT projects_limit FROM users WHERE id = $1 FOR UPDATE`, [ownerId]);
+    return rows.length ? rows[0].projects_limit : null;
+  }
+
+  async countInNamespace(tx: Tx, namespaceId: number): Promise<number> {
+    const rows: { n: number }[] = await tx.query(`SELECT count(*)::int AS n FROM projects WHERE namespace_id = $1`, [namespaceId]);
+    return rows[0].n;
+  }
+
+  /**
+   * Whether the namespace still exists, and keeps it until commit (a group being deleted locks its
+   * row; without this an insert would hit the foreign key and answer 500).
+   */
+  async holdNamespace(tx: Tx, namespaceId: number): Promise<boolean> {
+    const rows: unknown[] = await tx.query(`SELECT id FROM namespaces WHERE id = $1 FOR KEY SHARE`, [namespaceId]);
+    return rows.length > 0;
+  }
+
+  /** Which of `name` / `path` another project of the namespace already has (case-insensitive). */
+  async clash(tx: Tx, namespaceId: number, name: string | null, path: string | null, exceptId = 0) {
+    const rows: { name: boolean | null; path: boolean | null }[] = await tx.query(
+      `SELECT bool_or(lower(name) = lower($2)) AS name, bool_or(lower(path) = lower($3)) AS path
+         FROM projects WHERE namespace_id = $1 AND id <> $4`,
+      [namespaceId, name, path, exceptId],
+    );
+    return { name: !!rows[0]?.name, path: !!rows[0]?.path };
+  }
+
+  insert(tx: Tx, values: Partial<Project>): Promise<Project> {
+    const repo = this.repo(tx);
+    return repo.save(repo.create(values));
+  }
+
+  /** The first membership of a new project (its creator as master). */
+  async addCreatorMember(tx: Tx, projectId: number, userId: number, accessLevel: number): Promise<void> {
+    await tx.getRepository(ProjectMember).insert({ projectId, userId, accessLevel, notificationLevel: 3 });
+  }
+
+  async update(id: number, changes: Partial<Project>, tx?: Tx): Promise<void> {
+    if (Object.keys(changes).length) await this.repo(tx).update({ id }, changes);
+  }
+
+  /** Stars the project for the user; false when it already was. */
+  async star(tx: Tx, userId: number, projectId: number): Promise<boolean> {
+    const r: unknown[] = await tx.query(
+      `INSERT INTO users_star_projects (user_id, project_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id`,
+      [userId, projectId],
+    );
+    if (r.length) await tx.query(`UPDATE projects SET star_count = star_count + 1 WHERE id = $1`, [projectId]);
+    return r.length > 0;
+  }
+
+  /** Unstars; false when it was not starred. */
+  async unstar(tx: Tx, userId: number, projectId: number): Promise<boolean> {
+    const [rows] = (await tx.query(`DELETE FROM users_star_projects WHERE user_id = $1 AND project_id = $2 RETURNING id`, [
+      userId,
+      projectId,
+    ])) as [unknown[], number];
+    if (rows.length) await tx.query(`UPDATE projects SET star_count = greatest(star_count - 1, 0) WHERE id = $1`, [projectId]);
+    return rows.length > 0;
+  }
+
+  /** Deletes every project of a namespace (members, stars, events go by cascade); their ids. */
+  async deleteInNamespace(tx: Tx, namespaceId: number): Promise<number[]> {
+    // DELETE answers [rows, affected] through TypeORM's postgres driver
+    const [rows] = (await tx.query(`DELETE FROM projects WHERE namespace_id = $1 RETURNING id`, [namespaceId])) as [{ id: number }[], number];
+    return rows.map((r) => r.id);
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.projects.delete({ id });
+  }
+
+  /** Whether the namespace has a project with this path or name (case-insensitive). */
+  async takenInNamespace(tx: Tx, namespaceId: number, path: string, name: string): Promise<boolean> {
+    const rows: { n: number }[] = await tx.query(
+      `SELECT count(*)::int AS n FROM projects WHERE namespace_id = $1 AND (lower(path) = lower($2) OR lower(name) = lower($3))`,
+      [namespaceId, path, name],
+    );
+    return rows[0].n > 0;
+  }
+}

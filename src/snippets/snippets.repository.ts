@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { PageRequest } from '../common/pagination/pagination';
+import { Tx } from '../database/transactions';
+import { Snippet } from './snippet.entity';
+
+/** Every query on `snippets` (and the snippet rows of `notes`, deleted with their snippet). */
+@Injectable()
+export class SnippetsRepository {
+  constructor(@InjectRepository(Snippet) private readonly snippets: Repository<Snippet>) {}
+
+  /**
+   * A page of the project's snippets, newest first (created_at, then id), with the total; `visible`
+   * (alias `s`) narrows it for callers who do not see every snippet.
+   */
+  list(projectId: number, visible: { sql: string; params: Record<string, unknown> } | undefined, page: PageRequest): Promise<[Snippet[], number]> {
+    const qb = this.snippets.createQueryBuilder('s').where('s.project_id = :projectId', { projectId });
+    if (visible) qb.andWhere(visible.sql, visible.params);
+    return qb.orderBy('s.created_at', 'DESC').addOrderBy('s.id', 'DESC').offset(page.offset).limit(page.perPage).getManyAndCount();
+  }
+
+  findInProject(projectId: number, id: number): Promise<Snippet | null> {
+    return this.snippets.findOne({ where: { id, projectId } });
+  }
+
+  byId(id: number): Promise<Snippet> {
+    return this.snippets.findOneByOrFail({ id });
+  }
+
+  insert(values: Partial<Snippet>): Promise<Snippet> {
+    return this.snippets.save(this.snippets.create(values));
+  }
+
+  async update(id: number, changes: Partial<Snippet>): Promise<void> {
+    await this.snippets.update({ id }, changes);
+  }
+
+  /** Deletes the snippet and its notes, in the caller's transaction. */
+  async delete(tx: Tx, id: number): Promise<void> {
+    await tx.query(`DELETE FROM notes WHERE noteable_type = 'Snippet' AND noteable_id = $1`, [id]);
+    await tx.getRepository(Snippet).delete({ id });
+  }
+}

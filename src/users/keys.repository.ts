@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { Tx } from '../database/transactions';
+import { SshKey } from './key.entity';
+
+/** Every query on `keys` (users' SSH keys). */
+@Injectable()
+export class KeysRepository {
+  constructor(@InjectRepository(SshKey) private readonly keys: Repository<SshKey>) {}
+
+  listFor(userId: number): Promise<SshKey[]> {
+    return this.keys.find({ where: { userId }, order: { id: 'ASC' } });
+  }
+
+  byId(id: number): Promise<SshKey | null> {
+    return this.keys.findOne({ where: { id } });
+  }
+
+  findOwn(userId: number, id: number, tx?: Tx): Promise<SshKey | null> {
+    return (tx ? tx.getRepository(SshKey) : this.keys).findOne({ where: { id, userId } });
+  }
+
+  insert(values: Partial<SshKey>): Promise<SshKey> {
+    return this.keys.save(this.keys.create(values));
+  }
+
+  async delete(tx: Tx, id: number): Promise<void> {
+    await tx.getRepository(SshKey).delete({ id });
+  }
+}

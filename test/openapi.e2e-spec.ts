@@ -1,0 +1,245 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { BuildReport, buildOpenApiDocument, canonicalJson, responseKey } from '../src/openapi/openapi.builder';
+import { EXPANSIONS } from '../src/openapi/paths';
+import { responseFor, RESPONSES } from '../src/openapi/responses';
+import { endpointShape, parseSpecEndpoints } from './helpers/spec-endpoints';
+import { startTestApp, TestApp } from './helpers/test-app';
+
+const ROOT = resolve(__dirname, '..');
+const COMMITTED = join(ROOT, 'docs', 'openapi.json');
+/** Every endpoint of the spec's tables (api-v3.md), as parseSpecEndpoints reads them. */
+const SPEC_ENDPOINTS = JSON.parse(readFileSync(join(__dirname, 'fixtures', 'spec-endpoints.json'), 'utf8')) as string[];
+/** The spec itself, where this checkout can see it (the fixture must stay derived from it). */
+const SPEC_FILE = [process.env.SPEC_FILE, resolve(ROOT, '..', 'shared', 'spec', 'api-v3.md'), '/work/shared/spec/api-v3.md'].find(
+  (f): f is string => !!f && existsSync(f),
+);
+
+/**
+ * Spec endpoints of the areas still being built. The lead removes lines as each area lands; the test
+ * fails for a line whose endpoint is now in the document ("take it off PENDING"), so the list only
+ * shrinks. Everything else of the spec must be in the document now.
+ */
+const PENDING = [
+  // --- runners (v3) ---
+  'GET /runners',
+  'GET /runners/all',
+  'GET /runners/:id',
+  'PUT /runners/:id',
+  'DELETE /runners/:id',
+  'GET /projects/:id/runners',
+  'POST /projects/:id/runners',
+  'DELETE /projects/:id/runners/:runner_id',
+  // --- builds (consumer API) ---
+  'GET /projects/:id/builds',
+  'GET /projects/:id/repository/commits/:sha/builds',
+  'GET /projects/:id/builds/:build_id',
+  'GET /projects/:id/builds/:build_id/artifacts',
+  'POST /projects/:id/builds/:build_id/cancel',
+  'POST /projects/:id/builds/:build_id/retry',
+  'POST /projects/:id/builds/:build_id/erase',
+  // --- runner API (/ci/api/v1) ---
+  'POST /ci/api/v1/builds/register',
+  'PUT /ci/api/v1/builds/:id',
+  'PATCH /ci/api/v1/builds/:id/trace.txt',
+  'POST /ci/api/v1/builds/:id/artifacts',
+  'GET /ci/api/v1/builds/:id/artifacts',
+  'DELETE /ci/api/v1/builds/:id/artifacts',
+  // --- merge requests (and their notes) ---
+  'GET /projects/:id/merge_requests',
+  'GET /projects/:id/merge_requests/:merge_request_id',
+  'GET /projects/:id/merge_requests/:merge_request_id/commits',
+  'GET /projects/:id/merge_requests/:merge_request_id/changes',
+  'POST /projects/:id/merge_requests',
+  'PUT /projects/:id/merge_requests/:merge_request_id',
+  'DELETE /projects/:id/merge_requests/:merge_request_id',
+  'PUT /projects/:id/merge_requests/:merge_request_id/merge',
+  'PUT /projects/:id/merge_requests/:merge_request_id/cancel_merge_when_build_succeeds',
+  'GET /projects/:id/merge_requests/:merge_request_id/closes_issues',
+  'GET /projects/:id/merge_requests/:merge_request_id/notes',
+  'GET /projects/:id/merge_requests/:merge_request_id/notes/:note_id',
+  'POST /projects/:id/merge_requests/:merge_request_id/notes',
+  'PUT /projects/:id/merge_requests/:merge_request_id/notes/:note_id',
+  'DELETE /projects/:id/merge_requests/:merge_request_id/notes/:note_id',
+  // --- build variables ---
+  'GET /projects/:id/variables',
+  'GET /projects/:id/variables/:key',
+  'POST /projects/:id/variables',
+  'PUT /projects/:id/variables/:key',
+  'DELETE /projects/:id/variables/:key',
+  // --- build triggers ---
+  'GET /projects/:id/triggers',
+  'GET /projects/:id/triggers/:token',
+  'POST /projects/:id/triggers',
+  'DELETE /projects/:id/triggers/:token',
+  // --- system hooks ---
+  'GET /hooks',
+  'POST /hooks',
+  'GET /hooks/:id',
+  'DELETE /hooks/:id',
+];
+
+/** Response-table entries (responses.ts) for routes of those areas that the spec's tables do not list. */
+const PENDING_AREAS = /^\w+ \/ci\/api\/v1\/|\/(merge_requests|builds|runners|triggers|trigger|variables|hooks)(\/|$)/;
+
+type Json = Record<string, unknown>;
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let served: Json;
+  let operations: Set<string>;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const res = await t.http.get('/api/v3/openapi.json').expect(200);
+    served = res.body;
+    operations = new Set<string>();
+    for (const [path, item] of Object.entries(served.paths as Record<string, Json>)) {
+      for (const method of Object.keys(item)) operations.add(responseKey(method, path));
+    }
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('is served without authentication as JSON, and the committed docs/openapi.json is what the app generates', async () => {
+    const res = await t.http.get('/api/v3/openapi.json').expect(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body.openapi).toMatch(/^3\./);
+    const generated = canonicalJson(served);
+    const committed = existsSync(COMMITTED) ? readFileSync(COMMITTED, 'utf8') : '';
+    if (committed !== generated) {
+      throw new Error('docs/openapi.json differs from the document the app generates: run npm run openapi (and commit it)');
+    }
+  });
+
+  it('is deterministic: served twice alike, keys sorted, no timestamps', async () => {
+    const again = await t.http.get('/api/v3/openapi.json').expect(200);
+    expect(canonicalJson(again.body)).toBe(canonicalJson(served));
+    expect(Object.keys(served.paths as Json)).toEqual(Object.keys(served.paths as Json).sort());
+    expect(JSON.stringify(served)).not.toMatch(/20\d\d-\d\d-\d\dT\d\d:\d\d/);
+  });
+
+  it('lists every endpoint of the spec tables, apart from the PENDING areas', () => {
+    const shapes = new Set([...operations].map(endpointShape));
+    const missing = SPEC_ENDPOINTS.filter((e) => !PENDING.includes(e) && !shapes.has(endpointShape(e)));
+    expect(missing).toEqual([]);
+    const landed = PENDING.filter((e) => shapes.has(endpointShape(e)));
+    if (landed.length) throw new Error(`now in the document, take off PENDING: ${landed.join(', ')}`);
+    expect(PENDING.filter((e) => !SPEC_ENDPOINTS.includes(e))).toEqual([]);
+  });
+
+  (SPEC_FILE ? it : it.skip)('the endpoint fixture is derived from the spec tables', () => {
+    expect(parseSpecEndpoints(readFileSync(SPEC_FILE as string, 'utf8'))).toEqual(SPEC_ENDPOINTS);
+  });
+
+  it('names path parameters as GitLab does', () => {
+    const paths = Object.keys(served.paths as Json);
+    for (const p of [
+      '/api/v3/projects/{id}/issues/{issue_id}/notes/{note_id}',
+      '/api/v3/projects/{id}/snippets/{snippet_id}/notes/{note_id}',
+      '/api/v3/projects/{id}/milestones/{milestone_id}',
+      '/api/v3/projects/{id}/labels/{label_id}/subscription',
+      '/api/v3/projects/{id}/repository/branches/{branch}/protect',
+      '/api/v3/projects/{id}/repository/tags/{tag_name}/release',
+      '/api/v3/projects/{id}/repository/archive',
+      '/api/v3/users/{uid}/keys/{id}',
+      '/api/v3/projects/user/{user_id}',
+    ]) {
+      expect(paths).toContain(p);
+    }
+    for (const p of paths) expect(p).not.toMatch(/\{\w*[A-Z]\w*\}/); // no app names such as {noteableId}
+    const op = (served.paths as Record<string, Record<string, Json>>)['/api/v3/projects/{id}/issues/{issue_id}'].get;
+    expect((op.parameters as Json[]).filter((p) => p.in === 'path').map((p) => p.name)).toEqual(['id', 'issue_id']);
+  });
+
+  it('takes request schemas from the @Input() DTOs: a body for writes, query parameters for reads', () => {
+    const paths = served.paths as Record<string, Record<string, Json>>;
+    const create = paths['/api/v3/projects/{id}/milestones'].post;
+    const ref = '#/components/schemas/CreateMilestoneDto';
+    expect(create.requestBody).toEqual({
+      required: true,
+      content: { 'application/json': { schema: { $ref: ref } }, 'application/x-www-form-urlencoded': { schema: { $ref: ref } } },
+    });
+    const dto = (served.components as Json).schemas as Record<string, Json>;
+    expect(dto.CreateMilestoneDto.required).toEqual(['title']);
+    expect(Object.keys(dto.CreateMilestoneDto.properties as Json).sort()).toEqual(['description', 'due_date', 'title']);
+    const list = paths['/api/v3/projects/{id}/milestones'].get;
+    const query = (list.parameters as Json[]).filter((p) => p.in === 'query').map((p) => p.name);
+    expect(query).toEqual(expect.arrayContaining(['page', 'per_page', 'iid', 'state']));
+    expect(list.requestBody).toBeUndefined();
+  });
+
+  it('attaches the response entities of responses.ts, with pagination headers on paginated lists', () => {
+    const paths = served.paths as Record<string, Record<string, Json>>;
+    const resp = (path: string, method: string, status: string) =>
+      ((paths[path][method].responses as Json)[status] as Json) ?? {};
+    const schemaOf = (r: Json) => ((r.content as Json)['application/json'] as Json).schema;
+    expect(schemaOf(resp('/api/v3/projects/{id}/issues', 'get', '200'))).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Issue' },
+    });
+    expect(Object.keys(resp('/api/v3/projects/{id}/issues', 'get', '200').headers as Json)).toContain('Link');
+    expect(schemaOf(resp('/api/v3/projects/{id}/issues', 'post', '201'))).toEqual({ $ref: '#/components/schemas/Issue' });
+    expect(resp('/api/v3/projects/{id}/repository/branches', 'get', '200').headers).toBeUndefined();
+    expect(resp('/api/v3/projects/{id}/star', 'post', '304')).toHaveProperty('description');
+    const schemas = (served.components as Json).schemas as Record<string, Json>;
+    for (const name of [
+      'User', 'UserBasic', 'UserFull', 'Project', 'Namespace', 'Group', 'Member', 'Issue', 'Milestone', 'Label', 'Note',
+      'Snippet', 'Commit', 'Branch', 'Tag', 'Event', 'MergeRequest', 'Build', 'Runner', 'Trigger', 'Variable',
+    ]) {
+      expect(schemas[name]).toHaveProperty('properties');
+    }
+  });
+
+  it('has a response entry for every route, and every entry matches a route or an area still being built', () => {
+    const withoutEntry = [...operations].filter((k) => !responseFor(k));
+    expect(withoutEntry).toEqual([]);
+    const stale = Object.keys(RESPONSES).filter((k) => !operations.has(k) && !PENDING_AREAS.test(k));
+    expect(stale).toEqual([]);
+  });
+
+  it('uses every path expansion of paths.ts, except for areas still being built', () => {
+    const report: BuildReport = {};
+    const doc = buildOpenApiDocument(t.app.app, report);
+    expect(canonicalJson(doc)).toBe(canonicalJson(served));
+    const stale = (report.unusedExpansions ?? []).filter((k) => !EXPANSIONS[k].some((target) => PENDING_AREAS.test(target)));
+    expect(stale).toEqual([]);
+  });
+
+  it('resolves every $ref', () => {
+    const components = served.components as Record<string, Record<string, unknown>>;
+    const refs = new Set<string>();
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === 'object') {
+        for (const [k, x] of Object.entries(v)) (k === '$ref' ? refs.add(x as string) : walk(x));
+      }
+    };
+    walk(served);
+    const broken = [...refs].filter((r) => {
+      const [, , kind, name] = r.split('/');
+      return !components[kind]?.[name];
+    });
+    expect(broken).toEqual([]);
+  });
+
+  it('marks authentication: public routes need none, the others take a token, admin routes say so', () => {
+    const paths = served.paths as Record<string, Record<string, Json>>;
+    expect(paths['/api/v3/session'].post.security).toEqual([]);
+    expect(paths['/api/v3/licenses'].get.security).toEqual([]);
+    expect(paths['/api/v3/openapi.json'].get.security).toEqual([]);
+    expect(paths['/api/v3/projects'].get.security).toBeUndefined();
+    expect((paths['/api/v3/projects'].get.responses as Json)['401']).toBeDefined();
+    expect(paths['/api/v3/projects/all'].get.description).toMatch(/Administrators only/);
+    expect((served.security as Json[]).length).toBeGreaterThan(0);
+    const ids = Object.values(paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('leaves git smart HTTP and the health probes out', () => {
+    const paths = Object.keys(served.paths as Json);
+    expect(paths.filter((p) => !/^\/(api\/v3|ci\/api\/v1|oauth)\//.test(p))).toEqual([]);
+  });
+});
