@@ -30,21 +30,6 @@ const PENDING = [
   'GET /projects/:id/runners',
   'POST /projects/:id/runners',
   'DELETE /projects/:id/runners/:runner_id',
-  // --- builds (consumer API) ---
-  'GET /projects/:id/builds',
-  'GET /projects/:id/repository/commits/:sha/builds',
-  'GET /projects/:id/builds/:build_id',
-  'GET /projects/:id/builds/:build_id/artifacts',
-  'POST /projects/:id/builds/:build_id/cancel',
-  'POST /projects/:id/builds/:build_id/retry',
-  'POST /projects/:id/builds/:build_id/erase',
-  // --- runner API (/ci/api/v1) ---
-  'POST /ci/api/v1/builds/register',
-  'PUT /ci/api/v1/builds/:id',
-  'PATCH /ci/api/v1/builds/:id/trace.txt',
-  'POST /ci/api/v1/builds/:id/artifacts',
-  'GET /ci/api/v1/builds/:id/artifacts',
-  'DELETE /ci/api/v1/builds/:id/artifacts',
   // --- merge requests (and their notes) ---
   'GET /projects/:id/merge_requests',
   'GET /projects/:id/merge_requests/:merge_request_id',

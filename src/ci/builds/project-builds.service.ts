@@ -3,6 +3,7 @@ import { apiError, Forbidden, NotFound } from '../../common/errors/domain-errors
 import { Paginated, pageRequest } from '../../common/pagination/pagination';
 import { GitService } from '../../git/git.service';
 import { Commit } from '../../git/objects';
+import { parseRef, parseSha } from '../../git/names';
 import { ProjectResolver } from '../../projects/project-resolver.service';
 import { Project } from '../../projects/project.entity';
 import { SecretsService } from '../../common/crypto/secrets.service';
@@ -50,7 +51,8 @@ export class ProjectBuildsService {
   async listForCommit(user: User, ref: string, sha: string, q: ListBuildsDto): Promise<BuildView[]> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     const scope = parseScope(q.scope);
-    const commit = await this.git.repository(project.id).commit(sha).catch(() => null);
+    const rev = parseRef(sha);
+    const commit = rev ? await this.git.repository(project.id).commit(rev).catch(() => null) : null;
     if (!commit) throw new NotFound();
     const pipelines = await this.pipelines.byProjectAndSha(project.id, commit.id);
     if (pipelines.length === 0) throw new NotFound();
@@ -116,7 +118,7 @@ export class ProjectBuildsService {
     const repo = this.git.repository(project.id);
     const shas = [...new Set(rows.map((r) => r.sha))];
     const [commits, users, runners] = await Promise.all([
-      Promise.all(shas.map((s) => repo.commit(s).catch(() => null))),
+      Promise.all(shas.map((s) => (parseSha(s) ? repo.commit(parseSha(s)!).catch(() => null) : null))),
       this.users.byIds(rows.map((r) => r.userId)),
       this.repo.runnersByIds(rows.map((r) => r.runnerId).filter((x): x is number => x !== null)),
     ]);
