@@ -1,6 +1,6 @@
 import { ci, Json } from './helpers/ci';
 import { planning } from './helpers/planning';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { countQueries, startTestApp, TestApp } from './helpers/test-app';
 
 const YML = `
 build:
@@ -143,5 +143,24 @@ describe('v3 builds API (/projects/:id/builds)', () => {
     const other = await pl.project(team, 20);
     expect((await pl.get(team.stranger, `/projects/${other.id}/builds`)).status).toBe(200);
     expect((await pl.get(team.stranger, `/projects/${priv.id}/builds/${build.id}`)).status).toBe(404);
+  });
+
+  it('a page of 100 builds costs the same number of queries as a page of 20', async () => {
+    const [pipeline] = await c.pipelines(project.id);
+    await t.sql(
+      `WITH s AS (
+         INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, allow_failure, pipeline_id, author_id)
+         SELECT $1, $2, 'master', 'job ' || g, 'test', 'success', false, $3, $4 FROM generate_series(1, 120) g RETURNING id)
+       INSERT INTO ci_builds (id, pipeline_id, project_id, stage_idx, commands, runner_id, user_id)
+       SELECT id, $3, $1, 1, 'x', $5, $4 FROM s`,
+      [project.id, project.sha, pipeline.id, team.master.id, runner.id],
+    );
+    const q20 = await countQueries(t, () => pl.get(team.developer, `/projects/${project.id}/builds?per_page=20`).expect(200));
+    const q100 = await countQueries(t, async () => {
+      const res = await pl.get(team.developer, `/projects/${project.id}/builds?per_page=100`).expect(200);
+      expect(res.body).toHaveLength(100);
+      expect(res.body[50].user.id).toBe(team.master.id);
+    });
+    expect(q100).toBe(q20);
   });
 });
