@@ -46,12 +46,6 @@ const PENDING = [
   'POST /projects/:id/merge_requests/:merge_request_id/notes',
   'PUT /projects/:id/merge_requests/:merge_request_id/notes/:note_id',
   'DELETE /projects/:id/merge_requests/:merge_request_id/notes/:note_id',
-  // --- build variables ---
-  'GET /projects/:id/variables',
-  'GET /projects/:id/variables/:key',
-  'POST /projects/:id/variables',
-  'PUT /projects/:id/variables/:key',
-  'DELETE /projects/:id/variables/:key',
   // --- build triggers ---
   'GET /projects/:id/triggers',
   'GET /projects/:id/triggers/:token',

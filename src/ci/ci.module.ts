@@ -4,7 +4,8 @@ import { BuildsModule } from './builds/builds.module';
 import { PipelinesModule } from './pipelines/pipelines.module';
 import { RunnerApiModule } from './runner-api/runner-api.module';
 import { RunnersModule } from './runners/runners.module';
+import { VariablesModule } from './variables/variables.module';
 
 /** CI: pipelines from `.gitlab-ci.yml`, builds, runners, the runner API v1 and the v3 builds API. */
-@Module({ imports: [PipelinesModule, BuildsModule, RunnersModule, RunnerApiModule, BuildsApiModule] })
+@Module({ imports: [PipelinesModule, BuildsModule, RunnersModule, RunnerApiModule, BuildsApiModule, VariablesModule] })
 export class CiModule {}
