@@ -46,11 +46,6 @@ const PENDING = [
   'POST /projects/:id/merge_requests/:merge_request_id/notes',
   'PUT /projects/:id/merge_requests/:merge_request_id/notes/:note_id',
   'DELETE /projects/:id/merge_requests/:merge_request_id/notes/:note_id',
-  // --- build triggers ---
-  'GET /projects/:id/triggers',
-  'GET /projects/:id/triggers/:token',
-  'POST /projects/:id/triggers',
-  'DELETE /projects/:id/triggers/:token',
   // --- system hooks ---
   'GET /hooks',
   'POST /hooks',

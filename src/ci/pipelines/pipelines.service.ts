@@ -135,6 +135,8 @@ export class PipelinesService implements OnModuleInit {
     const current = await this.pipelines.find(pipelineId);
     if (!current) return;
     const config = current.yamlErrors ? undefined : await this.loadConfig(current);
+    const finished = await this.builds.find(buildId);
+    const triggerRequestId = finished?.triggerRequestId ?? null;
     await this.tx.run(async (m) => {
       const pipeline = await this.pipelines.lock(m, pipelineId);
       if (!pipeline) return;
@@ -146,7 +148,7 @@ export class PipelinesService implements OnModuleInit {
           const prior = combinedStatus(latest.filter((b) => b.stageIdx <= build.stageIdx));
           try {
             for (const stage of config.stages.slice(build.stageIdx + 1)) {
-              if ((await this.createStage(m, pipeline, config, stage, prior, null, all.map((b) => b.name))) > 0) break;
+              if ((await this.createStage(m, pipeline, config, stage, prior, triggerRequestId, all.map((b) => b.name))) > 0) break;
             }
           } catch (e) {
             if (!(e instanceof CiConfigError)) throw e;
@@ -227,6 +229,15 @@ export class PipelinesService implements OnModuleInit {
       await this.refreshStatus(m, pipeline);
       return id;
     });
+  }
+
+  async hasBuilds(pipelineId: number): Promise<boolean> {
+    return (await this.builds.pipelineBuilds(pipelineId)).length > 0;
+  }
+
+  /** Removes a pipeline that created nothing (a trigger with no matching job). */
+  remove(pipelineId: number): Promise<void> {
+    return this.pipelines.remove(pipelineId);
   }
 
   byProjectAndSha(projectId: number, sha: string): Promise<Pipeline[]> {
