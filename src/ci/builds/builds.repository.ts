@@ -86,6 +86,59 @@ export class BuildsRepository {
     return (await this.q<BuildRow>(`${SELECT_BUILD} WHERE b.id = $1`, [id], m))[0];
   }
 
+  /** A page of a project's builds, id descending, optionally of some statuses; with the total. */
+  async listByProject(projectId: number, statuses: string[] | undefined, page: { offset: number; perPage: number }): Promise<[BuildRow[], number]> {
+    const rows = await this.q<BuildRow & { total: string }>(
+      `${SELECT_BUILD.replace('SELECT s.id,', 'SELECT count(*) OVER () AS total, s.id,')}
+       WHERE b.project_id = $1 AND ($2::varchar[] IS NULL OR s.status = ANY($2::varchar[]))
+       ORDER BY s.id DESC OFFSET $3 LIMIT $4`,
+      [projectId, statuses ?? null, page.offset, page.perPage],
+    );
+    if (rows.length === 0 && page.offset > 0) {
+      const [{ n }] = await this.q<{ n: string }>(
+        `SELECT count(*) AS n FROM ci_builds b JOIN commit_statuses s ON s.id = b.id
+         WHERE b.project_id = $1 AND ($2::varchar[] IS NULL OR s.status = ANY($2::varchar[]))`,
+        [projectId, statuses ?? null],
+      );
+      return [[], Number(n)];
+    }
+    return [rows, rows.length ? Number(rows[0].total) : 0];
+  }
+
+  /** The builds of a commit's pipelines, id descending. */
+  listBySha(projectId: number, sha: string, statuses: string[] | undefined): Promise<BuildRow[]> {
+    return this.q<BuildRow>(
+      `${SELECT_BUILD} WHERE b.project_id = $1 AND s.sha = $2 AND ($3::varchar[] IS NULL OR s.status = ANY($3::varchar[]))
+       ORDER BY s.id DESC`,
+      [projectId, sha, statuses ?? null],
+    );
+  }
+
+  async findInProject(projectId: number, id: number): Promise<BuildRow | undefined> {
+    const b = await this.find(id);
+    return b && b.projectId === projectId ? b : undefined;
+  }
+
+  /** Erases trace and artifacts (the files are removed by the caller). */
+  async erase(id: number, userId: number): Promise<void> {
+    await this.q(
+      `UPDATE ci_builds SET trace_size = 0, artifacts_file = NULL, artifacts_size = NULL, artifacts_expire_at = NULL,
+         erased_at = now(), erased_by_id = $2 WHERE id = $1`,
+      [id, userId],
+    );
+  }
+
+  /** Runner summaries by id (one query). */
+  async runnersByIds(ids: number[]): Promise<Map<number, { id: number; description: string | null; active: boolean; isShared: boolean; name: string | null }>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    const rows = await this.q<{ id: number; description: string | null; active: boolean; isShared: boolean; name: string | null }>(
+      `SELECT id, description, active, is_shared AS "isShared", name FROM ci_runners WHERE id = ANY($1::int[])`,
+      [unique],
+    );
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
   async findByTokenDigest(digest: string): Promise<BuildRow | undefined> {
     return (await this.q<BuildRow>(`${SELECT_BUILD} WHERE b.token_digest = $1`, [digest]))[0];
   }

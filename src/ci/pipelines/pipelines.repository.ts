@@ -58,6 +58,10 @@ export class PipelinesRepository {
     await this.q(`UPDATE ci_pipelines SET yaml_errors = $2 WHERE id = $1`, [id, errors], m);
   }
 
+  async remove(id: number): Promise<void> {
+    await this.pipelines.delete({ id });
+  }
+
   byProjectAndSha(projectId: number, sha: string): Promise<Pipeline[]> {
     return this.pipelines.find({ where: { projectId, sha }, order: { id: 'ASC' } });
   }

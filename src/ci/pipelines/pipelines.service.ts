@@ -7,7 +7,7 @@ import { DomainEvents, PushReceived } from '../../events/domain-events';
 import { GitService } from '../../git/git.service';
 import { ZERO_SHA } from '../../git/objects';
 import { BuildStatus } from '../builds/build.entity';
-import { BuildsRepository } from '../builds/builds.repository';
+import { BuildRow, BuildsRepository } from '../builds/builds.repository';
 import { CiConfig, CiConfigError } from './ci-config';
 import { Pipeline } from './pipeline.entity';
 import { combinedStatus, latestByName, whenAllows } from './pipeline-status';
@@ -139,6 +139,12 @@ export class PipelinesService implements OnModuleInit {
    * Serialised per pipeline by a row lock, after the build's transition committed.
    */
   async buildFinished(pipelineId: number, buildId: number): Promise<void> {
+    // read outside the transaction: on the embedded database the pool has a single connection
+    const current = await this.pipelines.find(pipelineId);
+    if (!current) return;
+    const config = current.yamlErrors ? undefined : await this.loadConfig(current);
+    const ended = await this.builds.find(buildId);
+    const triggerRequestId = ended?.triggerRequestId ?? null;
     const finished = await this.tx.run(async (m) => {
       const pipeline = await this.pipelines.lock(m, pipelineId);
       if (!pipeline) return undefined;
@@ -146,12 +152,11 @@ export class PipelinesService implements OnModuleInit {
       const latest = latestByName(all);
       const build = latest.find((b) => b.id === buildId);
       if (build && !pipeline.yamlErrors) {
-        const config = await this.loadConfig(pipeline);
         if (config) {
           const prior = combinedStatus(latest.filter((b) => b.stageIdx <= build.stageIdx));
           try {
             for (const stage of config.stages.slice(build.stageIdx + 1)) {
-              if ((await this.createStage(m, pipeline, config, stage, prior, null, all.map((b) => b.name))) > 0) break;
+              if ((await this.createStage(m, pipeline, config, stage, prior, triggerRequestId, all.map((b) => b.name))) > 0) break;
             }
           } catch (e) {
             if (!(e instanceof CiConfigError)) throw e;
@@ -209,6 +214,44 @@ export class PipelinesService implements OnModuleInit {
     const status = pipeline.yamlErrors ? 'failed' : (combinedStatus(latest) ?? 'skipped');
     await this.pipelines.setStatus(m, pipeline.id, status);
     pipeline.status = status;
+  }
+
+  /** A new pending build of the same job (retry); the old build keeps its status. */
+  async retry(build: BuildRow, userId: number): Promise<number> {
+    return this.tx.run(async (m) => {
+      const pipeline = await this.pipelines.lock(m, build.pipelineId);
+      if (!pipeline) throw new Error('pipeline of the build is gone');
+      const id = await this.builds.insert(
+        m,
+        { projectId: build.projectId, pipelineId: build.pipelineId, sha: build.sha, ref: build.ref, tag: build.tag, userId, triggerRequestId: build.triggerRequestId },
+        {
+          name: build.name,
+          stage: build.stage,
+          stageIdx: build.stageIdx,
+          commands: build.commands,
+          tagList: build.tagList ?? [],
+          allowFailure: build.allowFailure,
+          when: build.when,
+          yamlVariables: build.yamlVariables ?? [],
+          options: build.options ?? {},
+        },
+      );
+      await this.refreshStatus(m, pipeline);
+      return id;
+    });
+  }
+
+  async hasBuilds(pipelineId: number): Promise<boolean> {
+    return (await this.builds.pipelineBuilds(pipelineId)).length > 0;
+  }
+
+  /** Removes a pipeline that created nothing (a trigger with no matching job). */
+  remove(pipelineId: number): Promise<void> {
+    return this.pipelines.remove(pipelineId);
+  }
+
+  byProjectAndSha(projectId: number, sha: string): Promise<Pipeline[]> {
+    return this.pipelines.byProjectAndSha(projectId, sha);
   }
 
   /** Convenience for reads: the project of a pipeline (for CI paths). */

@@ -1,0 +1,58 @@
+import type { Commit } from '../../git/objects';
+import { commitTitle } from '../../git/objects';
+import { PresentContext, presentUser } from '../../users/users.presenter';
+import type { User } from '../../users/user.entity';
+import type { BuildRow } from './builds.repository';
+
+export interface RunnerSummary {
+  id: number;
+  description: string | null;
+  active: boolean;
+  isShared: boolean;
+  name: string | null;
+}
+
+export interface BuildView {
+  build: BuildRow;
+  commit?: Commit;
+  user?: User;
+  runner?: RunnerSummary;
+}
+
+const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
+
+export function presentRunnerSummary(r: RunnerSummary) {
+  return { id: r.id, description: r.description, active: r.active, is_shared: r.isShared, name: r.name };
+}
+
+/** The v3 `Build` entity (gitlab-compat §2.10). */
+export function presentBuild(v: BuildView, ctx: PresentContext, opts: { erased?: boolean } = {}) {
+  const b = v.build;
+  const c = v.commit;
+  return {
+    id: b.id,
+    status: b.status,
+    stage: b.stage,
+    name: b.name,
+    ref: b.ref,
+    tag: b.tag,
+    coverage: b.coverage,
+    created_at: iso(b.createdAt),
+    started_at: iso(b.startedAt),
+    finished_at: iso(b.finishedAt),
+    user: v.user ? presentUser(v.user, ctx) : null,
+    ...(opts.erased ? { download_url: null } : b.artifactsFile ? { artifacts_file: { filename: b.artifactsFile, size: Number(b.artifactsSize ?? 0) } } : {}),
+    commit: c
+      ? {
+          id: c.id,
+          short_id: c.id.slice(0, 8),
+          title: commitTitle(c.message),
+          author_name: c.author.name,
+          author_email: c.author.email,
+          created_at: c.committer.date,
+          message: c.message,
+        }
+      : null,
+    runner: v.runner ? presentRunnerSummary(v.runner) : null,
+  };
+}

@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { apiError, Forbidden, NotFound } from '../../common/errors/domain-errors';
+import { Paginated, pageRequest } from '../../common/pagination/pagination';
+import { GitService } from '../../git/git.service';
+import { Commit } from '../../git/objects';
+import { parseRef, parseSha } from '../../git/names';
+import { ProjectResolver } from '../../projects/project-resolver.service';
+import { Project } from '../../projects/project.entity';
+import { SecretsService } from '../../common/crypto/secrets.service';
+import { User } from '../../users/user.entity';
+import { UsersRepository } from '../../users/users.repository';
+import { PipelinesService } from '../pipelines/pipelines.service';
+import { FINISHED } from './build.entity';
+import { BuildView } from './builds.presenter';
+import { BuildRow, BuildsRepository } from './builds.repository';
+import { BuildsService } from './builds.service';
+import { ListBuildsDto } from './dto/builds.dto';
+
+const SCOPES = ['pending', 'running', 'failed', 'success', 'canceled', 'skipped'];
+
+/** Reads `scope` (a string or an array); an unknown value is GitLab's 400. */
+function parseScope(raw: unknown): string[] | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const list = (Array.isArray(raw) ? raw : [raw]).map(String).filter((s) => s !== '');
+  if (list.length === 0) return undefined;
+  if (list.some((s) => !SCOPES.includes(s))) throw apiError(400, 'Scope contains invalid value(s)');
+  return list;
+}
+
+/** The v3 builds API (`/projects/:id/builds`): reading with `read_build`, steering with `update_build`. */
+@Injectable()
+export class ProjectBuildsService {
+  constructor(
+    private readonly projects: ProjectResolver,
+    private readonly repo: BuildsRepository,
+    private readonly builds: BuildsService,
+    private readonly pipelines: PipelinesService,
+    private readonly users: UsersRepository,
+    private readonly git: GitService,
+    private readonly secrets: SecretsService,
+  ) {}
+
+  async list(user: User, ref: string, q: ListBuildsDto): Promise<Paginated<BuildView>> {
+    const { project } = await this.projects.resolve(user, ref, 'read_build');
+    const scope = parseScope(q.scope);
+    const page = pageRequest(q);
+    const [rows, total] = await this.repo.listByProject(project.id, scope, page);
+    return new Paginated(await this.views(project, rows), total, page);
+  }
+
+  async listForCommit(user: User, ref: string, sha: string, q: ListBuildsDto): Promise<BuildView[]> {
+    const { project } = await this.projects.resolve(user, ref, 'read_build');
+    const scope = parseScope(q.scope);
+    const rev = parseRef(sha);
+    const commit = rev ? await this.git.repository(project.id).commit(rev).catch(() => null) : null;
+    if (!commit) throw new NotFound();
+    const pipelines = await this.pipelines.byProjectAndSha(project.id, commit.id);
+    if (pipelines.length === 0) throw new NotFound();
+    return this.views(project, await this.repo.listBySha(project.id, commit.id, scope));
+  }
+
+  async get(user: User, ref: string, rawId: string): Promise<BuildView> {
+    const { project } = await this.projects.resolve(user, ref, 'read_build');
+    return (await this.views(project, [await this.find(project, rawId)]))[0];
+  }
+
+  async artifacts(user: User, ref: string, rawId: string) {
+    const { project } = await this.projects.resolve(user, ref, 'read_build');
+    return this.builds.artifactsStream(await this.find(project, rawId));
+  }
+
+  /** The stored trace, streamed, with the build token and the project's runners token masked. */
+  async trace(user: User, ref: string, rawId: string): Promise<{ id: number; stream: NodeJS.ReadableStream }> {
+    const { project } = await this.projects.resolve(user, ref, 'read_build');
+    const build = await this.find(project, rawId);
+    return { id: build.id, stream: this.builds.traceStream(build, this.secrets.decrypt(project.runnersTokenEncrypted)) };
+  }
+
+  /** Pending or running → canceled (finished builds are returned unchanged); the pipeline moves on. */
+  async cancel(user: User, ref: string, rawId: string): Promise<BuildView> {
+    const { project } = await this.projects.resolve(user, ref, 'update_build');
+    const build = await this.find(project, rawId);
+    if (await this.repo.transition(build.id, ['pending', 'running'], 'canceled')) {
+      await this.pipelines.buildFinished(build.pipelineId, build.id);
+    }
+    return (await this.views(project, [(await this.repo.find(build.id))!]))[0];
+  }
+
+  /** A finished build → a new pending build with the same job (decision 2); the old one keeps its status. */
+  async retry(user: User, ref: string, rawId: string): Promise<BuildView> {
+    const { project } = await this.projects.resolve(user, ref, 'update_build');
+    const build = await this.find(project, rawId);
+    if (!(FINISHED as string[]).includes(build.status) || !build.commands) throw new Forbidden('Build is not retryable');
+    const id = await this.pipelines.retry(build, user.id);
+    return (await this.views(project, [(await this.repo.find(id))!]))[0];
+  }
+
+  /** A finished build with a trace or artifacts: both removed, `erased_at`/`erased_by` set, status unchanged. */
+  async erase(user: User, ref: string, rawId: string): Promise<BuildView> {
+    const { project } = await this.projects.resolve(user, ref, 'update_build');
+    const build = await this.find(project, rawId);
+    const erasable = (FINISHED as string[]).includes(build.status) && (build.traceSize > 0 || !!build.artifactsFile);
+    if (!erasable) throw new Forbidden('Build is not erasable!');
+    await this.repo.erase(build.id, user.id);
+    await this.builds.files.removeAll(build.id);
+    return (await this.views(project, [(await this.repo.find(build.id))!]))[0];
+  }
+
+  private async find(project: Project, rawId: string): Promise<BuildRow> {
+    const id = /^\d{1,10}$/.test(rawId) ? Number(rawId) : NaN;
+    const build = Number.isNaN(id) ? undefined : await this.repo.findInProject(project.id, id);
+    if (!build) throw new NotFound('Build');
+    return build;
+  }
+
+  /** Commits, users and runners of a page of builds: one lookup per kind, whatever the page size. */
+  private async views(project: Project, rows: BuildRow[]): Promise<BuildView[]> {
+    const repo = this.git.repository(project.id);
+    const shas = [...new Set(rows.map((r) => r.sha))];
+    const [commits, users, runners] = await Promise.all([
+      Promise.all(shas.map((s) => (parseSha(s) ? repo.commit(parseSha(s)!).catch(() => null) : null))),
+      this.users.byIds(rows.map((r) => r.userId)),
+      this.repo.runnersByIds(rows.map((r) => r.runnerId).filter((x): x is number => x !== null)),
+    ]);
+    const bySha = new Map<string, Commit>();
+    commits.forEach((c, i) => c && bySha.set(shas[i], c));
+    return rows.map((b) => ({
+      build: b,
+      commit: bySha.get(b.sha),
+      user: b.userId !== null ? users.get(b.userId) : undefined,
+      runner: b.runnerId !== null ? runners.get(b.runnerId) : undefined,
+    }));
+  }
+}

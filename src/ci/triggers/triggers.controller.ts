@@ -1,0 +1,40 @@
+import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { CurrentUser, Public } from '../../common/auth/decorators';
+import { API } from '../../common/http/routes';
+import { Input } from '../../common/params/params';
+import { User } from '../../users/user.entity';
+import { TriggerBuildsDto } from './dto/triggers.dto';
+import { presentTrigger } from './triggers.presenter';
+import { TriggersService } from './triggers.service';
+
+@Controller(`${API}/projects/:id`)
+export class TriggersController {
+  constructor(private readonly triggers: TriggersService) {}
+
+  @Get('triggers')
+  async list(@CurrentUser() user: User, @Param('id') id: string) {
+    return (await this.triggers.list(user, id)).map(presentTrigger);
+  }
+
+  @Get('triggers/:token')
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('token') token: string) {
+    return presentTrigger(await this.triggers.get(user, id, token));
+  }
+
+  @Post('triggers')
+  async create(@CurrentUser() user: User, @Param('id') id: string) {
+    return presentTrigger(await this.triggers.create(user, id));
+  }
+
+  @Delete('triggers/:token')
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('token') token: string) {
+    return presentTrigger(await this.triggers.remove(user, id, token));
+  }
+
+  /** No login: the trigger token is the credential. */
+  @Public()
+  @Post('trigger/builds')
+  trigger(@Param('id') id: string, @Input() dto: TriggerBuildsDto) {
+    return this.triggers.trigger(id, dto);
+  }
+}

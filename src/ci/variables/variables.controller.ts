@@ -1,0 +1,38 @@
+import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
+import { CurrentUser } from '../../common/auth/decorators';
+import { API } from '../../common/http/routes';
+import { Input } from '../../common/params/params';
+import { User } from '../../users/user.entity';
+import { CreateVariableDto, UpdateVariableDto } from './dto/variables.dto';
+import { presentVariable } from './variables.presenter';
+import { VariablesService } from './variables.service';
+
+@Controller(`${API}/projects/:id/variables`)
+export class VariablesController {
+  constructor(private readonly variables: VariablesService) {}
+
+  @Get()
+  async list(@CurrentUser() user: User, @Param('id') id: string) {
+    return (await this.variables.list(user, id)).map(presentVariable);
+  }
+
+  @Get(':key')
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('key') key: string) {
+    return presentVariable(await this.variables.get(user, id, key));
+  }
+
+  @Post()
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateVariableDto) {
+    return presentVariable(await this.variables.create(user, id, dto));
+  }
+
+  @Put(':key')
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('key') key: string, @Input() dto: UpdateVariableDto) {
+    return presentVariable(await this.variables.update(user, id, key, dto));
+  }
+
+  @Delete(':key')
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('key') key: string) {
+    return presentVariable(await this.variables.remove(user, id, key));
+  }
+}
