@@ -85,6 +85,19 @@ describe('notes and snippets', () => {
       expect(byMaster.body.created_at).not.toBe(when);
     });
 
+    it('answers a NUL byte or a bad created_at with 400 "x" is invalid, and a blank body on update with "body" not given', async () => {
+      const i = await h.issue(tm.owner, pub.id);
+      const base = `/projects/${pub.id}/issues/${i.id}/notes`;
+      expect((await h.post(tm.owner, base).send({ body: 'a\u0000b' }).expect(400)).body).toEqual({ message: '400 (Bad request) "body" is invalid' });
+      expect((await h.post(tm.owner, base).send({ body: 'x', created_at: 'yesterday' }).expect(400)).body).toEqual({
+        message: '400 (Bad request) "created_at" is invalid',
+      });
+      const n = await h.note(tm.owner, pub.id, 'issues', i.id, 'kept');
+      expect((await h.put(tm.owner, `${base}/${n.id}`).send({ body: 'x\u0000' }).expect(400)).body).toEqual({ message: '400 (Bad request) "body" is invalid' });
+      expect((await h.put(tm.owner, `${base}/${n.id}`).send({ body: ' ' }).expect(400)).body).toEqual({ message: '400 (Bad request) "body" not given' });
+      expect((await h.get(tm.owner, `${base}/${n.id}`).expect(200)).body.body).toBe('kept');
+    });
+
     it('lists in insertion order with system notes, paginated; gets one; 404 Note Not Found for others', async () => {
       const p = await h.project(tm, 20);
       const i = await h.issue(tm.owner, p.id);

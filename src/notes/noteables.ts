@@ -10,8 +10,6 @@ export interface Noteable {
   type: NoteableType;
   id: number;
   title: string;
-  /** The noteable's table, touched (`updated_at`) by a new note: a fixed name, never user input. */
-  table: 'issues' | 'snippets' | 'merge_requests';
 }
 
 /** Finds a readable noteable (or throws its area's 404/403). One per kind; the notes service holds the map. */

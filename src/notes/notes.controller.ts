@@ -1,8 +1,9 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input, Params } from '../common/params/params';
+import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
+import { CreateCommentDto, CreateNoteDto, ListNotesDto, UpdateNoteDto } from './dto/note.dto';
 import { NoteViews } from './note-views.service';
 import { NotesService } from './notes.service';
 
@@ -20,8 +21,8 @@ export class NotesController {
   ) {}
 
   @Get(':noteable/:noteableId/notes')
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() p: Params) {
-    return this.views.page(user, await this.notes.list(user, kind, id, nid, p));
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: ListNotesDto) {
+    return this.views.page(user, await this.notes.list(user, kind, id, nid, dto));
   }
 
   @Get(':noteable/:noteableId/notes/:noteId')
@@ -36,8 +37,8 @@ export class NotesController {
   }
 
   @Post(':noteable/:noteableId/notes')
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() p: Params) {
-    return this.views.one(user, await this.notes.create(user, kind, id, nid, p));
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: CreateNoteDto) {
+    return this.views.one(user, await this.notes.create(user, kind, id, nid, dto));
   }
 
   @Put(':noteable/:noteableId/notes/:noteId')
@@ -47,9 +48,9 @@ export class NotesController {
     @Param('noteable') kind: string,
     @Param('noteableId') nid: string,
     @Param('noteId') noteId: string,
-    @Input() p: Params,
+    @Input() dto: UpdateNoteDto,
   ) {
-    return this.views.one(user, await this.notes.update(user, kind, id, nid, noteId, p));
+    return this.views.one(user, await this.notes.update(user, kind, id, nid, noteId, dto));
   }
 
   @Delete(':noteable/:noteableId/notes/:noteId')
@@ -66,12 +67,12 @@ export class NotesController {
   // --- legacy merge request comments: `{note, author}` ---
 
   @Get(':noteable/:noteableId/comments')
-  async comments(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() p: Params) {
-    return this.views.commentPage(await this.notes.list(user, kind, id, nid, p, { commentsOnly: true }));
+  async comments(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: ListNotesDto) {
+    return this.views.commentPage(await this.notes.list(user, kind, id, nid, dto, { commentsOnly: true }));
   }
 
   @Post(':noteable/:noteableId/comments')
-  async comment(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() p: Params) {
-    return this.views.comment(await this.notes.create(user, kind, id, nid, p, { commentsOnly: true }));
+  async comment(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: CreateCommentDto) {
+    return this.views.comment(await this.notes.comment(user, kind, id, nid, dto));
   }
 }

@@ -1,19 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
-import { Forbidden, NotFound, ValidationFailed } from '../common/errors/domain-errors';
+import { Forbidden, MissingAttribute, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { Params, parseId } from '../common/params/params';
-import { ProjectAbility } from '../common/policy/policy';
+import { parseId } from '../common/params/params';
+import { Transactions } from '../database/transactions';
 import { DomainEvents } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
-import { readTimestamp, rejectNul } from '../common/params/legacy-readers';
 import { canSetTimestamps } from '../issues/issue-policy';
 import { IssuesService } from '../issues/issues.service';
 import { SnippetsService } from '../snippets/snippets.service';
 import { User } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
 import { MergeRequestsService } from '../merge-requests/merge-requests.service';
+import { CreateCommentDto, CreateNoteDto, ListNotesDto, UpdateNoteDto } from './dto/note.dto';
 import { Note, NoteableType } from './note.entity';
 import { COMMENT_KINDS, Noteable, NoteableFinder, NOTEABLE_PATHS } from './noteables';
+import { NotesRepository } from './notes.repository';
 
 /** Legacy comment routes: the body arrives as `note`, and only kinds that had them answer. */
 export interface NoteOptions {
@@ -31,7 +32,9 @@ const MAX_BODY = 1_000_000;
 @Injectable()
 export class NotesService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly repo: NotesRepository,
+    private readonly users: UsersRepository,
+    private readonly transactions: Transactions,
     private readonly issues: IssuesService,
     private readonly snippets: SnippetsService,
     private readonly mergeRequests: MergeRequestsService,
@@ -42,28 +45,23 @@ export class NotesService {
   private readonly finders: Record<NoteableType, NoteableFinder> = {
     Issue: async (user, ref, rawId) => {
       const { project, abilities, issue } = await this.issues.findReadable(user, ref, rawId);
-      return { project, abilities, type: 'Issue', id: issue.id, title: issue.title, table: 'issues' };
+      return { project, abilities, type: 'Issue', id: issue.id, title: issue.title };
     },
     Snippet: async (user, ref, rawId) => {
       const { project, abilities, snippet } = await this.snippets.findReadable(user, ref, rawId);
-      return { project, abilities, type: 'Snippet', id: snippet.id, title: snippet.title, table: 'snippets' };
+      return { project, abilities, type: 'Snippet', id: snippet.id, title: snippet.title };
     },
     MergeRequest: async (user, ref, rawId) => {
       const { project, abilities, mr } = await this.mergeRequests.findReadable(user, ref, rawId);
-      return { project, abilities, type: 'MergeRequest', id: mr.id, title: mr.title, table: 'merge_requests' };
+      return { project, abilities, type: 'MergeRequest', id: mr.id, title: mr.title };
     },
   };
 
-  async list(user: User, kind: string, ref: string, rawId: string, p: Params, o: NoteOptions = {}): Promise<Paginated<Note>> {
+  async list(user: User, kind: string, ref: string, rawId: string, dto: ListNotesDto, o: NoteOptions = {}): Promise<Paginated<Note>> {
     const target = await this.noteable(user, kind, ref, rawId, o);
     if (!target.abilities.has('read_note')) throw new Forbidden();
-    const page = pageRequest(p);
-    const [items, total] = await this.ds.getRepository(Note).findAndCount({
-      where: { noteableType: target.type, noteableId: target.id },
-      order: { id: 'ASC' },
-      skip: page.offset,
-      take: page.perPage,
-    });
+    const page = pageRequest(dto);
+    const [items, total] = await this.repo.list(target.type, target.id, page);
     return new Paginated(items, total, page);
   }
 
@@ -74,28 +72,61 @@ export class NotesService {
   }
 
   /** `body` (required); `created_at` on issue notes for owners and admins. 201 with the note. */
-  async create(user: User, kind: string, ref: string, rawId: string, p: Params, o: NoteOptions = {}): Promise<Note> {
-    rejectNul(p);
-    const target = await this.noteable(user, kind, ref, rawId, o);
+  async create(user: User, kind: string, ref: string, rawId: string, dto: CreateNoteDto): Promise<Note> {
+    const target = await this.noteable(user, kind, ref, rawId);
     if (!target.abilities.has('create_note')) throw new Forbidden();
-    const body = this.readBody(p, o.commentsOnly ? 'note' : 'body');
-    const createdAt = target.type === 'Issue' && canSetTimestamps(target.abilities) ? readTimestamp(p, 'created_at') : undefined;
-    const note = await this.ds.transaction(async (m) => {
-      const repo = m.getRepository(Note);
-      const saved = await repo.save(
-        repo.create({
-          projectId: target.project.id,
-          noteableType: target.type,
-          noteableId: target.id,
-          authorId: user.id,
-          body,
-          system: false,
-          attachment: null,
-          ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
-        }),
-      );
+    const body = this.readBody(dto.body, 'body');
+    const createdAt = target.type === 'Issue' && canSetTimestamps(target.abilities) ? dto.created_at : undefined;
+    return this.insert(user, target, body, createdAt);
+  }
+
+  /** The legacy merge request comment: `note` (required). 201 with the note. */
+  async comment(user: User, kind: string, ref: string, rawId: string, dto: CreateCommentDto): Promise<Note> {
+    const target = await this.noteable(user, kind, ref, rawId, { commentsOnly: true });
+    if (!target.abilities.has('create_note')) throw new Forbidden();
+    return this.insert(user, target, this.readBody(dto.note, 'note'));
+  }
+
+  /** `body` (required): the note's author or a master; system notes are not editable. */
+  async update(user: User, kind: string, ref: string, rawId: string, rawNoteId: string, dto: UpdateNoteDto): Promise<Note> {
+    const target = await this.noteable(user, kind, ref, rawId);
+    const note = await this.find(target, rawNoteId);
+    this.assertCanAdmin(user, target, note);
+    const body = this.readBody(dto.body, 'body');
+    if (body !== note.body) await this.repo.setBody(note.id, body);
+    return this.repo.byId(note.id);
+  }
+
+  /** 200 with the deleted note; `404 Note Not Found` when it does not exist (not idempotent). */
+  async remove(user: User, kind: string, ref: string, rawId: string, rawNoteId: string): Promise<Note> {
+    const target = await this.noteable(user, kind, ref, rawId);
+    const note = await this.find(target, rawNoteId);
+    this.assertCanAdmin(user, target, note);
+    if (!(await this.repo.delete(note.id))) throw new NotFound('Note');
+    return note;
+  }
+
+  /** Authors by id: one query. */
+  authors(notes: Note[]): Promise<Map<number, User>> {
+    return this.users.byIds(notes.map((n) => n.authorId));
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private async insert(user: User, target: Noteable, body: string, createdAt?: Date): Promise<Note> {
+    const note = await this.transactions.run(async (tx) => {
+      const saved = await this.repo.insert(tx, {
+        projectId: target.project.id,
+        noteableType: target.type,
+        noteableId: target.id,
+        authorId: user.id,
+        body,
+        system: false,
+        attachment: null,
+        ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
+      });
       // a comment touches its noteable, like GitLab's `belongs_to :noteable, touch: true`
-      await m.query(`UPDATE ${target.table} SET updated_at = now() WHERE id = $1`, [target.id]);
+      await this.repo.touchNoteable(tx, target.type, target.id);
       return saved;
     });
     await this.events.record({
@@ -110,37 +141,6 @@ export class NotesService {
     return note;
   }
 
-  /** `body` (required): the note's author or a master; system notes are not editable. */
-  async update(user: User, kind: string, ref: string, rawId: string, rawNoteId: string, p: Params): Promise<Note> {
-    rejectNul(p);
-    const target = await this.noteable(user, kind, ref, rawId);
-    const note = await this.find(target, rawNoteId);
-    this.assertCanAdmin(user, target, note);
-    const body = this.readBody(p);
-    if (body !== note.body) await this.ds.getRepository(Note).update({ id: note.id }, { body });
-    return this.ds.getRepository(Note).findOneByOrFail({ id: note.id });
-  }
-
-  /** 200 with the deleted note; `404 Note Not Found` when it does not exist (not idempotent). */
-  async remove(user: User, kind: string, ref: string, rawId: string, rawNoteId: string): Promise<Note> {
-    const target = await this.noteable(user, kind, ref, rawId);
-    const note = await this.find(target, rawNoteId);
-    this.assertCanAdmin(user, target, note);
-    const result = await this.ds.getRepository(Note).delete({ id: note.id });
-    if (!result.affected) throw new NotFound('Note');
-    return note;
-  }
-
-  /** Authors by id: one query. */
-  async authors(notes: Note[]): Promise<Map<number, User>> {
-    const ids = [...new Set(notes.map((n) => n.authorId).filter((id): id is number => id !== null))];
-    if (ids.length === 0) return new Map();
-    const users = await this.ds.getRepository(User).findBy({ id: In(ids) });
-    return new Map(users.map((u) => [u.id, u]));
-  }
-
-  // ---------------------------------------------------------------- helpers
-
   /** The readable noteable named by the route's kind segment; an unknown segment is an unknown route (404). */
   private async noteable(user: User, kind: string, ref: string, rawId: string, o: NoteOptions = {}): Promise<Noteable> {
     const type = Object.prototype.hasOwnProperty.call(NOTEABLE_PATHS, kind) ? NOTEABLE_PATHS[kind] : undefined;
@@ -150,10 +150,7 @@ export class NotesService {
 
   private async find(target: Noteable, rawNoteId: string): Promise<Note> {
     const id = parseId(rawNoteId);
-    const note =
-      id === undefined
-        ? null
-        : await this.ds.getRepository(Note).findOne({ where: { id, noteableType: target.type, noteableId: target.id } });
+    const note = id === undefined ? null : await this.repo.findOn(target.type, target.id, id);
     if (!note) throw new NotFound('Note');
     return note;
   }
@@ -164,9 +161,10 @@ export class NotesService {
     if (!target.abilities.has('admin_note') && !(isAuthor && target.abilities.has('read_note'))) throw new Forbidden();
   }
 
-  private readBody(p: Params, name: 'body' | 'note' = 'body'): string {
-    const body = p.requireString(name);
-    if (body.length > MAX_BODY) throw new ValidationFailed({ note: ['is too long (maximum is 1000000 characters)'] });
-    return body;
+  /** The required text (`body`, or `note` on the legacy route): absent or blank is `"name" not given`. */
+  private readBody(value: string | undefined, name: 'body' | 'note'): string {
+    if (value === undefined || value.trim() === '') throw new MissingAttribute(name);
+    if (value.length > MAX_BODY) throw new ValidationFailed({ note: ['is too long (maximum is 1000000 characters)'] });
+    return value;
   }
 }
