@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { NotFound } from '../common/errors/domain-errors';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { PoolStats } from '../database/pool-stats';
-import { addGaugeSource, registry } from './registry';
+import { addGaugeSource, ensureDefaultMetrics, registry } from './registry';
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -44,6 +44,7 @@ export class MetricsService implements OnModuleDestroy {
 
   async scrape(ip: string): Promise<string> {
     if (!this.allows(ip)) throw new NotFound();
+    ensureDefaultMetrics();
     return registry.metrics();
   }
 }

@@ -7,7 +7,17 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  * nothing but this file knows prom-client.
  */
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'gitlab_v3_' });
+
+let defaults = false;
+/**
+ * The process's own figures (CPU, memory, event-loop lag, GC) start with the first scrape: their
+ * observers (GC above all) cost every request something, which an unscraped server should not pay.
+ */
+export function ensureDefaultMetrics(): void {
+  if (defaults) return;
+  defaults = true;
+  collectDefaultMetrics({ register: registry, prefix: 'gitlab_v3_' });
+}
 
 const httpDuration = new Histogram({
   name: 'http_request_duration_seconds',
