@@ -12,9 +12,10 @@ import { Logger } from './common/http/logger';
 import { PaginationInterceptor } from './common/pagination/pagination.interceptor';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { DbNotifications } from './database/notifications';
+import { PoolStats } from './database/pool-stats';
 import { OpenApiModule } from './openapi/openapi.module';
 import { Transactions } from './database/transactions';
-import { attachEntities, Database, DATABASE } from './database/data-source';
+import { attachEntities, Database } from './database/data-source';
 
 /** Config, database, secrets, logging, the login throttle and the global filter, pipe and interceptors (the guard: AuthModule). */
 @Global()
@@ -35,10 +36,10 @@ export class CoreModule {
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        { provide: DATABASE, useValue: db },
         Logger,
         Transactions,
         DbNotifications,
+        PoolStats,
         SecretsService,
         LoginAttemptsRepository,
         LoginThrottle,
@@ -47,7 +48,7 @@ export class CoreModule {
         { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
         { provide: APP_PIPE, useClass: GitlabValidationPipe },
       ],
-      exports: [APP_CONFIG, DATABASE, Transactions, DbNotifications, Logger, SecretsService, LoginThrottle],
+      exports: [APP_CONFIG, Transactions, DbNotifications, PoolStats, Logger, SecretsService, LoginThrottle],
     };
   }
 }

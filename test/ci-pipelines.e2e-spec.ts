@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretsService } from '../src/common/crypto/secrets.service';
 import { BuildsService } from '../src/ci/builds/builds.service';
-import { BuildTimeoutSweeper } from '../src/ci/pipelines/build-timeout.sweeper';
+import { BuildTimeoutSweeper, SWEEP_QUEUE } from '../src/ci/pipelines/build-timeout.sweeper';
 import { ci, Json, waitFor } from './helpers/ci';
 import { GitCli } from './helpers/git-cli';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
@@ -180,6 +180,9 @@ describe('CI pipelines from pushes', () => {
     const build = (await c.api.requestBuild(runner.token).expect(201)).body;
     await c.api.patchTrace(build.id, build.token, 0, 'working...').expect(202);
     const sweeper = t.app.app.get(BuildTimeoutSweeper);
+    // the sweep runs as a job on the durable queue, rescheduling itself (no timer in memory)
+    const jobs = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1`, [SWEEP_QUEUE]);
+    expect(jobs[0].n).toBeGreaterThan(0);
     expect(await sweeper.sweep()).toEqual([]);
     await t.sql(`UPDATE commit_statuses SET started_at = now() - interval '3601 seconds' WHERE id = $1`, [build.id]);
     expect(await sweeper.sweep()).toEqual([build.id]);

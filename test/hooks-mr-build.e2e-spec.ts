@@ -55,4 +55,32 @@ describe('project webhooks: merge request and build events', () => {
     const merged = got.find((r) => r.body.object_attributes.action === 'merge')!;
     expect(merged.body.object_attributes.state).toBe('merged');
   });
+
+  it('Build Hook when a build finishes, with GitLab 8.8\'s build data', async () => {
+    const runner = await c.registerRunner();
+    const p = await c.project(owner, 'unit:\n  script: ["make test"]\n');
+    await t.http
+      .post(`/api/v3/projects/${p.id}/hooks`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ url: rx.url('/build'), push_events: false, build_events: true })
+      .expect(201);
+    const claimed = await waitFor(async () => {
+      const res = await c.api.requestBuild(runner.token);
+      return res.status === 201 && res.body.sha === p.sha ? res.body : undefined;
+    }, 'claimed build');
+    await c.api.update(claimed.id, { token: runner.token, state: 'success', trace: 'ok\n' }).expect(200);
+    const [got] = await rx.waitFor('/build', 1);
+    expect(got.headers['x-gitlab-event']).toBe('Build Hook');
+    expect(got.body).toMatchObject({
+      object_kind: 'build',
+      ref: 'master',
+      sha: p.sha,
+      build_id: claimed.id,
+      build_name: 'unit',
+      build_stage: 'test',
+      build_status: 'success',
+      project_id: p.id,
+      commit: { sha: p.sha, message: 'add ci' },
+    });
+  });
 });

@@ -15,6 +15,15 @@ describe('operations: metrics, CORS, request ids', () => {
     expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v3\/projects\/:id",status="404"\} \d+/);
     expect(res.text).toMatch(/db_pool_connections\{state="total"\} \d+/);
     expect(res.text).toContain('git_processes_running');
+    // git work is counted by subcommand
+    const p = await t.http.post('/api/v3/projects').set('PRIVATE-TOKEN', t.root.token).send({ name: 'metered' }).expect(201);
+    await t.http
+      .post(`/api/v3/projects/${p.body.id}/repository/files`)
+      .set('PRIVATE-TOKEN', t.root.token)
+      .send({ file_path: 'a.txt', branch_name: 'master', content: 'a', commit_message: 'a' })
+      .expect(201);
+    const after = await t.http.get('/-/metrics').expect(200);
+    expect(after.text).toMatch(/git_processes_spawned_total\{command="commit-tree"\} [1-9]/);
     expect(res.text).not.toContain('/api/v3/projects/12345');
   });
 

@@ -4,9 +4,6 @@ import { EmbeddedPostgres } from './embedded-postgres';
 import { MIGRATIONS } from './migrations';
 import { QueryCounter } from './query-counter';
 
-/** Injection token of the opened `Database` (query counter, embedded server). */
-export const DATABASE = Symbol('DATABASE');
-
 /** Settings shared by the app's data source and the TypeORM CLI's (ormconfig.ts). */
 export const BASE_OPTIONS = {
   type: 'postgres',

@@ -1,3 +1,4 @@
+import { tracked } from './git-runner';
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 
 export interface GitObject {
@@ -31,7 +32,7 @@ class CatFileProcess {
   lastUsed = Date.now();
 
   constructor(gitDir: string, env: Record<string, string>, onExit: () => void) {
-    this.child = spawn('git', ['cat-file', '--batch'], { env: { ...env, GIT_DIR: gitDir }, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = tracked(spawn('git', ['cat-file', '--batch'], { env: { ...env, GIT_DIR: gitDir }, stdio: ['pipe', 'pipe', 'pipe'] }), ['cat-file']);
     this.child.stdout.on('data', (d: Buffer) => this.onData(d));
     this.child.stderr.on('data', () => undefined);
     this.child.stdin.on('error', () => undefined);

@@ -1,6 +1,7 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { gitProcessStarted } from '../metrics/registry';
 
 export class GitError extends Error {
   constructor(
@@ -71,7 +72,7 @@ export class GitRunner {
   spawn(args: string[], opts: Omit<RunOptions, 'input' | 'okCodes' | 'maxOutputBytes'> = {}): ChildProcessWithoutNullStreams {
     const env = { ...this.baseEnv, ...(opts.env ?? {}) };
     if (opts.gitDir) env.GIT_DIR = opts.gitDir;
-    const child = spawn('git', args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = tracked(spawn('git', args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] }), args);
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     child.on('close', () => clearTimeout(timer));
     child.stdin.on('error', () => undefined);
@@ -84,7 +85,7 @@ export class GitRunner {
     const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const maxOut = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
     return new Promise((resolve, reject) => {
-      const child = spawn('git', args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = tracked(spawn('git', args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] }), args);
       const out: Buffer[] = [];
       let outBytes = 0;
       let err = '';
@@ -123,4 +124,13 @@ export class GitRunner {
       else child.stdin.end();
     });
   }
+}
+
+/** Counts the process in the metrics (spawned by git subcommand, running now) until it ends. */
+export function tracked<T extends ChildProcessWithoutNullStreams>(child: T, args: string[]): T {
+  const command = args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? 'git';
+  const done = gitProcessStarted(command);
+  child.once('close', done);
+  child.once('error', done);
+  return child;
 }

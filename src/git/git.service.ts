@@ -14,11 +14,6 @@ import { branchRef, parseNewRefName, Sha } from './names';
 import { ArchiveFormat, Repository } from './repository';
 import { RefUpdate, serveSmartHttp, SmartHttpAction } from './smart-http';
 
-/** A branch name git accepts and that can never be read as an option or a path escape. */
-export function isValidBranchName(name: string): boolean {
-  return parseNewRefName(name) !== null;
-}
-
 /** An archive ready to stream: from the cache (with its length) or straight from `git archive`. */
 export interface ArchiveStream {
   stream: Readable;

@@ -35,18 +35,6 @@ export const LIMITS = {
   archiveTimeoutMs: 10 * 60_000,
 };
 
-/**
- * @deprecated Parse with `parseRef` (src/git/names.ts) and hand the `RefName` on: Repository methods
- * take only branded names. Kept so that code written against the old checkers still compiles.
- */
-export function isSafeRef(ref: string): boolean {
-  return parseRef(ref) !== null;
-}
-
-/** @deprecated Parse with `parseRepoPath` (src/git/names.ts); see isSafeRef. */
-export function isSafePath(path: string): boolean {
-  return repoPathProblem(path, { dir: true }) === null;
-}
 
 export interface Identity {
   name: string;

@@ -16,7 +16,7 @@ import { parseId } from '../common/params/params';
 import { ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { EventsService, NewEvent } from '../events/events.service';
-import { isValidBranchName } from '../git/git.service';
+import { parseNewRefName } from '../git/names';
 import { Commit, DiffEntry } from '../git/objects';
 import { LabelsService } from '../labels/labels.service';
 import { Milestone } from '../milestones/milestone.entity';
@@ -352,7 +352,7 @@ export class MergeRequestsService {
 
   /** A branch named by a client: a valid name that exists, else 400 with the field. */
   private async assertBranch(projectId: number, name: string, field: 'source_branch' | 'target_branch'): Promise<void> {
-    if (!isValidBranchName(name)) throw new ValidationFailed({ [field]: ['is invalid'] });
+    if (parseNewRefName(name) === null) throw new ValidationFailed({ [field]: ['is invalid'] });
     if (!(await this.git.branchExists(projectId, name))) throw new ValidationFailed({ [field]: ['does not exist'] });
   }
 

@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import ipaddr from 'ipaddr.js';
-import { DataSource } from 'typeorm';
 import { NotFound } from '../common/errors/domain-errors';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { PoolStats } from '../database/pool-stats';
 import { addGaugeSource, registry } from './registry';
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
@@ -25,13 +25,9 @@ export class MetricsService implements OnModuleDestroy {
   private readonly allowed: Range[];
   private readonly removeSource: () => void;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, ds: DataSource) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, pool: PoolStats) {
     this.allowed = config.metricsAllowedIps.map(parseRange);
-    const pool = () => (ds.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } }).master;
-    this.removeSource = addGaugeSource('db_pool_connections', (): Record<string, number> => {
-      const p = pool();
-      return p ? { total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount } : {};
-    });
+    this.removeSource = addGaugeSource('db_pool_connections', () => pool.snapshot());
   }
 
   onModuleDestroy(): void {

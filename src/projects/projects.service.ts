@@ -65,17 +65,6 @@ export class ProjectsService {
     private readonly domainEvents: DomainEvents,
   ) {}
 
-  /** @deprecated use `ProjectResolver.find` (kept while other areas move over). */
-  findByRef(ref: string | number): Promise<Project> {
-    return this.resolver.find(ref);
-  }
-
-  /** @deprecated use `ProjectResolver.resolve` (kept while other areas move over). */
-  async authorize(user: User | undefined, ref: string | number, ability: ProjectAbility = 'read_project') {
-    const { project, abilities } = await this.resolver.resolve(user, ref, ability);
-    return { project, abilities };
-  }
-
   /** `GET /projects/:id`: the project with the caller's access (one statement). */
   show(user: User, ref: string): Promise<ResolvedProject> {
     return this.resolver.resolve(user, ref);

@@ -125,12 +125,19 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
    * Enqueues a job. With `tx` the job is inserted by that transaction (visible and runnable only
    * after it commits). Without, it is written at once through the pool.
    */
-  async send<T extends object>(name: string, data: T, opts: { tx?: Tx; startAfterSeconds?: number; singletonKey?: string } = {}): Promise<string | null> {
+  async send<T extends object>(
+    name: string,
+    data: T,
+    opts: { tx?: Tx; startAfterSeconds?: number; singletonKey?: string; singletonSeconds?: number; singletonNextSlot?: boolean } = {},
+  ): Promise<string | null> {
     await this.start();
     const options: PgBoss.SendOptions = {};
     if (opts.tx) options.db = txDb(opts.tx);
     if (opts.startAfterSeconds) options.startAfter = opts.startAfterSeconds;
     if (opts.singletonKey) options.singletonKey = opts.singletonKey;
+    // at most one job of this key per time slot, across every instance (periodic work)
+    if (opts.singletonSeconds) options.singletonSeconds = opts.singletonSeconds;
+    if (opts.singletonNextSlot) options.singletonNextSlot = true;
     const id = await this.boss.send(name, data, options);
     if (!opts.tx) this.wake(name);
     return id;

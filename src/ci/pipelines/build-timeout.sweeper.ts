@@ -1,21 +1,24 @@
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { QueueService } from '../../queue/queue.service';
 import { Transactions } from '../../database/transactions';
 import { Logger } from '../../common/http/logger';
 import { BuildsRepository } from '../builds/builds.repository';
 import { BuildsService } from '../builds/builds.service';
 import { PipelinesService } from './pipelines.service';
 
-const SWEEP_EVERY_MS = 60_000;
+const SWEEP_EVERY_SECONDS = 60;
+export const SWEEP_QUEUE = 'ci-build-timeout-sweep';
 const BATCH = 100;
 
 /**
  * A running build past its project's `build_timeout` (the runner died or lost the network) is
  * failed with a trace line saying so, and its pipeline moves on. Pending builds wait for a runner.
- * Every instance sweeps; `FOR UPDATE SKIP LOCKED` hands each build to one of them.
+ * The sweep is a job on the durable queue that schedules its successor a minute later (one per
+ * minute slot across every instance, so it survives restarts and never runs twice at once); within a
+ * sweep `FOR UPDATE SKIP LOCKED` hands each build to one sweeper.
  */
 @Injectable()
-export class BuildTimeoutSweeper implements OnModuleInit, OnModuleDestroy {
-  private timer?: NodeJS.Timeout;
+export class BuildTimeoutSweeper implements OnModuleInit, OnApplicationBootstrap {
   private running = false;
 
   constructor(
@@ -24,15 +27,31 @@ export class BuildTimeoutSweeper implements OnModuleInit, OnModuleDestroy {
     private readonly builds: BuildsService,
     private readonly pipelines: PipelinesService,
     private readonly logger: Logger,
+    private readonly queue: QueueService,
   ) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.sweep().catch(() => undefined), SWEEP_EVERY_MS);
-    this.timer.unref();
+    this.queue
+      .register(SWEEP_QUEUE, { handler: () => this.tick(), retryLimit: 0, expireInSeconds: 600 })
+      .catch((e) => this.logger.error('build timeout sweep: queue setup failed', { error: e instanceof Error ? e.message : String(e) }));
   }
 
-  onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
+  /** Makes sure a sweep is scheduled (the first instance up starts the chain; the others add nothing). */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queue.send(SWEEP_QUEUE, {}, { singletonKey: 'sweep', singletonSeconds: SWEEP_EVERY_SECONDS });
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.sweep();
+    } finally {
+      await this.queue.send(SWEEP_QUEUE, {}, {
+        startAfterSeconds: SWEEP_EVERY_SECONDS,
+        singletonKey: 'sweep',
+        singletonSeconds: SWEEP_EVERY_SECONDS,
+        singletonNextSlot: true,
+      });
+    }
   }
 
   /** One pass; returns the ids of the builds it failed. */

@@ -167,6 +167,42 @@ export class PipelinesService implements OnModuleInit {
       return pipeline;
     });
     this.outcome(finished);
+    if (finished) await this.announceBuild(buildId, finished).catch(() => undefined);
+  }
+
+  /** After a build finished: project build hooks (GitLab 8.8 fires them when a build ends). */
+  private async announceBuild(buildId: number, pipeline: Pipeline): Promise<void> {
+    const build = await this.builds.find(buildId);
+    if (!build) return;
+    const sha = parseSha(build.sha);
+    const commit = sha ? await this.git.repository(build.projectId).commit(sha) : null;
+    this.domainEvents.emit('build.changed', {
+      projectId: build.projectId,
+      build: {
+        id: build.id,
+        name: build.name,
+        stage: build.stage,
+        status: build.status,
+        ref: build.ref,
+        tag: build.tag,
+        beforeSha: build.beforeSha,
+        sha: build.sha,
+        startedAt: build.startedAt,
+        finishedAt: build.finishedAt,
+        allowFailure: build.allowFailure,
+        userId: build.userId,
+        commit: {
+          id: pipeline.id,
+          sha: build.sha,
+          message: commit?.message ?? '',
+          authorName: commit?.author.name ?? '',
+          authorEmail: commit?.author.email ?? '',
+          status: pipeline.status ?? 'pending',
+          startedAt: pipeline.startedAt,
+          finishedAt: pipeline.finishedAt,
+        },
+      },
+    });
   }
 
   private async loadConfig(pipeline: Pipeline): Promise<CiConfig | undefined> {

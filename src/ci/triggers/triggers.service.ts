@@ -4,7 +4,6 @@ import { apiError, NotFound, Unauthorized } from '../../common/errors/domain-err
 import { GitService } from '../../git/git.service';
 import { parseRef } from '../../git/names';
 import { ProjectResolver } from '../../projects/project-resolver.service';
-import { ProjectsService } from '../../projects/projects.service';
 import { User } from '../../users/user.entity';
 import { PipelinesService } from '../pipelines/pipelines.service';
 import { TriggerBuildsDto } from './dto/triggers.dto';
@@ -23,7 +22,6 @@ export interface TriggerView {
 export class TriggersService {
   constructor(
     private readonly projects: ProjectResolver,
-    private readonly projectsService: ProjectsService,
     private readonly triggers: TriggersRepository,
     private readonly pipelines: PipelinesService,
     private readonly git: GitService,
@@ -57,7 +55,7 @@ export class TriggersService {
 
   /** Runs the jobs of `ref` (those with `only: [triggers]` too) for a trigger token; 400 when none. */
   async trigger(projectRef: string, dto: TriggerBuildsDto): Promise<{ id: number; variables: Record<string, string> | null }> {
-    const project = await this.projectsService.findByRef(projectRef);
+    const project = await this.projects.find(projectRef);
     const variables = this.checkVariables(dto.variables);
     const t = await this.triggers.byDigest(this.secrets.digest(dto.token));
     if (!t) throw new NotFound('Trigger');
