@@ -153,4 +153,11 @@ describe('v3 runners API', () => {
     await c.api.verify(extra.token).expect(403); // the runner API no longer knows it
     expect((await pl.del(team.admin, `/runners/${shared.id}`).expect(200)).body.is_shared).toBe(true);
   });
+
+  it('application settings show the runners registration token to admins (the one that registers shared runners)', async () => {
+    const res = await pl.get(team.admin, '/application/settings').expect(200);
+    expect(res.body.runners_registration_token).toBe(await c.registrationToken());
+    expect((await pl.put(team.admin, '/application/settings').send({ signup_enabled: true }).expect(200)).body.runners_registration_token).toBe(res.body.runners_registration_token);
+    expect((await pl.get(team.owner, '/application/settings')).status).toBe(403);
+  });
 });
