@@ -13,11 +13,11 @@ export class ApplicationSettingsController {
 
   @Get()
   async show() {
-    return presentSettings(await this.settings.get());
+    return { ...presentSettings(await this.settings.get()), ...(await this.settings.adminFields()) };
   }
 
   @Put()
   async update(@Input() dto: UpdateApplicationSettingsDto) {
-    return presentSettings(await this.settings.update(dto));
+    return { ...presentSettings(await this.settings.update(dto)), ...(await this.settings.adminFields()) };
   }
 }

@@ -25,6 +25,17 @@ export class ApplicationSettingsService implements OnModuleInit {
     private readonly notifications: DbNotifications,
   ) {}
 
+  private readonly adminExtras: (() => Promise<Record<string, unknown>>)[] = [];
+
+  /** Fields another area adds to the admin view of the settings (CI: `runners_registration_token`). */
+  addAdminFields(fn: () => Promise<Record<string, unknown>>): void {
+    this.adminExtras.push(fn);
+  }
+
+  async adminFields(): Promise<Record<string, unknown>> {
+    return Object.assign({}, ...(await Promise.all(this.adminExtras.map((f) => f()))));
+  }
+
   async onModuleInit(): Promise<void> {
     await this.notifications.listen(CHANNEL, () => (this.cached = undefined));
   }

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { Logger } from '../common/http/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 
-type Handler = () => void;
+type Handler = (payload: string) => void;
 
 /**
  * Cross-instance signals over PostgreSQL LISTEN/NOTIFY, for caches that must not outlive a change
@@ -37,24 +37,30 @@ export class DbNotifications implements OnModuleDestroy {
     await this.client?.query(`LISTEN ${channel}`);
   }
 
-  /** Tells every instance; call after the change has committed. */
-  async notify(channel: string): Promise<void> {
-    if (!this.config.databaseUrl) {
-      this.run(channel);
-      return;
-    }
-    await this.ds.query(`SELECT pg_notify($1, '')`, [channel]);
+  /** Stops running `handler` (the channel stays listened to: other handlers come and go). */
+  unlisten(channel: string, handler: Handler): void {
+    this.handlers.get(channel)?.delete(handler);
   }
 
-  private run(channel?: string): void {
-    for (const [name, set] of this.handlers) if (channel === undefined || name === channel) for (const h of set) h();
+  /** Tells every instance; call after the change has committed. `payload`: a short string (e.g. an id). */
+  async notify(channel: string, payload = ''): Promise<void> {
+    if (!this.config.databaseUrl) {
+      this.run(channel, payload);
+      return;
+    }
+    await this.ds.query(`SELECT pg_notify($1, $2)`, [channel, payload]);
+  }
+
+  /** Without a channel (the listener was lost): every handler, with an empty payload ("anything may have changed"). */
+  private run(channel?: string, payload = ''): void {
+    for (const [name, set] of this.handlers) if (channel === undefined || name === channel) for (const h of [...set]) h(payload);
   }
 
   private connect(): Promise<void> {
     if (this.client || this.closed) return Promise.resolve();
     this.connecting ??= (async () => {
       const client = new Client({ connectionString: this.config.databaseUrl });
-      client.on('notification', (n) => this.run(n.channel));
+      client.on('notification', (n) => this.run(n.channel, n.payload ?? ''));
       client.on('error', (e) => {
         this.logger.warn('notification listener lost', { error: e.message });
         this.client = undefined;

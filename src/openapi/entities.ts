@@ -632,6 +632,7 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
     after_sign_out_path: nullable(str()),
     container_registry_token_expire_delay: int('minutes'),
     allow_local_requests_from_hooks_and_services: bool(),
+    runners_registration_token: str('the token that registers shared runners'),
   }),
   License: object({
     key: str(),

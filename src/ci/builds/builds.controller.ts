@@ -1,12 +1,14 @@
-import { Controller, Get, Param, Post, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { CurrentUser } from '../../common/auth/decorators';
 import { API } from '../../common/http/routes';
 import { Input } from '../../common/params/params';
 import { ProjectViews } from '../../projects/project-views.service';
 import { User } from '../../users/user.entity';
 import { presentBuild } from './builds.presenter';
-import { ListBuildsDto } from './dto/builds.dto';
+import { ListBuildsDto, TraceDto } from './dto/builds.dto';
+import { followAsEventStream } from './trace-events';
+import { TraceFollower } from './trace-follower';
 import { ProjectBuildsService } from './project-builds.service';
 
 /** `/api/v3/projects/:id/builds` and a commit's builds. */
@@ -15,6 +17,7 @@ export class BuildsController {
   constructor(
     private readonly builds: ProjectBuildsService,
     private readonly views: ProjectViews,
+    private readonly follower: TraceFollower,
   ) {}
 
   @Get('builds')
@@ -46,8 +49,24 @@ export class BuildsController {
     file.stream.pipe(res);
   }
 
+  /**
+   * The trace as text; with `Accept: text/event-stream` or `?follow=true`, a live follow as server-sent
+   * events (`trace` events with `{"text"}` as it grows, then one `end` event with the final status).
+   */
   @Get('builds/:buildId/trace')
-  async trace(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string, @Res() res: Response) {
+  async trace(
+    @CurrentUser() user: User,
+    @Param('id') id: string,
+    @Param('buildId') buildId: string,
+    @Input() q: TraceDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ) {
+    if (q.follow === true || /\btext\/event-stream\b/.test(req.headers.accept ?? '')) {
+      const { build, secrets } = await this.builds.traceToFollow(user, id, buildId);
+      await followAsEventStream(this.follower, build, secrets, req, res);
+      return;
+    }
     const t = await this.builds.trace(user, id, buildId);
     res.status(200);
     res.setHeader('Content-Type', 'text/plain');

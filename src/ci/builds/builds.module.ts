@@ -3,11 +3,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { BuildDetails } from './build.entity';
 import { BuildsRepository } from './builds.repository';
 import { BuildsService } from './builds.service';
+import { TraceFollower } from './trace-follower';
 
 /** Builds: their rows (with their commit status), state machine, trace and artifacts files. */
 @Module({
   imports: [TypeOrmModule.forFeature([BuildDetails])],
-  providers: [BuildsRepository, BuildsService],
-  exports: [BuildsRepository, BuildsService],
+  providers: [BuildsRepository, BuildsService, TraceFollower],
+  exports: [BuildsRepository, BuildsService, TraceFollower],
 })
 export class BuildsModule {}

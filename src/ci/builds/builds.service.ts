@@ -1,3 +1,4 @@
+import { DbNotifications } from '../../database/notifications';
 import { randomBytes } from 'node:crypto';
 import { Transactions } from '../../database/transactions';
 import { createReadStream, promises as fs } from 'node:fs';
@@ -37,6 +38,9 @@ export interface TraceResult {
 export const MAX_TRACE_PART = 16 * 1024 * 1024;
 
 /** Builds as runners see them: claiming, state, trace, artifacts; build token checks. */
+/** The notification channel of trace appends and build ends (payload: the build id). */
+export const TRACE_CHANNEL = 'ci_build_trace';
+
 @Injectable()
 export class BuildsService {
   readonly files: BuildFiles;
@@ -46,8 +50,14 @@ export class BuildsService {
     private readonly secrets: SecretsService,
     private readonly tx: Transactions,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly notifications: DbNotifications,
   ) {
     this.files = new BuildFiles(config.dataDir);
+  }
+
+  /** Tells the live-trace followers of every instance that the build's trace or state changed (after commit). */
+  async signalTrace(id: number): Promise<void> {
+    await this.notifications.notify(TRACE_CHANNEL, String(id)).catch(() => undefined);
   }
 
   find(id: number): Promise<BuildRow | undefined> {
@@ -108,9 +118,11 @@ export class BuildsService {
       const size = await this.files.replaceTrace(build.id, trace);
       await this.builds.setTraceSize(build.id, size);
     }
-    if (state === 'success') return this.builds.transition(build.id, ['pending', 'running'], 'success');
-    if (state === 'failed') return this.builds.transition(build.id, ['pending', 'running'], 'failed');
-    return false;
+    let finished = false;
+    if (state === 'success') finished = await this.builds.transition(build.id, ['pending', 'running'], 'success');
+    if (state === 'failed') finished = await this.builds.transition(build.id, ['pending', 'running'], 'failed');
+    if (finished || typeof trace === 'string') await this.signalTrace(build.id);
+    return finished;
   }
 
   /**
@@ -137,7 +149,7 @@ export class BuildsService {
     if (!contentRange) throw new RunnerApiError(400, { error: '400 Missing header Content-Range' });
     const start = Number(contentRange.trim().replace(/^bytes[ =]/i, '').split('-')[0]);
     if (!Number.isSafeInteger(start) || start < 0) throw new RunnerApiError(400, { error: '400 Missing header Content-Range' });
-    return this.tx.run(async (m) => {
+    const result = await this.tx.run(async (m) => {
       const row = await this.builds.lockTrace(m, build.id);
       if (!row) throw new NotFound();
       if (start !== row.traceSize) {
@@ -147,11 +159,13 @@ export class BuildsService {
       await this.builds.setTraceSize(build.id, size, m);
       return { status: row.status, size };
     });
+    await this.signalTrace(build.id);
+    return result;
   }
 
   /** Drops a running build past its timeout, with a trace line saying so. */
   async timeOut(id: number, timeout: number): Promise<boolean> {
-    return this.tx.run(async (m) => {
+    const done = await this.tx.run(async (m) => {
       const row = await this.builds.lockTrace(m, id);
       if (!row || row.status !== 'running') return false;
       const line = Buffer.from(`\nERROR: Build failed: execution took longer than ${timeout} seconds (build timeout); the runner stopped reporting\n`);
@@ -159,6 +173,8 @@ export class BuildsService {
       await this.builds.setTraceSize(id, size, m);
       return this.builds.transition(id, ['running'], 'failed', m);
     });
+    if (done) await this.signalTrace(id);
+    return done;
   }
 
   /**
@@ -249,8 +265,12 @@ export class BuildsService {
 
   /** The trace as stored (first `trace_size` bytes), with the build and project tokens masked. */
   traceStream(build: BuildRow, projectRunnersToken?: string): NodeJS.ReadableStream {
-    const secrets = [this.tokenOf(build), projectRunnersToken].filter((s): s is string => !!s);
-    return this.files.readTrace(build.id, build.traceSize, secrets);
+    return this.files.readTrace(build.id, build.traceSize, this.traceSecrets(build, projectRunnersToken));
+  }
+
+  /** The tokens a trace shown to users has masked: the build's own and the project's runners token. */
+  traceSecrets(build: BuildRow, projectRunnersToken?: string): string[] {
+    return [this.tokenOf(build), projectRunnersToken].filter((s): s is string => !!s);
   }
 
   isFinished(status: string): boolean {

@@ -76,11 +76,19 @@ export class ProjectBuildsService {
     return { id: build.id, stream: this.builds.traceStream(build, this.secrets.decrypt(project.runnersTokenEncrypted)) };
   }
 
+  /** What a live follow of the trace needs: the build and the secrets to mask (read access as for the trace). */
+  async traceToFollow(user: User, ref: string, rawId: string): Promise<{ build: BuildRow; secrets: string[] }> {
+    const { project } = await this.projects.resolve(user, ref, 'read_build');
+    const build = await this.find(project, rawId);
+    return { build, secrets: this.builds.traceSecrets(build, this.secrets.decrypt(project.runnersTokenEncrypted)) };
+  }
+
   /** Pending or running → canceled (finished builds are returned unchanged); the pipeline moves on. */
   async cancel(user: User, ref: string, rawId: string): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'update_build');
     const build = await this.find(project, rawId);
     if (await this.repo.transition(build.id, ['pending', 'running'], 'canceled')) {
+      await this.builds.signalTrace(build.id);
       await this.pipelines.buildFinished(build.pipelineId, build.id);
     }
     return (await this.views(project, [(await this.repo.find(build.id))!]))[0];

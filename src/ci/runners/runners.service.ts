@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Transactions } from '../../database/transactions';
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { Forbidden, MissingAttribute, NotFound } from '../../common/errors/domain-errors';
 import { ApplicationSettingsService } from '../../application-settings/application-settings.service';
@@ -23,13 +23,18 @@ export function parseTagList(raw: unknown): string[] {
 
 /** Runners: registration (shared or specific), removal, and authentication by runner token. */
 @Injectable()
-export class RunnersService {
+export class RunnersService implements OnModuleInit {
   constructor(
     private readonly runners: RunnersRepository,
     private readonly secrets: SecretsService,
     private readonly tx: Transactions,
     private readonly settings: ApplicationSettingsService,
   ) {}
+
+  /** Admins see the registration token in the application settings. */
+  onModuleInit(): void {
+    this.settings.addAdminFields(async () => ({ runners_registration_token: await this.registrationToken() }));
+  }
 
   /** The instance's runner registration token, created on first use (kept digested and encrypted). */
   async registrationToken(): Promise<string> {

@@ -1,0 +1,55 @@
+import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
+import { Admin, CurrentUser } from '../../common/auth/decorators';
+import { API } from '../../common/http/routes';
+import { Input } from '../../common/params/params';
+import { User } from '../../users/user.entity';
+import { EnableRunnerDto, ListRunnersDto, UpdateRunnerDto } from './dto/runners.dto';
+import { presentRunner, presentRunnerDetail } from './runners.presenter';
+import { RunnersApiService } from './runners-api.service';
+
+/** `/api/v3/runners` and `/api/v3/projects/:id/runners`. */
+@Controller(API)
+export class RunnersController {
+  constructor(private readonly runners: RunnersApiService) {}
+
+  @Get('runners')
+  async list(@CurrentUser() user: User, @Input() q: ListRunnersDto) {
+    return (await this.runners.listOwned(user, q)).map(presentRunner);
+  }
+
+  @Admin()
+  @Get('runners/all')
+  async all(@Input() q: ListRunnersDto) {
+    return (await this.runners.listAll(q)).map(presentRunner);
+  }
+
+  @Get('runners/:runnerId')
+  async show(@CurrentUser() user: User, @Param('runnerId') id: string) {
+    return presentRunnerDetail(await this.runners.get(user, id));
+  }
+
+  @Put('runners/:runnerId')
+  async update(@CurrentUser() user: User, @Param('runnerId') id: string, @Input() dto: UpdateRunnerDto) {
+    return presentRunnerDetail(await this.runners.update(user, id, dto));
+  }
+
+  @Delete('runners/:runnerId')
+  async remove(@CurrentUser() user: User, @Param('runnerId') id: string) {
+    return presentRunner(await this.runners.remove(user, id));
+  }
+
+  @Get('projects/:id/runners')
+  async listForProject(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListRunnersDto) {
+    return (await this.runners.listForProject(user, id, q)).map(presentRunner);
+  }
+
+  @Post('projects/:id/runners')
+  async enable(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: EnableRunnerDto) {
+    return presentRunner(await this.runners.enable(user, id, dto));
+  }
+
+  @Delete('projects/:id/runners/:runnerId')
+  async disable(@CurrentUser() user: User, @Param('id') id: string, @Param('runnerId') runnerId: string) {
+    return presentRunner(await this.runners.disable(user, id, runnerId));
+  }
+}
