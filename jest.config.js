@@ -8,4 +8,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 60000,
   maxWorkers: 1,
+  // background clients (the queue's workers, LISTEN connections) of an app a spec forgot to close must not
+  // keep the run alive after its results are in
+  forceExit: true,
 };
