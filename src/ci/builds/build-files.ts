@@ -80,21 +80,7 @@ export class MaskSecrets extends Transform {
   }
 
   private mask(buf: Buffer): Buffer {
-    let out = buf;
-    for (const n of this.needles) {
-      let i = out.indexOf(n);
-      if (i === -1) continue;
-      const parts: Buffer[] = [];
-      let from = 0;
-      while (i !== -1) {
-        parts.push(out.subarray(from, i), Buffer.from('xxxxxx'));
-        from = i + n.length;
-        i = out.indexOf(n, from);
-      }
-      parts.push(out.subarray(from));
-      out = Buffer.concat(parts);
-    }
-    return out;
+    return maskSecrets(buf, this.needles);
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
@@ -107,4 +93,23 @@ export class MaskSecrets extends Transform {
   override _flush(done: TransformCallback): void {
     done(null, this.mask(this.carry));
   }
+}
+
+/** Every occurrence of each needle replaced with `xxxxxx` (tokens in traces). */
+export function maskSecrets(buf: Buffer, needles: Buffer[]): Buffer {
+  let out = buf;
+  for (const n of needles) {
+    let i = out.indexOf(n);
+    if (i === -1) continue;
+    const parts: Buffer[] = [];
+    let from = 0;
+    while (i !== -1) {
+      parts.push(out.subarray(from, i), Buffer.from('xxxxxx'));
+      from = i + n.length;
+      i = out.indexOf(n, from);
+    }
+    parts.push(out.subarray(from));
+    out = Buffer.concat(parts);
+  }
+  return out;
 }

@@ -1,3 +1,4 @@
+import { maskSecrets } from './build-files';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { promises as fs } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
@@ -161,20 +162,6 @@ export class LiveMask {
   }
 
   private mask(buf: Buffer): Buffer {
-    let out = buf;
-    for (const n of this.needles) {
-      let i = out.indexOf(n);
-      if (i === -1) continue;
-      const parts: Buffer[] = [];
-      let from = 0;
-      while (i !== -1) {
-        parts.push(out.subarray(from, i), Buffer.from('xxxxxx'));
-        from = i + n.length;
-        i = out.indexOf(n, from);
-      }
-      parts.push(out.subarray(from));
-      out = Buffer.concat(parts);
-    }
-    return out;
+    return maskSecrets(buf, this.needles);
   }
 }
