@@ -16,6 +16,8 @@ export interface AppConfig {
   databaseUrl?: string;
   /** Embedded database folder, or `memory://` for an in-memory one (tests). */
   embeddedDbDir: string;
+  /** Memory settings of the embedded server (EMBEDDED_SHARED_BUFFERS, EMBEDDED_WORK_MEM). */
+  embeddedTuning: { sharedBuffers: string; workMem: string; maintenanceWorkMem: string };
   /** Key for token digests and encryption of tokens the API must show again. */
   secretKey: Buffer;
   /** Express `trust proxy` value: false, true, a hop count or a list of addresses. */
@@ -101,6 +103,13 @@ function loadSecretKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
   return Buffer.from(key, 'utf8');
 }
 
+/** A Postgres memory size (`16MB`, `512kB`, `1GB`): validated here, since it becomes a server setting. */
+function memEnv(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const v = (env[name] || fallback).trim();
+  if (!/^[1-9][0-9]{0,6}(kB|MB|GB)$/.test(v)) throw new ConfigError(`${name} must be a size like 16MB, got "${v}"`);
+  return v;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const dataDir = resolve(env.DATA_DIR || './data');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -131,6 +140,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir,
     databaseUrl,
     embeddedDbDir: env.EMBEDDED_DB_DIR || join(dataDir, 'db'),
+    embeddedTuning: {
+      sharedBuffers: memEnv(env, 'EMBEDDED_SHARED_BUFFERS', '16MB'),
+      workMem: memEnv(env, 'EMBEDDED_WORK_MEM', '4MB'),
+      maintenanceWorkMem: memEnv(env, 'EMBEDDED_MAINTENANCE_WORK_MEM', '16MB'),
+    },
     secretKey: loadSecretKey(env, dataDir),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel,

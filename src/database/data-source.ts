@@ -29,7 +29,7 @@ export async function openDatabase(config: AppConfig, opts: { migrate?: boolean 
     if (config.dbStatementTimeoutMs > 0) extra.statement_timeout = config.dbStatementTimeoutMs;
     connection = { url: config.databaseUrl, extra };
   } else {
-    embedded = await EmbeddedPostgres.start(config.embeddedDbDir);
+    embedded = await EmbeddedPostgres.start(config.embeddedDbDir, config.embeddedTuning);
     connection = { ...embedded.connectionOptions, extra: { max: 1 } };
   }
   const counter = new QueryCounter();

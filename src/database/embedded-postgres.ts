@@ -1,33 +1,60 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+/** Memory settings of the embedded server (GUCs given at start; Postgres' own defaults are sized for a dedicated host). */
+export interface EmbeddedTuning {
+  /** `shared_buffers`: PGlite's default is 128MB, all of it resident in the WASM heap once touched. */
+  sharedBuffers: string;
+  workMem: string;
+  maintenanceWorkMem: string;
+}
+
+export const DEFAULT_EMBEDDED_TUNING: EmbeddedTuning = { sharedBuffers: '16MB', workMem: '4MB', maintenanceWorkMem: '16MB' };
+
+/** The pre-initialised data folder written by `npm run build` (see embedded-template.ts), beside the compiled code. */
+export const TEMPLATE_FILE = join(__dirname, 'embedded-template.tgz');
 
 /**
  * The zero-setup database: PGlite (Postgres compiled to WASM) served in-process over the
  * Postgres wire protocol on a private Unix socket, so the app reaches it with the same `pg`
  * driver, SQL and migrations as production. The caller uses a pool of ONE connection, so
  * transactions queue instead of interleaving on PGlite's single session.
+ *
+ * A new data folder starts from the build's template (initdb and the migrations of that build
+ * already applied: `initdb` in WASM is most of a first start's time and memory); later migrations
+ * still run at start as usual, so an older template only means more of them.
  */
 export class EmbeddedPostgres {
   private constructor(
     private readonly db: PGlite,
     private readonly server: PGLiteSocketServer,
     private readonly socketDir: string,
-    private readonly ownsSocketDir: boolean,
   ) {}
 
   /** `dir` is the data folder, or `memory://` for a throw-away database. */
-  static async start(dir: string): Promise<EmbeddedPostgres> {
+  static async start(dir: string, tuning: EmbeddedTuning = DEFAULT_EMBEDDED_TUNING, opts: { template?: string | false } = {}): Promise<EmbeddedPostgres> {
     const inMemory = dir.startsWith('memory://');
     if (!inMemory) mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const db = await PGlite.create(inMemory ? undefined : dir);
+    const fresh = inMemory || !existsSync(join(dir, 'PG_VERSION'));
+    const template = opts.template === false ? undefined : opts.template ?? TEMPLATE_FILE;
+    const loadDataDir = fresh && template && existsSync(template) ? new Blob([readFileSync(template)]) : undefined;
+    const db = await PGlite.create(inMemory ? undefined : dir, {
+      startParams: [
+        ...PGlite.defaultStartParams,
+        '-c', `shared_buffers=${tuning.sharedBuffers}`,
+        '-c', `work_mem=${tuning.workMem}`,
+        '-c', `maintenance_work_mem=${tuning.maintenanceWorkMem}`,
+      ],
+      loadDataDir,
+    });
     // A short, private folder for the socket (Unix socket paths are limited to ~107 bytes).
     const socketDir = mkdtempSync(join(tmpdir(), 'pgl-'));
     const server = new PGLiteSocketServer({ db, path: join(socketDir, '.s.PGSQL.5432'), maxConnections: 1 });
     await server.start();
-    return new EmbeddedPostgres(db, server, socketDir, true);
+    return new EmbeddedPostgres(db, server, socketDir);
   }
 
   /** pg connection options reaching this server. */
@@ -35,9 +62,15 @@ export class EmbeddedPostgres {
     return { host: this.socketDir, port: 5432, username: 'postgres', database: 'postgres' };
   }
 
+  /** The whole data folder as a gzipped tarball (PGlite's own format, loadable by `start`). */
+  async dump(): Promise<Buffer> {
+    const file = await this.db.dumpDataDir('gzip');
+    return Buffer.from(await file.arrayBuffer());
+  }
+
   async stop(): Promise<void> {
     await this.server.stop();
     await this.db.close();
-    if (this.ownsSocketDir) rmSync(this.socketDir, { recursive: true, force: true });
+    rmSync(this.socketDir, { recursive: true, force: true });
   }
 }
