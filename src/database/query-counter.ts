@@ -7,11 +7,16 @@ import { AbstractLogger, LogLevel, LogMessage, QueryRunner } from 'typeorm';
 export class QueryCounter extends AbstractLogger {
   count = 0;
   readonly statements: string[] = [];
+  /** The parameters of each recorded statement (same index), for EXPLAIN in the benchmarks. */
+  readonly parameters: (unknown[] | undefined)[] = [];
   recording = false;
 
-  override logQuery(query: string): void {
+  override logQuery(query: string, parameters?: unknown[]): void {
     this.count++;
-    if (this.recording) this.statements.push(query);
+    if (this.recording) {
+      this.statements.push(query);
+      this.parameters.push(parameters);
+    }
   }
 
   protected writeLog(_level: LogLevel, _message: LogMessage | LogMessage[], _qr?: QueryRunner): void {
