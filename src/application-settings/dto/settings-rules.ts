@@ -115,6 +115,7 @@ export function checkSettings(dto: Dto): Changes {
     if (invalid.length) fail(field, `${invalid[0]} is not a valid domain`);
     else next.restrictedSignupDomains = v.map((d) => d.toLowerCase());
   }
+  read('reset_runners_registration_token'); // an action, not a column: only its value is checked here
   if (Object.keys(errors).length) throw new ValidationFailed(errors);
   return next;
 }
