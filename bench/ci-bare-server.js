@@ -215,7 +215,10 @@ function commitTitle(message) {
   return first.length > 100 ? first.slice(0, 80) + '…' : first;
 }
 
-const LIST_BUILDS = SELECT_BUILD_FULL().replace('SELECT s.id,', 'SELECT count(*) OVER () AS total, s.id,') + `
+const COUNT_BUILDS = `SELECT count(*) FROM ci_builds cb WHERE cb.project_id = $1`;
+const COUNT_BUILDS_WITH_STATUS = `SELECT count(*) FROM ci_builds cb JOIN commit_statuses cs ON cs.id = cb.id
+  WHERE cb.project_id = $1 AND cs.status = ANY($2::varchar[])`;
+const LIST_BUILDS = (withStatus) => SELECT_BUILD_FULL().replace('SELECT s.id,', `SELECT (${withStatus ? COUNT_BUILDS_WITH_STATUS : COUNT_BUILDS}) AS total, s.id,`) + `
   WHERE b.project_id = $1 AND ($2::varchar[] IS NULL OR s.status = ANY($2::varchar[]))
   ORDER BY s.id DESC OFFSET $3 LIMIT $4`;
 /** The app's SELECT_BUILD (src/ci/builds/builds.repository.ts), column for column. */
@@ -315,7 +318,7 @@ async function listBuilds(req, res, path, projectId, query) {
   if (raw.some((x) => !SCOPES.includes(x))) return send(res, 400, { message: 'Scope contains invalid value(s)' });
   const page = pageRequest(query);
   const gravatar = await gravatarEnabled();
-  const { rows } = await pool.query(LIST_BUILDS, [p.id, raw.length ? raw : null, page.offset, page.perPage]);
+  const { rows } = await pool.query(LIST_BUILDS(raw.length > 0), [p.id, raw.length ? raw : null, page.offset, page.perPage]);
   let total = rows.length ? Number(rows[0].total) : 0;
   if (!rows.length && page.offset > 0) {
     total = Number((await pool.query(

@@ -233,9 +233,50 @@ describe('CI settings that take effect (instance and project)', () => {
       await pair('GET /runners', '/runners?', team.master);
       await pair('GET /runners/all', '/runners/all?', team.admin);
       await pair('GET /projects/:id/runners', `/projects/${p.id}/runners?`);
+      // the total (X-Total) follows the scope
+      expect((await pl.get(team.owner, `/projects/${p.id}/builds?scope[]=failed&per_page=1`).expect(200)).headers['x-total']).toBe('0');
+      expect((await pl.get(team.owner, `/projects/${p.id}/builds?scope=success&per_page=1`).expect(200)).headers['x-total']).toBe('120');
+      expect((await pl.get(team.owner, `/projects/${p.id}/builds?per_page=1`).expect(200)).headers['x-total']).toBe('121');
       // eslint-disable-next-line no-console
       console.log(`queries per request (per_page=1 vs per_page=100):\n${Object.entries(counts).map(([k, [a, b]]) => `  ${k}: ${a} vs ${b}`).join('\n')}`);
       for (const [one, hundred] of Object.values(counts)) expect(hundred).toBe(one);
+    });
+  });
+
+  describe('permission rows of the builds and project runners API (private, internal, public)', () => {
+    const ROLES = ['stranger', 'guest', 'reporter', 'developer', 'master', 'admin'] as const;
+    // [read a build, cancel it, list the project runners] per role; public_builds on (the default) unless said
+    const EXPECTED: Record<string, Record<(typeof ROLES)[number], [number, number, number]>> = {
+      private: { stranger: [404, 404, 404], guest: [200, 403, 403], reporter: [200, 403, 403], developer: [200, 201, 403], master: [200, 201, 200], admin: [200, 201, 200] },
+      internal: { stranger: [200, 403, 403], guest: [200, 403, 403], reporter: [200, 403, 403], developer: [200, 201, 403], master: [200, 201, 200], admin: [200, 201, 200] },
+      public: { stranger: [200, 403, 403], guest: [200, 403, 403], reporter: [200, 403, 403], developer: [200, 201, 403], master: [200, 201, 200], admin: [200, 201, 200] },
+      'internal, public_builds off': { stranger: [403, 403, 403], guest: [403, 403, 403], reporter: [200, 403, 403], developer: [200, 201, 403], master: [200, 201, 200], admin: [200, 201, 200] },
+    };
+    const LEVELS: Record<string, [0 | 10 | 20, Json]> = {
+      private: [0, {}], internal: [10, {}], public: [20, {}], 'internal, public_builds off': [10, { public_builds: false }],
+    };
+
+    it.each(Object.keys(EXPECTED))('%s project', async (kind) => {
+      const [level, extra] = LEVELS[kind];
+      const p = await pl.project(team, level, extra);
+      await pl.post(team.owner, `/projects/${p.id}/repository/files`)
+        .send({ file_path: '.gitlab-ci.yml', branch_name: 'master', content: tagged(`perm${level}`), commit_message: 'ci' })
+        .expect(201);
+      const [b] = await waitFor(async () => {
+        const list = await c.builds(p.id);
+        return list.length ? list : undefined;
+      }, 'build');
+      const seen: Record<string, [number, number, number]> = {};
+      for (const role of ROLES) {
+        seen[role] = [
+          (await pl.get(team[role], `/projects/${p.id}/builds/${b.id}`)).status,
+          (await pl.post(team[role], `/projects/${p.id}/builds/${b.id}/cancel`)).status,
+          (await pl.get(team[role], `/projects/${p.id}/runners`)).status,
+        ];
+      }
+      expect(seen).toEqual(EXPECTED[kind]);
+      await t.http.get(`/api/v3/projects/${p.id}/builds/${b.id}`).expect(401);
+      await t.http.post(`/api/v3/projects/${p.id}/builds/${b.id}/cancel`).expect(401);
     });
   });
 });
