@@ -199,7 +199,7 @@ describe('CI settings that take effect (instance and project)', () => {
   });
 
   describe('query counts of the builds and runners lists', () => {
-    it('are the same for per_page=1 and per_page=100 (builds, /runners, /runners/all, /projects/:id/runners)', async () => {
+    it('are the same for per_page=1 and per_page=100 (builds, a commit\'s builds, /runners, /runners/all, /projects/:id/runners)', async () => {
       const p = await c.project(team.owner, tagged('many'));
       await pl.post(team.owner, `/projects/${p.id}/members`).send({ user_id: team.master.id, access_level: 40 }).expect(201);
       const [pipeline] = await c.pipelines(p.id);
@@ -230,6 +230,7 @@ describe('CI settings that take effect (instance and project)', () => {
       };
       await pair('GET /projects/:id/builds', `/projects/${p.id}/builds?`);
       await pair('GET /projects/:id/builds?scope[]=success&scope[]=failed', `/projects/${p.id}/builds?scope[]=success&scope[]=failed&`);
+      await pair('GET /projects/:id/repository/commits/:sha/builds', `/projects/${p.id}/repository/commits/${p.sha}/builds?`);
       await pair('GET /runners', '/runners?', team.master);
       await pair('GET /runners/all', '/runners/all?', team.admin);
       await pair('GET /projects/:id/runners', `/projects/${p.id}/runners?`);
@@ -237,6 +238,10 @@ describe('CI settings that take effect (instance and project)', () => {
       expect((await pl.get(team.owner, `/projects/${p.id}/builds?scope[]=failed&per_page=1`).expect(200)).headers['x-total']).toBe('0');
       expect((await pl.get(team.owner, `/projects/${p.id}/builds?scope=success&per_page=1`).expect(200)).headers['x-total']).toBe('120');
       expect((await pl.get(team.owner, `/projects/${p.id}/builds?per_page=1`).expect(200)).headers['x-total']).toBe('121');
+      const ofCommit = await pl.get(team.owner, `/projects/${p.id}/repository/commits/${p.sha}/builds?per_page=50&page=3&scope=success`).expect(200);
+      expect([ofCommit.headers['x-total'], ofCommit.headers['x-total-pages'], ofCommit.body.length]).toEqual(['120', '3', 20]);
+      const past = await pl.get(team.owner, `/projects/${p.id}/repository/commits/${p.sha}/builds?per_page=50&page=9`).expect(200);
+      expect([past.headers['x-total'], past.body]).toEqual(['121', []]);
       // eslint-disable-next-line no-console
       console.log(`queries per request (per_page=1 vs per_page=100):\n${Object.entries(counts).map(([k, [a, b]]) => `  ${k}: ${a} vs ${b}`).join('\n')}`);
       for (const [one, hundred] of Object.values(counts)) expect(hundred).toBe(one);

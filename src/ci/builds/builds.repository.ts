@@ -114,13 +114,19 @@ export class BuildsRepository {
     return [rows, rows.length ? Number(rows[0].total) : 0];
   }
 
-  /** The builds of a commit's pipelines, id descending. */
-  listBySha(projectId: number, sha: string, statuses: string[] | undefined): Promise<BuildRow[]> {
-    return this.q<BuildRow>(
-      `${SELECT_BUILD} WHERE b.project_id = $1 AND s.sha = $2 AND ($3::varchar[] IS NULL OR s.status = ANY($3::varchar[]))
-       ORDER BY s.id DESC`,
-      [projectId, sha, statuses ?? null],
+  /** A page of the builds of a commit's pipelines, id descending, with the total (as `listByProject`). */
+  async listBySha(projectId: number, sha: string, statuses: string[] | undefined, page: { offset: number; perPage: number }): Promise<[BuildRow[], number]> {
+    const where = `b.project_id = $1 AND s.sha = $2 AND ($3::varchar[] IS NULL OR s.status = ANY($3::varchar[]))`;
+    const count = `SELECT count(*) FROM ci_builds b JOIN commit_statuses s ON s.id = b.id WHERE ${where}`;
+    const rows = await this.q<BuildRow & { total: string }>(
+      `${SELECT_BUILD.replace('SELECT s.id,', `SELECT (${count}) AS total, s.id,`)} WHERE ${where} ORDER BY s.id DESC OFFSET $4 LIMIT $5`,
+      [projectId, sha, statuses ?? null, page.offset, page.perPage],
     );
+    if (rows.length === 0 && page.offset > 0) {
+      const [{ count: n }] = await this.q<{ count: string }>(count, [projectId, sha, statuses ?? null]);
+      return [[], Number(n)];
+    }
+    return [rows, rows.length ? Number(rows[0].total) : 0];
   }
 
   async findInProject(projectId: number, id: number): Promise<BuildRow | undefined> {
