@@ -7,24 +7,40 @@
  *
  * 1. 50 runners polling an empty queue (POST builds/register.json → 404): requests/s, p99, server CPU per poll;
  * 2. 50 runners draining 1,000 pending builds: builds/s, and double claims (must be 0);
- * 3. trace PATCH of 4 KB parts, 50 running builds in parallel: parts/s (app only).
+ * 3. trace PATCH of 4 KB parts, 50 running builds in parallel: parts/s (app only);
+ * 4. `GET /api/v3/projects/:id/builds?per_page=100` on a project with 10,000 builds (seeded with SQL),
+ *    BENCH_CONNECTIONS connections: req/s, p50, p99 against the bare handler (same SQL, same JSON,
+ *    checked equal before measuring);
+ * 5. live trace follow: a follower on `GET .../builds/:id/trace` (`Accept: text/event-stream`) while
+ *    the runner PATCHes 4 KB parts one after another: time from sending the PATCH to the part's bytes
+ *    arriving at the follower, p50/p99 over BENCH_FOLLOW_PARTS parts (app only).
  *
  * Env (all optional): BENCH_PG_URL, BENCH_RUNNERS (50), BENCH_BUILDS (1000), BENCH_DURATION (10 s),
- * BENCH_WARMUP (2 s), DB_POOL_SIZE (10), BENCH_APP_MAIN (default dist/main.js).
+ * BENCH_WARMUP (2 s), DB_POOL_SIZE (10), BENCH_APP_MAIN (default dist/main.js), BENCH_LIST_BUILDS
+ * (10000), BENCH_CONNECTIONS (list: 16), BENCH_FOLLOW_PARTS (200), BENCH_CI_PARTS (comma list of
+ * poll,drain,trace,list,follow; default all), BENCH_SHORT=1 (a quick check that the script works:
+ * 2 s runs, no warm-up, 5 runners, 50 builds to drain, 20 parts to follow).
  * Prints a markdown table and writes bench/results/ci-latest.json; exits non-zero on errors or double claims.
  */
 const fs = require('node:fs');
+const http = require('node:http');
 const path = require('node:path');
+const { isDeepStrictEqual } = require('node:util');
 const autocannon = require('autocannon');
 const { Client } = require('pg');
 const { createHarness } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
-const RUNNERS = Number(process.env.BENCH_RUNNERS || 50);
-const BUILDS = Number(process.env.BENCH_BUILDS || 1000);
-const DURATION = Number(process.env.BENCH_DURATION || 10);
-const WARMUP = Number(process.env.BENCH_WARMUP || 2);
+const SHORT = process.env.BENCH_SHORT === '1';
+const RUNNERS = Number(process.env.BENCH_RUNNERS || (SHORT ? 5 : 50));
+const BUILDS = Number(process.env.BENCH_BUILDS || (SHORT ? 50 : 1000));
+const DURATION = Number(process.env.BENCH_DURATION || (SHORT ? 2 : 10));
+const WARMUP = Number(process.env.BENCH_WARMUP ?? (SHORT ? 0 : 2));
+const LIST_BUILDS = Number(process.env.BENCH_LIST_BUILDS || 10000);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16);
+const FOLLOW_PARTS = Number(process.env.BENCH_FOLLOW_PARTS || (SHORT ? 20 : 200));
+const PARTS = new Set((process.env.BENCH_CI_PARTS || 'poll,drain,trace,list,follow').split(',').map((x) => x.trim()));
 const POOL_SIZE = Number(process.env.DB_POOL_SIZE || 10);
 const SECRET_KEY = 'bench-secret-key-0123456789abcdef0123456789abcdef';
 const ROOT_PASSWORD = 'bench-root-password';
@@ -158,83 +174,265 @@ async function traceParts(server, claims) {
   return { parts, parts_per_s: Math.round(parts / seconds), mb_per_s: Math.round(((parts * 4096) / seconds / 1048576) * 10) / 10, cpu_ms_per_part: Math.round((cpu / parts) * 1000) / 1000 };
 }
 
+const pct = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const round2 = (x) => Math.round(x * 100) / 100;
+
+/**
+ * A project with one real commit (through the files API) and `n` finished builds of that commit
+ * seeded with SQL: success and failed, spread over the runners, by the root user.
+ */
+async function seedListProject(app, db, root, rootId, runnerIds, n) {
+  const project = await api(app.base, 'POST', '/api/v3/projects', { name: 'ci-bench-list' }, root);
+  if (project.status !== 201) throw new Error(`list project: ${project.status} ${JSON.stringify(project.body)}`);
+  const id = project.body.id;
+  const file = await api(app.base, 'POST', `/api/v3/projects/${id}/repository/files`, {
+    file_path: 'README.md', branch_name: 'master', content: 'bench\n', commit_message: 'Bench commit\n\nwith a body',
+  }, root);
+  if (file.status !== 201) throw new Error(`file: ${file.status} ${JSON.stringify(file.body)}`);
+  const sha = (await api(app.base, 'GET', `/api/v3/projects/${id}/repository/commits/master`, undefined, root)).body.id;
+  const { rows } = await db.query(
+    `INSERT INTO ci_pipelines (project_id, ref, sha, before_sha, tag, status) VALUES ($1, 'master', $2, $3, false, 'failed') RETURNING id`,
+    [id, sha, '0'.repeat(40)],
+  );
+  await db.query(
+    `WITH s AS (
+       INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, allow_failure, pipeline_id, author_id, started_at, finished_at)
+       SELECT $1, $2, 'master', 'job ' || g, 'test', CASE WHEN g % 7 = 0 THEN 'failed' ELSE 'success' END, false, $3, $4,
+              now() - interval '1 hour', now() - interval '50 minutes'
+       FROM generate_series(1, $5) g RETURNING id)
+     INSERT INTO ci_builds (id, pipeline_id, project_id, stage_idx, commands, runner_id, user_id)
+     SELECT id, $3, $1, 1, 'echo hello', ($6::int[])[1 + id % cardinality($6::int[])], $4 FROM s`,
+    [id, sha, rows[0].id, rootId, n, runnerIds],
+  );
+  await db.query('ANALYZE');
+  return id;
+}
+
+/** `GET /projects/:id/builds?per_page=100` on both servers: equal answers first, then autocannon. */
+async function listBuilds(servers, projectId, root) {
+  const p = `/api/v3/projects/${projectId}/builds?per_page=100`;
+  const answers = [];
+  for (const server of servers) {
+    const r = await fetch(server.base + p, { headers: { 'PRIVATE-TOKEN': root } });
+    const headers = Object.fromEntries(['link', 'x-total', 'x-total-pages', 'x-per-page', 'x-page', 'x-next-page', 'x-prev-page'].map((k) => [k, r.headers.get(k)]));
+    answers.push({ status: r.status, headers, body: await r.json() });
+  }
+  const [a, b] = answers;
+  if (a.status !== 200 || a.body.length !== 100) throw new Error(`app list: ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`);
+  if (!isDeepStrictEqual(a, b)) {
+    const i = a.body.findIndex((x, k) => !isDeepStrictEqual(x, b.body[k]));
+    throw new Error(`the bare handler answers differently: ${JSON.stringify(a.headers)} vs ${JSON.stringify(b.headers)}; ` +
+      `first differing build: ${JSON.stringify(a.body[i])} vs ${JSON.stringify(b.body && b.body[i])}`);
+  }
+  const out = {};
+  for (const server of servers) {
+    const opts = { url: server.base + p, headers: { 'PRIVATE-TOKEN': root }, connections: CONNECTIONS };
+    if (WARMUP > 0) await cannon({ ...opts, duration: WARMUP });
+    const cpu0 = cpuMs(server.child.pid);
+    const r = await cannon({ ...opts, duration: DURATION });
+    const cpu = cpuMs(server.child.pid) - cpu0;
+    const ok = r['2xx'];
+    if (r.errors || r.non2xx) throw new Error(`${server.name} list: ${r.errors} errors, ${r.non2xx} non-2xx`);
+    out[server.name] = { req_per_s: r.requests.average, p50_ms: r.latency.p50, p99_ms: r.latency.p99, cpu_ms_per_req: round2(cpu / (ok || 1)), total: ok };
+  }
+  return out;
+}
+
+/**
+ * Follows a running build's trace as server-sent events while the runner PATCHes 4 KB parts, one
+ * after the other; each part starts with a marker, and its latency is the time from sending the
+ * PATCH to the marker arriving at the follower.
+ */
+async function followTrace(app, projectId, build, root) {
+  let received = '';
+  let waiter;
+  const events = { trace: 0 };
+  const req = http.get(`${app.base}/api/v3/projects/${projectId}/builds/${build.id}/trace`, {
+    headers: { 'PRIVATE-TOKEN': root, Accept: 'text/event-stream' },
+  });
+  const opened = new Promise((resolve, reject) => {
+    req.on('error', reject);
+    req.on('response', (res) => {
+      if (res.statusCode !== 200) reject(new Error(`follow: ${res.statusCode}`));
+      res.setEncoding('utf8');
+      let buf = '';
+      res.on('data', (chunk) => {
+        buf += chunk;
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          if (!/^event: trace$/m.test(block)) continue;
+          events.trace++;
+          received += JSON.parse(/^data: (.*)$/m.exec(block)[1]).text;
+          if (waiter && received.includes(waiter.marker)) waiter.resolve(process.hrtime.bigint());
+        }
+      });
+      resolve(res);
+    });
+  });
+  const res = await opened;
+  h.onCleanup(() => req.destroy());
+  const latencies = [];
+  let offset = 0;
+  for (let n = 0; n < FOLLOW_PARTS; n++) {
+    const marker = `@@part-${n}@@`;
+    const part = Buffer.alloc(4096, 'x');
+    part.write(marker, 0);
+    part[4095] = 10;
+    const arrived = new Promise((resolve, reject) => {
+      waiter = { marker, resolve };
+      setTimeout(() => reject(new Error(`part ${n} did not reach the follower in 10 s`)), 10_000).unref();
+    });
+    const t0 = process.hrtime.bigint();
+    const r = await fetch(`${app.base}/ci/api/v1/builds/${build.id}/trace.txt`, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'text/plain', 'BUILD-TOKEN': build.token, 'Content-Range': `${offset}-${offset + part.length}`, 'User-Agent': UA },
+      body: part,
+    });
+    await r.arrayBuffer();
+    if (r.status !== 202) throw new Error(`follow PATCH: ${r.status}`);
+    offset += part.length;
+    latencies.push(Number((await arrived) - t0) / 1e6);
+    waiter = undefined;
+  }
+  req.destroy();
+  res.destroy();
+  latencies.sort((x, y) => x - y);
+  return {
+    parts: latencies.length,
+    p50_ms: round2(pct(latencies, 0.5)),
+    p99_ms: round2(pct(latencies, 0.99)),
+    max_ms: round2(latencies[latencies.length - 1]),
+    mean_ms: round2(latencies.reduce((x, y) => x + y, 0) / latencies.length),
+    trace_events: events.trace,
+  };
+}
+
 h.run(async () => {
   const mainJs = path.resolve(ROOT, process.env.BENCH_APP_MAIN || 'dist/main.js');
   if (!fs.existsSync(mainJs)) throw new Error(`${mainJs} not found: run \`npm run build\` (npm run bench:ci does)`);
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const dbUrl = await h.createDatabase(DB_NAME);
   const [appPort, barePort] = [await freePort(), await freePort()];
+  const dataDir = h.tempDir('ci-bench-');
   const common = { DATABASE_URL: dbUrl, HOST: '127.0.0.1', SECRET_KEY, EXTERNAL_URL, DB_POOL_SIZE: String(POOL_SIZE), NODE_ENV: 'production' };
   const app = {
     name: 'app',
     base: `http://127.0.0.1:${appPort}`,
-    child: startProcess('app', [mainJs], { ...common, PORT: String(appPort), DATA_DIR: h.tempDir('ci-bench-'), ROOT_PASSWORD, LOG_LEVEL: 'error' }),
+    child: startProcess('app', [mainJs], { ...common, PORT: String(appPort), DATA_DIR: dataDir, ROOT_PASSWORD, LOG_LEVEL: 'error' }),
   };
   await waitReady(app.child, app.base);
-  const bare = { name: 'bare', base: `http://127.0.0.1:${barePort}`, child: startProcess('bare', [path.join(__dirname, 'ci-bare-server.js')], { ...common, PORT: String(barePort) }) };
+  const bare = {
+    name: 'bare',
+    base: `http://127.0.0.1:${barePort}`,
+    child: startProcess('bare', [path.join(__dirname, 'ci-bare-server.js')], { ...common, PORT: String(barePort), DATA_DIR: dataDir }),
+  };
   await waitReady(bare.child, bare.base);
 
   const session = await api(app.base, 'POST', '/api/v3/session', { login: 'root', password: ROOT_PASSWORD });
   const root = session.body.private_token;
+  const rootId = session.body.id;
   const project = await api(app.base, 'POST', '/api/v3/projects', { name: 'ci-bench' }, root);
   if (project.status !== 201) throw new Error(`project: ${project.status} ${JSON.stringify(project.body)}`);
   const shown = await api(app.base, 'GET', `/api/v3/projects/${project.body.id}`, undefined, root);
   const tokens = [];
+  const runnerIds = [];
   for (let i = 0; i < RUNNERS; i++) {
     const r = await api(app.base, 'POST', '/ci/api/v1/runners/register.json', { token: shown.body.runners_token, description: `bench ${i}`, info: INFO });
     if (r.status !== 201) throw new Error(`register: ${r.status} ${JSON.stringify(r.body)}`);
     tokens.push(r.body.token);
+    runnerIds.push(r.body.id);
   }
   log(`${RUNNERS} runners registered`);
   const db = new Client({ connectionString: dbUrl });
   await db.connect();
   h.onCleanup(() => db.end().catch(() => undefined));
 
-  const results = { runners: RUNNERS, builds: BUILDS, duration_s: DURATION };
-  results.poll = { app: await poll(app, tokens), bare: await poll(bare, tokens) };
-  log(`poll: app ${results.poll.app.req_per_s} req/s, bare ${results.poll.bare.req_per_s} req/s`);
-
-  results.drain = {};
-  for (const server of [app, bare]) {
-    const pipelineId = await seedBuilds(db, project.body.id, BUILDS);
-    results.drain[server.name] = await drain(server, tokens);
-    await db.query('DELETE FROM ci_pipelines WHERE id = $1', [pipelineId]);
-    await db.query("DELETE FROM commit_statuses WHERE pipeline_id IS NULL AND stage <> 'external'");
-    log(`drain ${server.name}: ${JSON.stringify(results.drain[server.name])}`);
-  }
-
-  await seedBuilds(db, project.body.id, RUNNERS);
-  const claims = [];
-  for (const token of tokens) {
+  const results = { runners: RUNNERS, builds: BUILDS, duration_s: DURATION, short: SHORT };
+  const claimOne = async (token) => {
     const r = await fetch(`${app.base}/ci/api/v1/builds/register.json`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ info: INFO, token }) });
+    if (r.status !== 201) throw new Error(`claim: ${r.status}`);
     const b = await r.json();
-    claims.push({ id: b.id, token: b.token });
-  }
-  results.trace = { app: await traceParts(app, claims) };
-  log(`trace: ${JSON.stringify(results.trace.app)}`);
-
-  results.ratios = {
-    poll_req_per_s: Math.round((results.poll.app.req_per_s / results.poll.bare.req_per_s) * 100) / 100,
-    claim_builds_per_s: Math.round((results.drain.app.builds_per_s / results.drain.bare.builds_per_s) * 100) / 100,
+    return { id: b.id, token: b.token };
   };
-  fs.writeFileSync(path.join(RESULTS_DIR, 'ci-latest.json'), JSON.stringify(results, null, 2));
+
+  if (PARTS.has('poll')) {
+    results.poll = { app: await poll(app, tokens), bare: await poll(bare, tokens) };
+    log(`poll: app ${results.poll.app.req_per_s} req/s, bare ${results.poll.bare.req_per_s} req/s`);
+  }
+
+  if (PARTS.has('drain')) {
+    results.drain = {};
+    for (const server of [app, bare]) {
+      const pipelineId = await seedBuilds(db, project.body.id, BUILDS);
+      results.drain[server.name] = await drain(server, tokens);
+      await db.query('DELETE FROM ci_pipelines WHERE id = $1', [pipelineId]);
+      await db.query("DELETE FROM commit_statuses WHERE pipeline_id IS NULL AND stage <> 'external'");
+      log(`drain ${server.name}: ${JSON.stringify(results.drain[server.name])}`);
+    }
+  }
+
+  if (PARTS.has('trace')) {
+    await seedBuilds(db, project.body.id, RUNNERS);
+    const claims = [];
+    for (const token of tokens) claims.push(await claimOne(token));
+    results.trace = { app: await traceParts(app, claims) };
+    log(`trace: ${JSON.stringify(results.trace.app)}`);
+  }
+
+  if (PARTS.has('list')) {
+    const t0 = Date.now();
+    const listProject = await seedListProject(app, db, root, rootId, runnerIds, LIST_BUILDS);
+    log(`${LIST_BUILDS} builds seeded in ${Date.now() - t0} ms`);
+    results.list = { builds: LIST_BUILDS, connections: CONNECTIONS, ...(await listBuilds([app, bare], listProject, root)) };
+    log(`list: ${JSON.stringify(results.list)}`);
+  }
+
+  if (PARTS.has('follow')) {
+    await seedBuilds(db, project.body.id, 1);
+    const build = await claimOne(tokens[0]);
+    results.follow = { app: await followTrace(app, project.body.id, build, root) };
+    log(`follow: ${JSON.stringify(results.follow.app)}`);
+  }
+
+  const ratio = (a, b) => (a && b ? Math.round((a / b) * 100) / 100 : null);
+  results.ratios = {
+    poll_req_per_s: results.poll ? ratio(results.poll.app.req_per_s, results.poll.bare.req_per_s) : null,
+    claim_builds_per_s: results.drain ? ratio(results.drain.app.builds_per_s, results.drain.bare.builds_per_s) : null,
+    list_req_per_s: results.list ? ratio(results.list.app.req_per_s, results.list.bare.req_per_s) : null,
+  };
+  fs.writeFileSync(path.join(RESULTS_DIR, SHORT ? 'ci-short.json' : 'ci-latest.json'), JSON.stringify(results, null, 2));
   const row = (name, a, b, unit) => `| ${name} | ${a} | ${b} | ${unit} |`;
-  process.stdout.write(
-    [
-      '',
-      `| measure (${RUNNERS} runners) | app | bare node:http + pg | |`,
-      '|---|---|---|---|',
-      row('poll empty queue', results.poll.app.req_per_s, results.poll.bare.req_per_s, 'req/s'),
-      row('poll p99', results.poll.app.p99_ms, results.poll.bare.p99_ms, 'ms'),
-      row('server CPU per poll', results.poll.app.cpu_ms_per_poll, results.poll.bare.cpu_ms_per_poll, 'ms'),
-      row(`drain ${BUILDS} builds`, results.drain.app.builds_per_s, results.drain.bare.builds_per_s, 'builds/s'),
-      row('double claims', results.drain.app.double_claims, results.drain.bare.double_claims, ''),
-      row('trace PATCH 4 KB parts', results.trace.app.parts_per_s, '—', 'parts/s'),
-      '',
-      `app/bare: polling ${results.ratios.poll_req_per_s}×, claiming ${results.ratios.claim_builds_per_s}× (aim ≥ 0.5×)`,
-      '',
-    ].join('\n'),
-  );
-  if (results.drain.app.double_claims || results.drain.bare.double_claims) throw new Error('double claims');
-  if (results.drain.app.builds !== BUILDS || results.drain.bare.builds !== BUILDS) throw new Error('not every build was claimed');
+  const lines = ['', `| measure (${RUNNERS} runners${SHORT ? ', SHORT run' : ''}) | app | bare node:http + pg | |`, '|---|---|---|---|'];
+  if (results.poll) {
+    lines.push(row('poll empty queue', results.poll.app.req_per_s, results.poll.bare.req_per_s, 'req/s'));
+    lines.push(row('poll p99', results.poll.app.p99_ms, results.poll.bare.p99_ms, 'ms'));
+    lines.push(row('server CPU per poll', results.poll.app.cpu_ms_per_poll, results.poll.bare.cpu_ms_per_poll, 'ms'));
+  }
+  if (results.drain) {
+    lines.push(row(`drain ${BUILDS} builds`, results.drain.app.builds_per_s, results.drain.bare.builds_per_s, 'builds/s'));
+    lines.push(row('double claims', results.drain.app.double_claims, results.drain.bare.double_claims, ''));
+  }
+  if (results.trace) lines.push(row('trace PATCH 4 KB parts', results.trace.app.parts_per_s, '—', 'parts/s'));
+  if (results.list) {
+    const l = results.list;
+    lines.push(row(`GET builds?per_page=100 (${LIST_BUILDS} builds, ${CONNECTIONS} conns)`, l.app.req_per_s, l.bare.req_per_s, 'req/s'));
+    lines.push(row('builds list p50', l.app.p50_ms, l.bare.p50_ms, 'ms'));
+    lines.push(row('builds list p99', l.app.p99_ms, l.bare.p99_ms, 'ms'));
+    lines.push(row('server CPU per builds list', l.app.cpu_ms_per_req, l.bare.cpu_ms_per_req, 'ms'));
+  }
+  if (results.follow) {
+    const f = results.follow.app;
+    lines.push(row(`live trace: PATCH → follower (${f.parts} × 4 KB) p50`, f.p50_ms, '—', 'ms'));
+    lines.push(row('live trace p99', f.p99_ms, '—', 'ms'));
+  }
+  lines.push('');
+  const r = results.ratios;
+  lines.push(`app/bare: polling ${r.poll_req_per_s ?? '—'}×, claiming ${r.claim_builds_per_s ?? '—'}×, builds list ${r.list_req_per_s ?? '—'}× (aim ≥ 0.5×)`, '');
+  process.stdout.write(lines.join('\n'));
+  if (results.drain) {
+    if (results.drain.app.double_claims || results.drain.bare.double_claims) throw new Error('double claims');
+    if (results.drain.app.builds !== BUILDS || results.drain.bare.builds !== BUILDS) throw new Error('not every build was claimed');
+  }
 });

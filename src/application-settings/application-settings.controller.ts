@@ -1,4 +1,4 @@
-import { Controller, Get, Put } from '@nestjs/common';
+import { Controller, Get, Post, Put } from '@nestjs/common';
 import { Admin } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
 import { Input } from '../common/params/params';
@@ -19,5 +19,12 @@ export class ApplicationSettingsController {
   @Put()
   async update(@Input() dto: UpdateApplicationSettingsDto) {
     return { ...presentSettings(await this.settings.update(dto)), ...(await this.settings.adminFields()) };
+  }
+
+  /** A new runners registration token (same as `PUT` with `reset_runners_registration_token=true`); 201 as action POSTs. */
+  @Post('reset_runners_registration_token')
+  async resetRunnersRegistrationToken() {
+    await this.settings.reset('runners_registration_token');
+    return { ...presentSettings(await this.settings.get()), ...(await this.settings.adminFields()) };
   }
 }

@@ -24,6 +24,10 @@ export class ApplicationSettings {
   @Column({ name: 'after_sign_out_path', type: 'varchar', nullable: true }) afterSignOutPath: string | null;
   @Column({ name: 'container_registry_token_expire_delay' }) containerRegistryTokenExpireDelay: number;
   @Column({ name: 'allow_local_requests_from_hooks_and_services' }) allowLocalRequestsFromHooksAndServices: boolean;
+  /** Shared runners take builds (and new projects have them enabled); off: shared runners take nothing. */
+  @Column({ name: 'shared_runners_enabled' }) sharedRunnersEnabled: boolean;
+  /** MB; a larger artifacts upload is 413. */
+  @Column({ name: 'max_artifacts_size' }) maxArtifactsSize: number;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

@@ -26,5 +26,7 @@ export function presentSettings(s: ApplicationSettings) {
     after_sign_out_path: s.afterSignOutPath,
     container_registry_token_expire_delay: s.containerRegistryTokenExpireDelay,
     allow_local_requests_from_hooks_and_services: s.allowLocalRequestsFromHooksAndServices,
+    shared_runners_enabled: s.sharedRunnersEnabled,
+    max_artifacts_size: s.maxArtifactsSize,
   };
 }

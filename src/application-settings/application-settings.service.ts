@@ -36,6 +36,21 @@ export class ApplicationSettingsService implements OnModuleInit {
     return Object.assign({}, ...(await Promise.all(this.adminExtras.map((f) => f()))));
   }
 
+  private readonly resetters = new Map<string, () => Promise<void>>();
+
+  /** An admin action another area offers through the settings (CI: `reset_runners_registration_token`). */
+  addResetter(name: string, fn: () => Promise<void>): void {
+    this.resetters.set(name, fn);
+  }
+
+  /** Runs a registered reset action (after the settings row exists). */
+  async reset(name: string): Promise<void> {
+    const fn = this.resetters.get(name);
+    if (!fn) throw new Error(`no resetter ${name}`);
+    await this.get();
+    await fn();
+  }
+
   async onModuleInit(): Promise<void> {
     await this.notifications.listen(CHANNEL, () => (this.cached = undefined));
   }
@@ -57,6 +72,7 @@ export class ApplicationSettingsService implements OnModuleInit {
   async update(dto: UpdateApplicationSettingsDto): Promise<ApplicationSettings> {
     const current = await this.get();
     const next = checkSettings(dto);
+    if (dto.reset_runners_registration_token === true) await this.reset('runners_registration_token');
     if (Object.keys(next).length === 0) return current;
     await this.settings.update(current.id, next);
     this.cached = undefined;

@@ -632,6 +632,8 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
     after_sign_out_path: nullable(str()),
     container_registry_token_expire_delay: int('minutes'),
     allow_local_requests_from_hooks_and_services: bool(),
+    shared_runners_enabled: bool('shared runners take builds; the default of new projects'),
+    max_artifacts_size: int('MB'),
     runners_registration_token: str('the token that registers shared runners'),
   }),
   License: object({

@@ -259,6 +259,7 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'DELETE /projects/{id}/hooks/{hook_id}': { schema: { allOf: [{ $ref: '#/components/schemas/ProjectHook' }], nullable: true }, description: 'the deleted hook; null when there was none' },
   'GET /application/settings': one('ApplicationSettings'),
   'PUT /application/settings': one('ApplicationSettings'),
+  'POST /application/settings/reset_runners_registration_token': { ...one('ApplicationSettings'), description: 'the settings with a new runners_registration_token' },
   'GET /licenses': all('License'),
   'GET /licenses/{key}': one('License'),
   'GET /version': one('Version'),

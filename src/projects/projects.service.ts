@@ -129,7 +129,13 @@ export class ProjectsService {
     const project = await this.insertProject(
       creator,
       namespace,
-      { ...attrs, visibilityLevel: level, importUrl: importUrl ? importUrl.display : undefined },
+      {
+        ...attrs,
+        visibilityLevel: level,
+        importUrl: importUrl ? importUrl.display : undefined,
+        // GitLab: the instance setting is the default of a new project's flag
+        sharedRunnersEnabled: attrs.sharedRunnersEnabled ?? settings.sharedRunnersEnabled,
+      },
       token,
       async (tx, created) => {
         await this.git.create(created.id);

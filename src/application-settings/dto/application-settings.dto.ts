@@ -15,6 +15,9 @@ export class UpdateApplicationSettingsDto {
   @Bool() avatar_enabled?: boolean;
   @Bool() user_oauth_applications?: boolean;
   @Bool() allow_local_requests_from_hooks_and_services?: boolean;
+  @Bool() shared_runners_enabled?: boolean;
+  /** `true` replaces the runners registration token with a new one (the old one registers nothing more). */
+  @Bool() reset_runners_registration_token?: boolean;
   @Str() sign_in_text?: string;
   @Str() home_page_url?: string;
   @Str() after_sign_out_path?: string;
@@ -26,6 +29,8 @@ export class UpdateApplicationSettingsDto {
   @Int() default_group_visibility?: number;
   @IntList({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }) restricted_visibility_levels?: number[];
   @Int() max_attachment_size?: number;
+  /** MB. */
+  @Int() max_artifacts_size?: number;
   @Int() session_expire_delay?: number;
   @Int() container_registry_token_expire_delay?: number;
   @List() restricted_signup_domains?: string[];

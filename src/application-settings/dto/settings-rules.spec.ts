@@ -35,6 +35,17 @@ describe('application settings (DTO + field-map rules)', () => {
     });
   });
 
+  it('CI settings: shared_runners_enabled and max_artifacts_size are columns; the reset flag is only checked', () => {
+    expect(check({ shared_runners_enabled: 'false', max_artifacts_size: '5', reset_runners_registration_token: 'true' })).toEqual({
+      sharedRunnersEnabled: false,
+      maxArtifactsSize: 5,
+    });
+    expect(errorsOf(() => check({ max_artifacts_size: 0, reset_runners_registration_token: 'maybe' }))).toEqual({
+      max_artifacts_size: ['must be greater than 0'],
+      reset_runners_registration_token: ['is invalid'],
+    });
+  });
+
   it('null and absent fields change nothing', () => {
     expect(check({ signup_enabled: null, sign_in_text: null })).toEqual({});
   });

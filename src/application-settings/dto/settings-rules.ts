@@ -20,6 +20,7 @@ const BOOLS: [keyof Dto & string, keyof ApplicationSettings][] = [
   ['avatar_enabled', 'gravatarEnabled'],
   ['user_oauth_applications', 'userOauthApplications'],
   ['allow_local_requests_from_hooks_and_services', 'allowLocalRequestsFromHooksAndServices'],
+  ['shared_runners_enabled', 'sharedRunnersEnabled'],
 ];
 const TEXTS: [keyof Dto & string, keyof ApplicationSettings, number][] = [
   ['sign_in_text', 'signInText', 65535],
@@ -95,6 +96,12 @@ export function checkSettings(dto: Dto): Changes {
     if (attachment < 1 || attachment > 10_000) fail('max_attachment_size', 'must be between 1 and 10000');
     else next.maxAttachmentSize = attachment;
   }
+  const artifacts = read('max_artifacts_size');
+  if (artifacts !== undefined) {
+    if (artifacts < 1) fail('max_artifacts_size', 'must be greater than 0');
+    else if (artifacts > 1_000_000) fail('max_artifacts_size', 'must be less than or equal to 1000000');
+    else next.maxArtifactsSize = artifacts;
+  }
   for (const [field, key] of DELAYS) {
     const v = read(field) as number | undefined;
     if (v === undefined) continue;
@@ -108,6 +115,7 @@ export function checkSettings(dto: Dto): Changes {
     if (invalid.length) fail(field, `${invalid[0]} is not a valid domain`);
     else next.restrictedSignupDomains = v.map((d) => d.toLowerCase());
   }
+  read('reset_runners_registration_token'); // an action, not a column: only its value is checked here
   if (Object.keys(errors).length) throw new ValidationFailed(errors);
   return next;
 }

@@ -48,7 +48,8 @@ export class ProjectBuildsService {
     return new Paginated(await this.views(project, rows), total, page);
   }
 
-  async listForCommit(user: User, ref: string, sha: string, q: ListBuildsDto): Promise<BuildView[]> {
+  /** The builds of a commit's pipelines, a page at a time (GitLab paginates them too). */
+  async listForCommit(user: User, ref: string, sha: string, q: ListBuildsDto): Promise<Paginated<BuildView>> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     const scope = parseScope(q.scope);
     const rev = parseRef(sha);
@@ -56,7 +57,9 @@ export class ProjectBuildsService {
     if (!commit) throw new NotFound();
     const pipelines = await this.pipelines.byProjectAndSha(project.id, commit.id);
     if (pipelines.length === 0) throw new NotFound();
-    return this.views(project, await this.repo.listBySha(project.id, commit.id, scope));
+    const page = pageRequest(q);
+    const [rows, total] = await this.repo.listBySha(project.id, commit.id, scope, page);
+    return new Paginated(await this.views(project, rows), total, page);
   }
 
   async get(user: User, ref: string, rawId: string): Promise<BuildView> {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ApplicationSettingsService } from '../../application-settings/application-settings.service';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { apiError, Forbidden, NotFound, ValidationFailed } from '../../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../../common/pagination/pagination';
@@ -26,6 +27,7 @@ export class RunnersApiService {
     private readonly repo: RunnersRepository,
     private readonly projects: ProjectResolver,
     private readonly secrets: SecretsService,
+    private readonly settings: ApplicationSettingsService,
   ) {}
 
   /** The specific runners of the projects the user masters. */
@@ -77,11 +79,15 @@ export class RunnersApiService {
     return runner;
   }
 
-  /** The project's specific runners plus every shared runner (masters). */
+  /**
+   * The project's specific runners, plus the shared runners when they serve it: the project's
+   * `shared_runners_enabled` and the instance's (decision 27; masters).
+   */
   async listForProject(user: User, ref: string, q: ListRunnersDto): Promise<Paginated<Runner>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const page = pageRequest(q);
-    const [rows, total] = await this.repo.listForProject(project.id, page);
+    const withShared = project.sharedRunnersEnabled && (await this.settings.get()).sharedRunnersEnabled;
+    const [rows, total] = await this.repo.listForProject(project.id, withShared, page);
     return new Paginated(rows, total, page);
   }
 

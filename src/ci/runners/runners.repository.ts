@@ -95,6 +95,15 @@ export class RunnersRepository {
       [digest, encrypted],
     );
   }
+
+  async replaceRegistrationToken(digest: string, encrypted: string): Promise<void> {
+    await this.runners.query(
+      `UPDATE application_settings SET runners_registration_token_digest = $1, runners_registration_token_encrypted = $2
+       WHERE id = (SELECT min(id) FROM application_settings)`,
+      [digest, encrypted],
+    );
+  }
+
   /** A runner by id (same columns as the token lookup). */
   async byId(id: number): Promise<Runner | null> {
     const rows = rowsOf<Runner>(await this.runners.query(`${SELECT_RUNNER} WHERE r.id = $1`, [id]));
@@ -114,9 +123,13 @@ export class RunnersRepository {
     return this.page(where, [ownerId, scope ?? null], page);
   }
 
-  /** The specific runners of a project plus every shared runner, id descending. */
-  listForProject(projectId: number, page: { offset: number; perPage: number }): Promise<[Runner[], number]> {
-    return this.page(`(r.is_shared OR EXISTS (SELECT 1 FROM ci_runner_projects rp WHERE rp.runner_id = r.id AND rp.project_id = $1))`, [projectId], page);
+  /** The specific runners of a project, plus every shared runner when `withShared`, id descending. */
+  listForProject(projectId: number, withShared: boolean, page: { offset: number; perPage: number }): Promise<[Runner[], number]> {
+    return this.page(
+      `(($2::boolean AND r.is_shared) OR EXISTS (SELECT 1 FROM ci_runner_projects rp WHERE rp.runner_id = r.id AND rp.project_id = $1))`,
+      [projectId, withShared],
+      page,
+    );
   }
 
   private async page(where: string, params: unknown[], page: { offset: number; perPage: number }): Promise<[Runner[], number]> {

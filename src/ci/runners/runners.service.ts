@@ -31,9 +31,16 @@ export class RunnersService implements OnModuleInit {
     private readonly settings: ApplicationSettingsService,
   ) {}
 
-  /** Admins see the registration token in the application settings. */
+  /** Admins see the registration token in the application settings, and may replace it there. */
   onModuleInit(): void {
     this.settings.addAdminFields(async () => ({ runners_registration_token: await this.registrationToken() }));
+    this.settings.addResetter('runners_registration_token', () => this.resetRegistrationToken());
+  }
+
+  /** A new registration token; the old one registers nothing from now on (runners it registered stay). */
+  async resetRegistrationToken(): Promise<void> {
+    const token = this.secrets.generateToken(20);
+    await this.runners.replaceRegistrationToken(this.secrets.digest(token), this.secrets.encrypt(token));
   }
 
   /** The instance's runner registration token, created on first use (kept digested and encrypted). */
