@@ -7,13 +7,14 @@ import { DomainEvents } from './domain-events';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
+import { HookOutbox } from './hook-outbox';
 
-/** Global: every area records its events through EventsService. */
+/** Global: every area records its events through EventsService (and hook events through HookOutbox). */
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([Event]), UsersModule, ProjectsModule],
   controllers: [EventsController],
-  providers: [EventsService, EventsRepository, DomainEvents],
-  exports: [EventsService, DomainEvents],
+  providers: [EventsService, EventsRepository, DomainEvents, HookOutbox],
+  exports: [EventsService, DomainEvents, HookOutbox],
 })
 export class EventsModule {}

@@ -1,3 +1,4 @@
+import { Tx } from '../database/transactions';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -95,10 +96,11 @@ export class EventsRepository {
   constructor(@InjectRepository(Event) private readonly events: Repository<Event>) {}
 
   /** Inserts the events and touches their projects' `last_activity_at`. */
-  async insert(rows: NewEventRow[]): Promise<void> {
-    await this.events.insert(rows.map((r) => ({ ...r, data: r.data as never })));
+  async insert(rows: NewEventRow[], tx?: Tx): Promise<void> {
+    const repo = tx ? tx.getRepository(Event) : this.events;
+    await repo.insert(rows.map((r) => ({ ...r, data: r.data as never })));
     const projectIds = [...new Set(rows.map((r) => r.projectId))];
-    await this.events.query(`UPDATE projects SET last_activity_at = now() WHERE id = ANY($1)`, [projectIds]);
+    await repo.query(`UPDATE projects SET last_activity_at = now() WHERE id = ANY($1)`, [projectIds]);
   }
 
   /**

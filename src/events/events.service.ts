@@ -1,3 +1,4 @@
+import { Tx } from '../database/transactions';
 import { Injectable } from '@nestjs/common';
 import { Logger } from '../common/http/logger';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
@@ -54,21 +55,15 @@ export class EventsService {
   async record(...events: NewEvent[]): Promise<void> {
     if (events.length === 0) return;
     try {
-      await this.events.insert(
-        events.map((e) => ({
-          projectId: e.projectId,
-          authorId: e.authorId,
-          action: e.action,
-          targetId: e.targetId ?? null,
-          targetType: e.targetType ?? null,
-          targetTitle: e.targetTitle ?? null,
-          title: e.title ?? null,
-          data: e.data ?? null,
-        })),
-      );
+      await this.events.insert(events.map(eventRow));
     } catch (e) {
       this.logger.error('event not recorded', { error: e instanceof Error ? e.message : String(e) });
     }
+  }
+
+  /** Records the events in `tx` (part of the change: a failure fails the transaction). */
+  async recordIn(tx: Tx, ...events: NewEvent[]): Promise<void> {
+    if (events.length) await this.events.insert(events.map(eventRow), tx);
   }
 
   /** `GET /projects/:id/events`: newest first, what the caller may see; the resolver's query, the page, the authors. */
@@ -94,4 +89,17 @@ export class EventsService {
       ctx,
     };
   }
+}
+
+function eventRow(e: NewEvent) {
+  return {
+    projectId: e.projectId,
+    authorId: e.authorId,
+    action: e.action,
+    targetId: e.targetId ?? null,
+    targetType: e.targetType ?? null,
+    targetTitle: e.targetTitle ?? null,
+    title: e.title ?? null,
+    data: e.data ?? null,
+  };
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvents } from '../events/domain-events';
+import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
 import { ApplicationSettingsService, visibilityLevel } from '../application-settings/application-settings.service';
 import { invalidFields } from '../common/dto/fields';
 import { Forbidden, isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
@@ -39,7 +39,7 @@ export class GroupsService {
     private readonly policy: PolicyService,
     private readonly settings: ApplicationSettingsService,
     private readonly git: GitService,
-    private readonly domainEvents: DomainEvents,
+    private readonly outbox: HookOutbox,
   ) {}
 
   /** A group by id or path, whatever the caller may see. */
@@ -96,14 +96,15 @@ export class GroupsService {
     try {
       const group = await this.tx.run(async (tx) => {
         if (await this.groups.pathTaken(tx, path)) throw TAKEN();
-        return this.groups.insert(
+        const created = await this.groups.insert(
           tx,
           { name, path, ownerId: user.id, description: dto.description ?? '', visibilityLevel: level },
           AccessLevel.OWNER,
         );
+        await this.outbox.add(tx, 'group.created', { group: groupSnapshot(created) }); // system hooks
+        await this.outbox.add(tx, 'group_member.added', { groupId: created.id, userId: user.id, accessLevel: AccessLevel.OWNER });
+        return created;
       });
-      this.domainEvents.emit('group.created', { group }); // system hooks
-      this.domainEvents.emit('group_member.added', { groupId: group.id, userId: user.id, accessLevel: AccessLevel.OWNER });
       return group;
     } catch (e) {
       if (isUniqueViolation(e, 'namespaces_path_key')) throw TAKEN();
@@ -119,10 +120,10 @@ export class GroupsService {
       await this.groups.lock(tx, group.id);
       const ids = await this.projects.deleteInNamespace(tx, group.id);
       await this.groups.delete(tx, group.id);
+      await this.outbox.add(tx, 'group.destroyed', { group: groupSnapshot(group) }); // system hooks (the row is gone)
       return ids;
     });
     await Promise.all(projectIds.map((id) => this.git.remove(id)));
-    this.domainEvents.emit('group.destroyed', { group }); // system hooks
     return group;
   }
 

@@ -4,6 +4,7 @@ import { ProjectsModule } from '../projects/projects.module';
 import { HookDataRepository } from './hook-data.repository';
 import { HookDeliveryService } from './hook-delivery.service';
 import { HookEventsService } from './hook-events.service';
+import { HookOutboxWorker } from './hook-outbox.worker';
 import { HooksController } from './hooks.controller';
 import { HooksRepository } from './hooks.repository';
 import { HooksService } from './hooks.service';
@@ -13,7 +14,7 @@ import { WebHook, WebHookLog } from './web-hook.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([WebHook, WebHookLog]), ProjectsModule],
   controllers: [HooksController],
-  providers: [HooksService, HooksRepository, HookDataRepository, HookDeliveryService, HookEventsService],
-  exports: [HooksRepository, HookDataRepository, HookDeliveryService],
+  providers: [HooksService, HooksRepository, HookDataRepository, HookDeliveryService, HookOutboxWorker, HookEventsService],
+  exports: [HooksRepository, HookDataRepository, HookDeliveryService, HookOutboxWorker],
 })
 export class HooksModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvents } from '../events/domain-events';
+import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
 import { checkTitle } from '../common/dto/titles';
 import { BadRequest, Forbidden, NotFound, NotModified, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
@@ -49,7 +49,7 @@ export class IssuesService {
     private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,
     private readonly events: EventsService,
-    private readonly domainEvents: DomainEvents,
+    private readonly outbox: HookOutbox,
   ) {}
 
   // ---------------------------------------------------------------- lists
@@ -140,10 +140,10 @@ export class IssuesService {
       if (canAdmin && labelTitles.length) {
         await this.labels.replaceLinks(tx, 'Issue', created.id, await this.labels.findOrCreate(tx, project.id, labelTitles));
       }
+      await this.outbox.add(tx, 'issue.changed', { issueId: created.id, userId: user.id, action: 'open' }); // project hooks
       return created;
     });
     await this.events.record(this.event(issue, user, 'created'));
-    this.domainEvents.emit('issue.changed', { issueId: issue.id, userId: user.id, action: 'open' }); // project hooks
     return this.issues.byId(issue.id);
   }
 
@@ -214,10 +214,11 @@ export class IssuesService {
       const after = { ...current, ...changes } as Issue;
       if (transition) events.push(this.event(after, user, transition));
       if (labelsChanged) events.push(this.event(after, user, 'updated'));
+      const action = transition === 'closed' ? 'close' : transition === 'reopened' ? 'reopen' : 'update';
+      await this.outbox.add(tx, 'issue.changed', { issueId: current.id, userId: user.id, action }); // project hooks
       return after;
     });
     await this.events.record(...events);
-    this.domainEvents.emit('issue.changed', { issueId: updated.id, userId: user.id, action: events.some((e) => e.action === 'closed') ? 'close' : events.some((e) => e.action === 'reopened') ? 'reopen' : 'update' }); // project hooks
     return this.issues.byId(updated.id);
   }
 

@@ -70,8 +70,8 @@ export class MembersRepository {
     return row ? row.access_level : null;
   }
 
-  async insert(t: MemberTarget, userId: number, accessLevel: number): Promise<void> {
-    await this.repo(t).insert({ ...this.key(t, userId), accessLevel, notificationLevel: 3 });
+  async insert(t: MemberTarget, userId: number, accessLevel: number, tx?: Tx): Promise<void> {
+    await this.repo(t, tx).insert({ ...this.key(t, userId), accessLevel, notificationLevel: 3 });
   }
 
   async setLevel(tx: Tx, t: MemberTarget, userId: number, accessLevel: number): Promise<void> {

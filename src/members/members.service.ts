@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvents } from '../events/domain-events';
+import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
 import { Conflict, Forbidden, isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
@@ -42,7 +42,7 @@ export class MembersService {
     private readonly projects: ProjectResolver,
     private readonly groups: GroupsService,
     private readonly events: EventsService,
-    private readonly domainEvents: DomainEvents,
+    private readonly outbox: HookOutbox,
   ) {}
 
   /** The project or group `:id`, checked for reading or for administering its members (404 / 403). */
@@ -92,13 +92,15 @@ export class MembersService {
     const user = (await this.users.byIds([dto.user_id])).get(dto.user_id);
     if (!user) throw new NotFound('User');
     try {
-      await this.members.insert(t, user.id, level);
+      await this.tx.run(async (tx) => {
+        await this.members.insert(t, user.id, level, tx);
+        await this.outboxMember(tx, 'added', t, user.id, level); // system hooks
+      });
     } catch (e) {
       if (isUniqueViolation(e)) throw new Conflict('Member already exists');
       throw e;
     }
     if (t.kind === 'project') await this.events.record({ projectId: t.id, authorId: user.id, action: 'joined' });
-    this.emitMember('added', t, user.id, level); // system hooks
     return { user, accessLevel: level };
   }
 
@@ -131,18 +133,18 @@ export class MembersService {
       if (level === null) return undefined;
       if (t.kind === 'group' && level === AccessLevel.OWNER) await this.assertNotLastOwner(tx, t.id, userId);
       await this.members.delete(tx, t, userId);
+      await this.outboxMember(tx, 'removed', t, userId, level); // system hooks
       return level;
     });
     if (removed === undefined) return { removed: undefined, userId: echo };
     if (t.kind === 'project') await this.events.record({ projectId: t.id, authorId: userId, action: 'left' });
-    this.emitMember('removed', t, userId, removed); // system hooks
     const user = (await this.users.byIds([userId])).get(userId);
     return { removed: user ? { user, accessLevel: removed } : undefined, userId: echo };
   }
 
-  private emitMember(what: 'added' | 'removed', t: { kind: string; id: number }, userId: number, accessLevel: number): void {
-    if (t.kind === 'project') this.domainEvents.emit(`project_member.${what}`, { projectId: t.id, userId, accessLevel });
-    else this.domainEvents.emit(`group_member.${what}`, { groupId: t.id, userId, accessLevel });
+  private async outboxMember(tx: Tx, what: 'added' | 'removed', t: { kind: string; id: number }, userId: number, accessLevel: number): Promise<void> {
+    if (t.kind === 'project') await this.outbox.add(tx, `project_member.${what}`, { projectId: t.id, userId, accessLevel });
+    else await this.outbox.add(tx, `group_member.${what}`, { groupId: t.id, userId, accessLevel });
   }
 
   private async assertNotLastOwner(tx: Tx, groupId: number, userId: number): Promise<void> {

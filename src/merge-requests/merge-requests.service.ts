@@ -1,4 +1,5 @@
-import { DomainEvents, ObjectAction } from '../events/domain-events';
+import { ObjectAction } from '../events/domain-events';
+import { HookOutbox } from '../events/hook-outbox';
 import { Injectable } from '@nestjs/common';
 import {
   apiError,
@@ -94,12 +95,17 @@ export class MergeRequestsService {
     private readonly events: EventsService,
     private readonly git: MergeRequestGit,
     private readonly views: MergeRequestViews,
-    private readonly domainEvents: DomainEvents,
+    private readonly outbox: HookOutbox,
   ) {}
 
-  /** After commit: tells the project hooks (GitLab 8.8's MergeRequest#hook_attrs as object_attributes). */
-  announce(mr: MergeRequest, user: User, action: ObjectAction): void {
-    this.domainEvents.emit('merge_request.changed', { projectId: mr.projectId, userId: user.id, action, attributes: mergeRequestHookAttrs(mr) });
+  /**
+   * In the change's transaction, after its writes: tells the project hooks through the outbox
+   * (GitLab 8.8's MergeRequest#hook_attrs of the request as written, as object_attributes).
+   */
+  async announce(m: Tx, id: number, user: User, action: ObjectAction): Promise<void> {
+    const mr = await this.repo.lock(m, id);
+    if (!mr) return;
+    await this.outbox.add(m, 'merge_request.changed', { projectId: mr.projectId, userId: user.id, action, attributes: mergeRequestHookAttrs(mr) });
   }
 
   /** `iid`, `state` (opened — reopened included —, closed, merged; anything else: all), `order_by`, `sort`. */
@@ -212,6 +218,7 @@ export class MergeRequestsService {
         if (canAdmin && labelTitles.length) {
           await this.labels.replaceLinks(m, 'MergeRequest', created.id, await this.labels.findOrCreate(m, target.id, labelTitles));
         }
+        await this.announce(m, created.id, user, 'open');
         return created;
       });
     } catch (e) {
@@ -221,9 +228,7 @@ export class MergeRequestsService {
       throw e;
     }
     await this.events.record(this.event(mr, user, 'created'));
-    const fresh = await this.repo.byId(mr.id);
-    this.announce(fresh, user, 'open');
-    return fresh;
+    return this.repo.byId(mr.id);
   }
 
   /**
@@ -318,6 +323,7 @@ export class MergeRequestsService {
         const after = { ...current, ...changes } as MergeRequest;
         if (transition) events.push(this.event(after, user, transition));
         else if (labelsChanged) events.push(this.event(after, user, 'updated'));
+        await this.announce(m, current.id, user, transition === 'closed' ? 'close' : transition === 'reopened' ? 'reopen' : 'update');
         return after;
       });
     } catch (e) {
@@ -325,10 +331,7 @@ export class MergeRequestsService {
       throw e;
     }
     await this.events.record(...events);
-    const fresh = await this.repo.byId(updated.id);
-    const action = events.some((e) => e.action === 'closed') ? 'close' : events.some((e) => e.action === 'reopened') ? 'reopen' : 'update';
-    this.announce(fresh, user, action);
-    return fresh;
+    return this.repo.byId(updated.id);
   }
 
   /** Soft delete (owners and admins): 403 for others, 404 when absent. Returns the record. */

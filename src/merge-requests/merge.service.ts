@@ -151,9 +151,9 @@ export class MergeService implements OnModuleInit {
         updatedAt: new Date(),
       });
       await addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, ['Status changed to merged']);
+      await this.requests.announce(m, mr.id, user, 'merge');
     });
     await this.events.record(this.requests.event(mr, user, 'merged'));
-    this.requests.announce(await this.repo.byId(mr.id), user, 'merge');
     await this.closing.close(user, merged.closes);
     if (params.should_remove_source_branch) await this.removeSourceBranch(user, mr, merged.source);
     // the push's after-effects (push event with its payload, CI and hooks, other requests' merge_status)

@@ -276,8 +276,8 @@ export class ProjectsRepository {
     return rows.map((r) => r.id);
   }
 
-  async delete(id: number): Promise<void> {
-    await this.projects.delete({ id });
+  async delete(id: number, tx?: Tx): Promise<void> {
+    await this.repo(tx).delete({ id });
   }
 
   /** Whether the namespace has a project with this path or name (case-insensitive). */

@@ -18,7 +18,7 @@ import { parseId } from '../common/params/params';
 import { AccessLevel, groupAbilities, ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { Transactions, Tx } from '../database/transactions';
-import { DomainEvents } from '../events/domain-events';
+import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
 import { EventsService } from '../events/events.service';
 import { GitService } from '../git/git.service';
 import { Namespace } from '../namespaces/namespace.entity';
@@ -62,7 +62,7 @@ export class ProjectsService {
     private readonly secrets: SecretsService,
     private readonly settings: ApplicationSettingsService,
     private readonly logger: Logger,
-    private readonly domainEvents: DomainEvents,
+    private readonly outbox: HookOutbox,
   ) {}
 
   /** `GET /projects/:id`: the project with the caller's access (one statement). */
@@ -139,12 +139,14 @@ export class ProjectsService {
       token,
       async (tx, created) => {
         await this.git.create(created.id);
-        if (namespace.kind === 'user') await this.projects.addCreatorMember(tx, created.id, creator.id, AccessLevel.MASTER);
+        await this.outbox.add(tx, 'project.created', { project: projectSnapshot(created) }); // system hooks
+        if (namespace.kind === 'user') {
+          await this.projects.addCreatorMember(tx, created.id, creator.id, AccessLevel.MASTER);
+          await this.outbox.add(tx, 'project_member.added', { projectId: created.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
+        }
       },
     );
     await this.events.record({ projectId: project.id, authorId: creator.id, action: importUrl ? 'imported' : 'created' });
-    this.domainEvents.emit('project.created', { project }); // system hooks
-    if (namespace.kind === 'user') this.domainEvents.emit('project_member.added', { projectId: project.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
     if (importUrl) void this.runImport(project.id, importUrl.url);
     return this.resolver.find(project.id);
   }
@@ -301,15 +303,17 @@ export class ProjectsService {
         await this.tx.run(async (tx) => {
           await this.assertFree(tx, project.namespaceId, changes.name ?? null, changes.path ?? null, project.id);
           await this.projects.update(project.id, changes, tx);
+          if (changes.path !== undefined && changes.path !== project.path) {
+            const renamed = projectSnapshot({ ...project, ...changes, updatedAt: new Date() } as Project);
+            await this.outbox.add(tx, 'project.renamed', { project: renamed, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
+          }
           if (changes.defaultBranch) await this.git.setDefaultBranch(project.id, changes.defaultBranch);
         });
       } catch (e) {
         rethrowTaken(e);
       }
     }
-    const updated = await this.resolver.find(project.id);
-    if (changes.path !== undefined && changes.path !== project.path) this.domainEvents.emit('project.renamed', { project: updated, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
-    return updated;
+    return this.resolver.find(project.id);
   }
 
   // ---------------------------------------------------------------- fork, star, archive, delete
@@ -345,10 +349,10 @@ export class ProjectsService {
       async (tx, created) => {
         await this.git.fork(source.id, created.id);
         await this.projects.addCreatorMember(tx, created.id, user.id, AccessLevel.MASTER);
+        await this.outbox.add(tx, 'project.created', { project: projectSnapshot(created) }); // system hooks
       },
     );
     await this.events.record({ projectId: fork.id, authorId: user.id, action: 'created' });
-    this.domainEvents.emit('project.created', { project: fork }); // system hooks
     return this.resolver.find(fork.id);
   }
 
@@ -375,9 +379,11 @@ export class ProjectsService {
   /** `DELETE /projects/:id` (owners and admins): rows go in one transaction, then the repository. */
   async remove(user: User, ref: string): Promise<true> {
     const { project } = await this.resolver.resolve(user, ref, 'remove_project');
-    await this.projects.delete(project.id);
+    await this.tx.run(async (tx) => {
+      await this.projects.delete(project.id, tx);
+      await this.outbox.add(tx, 'project.destroyed', { project: projectSnapshot(project) }); // system hooks (the row is gone)
+    });
     await this.git.remove(project.id);
-    this.domainEvents.emit('project.destroyed', { project }); // system hooks
     return true;
   }
 
@@ -392,12 +398,12 @@ export class ProjectsService {
           throw new Conflict({ path: ['has already been taken'] });
         }
         await this.projects.update(project.id, { namespaceId: namespace.id }, tx);
+        const moved = projectSnapshot({ ...project, namespaceId: namespace.id, updatedAt: new Date() });
+        await this.outbox.add(tx, 'project.transferred', { project: moved, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
       });
     } catch (e) {
       rethrowTaken(e);
     }
-    const moved = await this.resolver.find(project.id);
-    this.domainEvents.emit('project.transferred', { project: moved, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
-    return moved;
+    return this.resolver.find(project.id);
   }
 }

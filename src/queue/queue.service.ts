@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import PgBoss from 'pg-boss';
-import { DataSource } from 'typeorm';
+import { DataSource, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
 import { Logger } from '../common/http/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { Tx } from '../database/transactions';
@@ -51,6 +51,8 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly queues = new Map<string, Registered>();
   private started?: Promise<void>;
   private stopped = false;
+  /** Queues to wake when a transaction that sent jobs to them commits. */
+  private readonly pendingWake = new WeakMap<QueryRunner, Set<string>>();
 
   constructor(
     private readonly ds: DataSource,
@@ -68,6 +70,18 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
       maintenanceIntervalSeconds: 60,
     });
     this.boss.on('error', (e: Error) => this.logger.error('queue error', { error: e.message }));
+    // jobs sent in a transaction become visible at its commit: wake this instance's workers then
+    ds.subscribers.push({
+      afterTransactionCommit: (event: TransactionCommitEvent) => {
+        const names = this.pendingWake.get(event.queryRunner);
+        if (!names) return;
+        this.pendingWake.delete(event.queryRunner);
+        for (const name of names) this.wake(name);
+      },
+      afterTransactionRollback: (event: TransactionRollbackEvent) => {
+        this.pendingWake.delete(event.queryRunner);
+      },
+    } as EntitySubscriberInterface);
   }
 
   /**
@@ -139,7 +153,8 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
     if (opts.singletonSeconds) options.singletonSeconds = opts.singletonSeconds;
     if (opts.singletonNextSlot) options.singletonNextSlot = true;
     const id = await this.boss.send(name, data, options);
-    if (!opts.tx) this.wake(name);
+    if (opts.tx) this.wakeAfterCommit(opts.tx, name);
+    else this.wake(name);
     return id;
   }
 
@@ -157,7 +172,30 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
       expireInSeconds: q?.def.expireInSeconds,
     }));
     await this.boss.insert(jobs, opts.tx ? { db: txDb(opts.tx) } : {});
-    if (!opts.tx) this.wake(name);
+    if (opts.tx) this.wakeAfterCommit(opts.tx, name);
+    else this.wake(name);
+  }
+
+  /**
+   * Completes an active job in `tx` (with the work it did there: both commit or neither). False when
+   * the job is no longer active (expired and handed to another worker): the caller rolls back.
+   */
+  async complete(name: string, id: string, opts: { tx: Tx }): Promise<boolean> {
+    await this.start();
+    // pg-boss answers { affected } (its typings say void); data null, then the connection
+    const complete = this.boss.complete.bind(this.boss) as unknown as (
+      n: string, i: string, data: null, o: { db: PgBoss.Db },
+    ) => Promise<{ affected: number }>;
+    const r = await complete(name, id, null, { db: txDb(opts.tx) });
+    return r.affected === 1;
+  }
+
+  private wakeAfterCommit(tx: Tx, name: string): void {
+    const qr = tx.queryRunner;
+    if (!qr) return;
+    const names = this.pendingWake.get(qr) ?? new Set<string>();
+    names.add(name);
+    this.pendingWake.set(qr, names);
   }
 
   /** Lets this instance's idle workers of `name` fetch at once instead of at their next poll. */

@@ -3,8 +3,10 @@ import { ApplicationSettingsService } from '../application-settings/application-
 import { Logger } from '../common/http/logger';
 import { PolicyProject, ProjectAbility } from '../common/policy/policy';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { Transactions } from '../database/transactions';
 import { DomainEvents } from '../events/domain-events';
-import { EventsService } from '../events/events.service';
+import { EventsService, NewEvent } from '../events/events.service';
+import { HookOutbox } from '../events/hook-outbox';
 import { GitService } from '../git/git.service';
 import { PushRules } from '../git/hooks';
 import { parseRef, parseSha, Sha } from '../git/names';
@@ -26,6 +28,8 @@ export class PushService {
     private readonly git: GitService,
     private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
+    private readonly outbox: HookOutbox,
+    private readonly tx: Transactions,
     private readonly settings: ApplicationSettingsService,
     private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -63,14 +67,15 @@ export class PushService {
 
   /**
    * After refs moved: the default branch on the first push (protected as the instance setting says),
-   * push events with GitLab's push data, `last_activity_at`, then the "push received" domain event.
+   * push events with GitLab's push data and `last_activity_at` with the hooks' outbox job (one
+   * transaction), then the in-process "push received" domain event (CI, merge requests).
    */
   async afterPush(project: Project, user: User, updates: RefUpdate[], via: 'http' | 'api' = 'http'): Promise<void> {
     if (updates.length === 0) return;
     let data: Record<string, unknown>[] | undefined; // the push data, for the hooks
     try {
       await this.ensureDefaultBranch(project, updates);
-      const events = [];
+      const events: (NewEvent & { data: Record<string, unknown> })[] = [];
       for (const u of updates) {
         events.push({
           projectId: project.id,
@@ -79,8 +84,13 @@ export class PushService {
           data: await this.pushData(project, user, u),
         });
       }
-      await this.events.record(...events);
-      data = events.map((e) => e.data);
+      const pushData = events.map((e) => e.data);
+      // the push events and the hooks' outbox job commit together (the hooks hear of recorded pushes only)
+      await this.tx.run(async (tx) => {
+        await this.events.recordIn(tx, ...events);
+        await this.outbox.add(tx, 'push.received', { projectId: project.id, userId: user.id, data: pushData });
+      });
+      data = pushData;
     } catch (e) {
       this.logger.error('post-push processing failed', {
         project_id: project.id,

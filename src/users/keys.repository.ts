@@ -21,8 +21,9 @@ export class KeysRepository {
     return (tx ? tx.getRepository(SshKey) : this.keys).findOne({ where: { id, userId } });
   }
 
-  insert(values: Partial<SshKey>): Promise<SshKey> {
-    return this.keys.save(this.keys.create(values));
+  insert(values: Partial<SshKey>, tx?: Tx): Promise<SshKey> {
+    const repo = tx ? tx.getRepository(SshKey) : this.keys;
+    return repo.save(repo.create(values));
   }
 
   async delete(tx: Tx, id: number): Promise<void> {

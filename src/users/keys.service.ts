@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvents } from '../events/domain-events';
+import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
 import sshpk from 'sshpk';
 import { isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
 import { parseId } from '../common/params/params';
@@ -48,7 +48,7 @@ export class KeysService {
     private readonly users: UsersRepository,
     private readonly views: UserViews,
     private readonly tx: Transactions,
-    private readonly domainEvents: DomainEvents,
+    private readonly outbox: HookOutbox,
   ) {}
 
   /** The user named by a path id, or `404 User Not Found`. */
@@ -103,9 +103,11 @@ export class KeysService {
     }
     if (Object.keys(errors).length || !parsed) throw new ValidationFailed(errors);
     try {
-      const key = await this.keys.insert({ userId: user.id, title: dto.title, key: parsed.text, fingerprint: parsed.fingerprint });
-      this.domainEvents.emit('key.created', { key }); // system hooks
-      return key;
+      return await this.tx.run(async (tx) => {
+        const key = await this.keys.insert({ userId: user.id, title: dto.title, key: parsed.text, fingerprint: parsed.fingerprint }, tx);
+        await this.outbox.add(tx, 'key.created', { key: keySnapshot(key) }); // system hooks
+        return key;
+      });
     } catch (e) {
       if (isUniqueViolation(e, 'keys_fingerprint_key')) {
         throw new ValidationFailed({ fingerprint: ['has already been taken'], key: ['has already been taken'] });
@@ -120,10 +122,12 @@ export class KeysService {
     if (id === undefined) return undefined;
     const removed = await this.tx.run(async (tx) => {
       const key = await this.keys.findOwn(user.id, id, tx);
-      if (key) await this.keys.delete(tx, id);
+      if (key) {
+        await this.keys.delete(tx, id);
+        await this.outbox.add(tx, 'key.destroyed', { key: keySnapshot(key) }); // system hooks (the row is gone)
+      }
       return key ?? undefined;
     });
-    if (removed) this.domainEvents.emit('key.destroyed', { key: removed }); // system hooks
     return removed;
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvents } from '../events/domain-events';
+import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { lookupText } from '../common/dto/fields';
@@ -46,7 +46,7 @@ export class UsersService {
     private readonly secrets: SecretsService,
     private readonly settings: ApplicationSettingsService,
     private readonly git: GitService,
-    private readonly domainEvents: DomainEvents,
+    private readonly outbox: HookOutbox,
   ) {}
 
   /**
@@ -127,6 +127,8 @@ export class UsersService {
           privateTokenDigest: this.secrets.digest(token),
           privateTokenEncrypted: this.secrets.encrypt(token),
         });
+        // in the transaction: a later failure (a taken identity below) rolls it back with the user
+        await this.outbox.add(tx, 'user.created', { user: userSnapshot(created) }); // system hooks
         await this.namespaces.insertPersonal(tx, created.id, created.username);
         if (attrs.provider && attrs.externUid) await this.users.addIdentity(tx, created.id, attrs.provider, attrs.externUid);
         return created;
@@ -137,7 +139,6 @@ export class UsersService {
       if (isUniqueViolation(e, 'identities_provider_uid_key')) throw new Conflict('Extern uid has already been taken');
       throw e;
     }
-    this.domainEvents.emit('user.created', { user }); // system hooks
     return this.views.oneFull(user);
   }
 
@@ -209,11 +210,11 @@ export class UsersService {
       if (user.admin) await this.assertOtherAdmin(tx, id, 'deleted');
       const projectIds = await this.namespaces.removePersonal(tx, id);
       await this.users.delete(tx, id);
+      await this.outbox.add(tx, 'user.destroyed', { user: userSnapshot(user) }); // system hooks (the row is gone)
       return { user, projectIds };
     });
     if (!result) return undefined;
     await Promise.all(result.projectIds.map((pid) => this.git.remove(pid)));
-    this.domainEvents.emit('user.destroyed', { user: result.user }); // system hooks
     return this.views.deleted(result.user);
   }
 

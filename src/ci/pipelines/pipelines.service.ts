@@ -4,6 +4,7 @@ import { Transactions } from '../../database/transactions';
 import { EntityManager } from 'typeorm';
 import { Logger } from '../../common/http/logger';
 import { DomainEvents, PushReceived } from '../../events/domain-events';
+import { HookOutbox } from '../../events/hook-outbox';
 import { GitService } from '../../git/git.service';
 import { ZERO_SHA } from '../../git/objects';
 import { BuildStatus } from '../builds/build.entity';
@@ -37,6 +38,7 @@ export class PipelinesService implements OnModuleInit {
     private readonly git: GitService,
     private readonly tx: Transactions,
     private readonly domainEvents: DomainEvents,
+    private readonly outbox: HookOutbox,
     private readonly logger: Logger,
   ) {}
 
@@ -145,6 +147,8 @@ export class PipelinesService implements OnModuleInit {
     const config = current.yamlErrors ? undefined : await this.loadConfig(current);
     const ended = await this.builds.find(buildId);
     const triggerRequestId = ended?.triggerRequestId ?? null;
+    const sha = ended ? parseSha(ended.sha) : null;
+    const commit = sha && ended ? await this.git.repository(ended.projectId).commit(sha).catch(() => null) : null;
     const finished = await this.tx.run(async (m) => {
       const pipeline = await this.pipelines.lock(m, pipelineId);
       if (!pipeline) return undefined;
@@ -164,19 +168,16 @@ export class PipelinesService implements OnModuleInit {
         }
       }
       await this.refreshStatus(m, pipeline);
+      // project build hooks (GitLab 8.8 fires them when a build ends), through the outbox
+      if (ended) await this.announceBuild(m, ended, pipeline, commit);
       return pipeline;
     });
     this.outcome(finished);
-    if (finished) await this.announceBuild(buildId, finished).catch(() => undefined);
   }
 
-  /** After a build finished: project build hooks (GitLab 8.8 fires them when a build ends). */
-  private async announceBuild(buildId: number, pipeline: Pipeline): Promise<void> {
-    const build = await this.builds.find(buildId);
-    if (!build) return;
-    const sha = parseSha(build.sha);
-    const commit = sha ? await this.git.repository(build.projectId).commit(sha) : null;
-    this.domainEvents.emit('build.changed', {
+  /** In the transaction that moved the pipeline on after a build ended: the `build.changed` hook event. */
+  private async announceBuild(m: EntityManager, build: BuildRow, pipeline: Pipeline, commit: { message: string; author: { name: string; email: string } } | null): Promise<void> {
+    await this.outbox.add(m, 'build.changed', {
       projectId: build.projectId,
       build: {
         id: build.id,
