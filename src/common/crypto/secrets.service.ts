@@ -14,8 +14,12 @@ export const BCRYPT_COST = 10;
 export class SecretsService {
   private readonly digestKey: Buffer;
   private readonly encryptionKey: Buffer;
-  /** A real hash to compare against when the user does not exist, so timing does not tell. */
-  private readonly dummyHash = bcrypt.hashSync('not-a-password-' + randomBytes(8).toString('hex'), BCRYPT_COST);
+  /**
+   * A real hash (cost 10) to compare against when the user does not exist, so timing does not tell.
+   * A constant, not one computed at start (a synchronous bcrypt at every boot); the answer is false
+   * whatever it matches, since `verifyPassword` also requires a hash of a real user.
+   */
+  private readonly dummyHash = '$2b$10$Dd4BZAWsm7RjN.y4skMyAeZjMzIVeCKFdadQ1UwOgvk.uu.dmFTLO';
 
   constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'secretKey'>) {
     this.digestKey = Buffer.from(hkdfSync('sha256', config.secretKey, Buffer.alloc(0), 'token-digest', 32));
