@@ -1,0 +1,144 @@
+'use strict';
+/**
+ * `npm run bench`: every benchmark, one after the other, then one table — route or operation, this
+ * server, the floor it is compared with, the ratio, p99 and resident memory — written to the console
+ * and to bench/results/all-latest.md. Each benchmark also prints its own detailed table.
+ *
+ * Env: BENCH_SKIP=<comma list of names> (users,ci,git,hooks,data,transfer,scale) skips some;
+ * BENCH_ONLY_SUITES=<comma list> runs only those. Every benchmark's own env applies (see its header).
+ */
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const RESULTS = path.join(__dirname, 'results');
+const read = (f) => {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(RESULTS, f), 'utf8'));
+  } catch {
+    return undefined;
+  }
+};
+const n = (x, d = 2) => (x === undefined || x === null || Number.isNaN(x) ? '—' : Number(x).toFixed(d));
+
+/** Each suite: its script, its results file, and the rows it contributes to the table. */
+const SUITES = [
+  {
+    name: 'users',
+    script: 'users.bench.js',
+    file: 'users-latest.json',
+    rows: (r) =>
+      [...new Set(r.results.map((x) => x.endpoint))].map((ep) => {
+        const a = r.results.find((x) => x.endpoint === ep && x.server === 'app');
+        const b = r.results.find((x) => x.endpoint === ep && x.server === 'bare');
+        return [ep, `${n(a.req_per_s, 0)} req/s`, `${n(b.req_per_s, 0)} req/s (bare node:http + pg)`, a.req_per_s / b.req_per_s, `${a.latency_p99_ms} ms`, a.peak_rss_mb];
+      }),
+  },
+  {
+    name: 'ci',
+    script: 'ci.bench.js',
+    file: 'ci-latest.json',
+    rows: (r) => {
+      const out = [];
+      if (r.poll) out.push(['POST /ci/api/v1/builds/register (empty queue)', `${n(r.poll.app.req_per_s, 0)} req/s`, `${n(r.poll.bare.req_per_s, 0)} req/s (bare)`, r.poll.app.req_per_s / r.poll.bare.req_per_s, `${r.poll.app.p99_ms} ms`]);
+      if (r.poll && r.poll.app.cpu_ms_per_poll !== undefined) {
+        const pct = (r.poll.app.cpu_ms_per_poll * (r.runners || 50)) / 10; // 1 poll/s per runner: ms per s → % of a core
+        out.push([`${r.runners || 50} runners polling at 1/s: CPU of one core`, `${n(pct, 2)} %`, '5 % (aim)', pct / 5, '']);
+      }
+      if (r.drain) out.push([`claim ${r.builds} builds with ${r.runners} runners`, `${r.drain.app.seconds} s (${r.drain.app.double_claims} double)`, `${r.drain.bare.seconds} s (bare)`, r.drain.bare.seconds / r.drain.app.seconds, '']);
+      if (r.builds_list) out.push(['GET /projects/:id/builds?per_page=100 (10,000 builds)', `${n(r.builds_list.app.req_per_s, 0)} req/s`, `${n(r.builds_list.bare.req_per_s, 0)} req/s (bare)`, r.builds_list.app.req_per_s / r.builds_list.bare.req_per_s, `${r.builds_list.app.p99_ms} ms`]);
+      if (r.live_trace) out.push(['live trace: PATCH → SSE follower', `p50 ${r.live_trace.p50_ms} ms`, '', undefined, `${r.live_trace.p99_ms} ms`]);
+      if (r.trace) out.push(['trace PATCH 4 KB parts', `${r.trace.app.parts_per_s} parts/s`, '', undefined, '']);
+      return out;
+    },
+  },
+  {
+    name: 'git',
+    script: 'git.bench.js',
+    file: 'git-latest.json',
+    rows: (r) => {
+      const out = r.results.map((x) => [`git: ${x.operation}`, `${n(x.api.median_ms)} ms`, `${n(x.git.median_ms)} ms (git CLI)`, x.git.median_ms / x.api.median_ms, `${n(x.api.p95_ms)} ms (p95)`]);
+      if (r.clone) out.push(['git: clone over HTTP', `${n(r.clone.http.median_ms, 0)} ms`, `${n(r.clone.local.median_ms, 0)} ms (local clone)`, r.clone.ratio_local_over_http, '']);
+      return out;
+    },
+  },
+  {
+    name: 'hooks',
+    script: 'hooks.bench.js',
+    file: 'hooks-latest.json',
+    rows: (r) => [
+      ['push with 10 hooks at a 2 s receiver', `${n(r.pushMedianMs10SlowHooks, 0)} ms`, `${n(r.pushMedianMsNoHooks, 0)} ms (no hooks)`, r.pushMedianMsNoHooks / r.pushMedianMs10SlowHooks, ''],
+      ['hook deliveries to a fast receiver', `${n(r.perSecond, 0)} /s`, '', undefined, ''],
+    ],
+  },
+  {
+    name: 'data',
+    script: 'data-scale.bench.js',
+    file: 'data-scale-latest.json',
+    rows: (rows) =>
+      rows.map((x) => [
+        `large set: ${x.route.name}`,
+        `${n(x.large.p50)} ms`,
+        x.git ? `${n(x.git.p50)} ms (git CLI)` : `${n(x.small.p50)} ms (small set)`,
+        x.git ? x.git.p50 / x.large.p50 : x.small.p50 / x.large.p50,
+        `${n(x.large.p99)} ms`,
+      ]),
+  },
+  {
+    name: 'transfer',
+    script: 'git-transfer.bench.js',
+    file: 'transfer-latest.json',
+    rows: (r) => [
+      [`push ${r.size_mb} MB over HTTP`, `${r.push.seconds} s`, '', undefined, '', r.push.peak_rss_mb],
+      [`clone ${r.size_mb} MB over HTTP`, `${r.clone.seconds} s`, `${r.local_clone_seconds} s (local clone)`, r.clone_vs_local, '', r.clone.peak_rss_mb],
+      ['slow client: busy DB backends', `${r.slow_client.busy_db_backends_max}`, '0', undefined, ''],
+    ],
+  },
+  {
+    name: 'scale',
+    script: 'scale.bench.js',
+    file: 'scale-latest.json',
+    optional: true,
+    rows: (r) => (Array.isArray(r.rows) ? r.rows.map((x) => [x.name, x.value, x.floor || '', x.ratio, x.p99 || '', x.rss]) : []),
+  },
+];
+
+const only = process.env.BENCH_ONLY_SUITES ? process.env.BENCH_ONLY_SUITES.split(',') : undefined;
+const skip = new Set((process.env.BENCH_SKIP || '').split(',').filter(Boolean));
+const failed = [];
+const ran = [];
+for (const s of SUITES) {
+  if (skip.has(s.name) || (only && !only.includes(s.name))) continue;
+  if (!fs.existsSync(path.join(__dirname, s.script))) {
+    if (!s.optional) failed.push(`${s.name}: ${s.script} missing`);
+    continue;
+  }
+  process.stderr.write(`\n===== bench: ${s.name} (${s.script})\n`);
+  try {
+    fs.rmSync(path.join(RESULTS, s.file), { force: true });
+  } catch {
+    /* none */
+  }
+  const r = spawnSync(process.execPath, [path.join(__dirname, s.script)], { stdio: 'inherit', env: process.env });
+  if (r.status !== 0) failed.push(`${s.name}: exit ${r.status}`);
+  ran.push(s);
+}
+
+const lines = [
+  `One table — ${new Date().toISOString()}, node ${process.version}, ${os.cpus().length} CPUs, load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`,
+  '',
+  '| route or operation | this server | floor | ratio (≥ 1 is at or above the floor) | p99 | RSS MB |',
+  '|---|---|---|---:|---|---:|',
+];
+for (const s of ran) {
+  const r = read(s.file);
+  if (!r) continue;
+  for (const row of s.rows(r)) lines.push(`| ${row[0]} | ${row[1]} | ${row[2]} | ${n(row[3])} | ${row[4] || ''} | ${row[5] !== undefined ? n(row[5], 0) : ''} |`);
+}
+if (failed.length) lines.push('', `Failed: ${failed.join('; ')}`);
+const table = lines.join('\n');
+process.stdout.write(`\n${table}\n`);
+fs.mkdirSync(RESULTS, { recursive: true });
+fs.writeFileSync(path.join(RESULTS, 'all-latest.md'), table + '\n');
+process.exit(failed.length ? 1 : 0);
