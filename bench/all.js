@@ -47,8 +47,8 @@ const SUITES = [
         out.push([`${r.runners || 50} runners polling at 1/s: CPU of one core`, `${n(pct, 2)} %`, '5 % (aim)', pct / 5, '']);
       }
       if (r.drain) out.push([`claim ${r.builds} builds with ${r.runners} runners`, `${r.drain.app.seconds} s (${r.drain.app.double_claims} double)`, `${r.drain.bare.seconds} s (bare)`, r.drain.bare.seconds / r.drain.app.seconds, '']);
-      if (r.builds_list) out.push(['GET /projects/:id/builds?per_page=100 (10,000 builds)', `${n(r.builds_list.app.req_per_s, 0)} req/s`, `${n(r.builds_list.bare.req_per_s, 0)} req/s (bare)`, r.builds_list.app.req_per_s / r.builds_list.bare.req_per_s, `${r.builds_list.app.p99_ms} ms`]);
-      if (r.live_trace) out.push(['live trace: PATCH → SSE follower', `p50 ${r.live_trace.p50_ms} ms`, '', undefined, `${r.live_trace.p99_ms} ms`]);
+      if (r.list) out.push([`GET /projects/:id/builds?per_page=100 (${r.list.builds} builds)`, `${n(r.list.app.req_per_s, 0)} req/s`, `${n(r.list.bare.req_per_s, 0)} req/s (bare)`, r.list.app.req_per_s / r.list.bare.req_per_s, `${r.list.app.p99_ms} ms`]);
+      if (r.follow) out.push(['live trace: PATCH → SSE follower latency', `p50 ${r.follow.app.p50_ms} ms`, '', undefined, `${r.follow.app.p99_ms} ms`]);
       if (r.trace) out.push(['trace PATCH 4 KB parts', `${r.trace.app.parts_per_s} parts/s`, '', undefined, '']);
       return out;
     },
