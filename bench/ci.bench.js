@@ -15,6 +15,11 @@
  *    the runner PATCHes 4 KB parts one after another: time from sending the PATCH to the part's bytes
  *    arriving at the follower, p50/p99 over BENCH_FOLLOW_PARTS parts (app only).
  *
+ * 6. paced polling: BENCH_RUNNERS runners each polling an empty queue once a second (as real runners
+ *    do) for BENCH_DURATION: the server's CPU as a share of one core (aim < 5 %);
+ * 7. a 10 MB trace sent as 100 PATCHes of 100 KB to one build: per-part time of the first and the last
+ *    ten (equal when an append costs O(part), not O(trace)), and the stored trace checked whole.
+ *
  * Env (all optional): BENCH_PG_URL, BENCH_RUNNERS (50), BENCH_BUILDS (1000), BENCH_DURATION (10 s),
  * BENCH_WARMUP (2 s), DB_POOL_SIZE (10), BENCH_APP_MAIN (default dist/main.js), BENCH_LIST_BUILDS
  * (10000), BENCH_CONNECTIONS (list: 16), BENCH_FOLLOW_PARTS (200), BENCH_CI_PARTS (comma list of
@@ -40,7 +45,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? (SHORT ? 0 : 2));
 const LIST_BUILDS = Number(process.env.BENCH_LIST_BUILDS || 10000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16);
 const FOLLOW_PARTS = Number(process.env.BENCH_FOLLOW_PARTS || (SHORT ? 20 : 200));
-const PARTS = new Set((process.env.BENCH_CI_PARTS || 'poll,drain,trace,list,follow').split(',').map((x) => x.trim()));
+const PARTS = new Set((process.env.BENCH_CI_PARTS || 'poll,paced,drain,trace,bigtrace,list,follow').split(',').map((x) => x.trim()));
 const POOL_SIZE = Number(process.env.DB_POOL_SIZE || 10);
 const SECRET_KEY = 'bench-secret-key-0123456789abcdef0123456789abcdef';
 const ROOT_PASSWORD = 'bench-root-password';
@@ -51,7 +56,7 @@ const INFO = { name: 'gitlab-ci-multi-runner', version: '1.3.5', revision: '3af0
 const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': UA };
 
 const h = createHarness('bench:ci');
-const { log, freePort, startProcess, waitReady } = h;
+const { log, freePort, startProcess, waitReady, sleep } = h;
 let running;
 h.onCleanup(() => running && running.stop());
 
@@ -362,6 +367,31 @@ h.run(async () => {
     log(`poll: app ${results.poll.app.req_per_s} req/s, bare ${results.poll.bare.req_per_s} req/s`);
   }
 
+  if (PARTS.has('paced')) {
+    const cpu0 = cpuMs(app.child.pid);
+    const t0 = Date.now();
+    let polls = 0;
+    let wrong = 0;
+    await Promise.all(
+      tokens.map(async (token, i) => {
+        await sleep((i * 1000) / tokens.length); // spread over the second, as independent runners are
+        while (Date.now() - t0 < DURATION * 1000) {
+          const next = Date.now() + 1000;
+          const r = await fetch(`${app.base}/ci/api/v1/builds/register.json`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ info: INFO, token }) });
+          await r.arrayBuffer();
+          if (r.status !== 404) wrong++;
+          polls++;
+          await sleep(Math.max(0, next - Date.now()));
+        }
+      }),
+    );
+    const wall = Date.now() - t0;
+    const cpu = cpuMs(app.child.pid) - cpu0;
+    if (wrong) throw new Error(`paced poll: ${wrong} answers other than 404`);
+    results.paced = { runners: tokens.length, polls, polls_per_s: Math.round((polls / wall) * 10000) / 10, cpu_percent_of_one_core: Math.round((cpu / wall) * 1000) / 10 };
+    log(`paced: ${JSON.stringify(results.paced)}`);
+  }
+
   if (PARTS.has('drain')) {
     results.drain = {};
     for (const server of [app, bare]) {
@@ -379,6 +409,32 @@ h.run(async () => {
     for (const token of tokens) claims.push(await claimOne(token));
     results.trace = { app: await traceParts(app, claims) };
     log(`trace: ${JSON.stringify(results.trace.app)}`);
+  }
+
+  if (PARTS.has('bigtrace')) {
+    await seedBuilds(db, project.body.id, 1);
+    const b = await claimOne(tokens[0]);
+    const part = Buffer.alloc(100 * 1024, 'y');
+    const times = [];
+    let offset = 0;
+    for (let i = 0; i < 100; i++) {
+      const t = process.hrtime.bigint();
+      const r = await fetch(`${app.base}/ci/api/v1/builds/${b.id}/trace.txt`, {
+        method: 'PATCH',
+        headers: { 'Content-Type': 'text/plain', 'BUILD-TOKEN': b.token, 'Content-Range': `${offset}-${offset + part.length}`, 'User-Agent': UA },
+        body: part,
+      });
+      await r.arrayBuffer();
+      if (r.status !== 202) throw new Error(`big trace part ${i}: ${r.status}`);
+      times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      offset += part.length;
+    }
+    const trace = await fetch(`${app.base}/api/v3/projects/${project.body.id}/builds/${b.id}/trace`, { headers: { 'PRIVATE-TOKEN': root } });
+    const body = Buffer.from(await trace.arrayBuffer());
+    if (body.length !== offset) throw new Error(`big trace: stored ${body.length} bytes, sent ${offset}`);
+    const avg = (xs) => Math.round((xs.reduce((x, y) => x + y, 0) / xs.length) * 100) / 100;
+    results.bigtrace = { parts: 100, part_kb: 100, total_mb: offset / 1048576, first10_ms: avg(times.slice(0, 10)), last10_ms: avg(times.slice(-10)), total_ms: Math.round(times.reduce((x, y) => x + y, 0)) };
+    log(`big trace: ${JSON.stringify(results.bigtrace)}`);
   }
 
   if (PARTS.has('list')) {
@@ -414,7 +470,9 @@ h.run(async () => {
     lines.push(row(`drain ${BUILDS} builds`, results.drain.app.builds_per_s, results.drain.bare.builds_per_s, 'builds/s'));
     lines.push(row('double claims', results.drain.app.double_claims, results.drain.bare.double_claims, ''));
   }
+  if (results.paced) lines.push(row(`${results.paced.runners} runners polling at 1/s: server CPU`, `${results.paced.cpu_percent_of_one_core} % of a core`, '—', '(aim < 5 %)'));
   if (results.trace) lines.push(row('trace PATCH 4 KB parts', results.trace.app.parts_per_s, '—', 'parts/s'));
+  if (results.bigtrace) lines.push(row('10 MB trace in 100 PATCHes: first 10 / last 10 per part', `${results.bigtrace.first10_ms} / ${results.bigtrace.last10_ms}`, '—', 'ms'));
   if (results.list) {
     const l = results.list;
     lines.push(row(`GET builds?per_page=100 (${LIST_BUILDS} builds, ${CONNECTIONS} conns)`, l.app.req_per_s, l.bare.req_per_s, 'req/s'));
