@@ -82,7 +82,7 @@ describe('CI settings that take effect (instance and project)', () => {
   describe('shared_runners_enabled', () => {
     it('instance setting off: shared runners take nothing, specific runners still do; project runner lists drop shared runners; new projects default to off', async () => {
       expect((await settings()).body.shared_runners_enabled).toBe(true);
-      const p = await c.project(team.owner, tagged('inst'));
+      const p = await c.project(team.owner, `${tagged('inst')}second:\n  script: make\n  tags: [inst]\n`);
       const shared = await c.registerRunner({ tag_list: 'inst' });
       const specific = (await c.api.register({ token: p.runnersToken, tag_list: 'inst' }).expect(201)).body;
       expect((await pl.get(team.owner, `/projects/${p.id}/runners`).expect(200)).body.map((r: Json) => r.id)).toEqual(
@@ -92,6 +92,7 @@ describe('CI settings that take effect (instance and project)', () => {
       expect((await setSettings({ shared_runners_enabled: false })).body.shared_runners_enabled).toBe(false);
       try {
         expect((await c.api.requestBuild(shared.token).expect(404)).body).toEqual({});
+        expect((await c.api.requestBuild(specific.token).expect(201)).body.project_id).toBe(p.id);
         const list = (await pl.get(team.owner, `/projects/${p.id}/runners?per_page=100`).expect(200)).body;
         expect(list).toEqual([{ id: specific.id, description: null, active: true, is_shared: false, name: 'gitlab-ci-multi-runner' }]);
         const created = await pl.post(team.owner, '/projects').send({ name: `default-off-${Date.now()}` }).expect(201);
