@@ -80,7 +80,7 @@ describe('CI settings that take effect (instance and project)', () => {
   });
 
   describe('shared_runners_enabled', () => {
-    it('instance setting off: shared runners take nothing, specific runners still do; project runner lists drop shared runners; new projects default to off', async () => {
+    it("instance setting off: the default of new projects only (GitLab 8.8); shared runners still serve projects that enable them", async () => {
       expect((await settings()).body.shared_runners_enabled).toBe(true);
       const p = await c.project(team.owner, `${tagged('inst')}second:\n  script: make\n  tags: [inst]\n`);
       const shared = await c.registerRunner({ tag_list: 'inst' });
@@ -91,22 +91,21 @@ describe('CI settings that take effect (instance and project)', () => {
 
       expect((await setSettings({ shared_runners_enabled: false })).body.shared_runners_enabled).toBe(false);
       try {
-        expect((await c.api.requestBuild(shared.token).expect(404)).body).toEqual({});
-        expect((await c.api.requestBuild(specific.token).expect(201)).body.project_id).toBe(p.id);
-        const list = (await pl.get(team.owner, `/projects/${p.id}/runners?per_page=100`).expect(200)).body;
-        expect(list).toEqual([{ id: specific.id, description: null, active: true, is_shared: false, name: 'gitlab-ci-multi-runner' }]);
         const created = await pl.post(team.owner, '/projects').send({ name: `default-off-${Date.now()}` }).expect(201);
         expect(created.body.shared_runners_enabled).toBe(false);
         const explicit = await pl.post(team.owner, '/projects').send({ name: `explicit-on-${Date.now()}`, shared_runners_enabled: true }).expect(201);
         expect(explicit.body.shared_runners_enabled).toBe(true);
-        // the runners lists still show the shared runner to the admin, with is_shared
+        // the existing project keeps its own flag: its runner list and the shared runner's claims are unchanged
+        expect((await pl.get(team.owner, `/projects/${p.id}/runners?per_page=100`).expect(200)).body.map((r: Json) => r.id)).toEqual(
+          expect.arrayContaining([shared.id, specific.id]),
+        );
+        expect((await c.api.requestBuild(shared.token).expect(201)).body.project_id).toBe(p.id);
+        expect((await c.api.requestBuild(specific.token).expect(201)).body.project_id).toBe(p.id);
         const all = (await pl.get(team.admin, '/runners/all?scope=shared&per_page=100').expect(200)).body;
         expect(all).toContainEqual({ id: shared.id, description: null, active: true, is_shared: true, name: 'gitlab-ci-multi-runner' });
       } finally {
         await setSettings({ shared_runners_enabled: true });
       }
-      const claimed = (await c.api.requestBuild(shared.token).expect(201)).body;
-      expect(claimed.project_id).toBe(p.id);
       await pl.put(team.admin, '/application/settings').send({ shared_runners_enabled: 'perhaps' }).expect(400);
     });
 

@@ -1,6 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { Request } from 'express';
-import { ApplicationSettingsService } from '../../application-settings/application-settings.service';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { APP_CONFIG, AppConfig } from '../../config/config';
 import { GitHttpService } from '../../git-http/git-http.service';
@@ -29,7 +28,6 @@ export class RunnerApiService implements OnModuleInit {
     private readonly pipelines: PipelinesService,
     private readonly secrets: SecretsService,
     private readonly gitHttp: GitHttpService,
-    private readonly settings: ApplicationSettingsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -58,8 +56,6 @@ export class RunnerApiService implements OnModuleInit {
     const runner = await this.runners.authenticate(token);
     await this.runners.touch(runner, runnerInfo(info));
     if (!runner.active) throw new RunnerApiError(404, {});
-    // shared runners switched off for the instance: they take nothing (the settings are cached, no query per poll)
-    if (runner.isShared && !(await this.settings.get()).sharedRunnersEnabled) throw new RunnerApiError(404, {});
     const claimed = await this.builds.claim({
       runnerId: runner.id,
       isShared: runner.isShared,

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ApplicationSettingsService } from '../../application-settings/application-settings.service';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { apiError, Forbidden, NotFound, ValidationFailed } from '../../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../../common/pagination/pagination';
@@ -27,7 +26,6 @@ export class RunnersApiService {
     private readonly repo: RunnersRepository,
     private readonly projects: ProjectResolver,
     private readonly secrets: SecretsService,
-    private readonly settings: ApplicationSettingsService,
   ) {}
 
   /** The specific runners of the projects the user masters. */
@@ -81,12 +79,13 @@ export class RunnersApiService {
 
   /**
    * The project's specific runners, plus the shared runners when they serve it: the project's
-   * `shared_runners_enabled` and the instance's (decision 27; masters).
+   * `shared_runners_enabled` (decision 27; masters). The instance's setting is, as in GitLab 8.8, only
+   * the default of new projects.
    */
   async listForProject(user: User, ref: string, q: ListRunnersDto): Promise<Paginated<Runner>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const page = pageRequest(q);
-    const withShared = project.sharedRunnersEnabled && (await this.settings.get()).sharedRunnersEnabled;
+    const withShared = project.sharedRunnersEnabled;
     const [rows, total] = await this.repo.listForProject(project.id, withShared, page);
     return new Paginated(rows, total, page);
   }
