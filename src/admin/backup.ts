@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
+import * as tar from 'tar';
 import { DataSource, QueryRunner } from 'typeorm';
 import { AppConfig } from '../config/config';
 import { MIGRATIONS } from '../database/migrations';
@@ -38,14 +38,6 @@ export interface BackupResult {
   tables: number;
   rows: number;
   repositories: number;
-}
-
-async function run(cmd: string, args: string[]): Promise<void> {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const [code] = (await once(child, 'close')) as [number];
-  if (code !== 0) throw new Error(`${cmd} failed: ${err.trim()}`);
 }
 
 /** Bare repositories below `root` (folders ending in `.git` that hold a HEAD). */
@@ -132,7 +124,7 @@ export async function backup(config: AppConfig, ds: DataSource, file: string): P
 
     await writeFile(join(staging, 'manifest.json'), JSON.stringify(manifest, null, 2));
     await mkdir(dirname(file), { recursive: true });
-    await run('tar', ['-czf', file, '-C', staging, '.']);
+    await tar.create({ gzip: true, file, cwd: staging, portable: true }, ['.']);
     return {
       file,
       tables: manifest.tables.length,
@@ -171,7 +163,7 @@ export async function restore(
   if (existing && !opts.force) throw new RestoreRefused(`${existing}: restore refused (use --force to replace it)`);
   const staging = await mkdtemp(join(tmpdir(), 'glv3-restore-'));
   try {
-    await run('tar', ['-xzf', file, '-C', staging, '--no-same-owner']);
+    await tar.extract({ file, cwd: staging, preserveOwner: false, strict: true });
     const manifest = JSON.parse(await readFile(join(staging, 'manifest.json'), 'utf8')) as Manifest;
     if (manifest.format !== FORMAT) throw new RestoreRefused(`unknown backup format ${manifest.format}`);
     const known = new Set(MIGRATIONS.map((m) => m.name));
