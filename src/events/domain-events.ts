@@ -37,6 +37,13 @@ export interface BuildHookInput {
 /** What an issue or merge request hook needs (the MR and CI areas emit these once they exist). */
 export type ObjectAction = 'open' | 'update' | 'close' | 'reopen' | 'merge';
 
+/** The hook action of an update that recorded these feed events: `close`, `reopen`, else `update`. */
+export function updateAction(events: { action: string }[]): ObjectAction {
+  if (events.some((e) => e.action === 'closed')) return 'close';
+  if (events.some((e) => e.action === 'reopened')) return 'reopen';
+  return 'update';
+}
+
 /**
  * Every domain event and its payload. Emitted after the change is committed, by the service that
  * made it; listeners run asynchronously and their failures never reach the emitter.

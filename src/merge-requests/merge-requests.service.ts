@@ -1,4 +1,4 @@
-import { DomainEvents, ObjectAction } from '../events/domain-events';
+import { DomainEvents, ObjectAction, updateAction } from '../events/domain-events';
 import { Injectable } from '@nestjs/common';
 import {
   apiError,
@@ -21,7 +21,7 @@ import { Commit, DiffEntry } from '../git/objects';
 import { LabelsService } from '../labels/labels.service';
 import { Milestone } from '../milestones/milestone.entity';
 import { MilestonesService } from '../milestones/milestones.service';
-import { addSystemNotes, labelChangeNote, milestoneReference } from '../notes/system-notes';
+import { addSystemNotes, assignmentChanges } from '../notes/system-notes';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
@@ -279,14 +279,7 @@ export class MergeRequestsService {
           changes.mergeStatus = 'unchecked';
           notes.push(`Target branch changed from \`${current.targetBranch}\` to \`${targetBranch}\``);
         }
-        if (assigneeId !== undefined && assigneeId !== current.assigneeId) {
-          changes.assigneeId = assigneeId;
-          notes.push(assignee ? `Reassigned to @${assignee.username}` : 'Assignee removed');
-        }
-        if (milestoneId !== undefined && milestoneId !== current.milestoneId) {
-          changes.milestoneId = milestoneId;
-          notes.push(milestone ? `Milestone changed to ${milestoneReference(milestone)}` : 'Milestone removed');
-        }
+        assignmentChanges(current, { assigneeId, assignee, milestoneId, milestone }, changes, notes);
         let transition: 'closed' | 'reopened' | undefined;
         if (dto.state_event === 'close' && isOpen(current)) transition = 'closed';
         if (dto.state_event === 'reopen' && current.state === 'closed') transition = 'reopened';
@@ -302,9 +295,7 @@ export class MergeRequestsService {
         if (transition) notes.push(`Status changed to ${transition}`);
         let labelsChanged = false;
         if (canAdmin && labelTitles !== undefined) {
-          const wanted = await this.labels.findOrCreate(m, project.id, labelTitles);
-          const { added, removed } = await this.labels.replaceLinks(m, 'MergeRequest', current.id, wanted);
-          const note = labelChangeNote(added, removed);
+          const note = await this.labels.relabel(m, project.id, 'MergeRequest', current.id, labelTitles);
           if (note) {
             labelsChanged = true;
             notes.push(note);
@@ -326,8 +317,7 @@ export class MergeRequestsService {
     }
     await this.events.record(...events);
     const fresh = await this.repo.byId(updated.id);
-    const action = events.some((e) => e.action === 'closed') ? 'close' : events.some((e) => e.action === 'reopened') ? 'reopen' : 'update';
-    this.announce(fresh, user, action);
+    this.announce(fresh, user, updateAction(events));
     return fresh;
   }
 
