@@ -11,28 +11,10 @@
  * Env: DATABASE_URL, PORT, HOST, SECRET_KEY, EXTERNAL_URL, DB_POOL_SIZE (default 10).
  */
 const http = require('node:http');
-const { createDecipheriv, createHash, createHmac, hkdfSync } = require('node:crypto');
-const { Pool } = require('pg');
+const { createHash } = require('node:crypto');
+const { bareSetup } = require('./bare-common');
 
-const SECRET_KEY = process.env.SECRET_KEY;
-if (!SECRET_KEY || SECRET_KEY.length < 32) throw new Error('SECRET_KEY (>= 32 chars) is required');
-const secret = Buffer.from(SECRET_KEY, 'utf8');
-const digestKey = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'token-digest', 32));
-const encryptionKey = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'token-encryption', 32));
-const PORT = Number(process.env.PORT || 8081);
-const HOST = process.env.HOST || '127.0.0.1';
-const EXTERNAL_URL = (process.env.EXTERNAL_URL || `http://localhost:${PORT}`).replace(/\/+$/, '');
-const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE || 10) });
-
-const digest = (token) => createHmac('sha256', digestKey).update(token, 'utf8').digest('hex');
-
-function decrypt(sealed) {
-  const [version, iv, tag, data] = sealed.split(':');
-  if (version !== 'v1') throw new Error('unknown encryption version');
-  const d = createDecipheriv('aes-256-gcm', encryptionKey, Buffer.from(iv, 'base64'));
-  d.setAuthTag(Buffer.from(tag, 'base64'));
-  return Buffer.concat([d.update(Buffer.from(data, 'base64')), d.final()]).toString('utf8');
-}
+const { PORT, HOST, EXTERNAL_URL, pool, digest, decrypt } = bareSetup(8081);
 
 // Application settings, cached for 5 s like ApplicationSettingsService.
 let settings;

@@ -19,33 +19,12 @@
 const http = require('node:http');
 const { spawn } = require('node:child_process');
 const { join } = require('node:path');
-const { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, randomInt } = require('node:crypto');
-const { Pool } = require('pg');
+const { createHash, randomInt } = require('node:crypto');
+const { bareSetup } = require('./bare-common');
 
-const SECRET_KEY = process.env.SECRET_KEY;
-if (!SECRET_KEY || SECRET_KEY.length < 32) throw new Error('SECRET_KEY (>= 32 chars) is required');
-const secret = Buffer.from(SECRET_KEY, 'utf8');
-const digestKey = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'token-digest', 32));
-const encryptionKey = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'token-encryption', 32));
-const PORT = Number(process.env.PORT || 8082);
-const HOST = process.env.HOST || '127.0.0.1';
-const EXTERNAL_URL = (process.env.EXTERNAL_URL || `http://localhost:${PORT}`).replace(/\/+$/, '');
-const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE || 10) });
+const { PORT, HOST, EXTERNAL_URL, pool, digest, encrypt, decrypt } = bareSetup(8082);
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-const digest = (token) => createHmac('sha256', digestKey).update(token, 'utf8').digest('hex');
-function encrypt(plain) {
-  const iv = randomBytes(12);
-  const c = createCipheriv('aes-256-gcm', encryptionKey, iv);
-  const data = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
-  return ['v1', iv.toString('base64'), c.getAuthTag().toString('base64'), data.toString('base64')].join(':');
-}
-function decrypt(sealed) {
-  const [, iv, tag, data] = sealed.split(':');
-  const d = createDecipheriv('aes-256-gcm', encryptionKey, Buffer.from(iv, 'base64'));
-  d.setAuthTag(Buffer.from(tag, 'base64'));
-  return Buffer.concat([d.update(Buffer.from(data, 'base64')), d.final()]).toString('utf8');
-}
 function token20() {
   let s = '';
   for (let i = 0; i < 20; i++) s += ALPHABET[randomInt(ALPHABET.length)];

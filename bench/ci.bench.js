@@ -31,7 +31,6 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { isDeepStrictEqual } = require('node:util');
-const autocannon = require('autocannon');
 const { Client } = require('pg');
 const { createHarness } = require('./harness');
 
@@ -56,31 +55,7 @@ const INFO = { name: 'gitlab-ci-multi-runner', version: '1.3.5', revision: '3af0
 const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': UA };
 
 const h = createHarness('bench:ci');
-const { log, freePort, startProcess, waitReady, sleep } = h;
-let running;
-h.onCleanup(() => running && running.stop());
-
-function cpuMs(pid) {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const x = f.slice(f.lastIndexOf(')') + 2).split(' ');
-    return ((Number(x[11]) + Number(x[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-function cannon(opts) {
-  return new Promise((resolve, reject) => {
-    const inst = autocannon(opts, (err, res) => {
-      running = undefined;
-      if (err) reject(err);
-      else resolve(res);
-    });
-    running = inst;
-  });
-}
-
+const { log, freePort, startProcess, waitReady, cpuMs, cannon, sleep } = h;
 async function api(base, method, p, body, token) {
   const r = await fetch(base + p, {
     method,

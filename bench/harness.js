@@ -14,6 +14,18 @@ const { Client } = require('pg');
 const ROOT = path.resolve(__dirname, '..');
 const PG_URL = (process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const CLK_TCK = 100; // USER_HZ on Linux
+
+/** utime + stime of a process, in ms (0 when it is gone). */
+function cpuMs(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+  } catch {
+    return 0;
+  }
+}
 
 function createHarness(label) {
   const log = (msg) => process.stderr.write(`[${label}] ${msg}\n`);
@@ -21,6 +33,11 @@ function createHarness(label) {
   const tempDirs = [];
   const beforeCleanup = [];
   let database; // name of the database to drop
+  let running; // the autocannon instance under way, stopped first at cleanup
+  beforeCleanup.push(() => {
+    if (running) running.stop();
+    running = undefined;
+  });
 
   function killChildren() {
     for (const c of children) {
@@ -89,6 +106,22 @@ function createHarness(label) {
     ROOT,
     PG_URL,
     children,
+    cpuMs,
+
+    /** One autocannon run (stopped at cleanup when still under way): its result. */
+    cannon(opts) {
+      const autocannon = require('autocannon');
+      return new Promise((resolve, reject) => {
+        const inst = autocannon(opts, (err, res) => {
+          running = undefined;
+          if (err) reject(err);
+          else resolve(res);
+        });
+        running = inst;
+        inst.on('error', reject);
+      });
+    },
+
     /** Registers work to do first at cleanup (stop a load generator, close a monitor connection). */
     onCleanup: (fn) => beforeCleanup.push(fn),
 
@@ -175,4 +208,4 @@ function createHarness(label) {
   };
 }
 
-module.exports = { createHarness };
+module.exports = { createHarness, cpuMs, CLK_TCK };

@@ -19,11 +19,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { isDeepStrictEqual } = require('node:util');
-const autocannon = require('autocannon');
 const bcrypt = require('bcryptjs');
 const { Client } = require('pg');
 
-const { createHarness } = require('./harness');
+const { createHarness, CLK_TCK } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
@@ -50,27 +49,11 @@ const { log, sleep } = h;
 // Processes, database and cleanup (bench/harness.js); the load generator and the monitor connection
 // are stopped first, so that the servers stop at once.
 let monitor; // the pg client that watches the bench database's backends
-let running; // the autocannon instance under way
 h.onCleanup(async () => {
-  if (running) running.stop();
-  running = undefined;
   if (monitor) await monitor.end().catch(() => undefined);
   monitor = undefined;
 });
-const { freePort, startProcess, waitReady } = h;
-
-const CLK_TCK = 100; // USER_HZ on Linux
-
-/** utime + stime of a process, in ms (0 when it is gone). */
-function cpuMs(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
-  } catch {
-    return 0;
-  }
-}
+const { freePort, startProcess, waitReady, cpuMs, cannon } = h;
 
 /** Busy CPU time of the whole machine (all CPUs), in ms. */
 function machineBusyMs() {
@@ -221,18 +204,6 @@ async function checkSameResponses(appBase, bareBase, token) {
     const n = Array.isArray(a.body) ? `${a.body.length} items, X-Total ${a.headers['x-total']}` : 'one object';
     log(`${ep.name}: app and baseline responses identical (${n})`);
   }
-}
-
-function cannon(opts) {
-  return new Promise((resolve, reject) => {
-    const inst = autocannon(opts, (err, res) => {
-      running = undefined;
-      if (err) reject(err);
-      else resolve(res);
-    });
-    running = inst;
-    inst.on('error', reject);
-  });
 }
 
 async function measure(server, ep, token, dbUrl) {

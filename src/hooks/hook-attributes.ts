@@ -10,6 +10,43 @@ export async function urlColumns(secrets: SecretsService, raw: string, allowLoca
   return { url: v.url, urlUserinfoEncrypted: v.userinfo ? secrets.encrypt(v.userinfo) : null };
 }
 
+/**
+ * `urlColumns` where a refused URL answers `refused()`: each API words it its own way (project hooks
+ * 422 "Invalid url given", system hooks GitLab 8.8's 404 of a failed save).
+ */
+export async function urlColumnsOr(secrets: SecretsService, raw: string, allowLocal: boolean, refused: () => Error): Promise<Partial<WebHook>> {
+  try {
+    return await urlColumns(secrets, raw, allowLocal);
+  } catch (e) {
+    if (e instanceof OutboundUrlRefused) throw refused();
+    throw e;
+  }
+}
+
+/** A new hook's columns: GitLab's defaults (push events only, SSL verified, no token), the vetted URL, then what the DTO sets. */
+export function newHookColumns(
+  type: 'ProjectHook' | 'SystemHook',
+  projectId: number | null,
+  url: Partial<WebHook>,
+  options: Partial<WebHook>,
+): Partial<WebHook> {
+  return {
+    type,
+    projectId,
+    pushEvents: true,
+    tagPushEvents: false,
+    issuesEvents: false,
+    mergeRequestsEvents: false,
+    noteEvents: false,
+    buildEvents: false,
+    wikiPageEvents: false,
+    enableSslVerification: true,
+    tokenEncrypted: null,
+    ...url,
+    ...options,
+  };
+}
+
 /** The switch and option columns a DTO sets (absent fields untouched). */
 export function optionColumns(secrets: SecretsService, dto: HookOptionsDto): Partial<WebHook> {
   const out: Partial<WebHook> = {};

@@ -6,7 +6,7 @@ import { parseId } from '../common/params/params';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
 import { CreateHookDto, UpdateHookDto } from './dto/hook.dto';
-import { optionColumns, OutboundUrlRefused, urlColumns } from './hook-attributes';
+import { newHookColumns, optionColumns, urlColumnsOr } from './hook-attributes';
 import { HooksRepository } from './hooks.repository';
 import { WebHook, WebHookLog } from './web-hook.entity';
 
@@ -36,21 +36,7 @@ export class HooksService {
   async create(user: User, ref: string, dto: CreateHookDto): Promise<WebHook> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const url = await this.vet(dto.url);
-    return this.hooks.insert(undefined, {
-      type: 'ProjectHook',
-      projectId: project.id,
-      pushEvents: true,
-      tagPushEvents: false,
-      issuesEvents: false,
-      mergeRequestsEvents: false,
-      noteEvents: false,
-      buildEvents: false,
-      wikiPageEvents: false,
-      enableSslVerification: true,
-      tokenEncrypted: null,
-      ...url,
-      ...optionColumns(this.secrets, dto),
-    });
+    return this.hooks.insert(undefined, newHookColumns('ProjectHook', project.id, url, optionColumns(this.secrets, dto)));
   }
 
   /** Any field; saving a hook also re-enables it when failures had disabled it. */
@@ -85,11 +71,6 @@ export class HooksService {
   }
 
   private async vet(raw: string): Promise<Partial<WebHook>> {
-    try {
-      return await urlColumns(this.secrets, raw, (await this.settings.get()).allowLocalRequestsFromHooksAndServices);
-    } catch (e) {
-      if (e instanceof OutboundUrlRefused) throw invalidUrl();
-      throw e;
-    }
+    return urlColumnsOr(this.secrets, raw, (await this.settings.get()).allowLocalRequestsFromHooksAndServices, invalidUrl);
   }
 }

@@ -11,7 +11,7 @@ import { EventsService, NewEvent } from '../events/events.service';
 import { LabelsService } from '../labels/labels.service';
 import { Milestone } from '../milestones/milestone.entity';
 import { MilestonesService } from '../milestones/milestones.service';
-import { addSystemNotes, labelChangeNote, milestoneReference } from '../notes/system-notes';
+import { addSystemNotes, assignmentChanges } from '../notes/system-notes';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { projectFullPath } from '../projects/projects.presenter';
@@ -181,14 +181,7 @@ export class IssuesService {
         changes.confidential = confidential;
         notes.push(confidential ? 'Made the issue confidential' : 'Made the issue visible to everyone');
       }
-      if (assigneeId !== undefined && assigneeId !== current.assigneeId) {
-        changes.assigneeId = assigneeId;
-        notes.push(assignee ? `Reassigned to @${assignee.username}` : 'Assignee removed');
-      }
-      if (milestoneId !== undefined && milestoneId !== current.milestoneId) {
-        changes.milestoneId = milestoneId;
-        notes.push(milestone ? `Milestone changed to ${milestoneReference(milestone)}` : 'Milestone removed');
-      }
+      assignmentChanges(current, { assigneeId, assignee, milestoneId, milestone }, changes, notes);
       let transition: 'closed' | 'reopened' | undefined;
       if (stateEvent === 'close' && current.state !== 'closed') transition = 'closed';
       if (stateEvent === 'reopen' && current.state === 'closed') transition = 'reopened';
@@ -198,9 +191,7 @@ export class IssuesService {
       }
       let labelsChanged = false;
       if (canAdmin && labelTitles !== undefined) {
-        const wanted = await this.labels.findOrCreate(tx, project.id, labelTitles);
-        const { added, removed } = await this.labels.replaceLinks(tx, 'Issue', current.id, wanted);
-        const note = labelChangeNote(added, removed);
+        const note = await this.labels.relabel(tx, project.id, 'Issue', current.id, labelTitles);
         if (note) {
           labelsChanged = true;
           notes.push(note);

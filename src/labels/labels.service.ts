@@ -4,6 +4,7 @@ import { parseId } from '../common/params/params';
 import { PolicyUser, ProjectAccess } from '../common/policy/policy';
 import { Transactions, Tx } from '../database/transactions';
 import { issueVisibilityInProject } from '../issues/issue-policy';
+import { labelChangeNote } from '../notes/system-notes';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
@@ -139,6 +140,15 @@ export class LabelsService {
     if (removed.length) await this.labels.unlink(tx, type, targetId, removed.map((l) => l.id));
     if (added.length) await this.labels.link(tx, type, targetId, added.map((l) => l.id));
     return { added, removed };
+  }
+
+  /**
+   * Makes the labels titled `titles` (created when missing) the target's labels, in the caller's
+   * transaction; returns the system note that records the change, or undefined when none changed.
+   */
+  async relabel(tx: Tx, projectId: number, type: LabelTarget, targetId: number, titles: string[]): Promise<string | undefined> {
+    const { added, removed } = await this.replaceLinks(tx, type, targetId, await this.findOrCreate(tx, projectId, titles));
+    return labelChangeNote(added, removed);
   }
 
   // ---------------------------------------------------------------- helpers

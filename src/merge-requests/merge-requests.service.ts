@@ -22,7 +22,7 @@ import { Commit, DiffEntry } from '../git/objects';
 import { LabelsService } from '../labels/labels.service';
 import { Milestone } from '../milestones/milestone.entity';
 import { MilestonesService } from '../milestones/milestones.service';
-import { addSystemNotes, labelChangeNote, milestoneReference } from '../notes/system-notes';
+import { addSystemNotes, assignmentChanges } from '../notes/system-notes';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
@@ -284,14 +284,7 @@ export class MergeRequestsService {
           changes.mergeStatus = 'unchecked';
           notes.push(`Target branch changed from \`${current.targetBranch}\` to \`${targetBranch}\``);
         }
-        if (assigneeId !== undefined && assigneeId !== current.assigneeId) {
-          changes.assigneeId = assigneeId;
-          notes.push(assignee ? `Reassigned to @${assignee.username}` : 'Assignee removed');
-        }
-        if (milestoneId !== undefined && milestoneId !== current.milestoneId) {
-          changes.milestoneId = milestoneId;
-          notes.push(milestone ? `Milestone changed to ${milestoneReference(milestone)}` : 'Milestone removed');
-        }
+        assignmentChanges(current, { assigneeId, assignee, milestoneId, milestone }, changes, notes);
         let transition: 'closed' | 'reopened' | undefined;
         if (dto.state_event === 'close' && isOpen(current)) transition = 'closed';
         if (dto.state_event === 'reopen' && current.state === 'closed') transition = 'reopened';
@@ -307,9 +300,7 @@ export class MergeRequestsService {
         if (transition) notes.push(`Status changed to ${transition}`);
         let labelsChanged = false;
         if (canAdmin && labelTitles !== undefined) {
-          const wanted = await this.labels.findOrCreate(m, project.id, labelTitles);
-          const { added, removed } = await this.labels.replaceLinks(m, 'MergeRequest', current.id, wanted);
-          const note = labelChangeNote(added, removed);
+          const note = await this.labels.relabel(m, project.id, 'MergeRequest', current.id, labelTitles);
           if (note) {
             labelsChanged = true;
             notes.push(note);

@@ -1,6 +1,7 @@
 import { Controller, Get, Req, StreamableFile } from '@nestjs/common';
 import type { Request } from 'express';
 import { Public } from '../common/auth/decorators';
+import { presentMetrics } from './metrics.presenter';
 import { MetricsService } from './metrics.service';
 
 /** Prometheus metrics, for loopback and METRICS_ALLOWED_IPS only (404 to everyone else, like GitLab's whitelist). */
@@ -11,7 +12,6 @@ export class MetricsController {
   @Public()
   @Get()
   async scrape(@Req() req: Request): Promise<StreamableFile> {
-    const text = await this.metrics.scrape(req.ip ?? req.socket.remoteAddress ?? '');
-    return new StreamableFile(Buffer.from(text), { type: 'text/plain; version=0.0.4; charset=utf-8' });
+    return presentMetrics(await this.metrics.scrape(req.ip ?? req.socket.remoteAddress ?? ''));
   }
 }

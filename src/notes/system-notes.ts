@@ -47,3 +47,29 @@ export function labelChangeNote(added: Label[], removed: Label[]): string | unde
   const text = parts.join(' and ');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+/** The assignee and milestone fields of an issue or merge request. */
+export interface Assignable {
+  assigneeId: number | null;
+  milestoneId: number | null;
+}
+
+/**
+ * The assignee and milestone part of an issue or merge request update: each field that differs from
+ * `current` goes into `changes`, with its system note (`Reassigned to @u`, `Milestone changed to %m`, ...).
+ */
+export function assignmentChanges(
+  current: Assignable,
+  next: { assigneeId?: number | null; assignee: { username: string } | null; milestoneId?: number | null; milestone: Pick<Milestone, 'title'> | null },
+  changes: Partial<Assignable>,
+  notes: string[],
+): void {
+  if (next.assigneeId !== undefined && next.assigneeId !== current.assigneeId) {
+    changes.assigneeId = next.assigneeId;
+    notes.push(next.assignee ? `Reassigned to @${next.assignee.username}` : 'Assignee removed');
+  }
+  if (next.milestoneId !== undefined && next.milestoneId !== current.milestoneId) {
+    changes.milestoneId = next.milestoneId;
+    notes.push(next.milestone ? `Milestone changed to ${milestoneReference(next.milestone)}` : 'Milestone removed');
+  }
+}

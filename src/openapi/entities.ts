@@ -66,12 +66,17 @@ const USER_FULL = {
   external: bool(),
 };
 
-const MILESTONE = {
+/** The leading keys of a project's numbered items (issues, merge requests, milestones). */
+const PROJECT_ITEM = {
   id: int(),
   iid: int(),
   project_id: int(),
   title: str(),
   description: nullable(str()),
+};
+
+const MILESTONE = {
+  ...PROJECT_ITEM,
   state: enumOf(['active', 'closed']),
   created_at: time(),
   updated_at: time(),
@@ -113,6 +118,18 @@ const RUNNER = {
   name: nullable(str()),
 };
 
+const GROUP = {
+  id: int(),
+  name: str(),
+  path: str(),
+  description: nullable(str()),
+  visibility_level: int(),
+  avatar_url: nullable(str()),
+  web_url: str(),
+};
+
+const SSH_KEY = { id: int(), title: str(), key: str(), created_at: time() };
+
 const PROJECT_SUMMARY = object({
   id: int(),
   name: str(),
@@ -122,11 +139,7 @@ const PROJECT_SUMMARY = object({
 });
 
 const MERGE_REQUEST = {
-  id: int(),
-  iid: int(),
-  project_id: int(),
-  title: str(),
-  description: nullable(str()),
+  ...PROJECT_ITEM,
   state: enumOf(['opened', 'closed', 'merged'], 'a reopened or locked (merging) request reads opened'),
   created_at: time(),
   updated_at: time(),
@@ -183,8 +196,8 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
   User: object(USER, [], 'A user as a normal viewer sees it.'),
   UserFull: object(USER_FULL, [], 'A user as an administrator sees it.'),
   UserLogin: object({ ...USER_FULL, private_token: str() }, [], 'The current user (GET /user, POST /session).'),
-  SSHKey: object({ id: int(), title: str(), key: str(), created_at: time() }),
-  SSHKeyWithUser: object({ id: int(), title: str(), key: str(), created_at: time(), user: ref('UserFull') }),
+  SSHKey: object(SSH_KEY),
+  SSHKeyWithUser: object({ ...SSH_KEY, user: ref('UserFull') }),
   Email: object({ id: int(), email: str() }),
   Namespace: object({ id: int(), path: str(), kind: enumOf(['user', 'group']) }),
   NamespaceRecord: object({
@@ -201,25 +214,8 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
     share_with_group_lock: bool(),
     visibility_level: int(),
   }),
-  Group: object({
-    id: int(),
-    name: str(),
-    path: str(),
-    description: nullable(str()),
-    visibility_level: int(),
-    avatar_url: nullable(str()),
-    web_url: str(),
-  }),
-  GroupDetail: object({
-    id: int(),
-    name: str(),
-    path: str(),
-    description: nullable(str()),
-    visibility_level: int(),
-    avatar_url: nullable(str()),
-    web_url: str(),
-    projects: array(ref('Project')),
-  }),
+  Group: object(GROUP),
+  GroupDetail: object({ ...GROUP, projects: array(ref('Project')) }),
   Member: object({ ...USER_BASIC, access_level: int('10 guest, 20 reporter, 30 developer, 40 master, 50 owner') }),
   AccessRevoked: object({ message: enumOf(['Access revoked']), id: nullable(int()) }, [], 'Removing a user who is not a member.'),
 
@@ -287,11 +283,7 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
 
   // --- issues, milestones, labels, notes, snippets ---
   Issue: object({
-    id: int(),
-    iid: int(),
-    project_id: int(),
-    title: str(),
-    description: nullable(str()),
+    ...PROJECT_ITEM,
     state: enumOf(['opened', 'closed']),
     created_at: time(),
     updated_at: time(),
@@ -304,11 +296,7 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
   }),
   IssueRecord: object(
     {
-      id: int(),
-      iid: int(),
-      project_id: int(),
-      title: str(),
-      description: nullable(str()),
+      ...PROJECT_ITEM,
       state: enumOf(['opened', 'closed']),
       confidential: bool(),
       author_id: int(),

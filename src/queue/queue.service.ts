@@ -1,9 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import PgBoss from 'pg-boss';
-import { DataSource, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
+import { QueryRunner } from 'typeorm';
 import { Logger } from '../common/http/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { Tx } from '../database/transactions';
+import { QueueRepository } from './queue.repository';
 
 /** A job's own data and its attempt number (0 on the first run). */
 export interface QueueJob<T> {
@@ -34,8 +35,6 @@ interface Registered {
   workerIds: string[];
 }
 
-type SqlRunner = { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> };
-
 /**
  * The one durable job queue of the app (pg-boss on the app's PostgreSQL). Areas register their
  * queues in `onModuleInit` and send jobs; a job sent with `tx` is written by that transaction (the
@@ -55,13 +54,12 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly pendingWake = new WeakMap<QueryRunner, Set<string>>();
 
   constructor(
-    private readonly ds: DataSource,
+    private readonly repo: QueueRepository,
     private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    const pool = (ds.driver as unknown as { master: SqlRunner }).master;
     this.boss = new PgBoss({
-      db: { executeSql: (text, values) => pool.query(text, values) },
+      db: repo.poolDb(),
       schema: 'pgboss',
       supervise: config.queue.workers,
       schedule: false,
@@ -71,17 +69,15 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
     });
     this.boss.on('error', (e: Error) => this.logger.error('queue error', { error: e.message }));
     // jobs sent in a transaction become visible at its commit: wake this instance's workers then
-    ds.subscribers.push({
-      afterTransactionCommit: (event: TransactionCommitEvent) => {
-        const names = this.pendingWake.get(event.queryRunner);
+    repo.onTransactionEnd({
+      commit: (qr) => {
+        const names = this.pendingWake.get(qr);
         if (!names) return;
-        this.pendingWake.delete(event.queryRunner);
+        this.pendingWake.delete(qr);
         for (const name of names) this.wake(name);
       },
-      afterTransactionRollback: (event: TransactionRollbackEvent) => {
-        this.pendingWake.delete(event.queryRunner);
-      },
-    } as EntitySubscriberInterface);
+      rollback: (qr) => this.pendingWake.delete(qr),
+    });
   }
 
   /**
@@ -146,7 +142,7 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
   ): Promise<string | null> {
     await this.start();
     const options: PgBoss.SendOptions = {};
-    if (opts.tx) options.db = txDb(opts.tx);
+    if (opts.tx) options.db = this.repo.txDb(opts.tx);
     if (opts.startAfterSeconds) options.startAfter = opts.startAfterSeconds;
     if (opts.singletonKey) options.singletonKey = opts.singletonKey;
     // at most one job of this key per time slot, across every instance (periodic work)
@@ -171,7 +167,7 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
       retryBackoff: q?.def.retryBackoff,
       expireInSeconds: q?.def.expireInSeconds,
     }));
-    await this.boss.insert(jobs, opts.tx ? { db: txDb(opts.tx) } : {});
+    await this.boss.insert(jobs, opts.tx ? { db: this.repo.txDb(opts.tx) } : {});
     if (opts.tx) this.wakeAfterCommit(opts.tx, name);
     else this.wake(name);
   }
@@ -186,7 +182,7 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
     const complete = this.boss.complete.bind(this.boss) as unknown as (
       n: string, i: string, data: null, o: { db: PgBoss.Db },
     ) => Promise<{ affected: number }>;
-    const r = await complete(name, id, null, { db: txDb(opts.tx) });
+    const r = await complete(name, id, null, { db: this.repo.txDb(opts.tx) });
     return r.affected === 1;
   }
 
@@ -206,14 +202,10 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
   /** Job counts by state for each registered queue (visibility; metrics). */
   async counts(): Promise<Record<string, Record<string, number>>> {
     await this.start();
-    const pool = (this.ds.driver as unknown as { master: SqlRunner }).master;
-    const { rows } = await pool.query(
-      `SELECT name, state::text AS state, count(*)::int AS n FROM pgboss.job WHERE name = ANY($1) GROUP BY name, state`,
-      [[...this.queues.keys()]],
-    );
+    const rows = await this.repo.countsByState([...this.queues.keys()]);
     const out: Record<string, Record<string, number>> = {};
     for (const name of this.queues.keys()) out[name] = {};
-    for (const r of rows as { name: string; state: string; n: number }[]) out[r.name][r.state] = r.n;
+    for (const r of rows) out[r.name][r.state] = r.n;
     return out;
   }
 
@@ -244,11 +236,4 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
       }),
     );
   }
-}
-
-/** pg-boss's `db` bound to the transaction's own connection. */
-function txDb(tx: Tx): PgBoss.Db {
-  const conn = (tx.queryRunner as unknown as { databaseConnection?: SqlRunner } | undefined)?.databaseConnection;
-  if (!conn) throw new Error('QueueService.send: the transaction has no connection');
-  return { executeSql: (text, values) => conn.query(text, values) };
 }

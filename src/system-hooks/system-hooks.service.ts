@@ -3,7 +3,7 @@ import { ApplicationSettingsService } from '../application-settings/application-
 import { SecretsService } from '../common/crypto/secrets.service';
 import { NotFound } from '../common/errors/domain-errors';
 import { parseId } from '../common/params/params';
-import { optionColumns, OutboundUrlRefused, urlColumns } from '../hooks/hook-attributes';
+import { newHookColumns, optionColumns, urlColumnsOr } from '../hooks/hook-attributes';
 import { HookDeliveryService } from '../hooks/hook-delivery.service';
 import { HooksRepository } from '../hooks/hooks.repository';
 import { WebHook, WebHookLog } from '../hooks/web-hook.entity';
@@ -26,28 +26,9 @@ export class SystemHooksService {
 
   /** An invalid or refused URL answers `404 Not Found` (GitLab 8.8's not_found! on a failed save). */
   async create(dto: CreateSystemHookDto): Promise<WebHook> {
-    let url: Partial<WebHook>;
-    try {
-      url = await urlColumns(this.secrets, dto.url, (await this.settings.get()).allowLocalRequestsFromHooksAndServices);
-    } catch (e) {
-      if (e instanceof OutboundUrlRefused) throw new NotFound();
-      throw e;
-    }
-    return this.hooks.insert(undefined, {
-      type: 'SystemHook',
-      projectId: null,
-      pushEvents: true,
-      tagPushEvents: false,
-      issuesEvents: false,
-      mergeRequestsEvents: false,
-      noteEvents: false,
-      buildEvents: false,
-      wikiPageEvents: false,
-      enableSslVerification: true,
-      tokenEncrypted: null,
-      ...url,
-      ...optionColumns(this.secrets, dto),
-    });
+    const allowLocal = (await this.settings.get()).allowLocalRequestsFromHooksAndServices;
+    const url = await urlColumnsOr(this.secrets, dto.url, allowLocal, () => new NotFound());
+    return this.hooks.insert(undefined, newHookColumns('SystemHook', null, url, optionColumns(this.secrets, dto)));
   }
 
   /** The hook test: sends the fixed sample synchronously and returns it (whatever the receiver answered). */

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ProjectsModule } from '../../projects/projects.module';
 import { UsersModule } from '../../users/users.module';
 import { PipelinesModule } from '../pipelines/pipelines.module';
+import { BuildViews } from './build-views.service';
 import { BuildsController } from './builds.controller';
 import { BuildsModule } from './builds.module';
 import { ProjectBuildsService } from './project-builds.service';
@@ -10,6 +11,6 @@ import { ProjectBuildsService } from './project-builds.service';
 @Module({
   imports: [BuildsModule, PipelinesModule, ProjectsModule, UsersModule],
   controllers: [BuildsController],
-  providers: [ProjectBuildsService],
+  providers: [ProjectBuildsService, BuildViews],
 })
 export class BuildsApiModule {}

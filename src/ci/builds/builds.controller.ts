@@ -1,11 +1,11 @@
-import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Header, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CurrentUser } from '../../common/auth/decorators';
 import { API } from '../../common/http/routes';
 import { Input } from '../../common/params/params';
-import { ProjectViews } from '../../projects/project-views.service';
 import { User } from '../../users/user.entity';
-import { presentBuild } from './builds.presenter';
+import { BuildViews } from './build-views.service';
+import { presentArtifactsFile } from './builds.presenter';
 import { ListBuildsDto, TraceDto } from './dto/builds.dto';
 import { followAsEventStream } from './trace-events';
 import { TraceFollower } from './trace-follower';
@@ -16,37 +16,29 @@ import { ProjectBuildsService } from './project-builds.service';
 export class BuildsController {
   constructor(
     private readonly builds: ProjectBuildsService,
-    private readonly views: ProjectViews,
+    private readonly views: BuildViews,
     private readonly follower: TraceFollower,
   ) {}
 
   @Get('builds')
   async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListBuildsDto) {
-    const [page, ctx] = await Promise.all([this.builds.list(user, id, q), this.views.context()]);
-    return page.map((v) => presentBuild(v, ctx));
+    return this.views.page(await this.builds.list(user, id, q));
   }
 
   @Get('repository/commits/:sha/builds')
   async forCommit(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() q: ListBuildsDto) {
-    const [list, ctx] = await Promise.all([this.builds.listForCommit(user, id, sha, q), this.views.context()]);
-    return list.map((v) => presentBuild(v, ctx));
+    return this.views.page(await this.builds.listForCommit(user, id, sha, q));
   }
 
   @Get('builds/:buildId')
   async show(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
-    return presentBuild(await this.builds.get(user, id, buildId), await this.views.context());
+    return this.views.one(await this.builds.get(user, id, buildId));
   }
 
   @Get('builds/:buildId/artifacts')
-  async artifacts(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string, @Res() res: Response) {
-    const file = await this.builds.artifacts(user, id, buildId);
-    res.status(200);
-    res.setHeader('Content-Type', 'application/octet-stream');
-    res.setHeader('Content-Disposition', `attachment; filename=${file.filename}`);
-    res.setHeader('Content-Transfer-Encoding', 'binary');
-    res.setHeader('Content-Length', String(file.size));
-    file.stream.on('error', () => res.destroy());
-    file.stream.pipe(res);
+  @Header('Content-Transfer-Encoding', 'binary')
+  async artifacts(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
+    return presentArtifactsFile(await this.builds.artifacts(user, id, buildId));
   }
 
   /**
@@ -77,16 +69,16 @@ export class BuildsController {
 
   @Post('builds/:buildId/cancel')
   async cancel(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
-    return presentBuild(await this.builds.cancel(user, id, buildId), await this.views.context());
+    return this.views.one(await this.builds.cancel(user, id, buildId));
   }
 
   @Post('builds/:buildId/retry')
   async retry(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
-    return presentBuild(await this.builds.retry(user, id, buildId), await this.views.context());
+    return this.views.one(await this.builds.retry(user, id, buildId));
   }
 
   @Post('builds/:buildId/erase')
   async erase(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
-    return presentBuild(await this.builds.erase(user, id, buildId), await this.views.context(), { erased: true });
+    return this.views.one(await this.builds.erase(user, id, buildId), { erased: true });
   }
 }

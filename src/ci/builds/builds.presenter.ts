@@ -1,3 +1,5 @@
+import { StreamableFile } from '@nestjs/common';
+import type { Readable } from 'node:stream';
 import type { Commit } from '../../git/objects';
 import { commitTitle } from '../../git/objects';
 import { PresentContext, presentUser } from '../../users/users.presenter';
@@ -55,4 +57,16 @@ export function presentBuild(v: BuildView, ctx: PresentContext, opts: { erased?:
       : null,
     runner: v.runner ? presentRunnerSummary(v.runner) : null,
   };
+}
+
+/**
+ * A build's artifacts archive as the download answer (GitLab 8.8: octet-stream, attachment with the
+ * stored file name, its size). A read error ends the connection, as a broken download should.
+ */
+export function presentArtifactsFile(file: { filename: string; size: number; stream: NodeJS.ReadableStream }): StreamableFile {
+  return new StreamableFile(file.stream as Readable, {
+    type: 'application/octet-stream',
+    disposition: `attachment; filename=${file.filename}`,
+    length: file.size,
+  }).setErrorHandler((_err, res) => (res as unknown as { destroy(): void }).destroy());
 }

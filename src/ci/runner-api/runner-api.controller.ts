@@ -1,7 +1,8 @@
-import { Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Header, Headers, HttpCode, Param, Patch, Post, Put, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/decorators';
 import { Input } from '../../common/params/params';
+import { presentArtifactsFile } from '../builds/builds.presenter';
 import { BuildTokenDto, RegisterRunnerDto, RunnerTokenDto, UpdateBuildDto } from './dto/runner-api.dto';
 import { presentRegisteredRunner } from './runner-api.presenter';
 import { RunnerApiService } from './runner-api.service';
@@ -59,20 +60,9 @@ export class RunnerApiController {
   }
 
   @Get('builds/:id/artifacts')
-  async downloadArtifacts(
-    @Param('id') id: string,
-    @Input() dto: BuildTokenDto,
-    @Headers('build-token') header: string | undefined,
-    @Res() res: Response,
-  ) {
-    const file = await this.api.downloadArtifacts(id, dto.token ?? header);
-    res.status(200);
-    res.setHeader('Content-Type', 'application/octet-stream');
-    res.setHeader('Content-Disposition', `attachment; filename=${file.filename}`);
-    res.setHeader('Content-Transfer-Encoding', 'binary');
-    res.setHeader('Content-Length', String(file.size));
-    file.stream.on('error', () => res.destroy());
-    file.stream.pipe(res);
+  @Header('Content-Transfer-Encoding', 'binary')
+  async downloadArtifacts(@Param('id') id: string, @Input() dto: BuildTokenDto, @Headers('build-token') header: string | undefined) {
+    return presentArtifactsFile(await this.api.downloadArtifacts(id, dto.token ?? header));
   }
 
   @Delete('builds/:id/artifacts')

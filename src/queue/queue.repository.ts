@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import PgBoss from 'pg-boss';
+import { DataSource, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
+import { Tx } from '../database/transactions';
+
+type SqlRunner = { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> };
+
+/**
+ * The queue area's database access: pg-boss's `db` adapters (the app's own `pg` pool, so on the
+ * embedded default it shares PGlite's single connection, or one transaction's connection for the
+ * outbox) and the one query of its own (job counts by state).
+ */
+@Injectable()
+export class QueueRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  private pool(): SqlRunner {
+    return (this.ds.driver as unknown as { master: SqlRunner }).master;
+  }
+
+  /** pg-boss's `db` on the app's pool (looked up per statement: the pool exists once the data source is up). */
+  poolDb(): PgBoss.Db {
+    return { executeSql: (text, values) => this.pool().query(text, values) };
+  }
+
+  /** pg-boss's `db` bound to the transaction's own connection. */
+  txDb(tx: Tx): PgBoss.Db {
+    const conn = (tx.queryRunner as unknown as { databaseConnection?: SqlRunner } | undefined)?.databaseConnection;
+    if (!conn) throw new Error('QueueService.send: the transaction has no connection');
+    return { executeSql: (text, values) => conn.query(text, values) };
+  }
+
+  /** Calls back when a transaction of the app commits or rolls back (jobs sent in it become visible, or never). */
+  onTransactionEnd(cb: { commit(qr: QueryRunner): void; rollback(qr: QueryRunner): void }): void {
+    this.ds.subscribers.push({
+      afterTransactionCommit: (event: TransactionCommitEvent) => cb.commit(event.queryRunner),
+      afterTransactionRollback: (event: TransactionRollbackEvent) => cb.rollback(event.queryRunner),
+    } as EntitySubscriberInterface);
+  }
+
+  /** Job counts by state of the named queues. */
+  async countsByState(names: string[]): Promise<{ name: string; state: string; n: number }[]> {
+    const { rows } = await this.pool().query(
+      `SELECT name, state::text AS state, count(*)::int AS n FROM pgboss.job WHERE name = ANY($1) GROUP BY name, state`,
+      [names],
+    );
+    return rows as { name: string; state: string; n: number }[];
+  }
+}
