@@ -271,8 +271,10 @@ export const RULES: Record<string, Rule> = {
   [`GET ${PR}/issues/{issue_id}`]: P('read_issue', ISSUE),
   [`PUT ${PR}/issues/{issue_id}`]: P('update_issue', { ...ISSUE, body: (c) => ({ description: `d ${c.n}` }) }),
   [`DELETE ${PR}/issues/{issue_id}`]: P('destroy_issue', { ...ISSUE, destructive: 'deletes the fixture issue' }),
-  [`POST ${PR}/issues/{issue_id}/move`]: P('update_issue', {
+  // moving needs admin_issue on both projects; refused → 400 "Cannot move issue due to insufficient permissions!" (spec)
+  [`POST ${PR}/issues/{issue_id}/move`]: P('admin_issue', {
     ...ISSUE,
+    denied: 400,
     destructive: 'moves the fixture issue away',
     body: (c) => ({ to_project_id: c.fx.projects.public.id }),
   }),
