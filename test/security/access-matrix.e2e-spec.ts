@@ -164,6 +164,13 @@ describe('access matrix (routes × actors × resources)', () => {
     let run = 0;
     let destructiveSkipped = 0;
     const timeByRoute = new Map<string, number>();
+    // positive control: each kind of marker must show up for the callers allowed to see it, so that its absence elsewhere means something
+    const priv = fx.projects.private;
+    const controls = [
+      ...priv.markers.project.slice(0, 2), priv.markers.confidential[0], priv.markers.snippet.private[1], ...priv.markers.master, ...priv.markers.build,
+      ...fx.developerMarkers, ...fx.group.markers,
+    ];
+    const unseen = new Set(controls);
     const runCase = async (k: Case) => {
       if (k.rule.scope === 'skip') return;
       if (k.rule.destructive && k.expected === 'ok') {
@@ -185,6 +192,7 @@ describe('access matrix (routes × actors × resources)', () => {
       const text = res.text ?? (Buffer.isBuffer(res.body) ? res.body.toString('latin1') : JSON.stringify(res.body ?? ''));
       const ok = k.expected === 'ok' ? (res.status >= 200 && res.status < 300) || res.status === 304 || (k.rule.input ?? []).includes(res.status) : res.status === k.expected;
       const leak = forbidden.get(k.actor.name)!.find((m) => m && text.includes(m));
+      for (const m of unseen) if (text.includes(m)) unseen.delete(m);
       if (!ok || leak || res.status >= 500) {
         failures.push({
           what: `${k.method.toUpperCase()} ${k.path} [${k.project?.name ?? 'instance'}/${k.variant}] as ${k.actor.name} (${url})`,
@@ -207,6 +215,7 @@ describe('access matrix (routes × actors × resources)', () => {
         `${resources.size} resources (${[...resources].join(', ')}) → ${cases.length} cases: ${run} requests sent, ` +
         `${destructiveSkipped} destructive writes by allowed callers not sent, ${failures.length} failures, ${((Date.now() - started) / 1000).toFixed(1)} s since start`,
     );
+    expect([...unseen]).toEqual([]);
     if (process.env.MATRIX_DUMP) {
       require('node:fs').writeFileSync(process.env.MATRIX_DUMP, JSON.stringify({ failures, slowest: [...timeByRoute].sort((a, b) => b[1] - a[1]).slice(0, 25) }, null, 1));
     }
