@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitCli } from '../helpers/git-cli';
@@ -10,7 +10,9 @@ import { Actor, ACTORS, buildFixtures, Fixtures, PROJECTS, ProjectFixture } from
  * The access matrix (issue 16, point 1): every route of the app, as its own OpenAPI document lists
  * it, called by every actor on every resource, against the expected outcome of the one rules table
  * (access-rules.ts, built on the policy's ability table). Any unclassified route, wrong status, 5xx
- * or leaked marker fails. Then the same over git smart HTTP.
+ * or leaked marker fails. Destructive writes (rules with `destructive`) are sent only by callers who
+ * must be refused; the allowed ones are counted and not sent, and a check after the run proves the
+ * refused ones changed nothing. Then the same over git smart HTTP.
  */
 
 interface Case {
@@ -203,7 +205,7 @@ describe('access matrix (routes × actors × resources)', () => {
         });
       }
     };
-    // one round at a time per route, so that order-dependent writes stay predictable; callers in parallel
+    // six callers in parallel over one queue (cases in route order); writes that succeed use fresh names, so order does not matter
     const queue = [...cases];
     const workers = Array.from({ length: 6 }, async () => {
       for (let k = queue.shift(); k; k = queue.shift()) await runCase(k);
@@ -216,8 +218,9 @@ describe('access matrix (routes × actors × resources)', () => {
         `${destructiveSkipped} destructive writes by allowed callers not sent, ${failures.length} failures, ${((Date.now() - started) / 1000).toFixed(1)} s since start`,
     );
     expect([...unseen]).toEqual([]);
+    // MATRIX_DUMP=<file>: the failures and the slowest routes as JSON, for working through a red run
     if (process.env.MATRIX_DUMP) {
-      require('node:fs').writeFileSync(process.env.MATRIX_DUMP, JSON.stringify({ failures, slowest: [...timeByRoute].sort((a, b) => b[1] - a[1]).slice(0, 25) }, null, 1));
+      writeFileSync(process.env.MATRIX_DUMP, JSON.stringify({ failures, slowest: [...timeByRoute].sort((a, b) => b[1] - a[1]).slice(0, 25) }, null, 1));
     }
     expect(failures).toEqual([]);
   }, 600_000);
@@ -368,4 +371,3 @@ describe('access matrix (routes × actors × resources)', () => {
   });
 });
 
-export type { Json };
