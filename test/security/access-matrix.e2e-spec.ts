@@ -270,6 +270,44 @@ describe('access matrix (routes × actors × resources)', () => {
     expect(missing).toEqual([]);
   }, 120_000);
 
+  it('per-object rules: authors and assignees of issues, notes and snippets (gitlab-compat §3.5)', async () => {
+    const A = fx.actors;
+    const pub = fx.projects.public;
+    const call = (a: Actor, method: 'get' | 'post' | 'put', path: string, body?: Json) => {
+      const req = t.http[method](`/api/v3/projects/${pub.id}${path}`).set('PRIVATE-TOKEN', a.token!);
+      return body ? req.send(body) : req;
+    };
+    const got: string[] = [];
+    const want: string[] = [];
+    const expectStatus = async (what: string, res: Promise<{ status: number }>, status: number) => {
+      got.push(`${what}: ${(await res).status}`);
+      want.push(`${what}: ${status}`);
+    };
+    // an outsider's own confidential issue on a public project: theirs to read and update, hidden from other non-members
+    const own = (await call(A.outsider, 'post', '/issues', { title: `own-confidential-${seq}`, confidential: true }).expect(201)).body;
+    await expectStatus('author reads own confidential issue', call(A.outsider, 'get', `/issues/${own.id}`), 200);
+    await expectStatus('author updates own confidential issue', call(A.outsider, 'put', `/issues/${own.id}`, { description: 'mine' }), 200);
+    await expectStatus('other non-member reads it', call(A.external, 'get', `/issues/${own.id}`), 404);
+    await expectStatus('guest member reads it', call(A.guest, 'get', `/issues/${own.id}`), 200);
+    await expectStatus('guest member updates it', call(A.guest, 'put', `/issues/${own.id}`, { description: 'x' }), 403);
+    // assigned to the outsider: readable and updatable by the assignee
+    const assigned = (await call(A.owner, 'post', '/issues', { title: `assigned-${seq}`, confidential: true, assignee_id: A.outsider.user!.id }).expect(201)).body;
+    await expectStatus('assignee reads confidential issue', call(A.outsider, 'get', `/issues/${assigned.id}`), 200);
+    await expectStatus('assignee updates it', call(A.outsider, 'put', `/issues/${assigned.id}`, { description: 'assignee' }), 200);
+    await expectStatus('non-assignee non-member reads it', call(A.external, 'get', `/issues/${assigned.id}`), 404);
+    // a guest's note: the author edits it, a reporter may not, a master may
+    const note = (await call(A.guest, 'post', `/issues/${pub.issueId}/notes`, { body: 'by the guest' }).expect(201)).body;
+    await expectStatus('note author edits own note', call(A.guest, 'put', `/issues/${pub.issueId}/notes/${note.id}`, { body: 'edited' }), 200);
+    await expectStatus("reporter edits the guest's note", call(A.reporter, 'put', `/issues/${pub.issueId}/notes/${note.id}`, { body: 'no' }), 403);
+    await expectStatus("master edits the guest's note", call(A.master, 'put', `/issues/${pub.issueId}/notes/${note.id}`, { body: 'ok' }), 200);
+    // a reporter's snippet: the author edits it, a developer may not, a master may
+    const snip = (await call(A.reporter, 'post', '/snippets', { title: 'by reporter', file_name: 'r.rb', code: 'x', visibility_level: 20 }).expect(201)).body;
+    await expectStatus('snippet author edits own snippet', call(A.reporter, 'put', `/snippets/${snip.id}`, { code: 'y' }), 200);
+    await expectStatus("developer edits the reporter's snippet", call(A.developer, 'put', `/snippets/${snip.id}`, { code: 'z' }), 403);
+    await expectStatus("master edits the reporter's snippet", call(A.master, 'put', `/snippets/${snip.id}`, { code: 'w' }), 200);
+    expect(got).toEqual(want);
+  }, 60_000);
+
   describe('git smart HTTP', () => {
     const basic = (a: Actor) => (a.user && a.name !== 'anonymous' ? `Basic ${Buffer.from(`${a.user.username}:${a.token}`).toString('base64')}` : undefined);
     /** What git over HTTP answers an actor that lacks `ability`: 401 without (valid) credentials, 404 invisible, 403 visible. */
