@@ -308,6 +308,39 @@ describe('access matrix (routes × actors × resources)', () => {
     expect(got).toEqual(want);
   }, 60_000);
 
+  it('other credentials: sudo is for admins only and takes the target user’s view; OAuth tokens act as their user, a blocked user’s as nobody', async () => {
+    const A = fx.actors;
+    const priv = fx.projects.private;
+    const got: string[] = [];
+    const want: string[] = [];
+    const expectStatus = async (what: string, res: PromiseLike<{ status: number; text?: string }>, status: number, hidden: string[] = []) => {
+      const r = await res;
+      got.push(`${what}: ${r.status}${hidden.some((m) => r.text?.includes(m)) ? ' (leaked)' : ''}`);
+      want.push(`${what}: ${status}`);
+    };
+    const hidden = priv.markers.project;
+    await expectStatus('developer with SUDO', t.http.get(`/api/v3/projects/${priv.id}`).set('PRIVATE-TOKEN', A.developer.token!).set('SUDO', 'root'), 403);
+    await expectStatus('admin as the outsider', t.http.get(`/api/v3/projects/${priv.id}`).set('PRIVATE-TOKEN', t.root.token).set('SUDO', A.outsider.user!.username), 404, hidden);
+    await expectStatus('admin as the outsider, issues', t.http.get(`/api/v3/projects/${priv.id}/issues/${priv.issueId}`).set('PRIVATE-TOKEN', t.root.token).set('SUDO', String(A.outsider.user!.id)), 404, hidden);
+    await expectStatus('admin as the guest, builds', t.http.get(`/api/v3/projects/${priv.id}/builds/${fx.build.id}/trace`).set('PRIVATE-TOKEN', t.root.token).set('SUDO', A.guest.user!.username), 403, priv.markers.build);
+    const oauth = async (u: { username: string; password: string }) =>
+      (await t.http.post('/oauth/token').type('form').send({ grant_type: 'password', username: u.username, password: u.password })).body.access_token as string | undefined;
+    const outsiderToken = await oauth(A.outsider.user!);
+    await expectStatus('outsider by OAuth, private project', t.http.get(`/api/v3/projects/${priv.id}`).set('Authorization', `Bearer ${outsiderToken}`), 404, hidden);
+    await expectStatus('developer by OAuth, private project', t.http.get(`/api/v3/projects/${priv.id}`).set('Authorization', `Bearer ${await oauth(A.developer.user!)}`), 200);
+    // the blocked user cannot get a token, and a token issued before the block is refused
+    const blockedGrant = await t.http.post('/oauth/token').type('form').send({ grant_type: 'password', username: A.blocked.user!.username, password: A.blocked.user!.password });
+    got.push(`blocked user gets an OAuth token: ${!!blockedGrant.body.access_token}`);
+    want.push('blocked user gets an OAuth token: false');
+    await t.http.put(`/api/v3/users/${A.outsider.user!.id}/block`).set('PRIVATE-TOKEN', t.root.token).expect(200);
+    try {
+      await expectStatus('OAuth token of a user blocked since', t.http.get('/api/v3/user').set('Authorization', `Bearer ${outsiderToken}`), 401);
+    } finally {
+      await t.http.put(`/api/v3/users/${A.outsider.user!.id}/unblock`).set('PRIVATE-TOKEN', t.root.token).expect(200);
+    }
+    expect(got).toEqual(want);
+  }, 60_000);
+
   describe('git smart HTTP', () => {
     const basic = (a: Actor) => (a.user && a.name !== 'anonymous' ? `Basic ${Buffer.from(`${a.user.username}:${a.token}`).toString('base64')}` : undefined);
     /** What git over HTTP answers an actor that lacks `ability`: 401 without (valid) credentials, 404 invisible, 403 visible. */
