@@ -119,5 +119,5 @@ describe('hook outbox', () => {
       await b?.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 180_000); // two boots of the app on one database: slow on the embedded default on a busy machine
 });

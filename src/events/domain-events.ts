@@ -38,8 +38,10 @@ export interface BuildHookInput {
 export type ObjectAction = 'open' | 'update' | 'close' | 'reopen' | 'merge';
 
 /**
- * Every domain event and its payload. Emitted after the change is committed, by the service that
- * made it; listeners run asynchronously and their failures never reach the emitter.
+ * Every domain event and its payload. The events hooks hear of go through the outbox (HookOutbox, in
+ * the transaction of the change); only `push.received` (CI, merge requests) and the commit status
+ * are also emitted in-process after the commit, where listeners run asynchronously and their
+ * failures never reach the emitter.
  */
 export interface DomainEventMap {
   'push.received': PushReceived;

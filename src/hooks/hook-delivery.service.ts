@@ -4,7 +4,6 @@ import { SecretsService } from '../common/crypto/secrets.service';
 import { Logger } from '../common/http/logger';
 import { checkOutboundUrl, OutboundUrlRefused } from '../common/net/outbound-url';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { Tx } from '../database/transactions';
 import { QueueJob, QueueService } from '../queue/queue.service';
 import { deliver, DeliveryNetworkError, DeliveryResult } from './hook-delivery';
 import { basicAuth } from './hook-url';
@@ -63,13 +62,6 @@ export class HookDeliveryService implements OnModuleInit {
       batchSize: 10,
       workers: 2,
     });
-  }
-
-  /** Queues `payload` for each hook (in `tx` when given: delivered only if it commits). */
-  async enqueue(hooks: WebHook[], event: HookEventHeader, trigger: string, payload: unknown, tx?: Tx): Promise<void> {
-    if (hooks.length === 0) return;
-    const jobs: DeliveryJob[] = hooks.map((h) => ({ hookId: h.id, event, trigger, payload }));
-    await this.queue.sendMany(DELIVERY_QUEUE, jobs, { tx });
   }
 
   /** Sends at once and waits (the system hook test); the outcome is logged like any delivery. */

@@ -3,6 +3,7 @@ import PgBoss from 'pg-boss';
 import { QueryRunner } from 'typeorm';
 import { Logger } from '../common/http/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { backgroundWork } from '../database/query-counter';
 import { Tx } from '../database/transactions';
 import { QueueRepository } from './queue.repository';
 
@@ -228,7 +229,8 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
     await Promise.all(
       jobs.map(async (job) => {
         try {
-          await q.def.handler({ id: job.id, data: job.data, retryCount: job.retryCount, retryLimit: job.retryLimit });
+          const run = { id: job.id, data: job.data, retryCount: job.retryCount, retryLimit: job.retryLimit };
+          await backgroundWork.run(true, () => q.def.handler(run));
         } catch (e) {
           // Fails this job alone (pg-boss then completes only the batch's jobs still active).
           await this.boss.fail(q.name, job.id, { message: e instanceof Error ? e.message : String(e) }).catch(() => undefined);
