@@ -73,6 +73,21 @@ function cors(origins: string[]): RequestHandler {
   };
 }
 
+/** Deepest nesting a JSON body may have: the DTO transformer walks bodies recursively (5,000 levels overflowed its stack). */
+const MAX_JSON_DEPTH = 32;
+
+/** Whether `value` nests objects/arrays deeper than `max` (iterative: the check itself must not overflow). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v as object)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** `'10mb'`, `'512kb'` or a plain number of bytes. */
 function byteSize(limit: string): number {
   const m = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(limit.trim());
@@ -158,6 +173,9 @@ export function httpPipeline(
     if (e.type === 'entity.parse.failed') {
       return writeErrorResponse(res, 400, { message: '400 Bad request - malformed JSON body' });
     }
+    if (e.type === 'entity.too.deep') {
+      return writeErrorResponse(res, 400, { message: '400 Bad request - JSON body nested too deeply' });
+    }
     if (e.type === 'entity.too.large' || e.code === 'LIMIT_FIELD_VALUE' || e.status === 413) {
       return writeErrorResponse(res, 413, { message: statusMessage(413) });
     }
@@ -178,7 +196,7 @@ export function httpPipeline(
       return multipart(req, res, done);
     }
     if (type.startsWith('application/x-www-form-urlencoded')) return urlencoded(req, res, done);
-    return json(req, res, done);
+    return json(req, res, (err?: unknown) => done(err ?? (nestedDeeperThan(req.body, MAX_JSON_DEPTH) ? { type: 'entity.too.deep' } : undefined)));
   };
 
   return [requestLog, cors(opts.corsOrigins ?? []), normaliseUrl, jsonContentType, parseBody];
