@@ -45,9 +45,10 @@ describe('security: mass assignment', () => {
     await api.post(t.root, `/groups/${g.id}/members`).send({ user_id: owner.id, access_level: 50 }).expect(201);
     await api.post(owner, `/projects/${p.id}/repository/branches`).send({ branch_name: 'feature', ref: 'master' }).expect(201);
     await api.post(owner, `/projects/${p.id}/repository/files`).send({ file_path: 'f.txt', branch_name: 'feature', content: 'x', commit_message: 'feature' }).expect(201);
+    await api.post(owner, `/projects/${p.id}/repository/branches`).send({ branch_name: 'feature2', ref: 'feature' }).expect(201);
     await api.post(owner, `/projects/${p.id}/repository/tags`).send({ tag_name: 'v1', ref: 'master' }).expect(201);
     const issue = await api.issue(owner, p.id);
-    const mr = (await api.post(owner, `/projects/${p.id}/merge_requests`).send({ title: 'mr', source_branch: 'feature', target_branch: 'master' }).expect(201)).body;
+    const mr = (await api.post(owner, `/projects/${p.id}/merge_requests`).send({ title: 'mr', source_branch: 'feature2', target_branch: 'master' }).expect(201)).body;
     const snippet = await api.snippet(owner, p.id);
     const milestone = await api.milestone(owner, p.id);
     await api.post(owner, `/projects/${p.id}/labels`).send({ name: 'bug', color: '#ff0000' }).expect(201);
@@ -76,8 +77,8 @@ describe('security: mass assignment', () => {
     const seg = path.split('/')[3];
     switch (name) {
       case 'id':
-        if (path.startsWith('/ci/api/v1/builds')) return String(ctx.build.id);
-        if (seg === 'projects') return String(path.includes('/fork/') ? ctx.vp.id : ctx.p.id);
+        if (path.startsWith('/ci/api/v1/builds')) return String(ctx.claimed?.id ?? ctx.build.id);
+        if (seg === 'projects') return String(path.includes('/fork/') ? ctx.other.id : ctx.p.id);
         if (seg === 'groups') return String(ctx.g.id);
         if (seg === 'users') return String(victim.id);
         if (seg === 'runners') return String(ctx.projectRunner.id ?? ctx.runner.id);
@@ -118,12 +119,15 @@ describe('security: mass assignment', () => {
   }
 
   /** A plausible value for a field the caller may set. */
-  function legit(field: string, path: string): unknown {
+  function legit(method: string, field: string, path: string, schema: Json = {}): unknown {
     const n = ++seq;
+    if (SOMEONE_ELSES[field]) return SOMEONE_ELSES[field]();
+    if (field === 'created_at' || field === 'updated_at') return OLD;
+    if (schema.type === 'boolean') return true;
     const v: Json = {
       title: `ma title ${n}`, name: `ma-name-${n}`, path: `ma-path-${n}`, description: `ma description ${n}`, body: `ma body ${n}`, note: `ma note ${n}`,
-      code: 'puts 1', file_name: 'ma.rb', content: `content ${n}`, commit_message: `ma commit ${n}`, file_path: `ma/${n}.txt`,
-      branch_name: path.endsWith('/branches') ? `ma-branch-${n}` : 'master', ref: 'master', source_branch: 'feature', target_branch: 'master',
+      code: 'puts 1', file_name: 'ma.rb', content: `content ${n}`, commit_message: `ma commit ${n}`, file_path: method === 'put' ? '.gitlab-ci.yml' : `ma/${n}.txt`,
+      branch_name: path.endsWith('/branches') ? `ma-branch-${n}` : 'master', ref: 'master', source_branch: 'feature2', target_branch: 'master',
       tag_name: `ma-tag-${n}`, message: 'ma tag', release_description: 'notes', color: '#00ff00', new_name: `ma-label-${n}`,
       key: path.endsWith('/keys') ? `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GK${String(n).padStart(2, '0')} ma@test` : `MA_KEY_${n}`,
       value: 'ma-value', url: 'http://127.0.0.1:9/ma', email: `ma${n}@ma.test`, password: 'ma-password-1234', username: `mauser${n}`, login: 'mamaster',
@@ -137,6 +141,9 @@ describe('security: mass assignment', () => {
     return field in v ? v[field] : `ma-${field}-${n}`;
   }
 
+  /** Request fields that name someone else's resource: a caller may not use them to write there. */
+  const SOMEONE_ELSES: Record<string, () => unknown> = { namespace_id: () => ctx.victimNs, target_project_id: () => ctx.vp.id };
+
   /** Privileged fields and their injected values (none of them may be set by a non-admin caller). */
   const PRIVILEGED = (): Json => ({
     admin: true, projects_limit: 31337, can_create_group: true, external: true, confirmed_at: OLD, confirm: false,
@@ -146,7 +153,7 @@ describe('security: mass assignment', () => {
     is_shared: true, locked: false, token: `${RO}token`, user_id: victim.id, star_count: 31337, forks_count: 31337,
     open_issues_count: 31337, archived: true, public_builds: undefined, builds_enabled: undefined, trace: undefined,
     runner_id: 31337, erased_at: OLD, commit_id: SHA, merge_commit_sha: SHA, last_activity_at: OLD, current_sign_in_at: OLD,
-    sign_in_count: 31337, state_event: undefined, encrypted_password: `${RO}pw`, private_token: `${RO}private-token`,
+    sign_in_count: 31337, state_event: undefined, encrypted_password: `${RO}pw`, // (private_token is the API's credential parameter, not a field)
     authentication_token: `${RO}auth-token`, two_factor_enabled: true, level: 50, access_level: undefined, group_access: 50,
     moved_to_id: 31337, confidential: undefined, deleted_at: OLD, blocked: false, web_url: `${RO}web`, avatar_url: `${RO}avatar`,
   });
@@ -179,7 +186,9 @@ describe('security: mass assignment', () => {
       for (const method of ['post', 'put'] as const) if (ops[method]) routeList.push([method, path, ops[method]]);
     }
     // the merge route last: it changes the MR the other routes use
-    routeList.sort((a, b) => Number(/\/merge$/.test(a[1])) - Number(/\/merge$/.test(b[1])));
+    // the merge and archive routes last: they change the MR and the project the other routes use
+    const late = (p: string) => (/\/merge$/.test(p) ? 1 : /\/archive$/.test(p) ? 2 : /\/unarchive$/.test(p) ? 3 : 0);
+    routeList.sort((a, b) => late(a[1]) - late(b[1]));
 
     for (const [method, path, op] of routeList) {
       routes++;
@@ -190,12 +199,15 @@ describe('security: mass assignment', () => {
       for (const f of Object.keys(entity)) body[f] = typeof entity[f].type === 'string' && entity[f].type === 'string' ? `${RO}${f}` : entity[f].type === 'integer' ? 31337 : entity[f].type === 'boolean' ? true : `${RO}${f}`;
       for (const [f, v] of Object.entries(PRIVILEGED())) if (v !== undefined) body[f] = v;
       for (const f of Object.keys(request)) {
-        const v = legit(f, path);
+        const v = legit(method, f, path, request[f]);
         if (v !== undefined) body[f] = v;
         else delete body[f];
       }
       // credentials the route needs
-      if (path === '/api/v3/session') Object.assign(body, { login: 'mamaster', password: 'ma-master-password' });
+      if (path === '/api/v3/session') {
+        delete body.email;
+        Object.assign(body, { login: 'mamaster', password: 'ma-master-password' });
+      }
       if (path === '/oauth/token') Object.assign(body, { grant_type: 'password', username: 'mamaster', password: 'ma-master-password' });
       if (path === '/ci/api/v1/runners/register') body.token = ctx.p.runnersToken;
       if (path.startsWith('/ci/api/v1/builds')) body.token = ctx.projectRunner.token;
@@ -213,20 +225,23 @@ describe('security: mass assignment', () => {
         let req = (t.http as unknown as Record<string, (u: string) => Json>)[method](url);
         if (caller) req = req.set('PRIVATE-TOKEN', caller.token);
         res = await req.set('Content-Type', 'application/json').send(JSON.stringify(body));
-        if (res.status !== 403) break;
+        if (res.status !== 403 && res.status !== 404) break;
       }
       const who = caller === owner ? 'owner' : caller === master ? 'master' : 'client';
-      outcome.push(`${method.toUpperCase()} ${path}: ${res.status} as ${who}`);
+      outcome.push(`${method.toUpperCase()} ${path}: ${res.status} as ${who}${res.status >= 300 ? ' ' + JSON.stringify(res.body).slice(0, 160) : ''}`);
       if (res.status >= 500) violations.push(`${method.toUpperCase()} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
       if (path === '/ci/api/v1/builds/register' && res.status === 201) ctx.claimed = res.body;
       await new Promise((r) => setTimeout(r, 50));
       const after = await snapshot();
 
       const inject = PRIVILEGED();
-      const allowed = new Set<string>(Object.keys(request));
+      const allowed = new Set<string>(Object.keys(request).filter((f) => !SOMEONE_ELSES[f]));
       // what GitLab lets these callers set: owners back-date issues and issue notes; members routes name the user
       if (who === 'owner' && /\/issues(\/\{issue_id\}\/notes)?$/.test(path)) ['created_at', 'updated_at'].forEach((f) => allowed.add(f));
       if (!(who === 'owner' && /\/issues(\/\{issue_id\})?(\/notes)?$/.test(path))) ['created_at', 'updated_at'].forEach((f) => allowed.delete(f));
+      if (path.endsWith('/archive')) allowed.add('archived');
+      // a runner claiming a build gives it its build token
+      if (path === '/ci/api/v1/builds/register') allowed.add('token_digest').add('token_encrypted');
       const same = (a: unknown, b: unknown) => a === b || String(a) === String(b) || (typeof a === 'string' && typeof b === 'string' && b === OLD && a.startsWith('1999-01-01'));
       for (const [key, row] of after) {
         const prev = before.get(key);
@@ -235,7 +250,7 @@ describe('security: mass assignment', () => {
           if (prev && JSON.stringify(prev[col]) === JSON.stringify(val)) continue;
           const where = `${method.toUpperCase()} ${path} as ${who}: ${table}.${col} of ${prev ? 'row' : 'new row'} ${row.id ?? ''} = ${JSON.stringify(val)?.slice(0, 80)}`;
           if (typeof val === 'string' && val.includes(RO)) violations.push(`${where} (read-only value stored)`);
-          if (col in inject && inject[col] !== undefined && !allowed.has(col) && same(val, inject[col]) && !(col === 'user_id' && /members|\/session|oauth/.test(path))) {
+          if (col in inject && inject[col] !== undefined && !allowed.has(col) && same(val, inject[col]) && !(['user_id', 'author_id'].includes(col) && /members/.test(path) && same(val, victim.id))) {
             violations.push(`${where} (privileged value taken)`);
           }
           if (prev && FROZEN.includes(col) && !allowed.has(col)) violations.push(`${where} (was ${JSON.stringify(prev[col])?.slice(0, 80)})`);
