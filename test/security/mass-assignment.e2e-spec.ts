@@ -124,11 +124,12 @@ describe('security: mass assignment', () => {
     if (SOMEONE_ELSES[field]) return SOMEONE_ELSES[field]();
     if (field === 'created_at' || field === 'updated_at') return OLD;
     if (schema.type === 'boolean') return true;
+    if (field === 'source_branch' && method === 'put') return undefined; // fixed once the MR exists
     const v: Json = {
       title: `ma title ${n}`, name: `ma-name-${n}`, path: `ma-path-${n}`, description: `ma description ${n}`, body: `ma body ${n}`, note: `ma note ${n}`,
       code: 'puts 1', file_name: 'ma.rb', content: `content ${n}`, commit_message: `ma commit ${n}`, file_path: method === 'put' ? '.gitlab-ci.yml' : `ma/${n}.txt`,
       branch_name: path.endsWith('/branches') ? `ma-branch-${n}` : 'master', ref: 'master', source_branch: 'feature2', target_branch: 'master',
-      tag_name: `ma-tag-${n}`, message: 'ma tag', release_description: 'notes', color: '#00ff00', new_name: `ma-label-${n}`,
+      default_branch: 'master', tag_name: `ma-tag-${n}`, message: 'ma tag', release_description: 'notes', color: '#00ff00', new_name: `ma-label-${n}`,
       key: path.endsWith('/keys') ? `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GK${String(n).padStart(2, '0')} ma@test` : `MA_KEY_${n}`,
       value: 'ma-value', url: 'http://127.0.0.1:9/ma', email: `ma${n}@ma.test`, password: 'ma-password-1234', username: `mauser${n}`, login: 'mamaster',
       access_level: 30, user_id: victim.id, visibility_level: 0, labels: 'ma-a,ma-b', assignee_id: master.id, milestone_id: ctx.milestone.id,
@@ -136,7 +137,7 @@ describe('security: mass assignment', () => {
       runner_id: ctx.runner.id, developers_can_push: true, context: 'ma', state: 'success', target_url: 'http://127.0.0.1:9/t', encoding: 'text',
       line: 1, line_type: 'new', grant_type: 'password', tag_list: 'ma', run_untagged: true, active: true, info: { name: 'ma' }, trace: 'ma trace\n',
       merge_commit_message: 'ma merge', should_remove_source_branch: false, merge_when_build_succeeds: false, variables: { MA: 'x' },
-      token: undefined,
+      token: undefined, import_url: undefined,
     };
     return field in v ? v[field] : `ma-${field}-${n}`;
   }
@@ -217,6 +218,10 @@ describe('security: mass assignment', () => {
       tried += fields.length;
 
       const url = path.replace(/\{(\w+)\}/g, (_, name) => encodeURIComponent(param(path, name)));
+      // a create naming someone else's namespace or project is refused whole: send it again without, so the
+      // other privileged fields reach a create that succeeds
+      const attempts = Object.keys(request).some((f) => SOMEONE_ELSES[f]) ? [body, { ...body, ...Object.fromEntries(Object.keys(SOMEONE_ELSES).map((f) => [f, undefined])), name: `ma-again-${++seq}`, path: `ma-again-${seq}` }] : [body];
+      for (const attempt of attempts) {
       const before = await snapshot();
       const callers: (TestUser | undefined)[] = path.startsWith('/api/v3/projects/') ? [master, owner] : path.startsWith('/api/v3/') && path !== '/api/v3/session' ? [owner] : [undefined];
       let res: Json = {};
@@ -224,7 +229,7 @@ describe('security: mass assignment', () => {
       for (caller of callers) {
         let req = (t.http as unknown as Record<string, (u: string) => Json>)[method](url);
         if (caller) req = req.set('PRIVATE-TOKEN', caller.token);
-        res = await req.set('Content-Type', 'application/json').send(JSON.stringify(body));
+        res = await req.set('Content-Type', 'application/json').send(JSON.stringify(attempt));
         if (res.status !== 403 && res.status !== 404) break;
       }
       const who = caller === owner ? 'owner' : caller === master ? 'master' : 'client';
@@ -255,6 +260,7 @@ describe('security: mass assignment', () => {
           }
           if (prev && FROZEN.includes(col) && !allowed.has(col)) violations.push(`${where} (was ${JSON.stringify(prev[col])?.slice(0, 80)})`);
         }
+      }
       }
     }
     const seconds = (Date.now() - started) / 1000;
