@@ -59,8 +59,6 @@ const LEAKS: [string, RegExp][] = [
 
 function describeProblem(status: number, text: string, contentType: string, isApi: boolean): string | undefined {
   if (status >= 500) return `status ${status}`;
-  // Node's HTTP parser answers a request line or headers over 16 kB itself, before any route: no body
-  if (status === 431 && text === '') return undefined;
   for (const [what, re] of LEAKS) {
     const m = re.exec(text);
     if (m) return `${what} in body: ${JSON.stringify(text.slice(Math.max(0, m.index - 60), m.index + 80))}`;
@@ -199,7 +197,7 @@ describe('security: fuzzing every route', () => {
         return good.length ? fc.oneof({ arbitrary: anyOf(good), weight: 2 }, { arbitrary: hostile, weight: 3 }) : hostile;
       });
       const queryArb = fc.dictionary(
-        fc.constantFrom(...r.query.map((q) => q.name), 'page', 'per_page', 'private_token', 'sudo'),
+        fc.constantFrom(...r.query.map((q) => q.name), 'page', 'per_page', 'sudo'),
         fc.oneof(anyOf(HOSTILE_PAGES), anyOf(HOSTILE_DATES), anyOf(HOSTILE_REFS), anyOf(HOSTILE_IDS), fc.constant('1')),
         { maxKeys: 4 },
       );
@@ -334,6 +332,12 @@ describe('security: fuzzing every route', () => {
       const res = await build('post', '/api/v3/projects', 'member', { kind, body: undefined });
       sent++;
       expect([res.status, res.body]).toEqual([400, { message: '400 Bad request - JSON body nested too deeply' }]);
+    }
+    // a URL over Node's 16 kB header limit was answered by the HTTP parser with an empty body
+    {
+      const res = await t.http.get(`/api/v3/projects/${'a'.repeat(20_000)}`).ok(() => true);
+      sent++;
+      expect([res.status, res.headers['content-type'], res.body]).toEqual([431, 'application/json', { message: '431 Request Header Fields Too Large' }]);
     }
     for (const actor of ['admin', 'member', 'anonymous']) {
       await check(`${actor} POST issues body over the limit`, build('post', `/api/v3/projects/${valid.project[0]}/issues`, actor, { kind: 'json', body: { title: 'x'.repeat(10 * 1024 * 1024 + 1) } }), true);

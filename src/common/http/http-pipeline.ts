@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import { statusMessage, writeErrorResponse } from '../errors/error-response';
@@ -86,6 +87,22 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
     for (const child of Object.values(v as object)) stack.push([child, depth + 1]);
   }
   return false;
+}
+
+/**
+ * Node's HTTP parser answers requests it cannot parse (headers or URL over 16 kB: 431; malformed: 400)
+ * before any route, with an empty body; this `clientError` listener gives them the API's JSON error body.
+ */
+export function clientErrorResponse(err: Error & { code?: string }, socket: import('node:stream').Duplex): void {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = JSON.stringify({ message: `${status} ${STATUS_CODES[status]}` });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** `'10mb'`, `'512kb'` or a plain number of bytes. */
