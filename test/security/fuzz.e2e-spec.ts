@@ -338,8 +338,8 @@ describe('security: fuzzing every route', () => {
     );
     // the over-the-limit body (10 MB) and a 200-deep query string, once each per actor; and the
     // 5,000-deep JSON bodies that overflowed the DTO transformer's stack (500) before bodies got a depth limit
-    for (const kind of ['deep', 'deep-array']) {
-      const res = await build('post', '/api/v3/projects', 'member', { kind, body: undefined });
+    for (const [kind, url] of [['deep', '/api/v3/projects'], ['deep-array', '/api/v3/projects'], ['deep', '/ci/api/v1/builds/register'], ['deep', '/ci/api/v1/runners/register']]) {
+      const res = await build('post', url, 'member', { kind, body: undefined });
       sent++;
       expect([res.status, res.body]).toEqual([400, { message: '400 Bad request - JSON body nested too deeply' }]);
     }

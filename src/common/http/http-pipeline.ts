@@ -75,10 +75,10 @@ function cors(origins: string[]): RequestHandler {
 }
 
 /** Deepest nesting a JSON body may have: the DTO transformer walks bodies recursively (5,000 levels overflowed its stack). */
-const MAX_JSON_DEPTH = 32;
+export const MAX_JSON_DEPTH = 32;
 
 /** Whether `value` nests objects/arrays deeper than `max` (iterative: the check itself must not overflow). */
-function nestedDeeperThan(value: unknown, max: number): boolean {
+export function nestedDeeperThan(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length) {
     const [v, depth] = stack.pop()!;
