@@ -13,6 +13,7 @@ import { startTestApp, TestApp, TestUser } from '../helpers/test-app';
  *   FUZZ_RUNS=n   number of requests (default 2,000; `npm run test:fuzz` sends 10,000)
  *   FUZZ_SEED=s   replays a run (the seed is printed at the start and on failure)
  *   FUZZ_COLLECT=1  keeps going after a failure and lists every failing request at the end
+ *   FUZZ_LOG_LEVEL=error  shows the server's own log (the cause of a 500)
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
@@ -94,7 +95,7 @@ describe('security: fuzzing every route', () => {
 
   beforeAll(async () => {
     process.stderr.write(`fuzz: seed ${SEED}, ${RUNS} requests (FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} to replay)\n`);
-    t = await startTestApp({ QUEUE_POLL_SECONDS: '0.5', WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_RETRY_LIMIT: '0' });
+    t = await startTestApp({ QUEUE_POLL_SECONDS: '0.5', WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_RETRY_LIMIT: '0', LOG_LEVEL: process.env.FUZZ_LOG_LEVEL ?? 'silent' });
     const api = planning(t);
     const c = ci(t);
     const doc = (await t.http.get('/api/v3/openapi.json').expect(200)).body;
@@ -342,6 +343,13 @@ describe('security: fuzzing every route', () => {
       const res = await build('post', url, 'member', { kind, body: undefined });
       sent++;
       expect([res.status, res.body]).toEqual([400, { message: '400 Bad request - JSON body nested too deeply' }]);
+    }
+    // a string field given [null] reached the services as null (POST /users with bio: [null] → 500)
+    {
+      const res = await t.http.post('/api/v3/users').set('PRIVATE-TOKEN', t.root.token).send({ email: 'nullbio@fuzz.test', username: 'nullbio', name: 'n', password: 'password-1234', bio: [null], skype: [null] });
+      sent++;
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ username: 'nullbio', bio: null, skype: '' });
     }
     // a URL over Node's 16 kB header limit was answered by the HTTP parser with an empty body
     {
