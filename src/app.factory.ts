@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
-import { httpPipeline } from './common/http/http-pipeline';
+import { clientErrorResponse, httpPipeline } from './common/http/http-pipeline';
 import { Logger } from './common/http/logger';
 import { AppConfig } from './config/config';
 import { Database, openDatabase } from './database/data-source';
@@ -29,6 +29,7 @@ export async function createApp(config: AppConfig, existingDb?: Database): Promi
   const logger = app.get(Logger);
   for (const mw of httpPipeline(logger, { bodyLimit: '10mb', corsOrigins: config.corsOrigins, metrics: httpMetrics })) app.use(mw);
   await app.init();
+  app.getHttpServer().on('clientError', clientErrorResponse);
   app.get(OpenApiService).attach(app); // GET /api/v3/openapi.json, built on first request
   await app.get(RootUser).ensure();
   return {

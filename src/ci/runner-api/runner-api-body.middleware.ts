@@ -1,6 +1,7 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import express, { NextFunction, Request, Response } from 'express';
 import { writeErrorResponse } from '../../common/errors/error-response';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../common/http/http-pipeline';
 
 // a full-trace PUT carries the whole trace (runners cap it at 4 MB by default; allow headroom)
 const json = express.json({ limit: '32mb', type: ['application/json'] });
@@ -18,10 +19,13 @@ export class RunnerApiBodyMiddleware implements NestMiddleware {
       if (!err) return next();
       const e = err as { type?: string; status?: number };
       if (e.type === 'entity.too.large') return writeErrorResponse(res, 413, { message: '413 Request Entity Too Large' });
+      if (e.type === 'entity.too.deep') return writeErrorResponse(res, 400, { message: '400 Bad request - JSON body nested too deeply' });
       return writeErrorResponse(res, 400, { message: '400 Bad request - malformed JSON body' });
     };
     const type = (req.headers['content-type'] || '').toLowerCase();
-    if (type.startsWith('application/json')) return json(req, res, done);
+    if (type.startsWith('application/json')) {
+      return json(req, res, (err?: unknown) => done(err ?? (nestedDeeperThan(req.body, MAX_JSON_DEPTH) ? { type: 'entity.too.deep' } : undefined)));
+    }
     if (type.startsWith('application/x-www-form-urlencoded')) return urlencoded(req, res, done);
     next();
   }

@@ -111,7 +111,8 @@ export function Str(
     api(String, opts, opts.enum ? { enum: [...opts.enum] } : {}),
     convert(opts, (value) => {
       const v = lastScalar(value);
-      if (v === undefined || v === null) return v;
+      // `[null]` is null too (it reached the services as null: `bio: [null]` → 500)
+      if (v === undefined || v === null) return v === null && opts.clearable ? null : undefined;
       if (typeof v === 'number' || typeof v === 'boolean') return String(v);
       if (typeof v !== 'string') return BAD;
       return opts.trim ? v.trim() : v;

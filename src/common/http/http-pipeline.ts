@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import { statusMessage, writeErrorResponse } from '../errors/error-response';
@@ -71,6 +72,37 @@ function cors(origins: string[]): RequestHandler {
     }
     next();
   };
+}
+
+/** Deepest nesting a JSON body may have: the DTO transformer walks bodies recursively (5,000 levels overflowed its stack). */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether `value` nests objects/arrays deeper than `max` (iterative: the check itself must not overflow). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v as object)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * Node's HTTP parser answers requests it cannot parse (headers or URL over 16 kB: 431; malformed: 400)
+ * before any route, with an empty body; this `clientError` listener gives them the API's JSON error body.
+ */
+export function clientErrorResponse(err: Error & { code?: string }, socket: import('node:stream').Duplex): void {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = JSON.stringify({ message: `${status} ${STATUS_CODES[status]}` });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** `'10mb'`, `'512kb'` or a plain number of bytes. */
@@ -158,6 +190,9 @@ export function httpPipeline(
     if (e.type === 'entity.parse.failed') {
       return writeErrorResponse(res, 400, { message: '400 Bad request - malformed JSON body' });
     }
+    if (e.type === 'entity.too.deep') {
+      return writeErrorResponse(res, 400, { message: '400 Bad request - JSON body nested too deeply' });
+    }
     if (e.type === 'entity.too.large' || e.code === 'LIMIT_FIELD_VALUE' || e.status === 413) {
       return writeErrorResponse(res, 413, { message: statusMessage(413) });
     }
@@ -178,7 +213,7 @@ export function httpPipeline(
       return multipart(req, res, done);
     }
     if (type.startsWith('application/x-www-form-urlencoded')) return urlencoded(req, res, done);
-    return json(req, res, done);
+    return json(req, res, (err?: unknown) => done(err ?? (nestedDeeperThan(req.body, MAX_JSON_DEPTH) ? { type: 'entity.too.deep' } : undefined)));
   };
 
   return [requestLog, cors(opts.corsOrigins ?? []), normaliseUrl, jsonContentType, parseBody];
