@@ -5,6 +5,7 @@ import { PageRequest } from '../common/pagination/pagination';
 import { Note, NoteableType } from '../notes/note.entity';
 import { Event, EventAction } from './event.entity';
 import { EventVisibility } from './event-policy';
+import { Tx } from '../database/transactions';
 
 export interface NewEventRow {
   projectId: number;
@@ -95,10 +96,11 @@ export class EventsRepository {
   constructor(@InjectRepository(Event) private readonly events: Repository<Event>) {}
 
   /** Inserts the events and touches their projects' `last_activity_at`. */
-  async insert(rows: NewEventRow[]): Promise<void> {
-    await this.events.insert(rows.map((r) => ({ ...r, data: r.data as never })));
+  async insert(rows: NewEventRow[], tx?: Tx): Promise<void> {
+    const events = tx ? tx.getRepository(Event) : this.events;
+    await events.insert(rows.map((r) => ({ ...r, data: r.data as never })));
     const projectIds = [...new Set(rows.map((r) => r.projectId))];
-    await this.events.query(`UPDATE projects SET last_activity_at = now() WHERE id = ANY($1)`, [projectIds]);
+    await events.query(`UPDATE projects SET last_activity_at = now() WHERE id = ANY($1)`, [projectIds]);
   }
 
   /**

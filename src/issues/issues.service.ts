@@ -140,9 +140,10 @@ export class IssuesService {
       if (canAdmin && labelTitles.length) {
         await this.labels.replaceLinks(tx, 'Issue', created.id, await this.labels.findOrCreate(tx, project.id, labelTitles));
       }
+      // in the same transaction: a crash cannot leave an issue without its `created` event
+      await this.events.recordIn(tx, this.event(created, user, 'created'));
       return created;
     });
-    await this.events.record(this.event(issue, user, 'created'));
     this.domainEvents.emit('issue.changed', { issueId: issue.id, userId: user.id, action: 'open' }); // project hooks
     return this.issues.byId(issue.id);
   }
