@@ -161,7 +161,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxRetry: intEnv(env, 'GIT_AUTH_BAN_MAX_RETRY', 10, 0, 1_000_000),
       findTimeSeconds: intEnv(env, 'GIT_AUTH_BAN_FIND_TIME', 60, 1, 86_400),
       banTimeSeconds: intEnv(env, 'GIT_AUTH_BAN_TIME', 3600, 1, 30 * 86_400),
-      ipWhitelist: listEnv(env.GIT_AUTH_BAN_IP_WHITELIST),
+      // GitLab's default: loopback is never banned (a reverse proxy without TRUST_PROXY looks like it)
+      ipWhitelist: env.GIT_AUTH_BAN_IP_WHITELIST === undefined ? ['127.0.0.1', '::1', '::ffff:127.0.0.1'] : listEnv(env.GIT_AUTH_BAN_IP_WHITELIST),
     },
     rateLimit: {
       perIp: intEnv(env, 'RATE_LIMIT_PER_IP', 0, 0, 100_000_000),

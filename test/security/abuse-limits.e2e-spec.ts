@@ -6,6 +6,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { App, createApp } from '../../src/app.factory';
 import { ApplicationSettingsService } from '../../src/application-settings/application-settings.service';
+import { LoginAttemptsRepository } from '../../src/common/auth/login-attempts.repository';
 import { LoginThrottle } from '../../src/common/auth/login-throttle';
 import { GitCli } from '../helpers/git-cli';
 import { countQueries, startTestApp, TestApp } from '../helpers/test-app';
@@ -101,17 +102,23 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
       expect(still.status).toBe(429);
       // the lock is per (IP, login): the same login from another IP signs in
       await signIn('198.51.100.8', victim.username, victim.password).expect(201);
-      // bounded: once their window is over, the flood's rows are pruned; the lock in force stays
+      // bounded: once their window is over, the flood's rows are pruned (the throttle prunes every 1,000
+      // failures; run here directly); the lock in force stays
       await t.sql(`UPDATE login_attempts SET first_at = now() - interval '16 minutes' WHERE locked_until IS NULL`);
-      for (let i = 0; i < 1000; i++) await throttle.failed('203.0.113.1', `after-${i % 5}`);
-      const [after] = await t.sql<{ n: string; locked: string }>(
-        `SELECT count(*) AS n, count(*) FILTER (WHERE locked_until > now()) AS locked FROM login_attempts`,
+      const [aged] = await t.sql<{ n: string }>(`SELECT count(*) AS n FROM login_attempts`);
+      await t.app.app.get(LoginAttemptsRepository).prune(15 * 60);
+      const [after] = await t.sql<{ n: string; locked: string; expired: string }>(
+        `SELECT count(*) AS n, count(*) FILTER (WHERE locked_until > now()) AS locked,
+                count(*) FILTER (WHERE first_at < now() - interval '15 minutes' AND (locked_until IS NULL OR locked_until < now())) AS expired
+         FROM login_attempts`,
       );
       console.log(
-        `sign-in throttle: ${before.n} rows before the flood, 2,510 flood failures in ${floodMs} ms, ${after.n} rows after pruning (${after.locked} locks in force)`,
+        `sign-in throttle: ${before.n} rows before the flood, 2,510 flood failures in ${floodMs} ms, ${aged.n} rows once the window is over, ` +
+          `${after.n} after pruning (${after.locked} locks in force, ${after.expired} expired left)`,
       );
-      expect(Number(after.n)).toBeLessThan(20);
+      expect(Number(after.expired)).toBe(0);
       expect(Number(after.locked)).toBeGreaterThanOrEqual(1);
+      expect(Number(after.n)).toBe(Number(after.locked));
       expect((await signIn(ip, victim.username, victim.password)).status).toBe(429);
     });
   });
@@ -204,17 +211,22 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
     it('off by default: no middleware, no counter query, no row; hot reads pay nothing', async () => {
       const read = () => root(t.http.get(`${API}/projects/${project.id}`)).expect(200);
       await read();
-      const off = await countQueries(t, read);
+      // the fewest over 5 reads: background work (queue polling) may add statements to one measurement
+      let off = Infinity;
+      for (let i = 0; i < 5; i++) off = Math.min(off, await countQueries(t, read));
       expect(await t.sql(`SELECT key FROM request_rate_counters`)).toHaveLength(0);
       const on = await createApp({ ...t.config, rateLimit: { perIp: 1_000_000, perToken: 1_000_000, periodSeconds: 60 } });
       try {
         const http = request(on.app.getHttpServer());
         const readOn = () => http.get(`${API}/projects/${project.id}`).set('PRIVATE-TOKEN', t.root.token).expect(200);
         await readOn();
-        await on.app.get(ApplicationSettingsService).reload();
-        const before = on.db.counter.count;
-        await readOn();
-        const onQueries = on.db.counter.count - before;
+        let onQueries = Infinity;
+        for (let i = 0; i < 5; i++) {
+          await on.app.get(ApplicationSettingsService).reload();
+          const before = on.db.counter.count;
+          await readOn();
+          onQueries = Math.min(onQueries, on.db.counter.count - before);
+        }
         // latency, 100 sequential reads each (short: a sanity figure, not a benchmark)
         const time = async (fn: () => Promise<unknown>) => {
           const s = process.hrtime.bigint();
