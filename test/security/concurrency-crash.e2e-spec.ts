@@ -261,11 +261,15 @@ async function freePort(): Promise<number> {
         [p.id],
       );
       const doubles = claimed.length - new Set(claimed).size;
+      // the shared runners also take the pending builds of the earlier tests' pipelines: count this project's
+      const ours = new Set((await t.sql<{ id: number }>(`SELECT id FROM ci_builds WHERE project_id = $1`, [p.id])).map((r) => r.id));
+      const oursClaimed = claimed.filter((id) => ours.has(id));
       console.log(
-        `concurrency: 50 runners claimed ${claimed.length} of 1000 builds in ${ms} ms (${Math.round((claimed.length / ms) * 1000)}/s): ${doubles} double claims, ${1000 - new Set(claimed).size} lost, ${counts.runners} runners got work, statuses ${JSON.stringify(statuses)}`,
+        `concurrency: 50 runners claimed ${oursClaimed.length} of the 1000 pending builds (+${claimed.length - oursClaimed.length} of other projects) in ${ms} ms ` +
+          `(${Math.round((claimed.length / ms) * 1000)}/s): ${doubles} double claims, ${1000 - new Set(oursClaimed).size} lost, ${counts.runners} runners got work, statuses ${JSON.stringify(statuses)}`,
       );
       expect(doubles).toBe(0);
-      expect(new Set(claimed).size).toBe(1000);
+      expect(new Set(oursClaimed).size).toBe(1000);
       expect(counts).toMatchObject({ running: 1000, pending: 0 });
     }, 240_000);
   });
