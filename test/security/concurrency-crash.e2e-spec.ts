@@ -60,15 +60,8 @@ async function fsckAll(dataDir: string): Promise<{ repos: number; failures: stri
  * fast-forward, the others must be refused cleanly (non-fast-forward or lock refused, never an
  * error). Then each refused one rebases and pushes again, one after the other: every commit lands.
  */
-async function pushRace(
-  git: GitCli,
-  remote: string,
-  home: string,
-  tag: string,
-  n: number,
-  opts: { stopOnError?: () => boolean } = {},
-): Promise<{ acked: string[]; firstRound: number; refused: number; errors: number }> {
-  const dirs = await Promise.all(
+function preparePushers(git: GitCli, remote: string, home: string, tag: string, n: number): Promise<string[]> {
+  return Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const dir = join(home, `${tag}-${i}`);
       await git.ok(['clone', '-q', remote, dir]);
@@ -76,6 +69,17 @@ async function pushRace(
       return dir;
     }),
   );
+}
+
+async function pushRace(
+  git: GitCli,
+  remote: string,
+  home: string,
+  tag: string,
+  n: number,
+  opts: { stopOnError?: () => boolean; dirs?: string[] } = {},
+): Promise<{ acked: string[]; firstRound: number; refused: number; errors: number }> {
+  const dirs = opts.dirs ?? (await preparePushers(git, remote, home, tag, n));
   const acked: string[] = [];
   let refused = 0;
   let errors = 0;
@@ -342,15 +346,16 @@ async function freePort(): Promise<number> {
       const acked = { issues: [] as number[], notes: [] as number[], files: [] as string[] };
       let killed = false;
       let ackCount = 0;
-      const ack = () => {
+      const ack = () => { // kill once issues and notes are mostly in and a few commits and pushes are acknowledged
         ackCount++;
-        if (!killed && ackCount >= 100) {
+        if (!killed && ackCount >= 105) {
           killed = true;
           child!.kill('SIGKILL');
         }
       };
-      // the pushes prepare their clones before the kill can happen (they need the server)
-      const pushes = pushRace(git, remote, home, 'crash', 20, { stopOnError: () => killed });
+      // the pushers clone first (they need the server); then everything starts at once
+      const dirs = await preparePushers(git, remote, home, 'crash', 20);
+      const pushes = pushRace(git, remote, home, 'crash', 20, { stopOnError: () => killed, dirs });
       const issueLoad = Promise.all(
         Array.from({ length: 50 }, (_, i) =>
           as(http().post(`${API}/projects/${project.id}/issues`))
