@@ -1,3 +1,4 @@
+import { Tx } from '../database/transactions';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -5,7 +6,6 @@ import { PageRequest } from '../common/pagination/pagination';
 import { Note, NoteableType } from '../notes/note.entity';
 import { Event, EventAction } from './event.entity';
 import { EventVisibility } from './event-policy';
-import { Tx } from '../database/transactions';
 
 export interface NewEventRow {
   projectId: number;
@@ -97,10 +97,10 @@ export class EventsRepository {
 
   /** Inserts the events and touches their projects' `last_activity_at`. */
   async insert(rows: NewEventRow[], tx?: Tx): Promise<void> {
-    const events = tx ? tx.getRepository(Event) : this.events;
-    await events.insert(rows.map((r) => ({ ...r, data: r.data as never })));
+    const repo = tx ? tx.getRepository(Event) : this.events;
+    await repo.insert(rows.map((r) => ({ ...r, data: r.data as never })));
     const projectIds = [...new Set(rows.map((r) => r.projectId))];
-    await events.query(`UPDATE projects SET last_activity_at = now() WHERE id = ANY($1)`, [projectIds]);
+    await repo.query(`UPDATE projects SET last_activity_at = now() WHERE id = ANY($1)`, [projectIds]);
   }
 
   /**

@@ -1,7 +1,7 @@
+import { Tx } from '../database/transactions';
 import { Injectable } from '@nestjs/common';
 import { Logger } from '../common/http/logger';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { Tx } from '../database/transactions';
 import { Note } from '../notes/note.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { ProjectViews } from '../projects/project-views.service';
@@ -55,32 +55,15 @@ export class EventsService {
   async record(...events: NewEvent[]): Promise<void> {
     if (events.length === 0) return;
     try {
-      await this.events.insert(this.rows(events));
+      await this.events.insert(events.map(eventRow));
     } catch (e) {
       this.logger.error('event not recorded', { error: e instanceof Error ? e.message : String(e) });
     }
   }
 
-  /**
-   * Records the events inside `tx`, with the change they describe: a crash cannot leave the change
-   * without its event (used where the event is part of the record, e.g. an issue's `created`).
-   */
+  /** Records the events in `tx` (part of the change: a failure fails the transaction). */
   async recordIn(tx: Tx, ...events: NewEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    await this.events.insert(this.rows(events), tx);
-  }
-
-  private rows(events: NewEvent[]) {
-    return events.map((e) => ({
-      projectId: e.projectId,
-      authorId: e.authorId,
-      action: e.action,
-      targetId: e.targetId ?? null,
-      targetType: e.targetType ?? null,
-      targetTitle: e.targetTitle ?? null,
-      title: e.title ?? null,
-      data: e.data ?? null,
-    }));
+    if (events.length) await this.events.insert(events.map(eventRow), tx);
   }
 
   /** `GET /projects/:id/events`: newest first, what the caller may see; the resolver's query, the page, the authors. */
@@ -106,4 +89,17 @@ export class EventsService {
       ctx,
     };
   }
+}
+
+function eventRow(e: NewEvent) {
+  return {
+    projectId: e.projectId,
+    authorId: e.authorId,
+    action: e.action,
+    targetId: e.targetId ?? null,
+    targetType: e.targetType ?? null,
+    targetTitle: e.targetTitle ?? null,
+    title: e.title ?? null,
+    data: e.data ?? null,
+  };
 }
