@@ -3,6 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { clientErrorResponse, httpPipeline } from './common/http/http-pipeline';
 import { Logger } from './common/http/logger';
+import { RateLimiter } from './common/http/rate-limit';
 import { AppConfig } from './config/config';
 import { Database, openDatabase } from './database/data-source';
 import { httpMetrics } from './metrics/registry';
@@ -28,6 +29,8 @@ export async function createApp(config: AppConfig, existingDb?: Database): Promi
   app.disable('etag');
   const logger = app.get(Logger);
   for (const mw of httpPipeline(logger, { bodyLimit: '10mb', corsOrigins: config.corsOrigins, metrics: httpMetrics })) app.use(mw);
+  const limiter = app.get(RateLimiter);
+  if (limiter.enabled) app.use(limiter.middleware()); // off by default: not even installed
   await app.init();
   app.getHttpServer().on('clientError', clientErrorResponse);
   app.get(OpenApiService).attach(app); // GET /api/v3/openapi.json, built on first request

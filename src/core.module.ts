@@ -9,6 +9,8 @@ import { GitlabValidationPipe } from './common/dto/validation.pipe';
 import { ErrorsFilter } from './common/errors/errors.filter';
 import { JsonResponseInterceptor } from './common/http/json-response.interceptor';
 import { Logger } from './common/http/logger';
+import { RateLimiter } from './common/http/rate-limit';
+import { RateLimitRepository } from './common/http/rate-limit.repository';
 import { PaginationInterceptor } from './common/pagination/pagination.interceptor';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { DbNotifications } from './database/notifications';
@@ -43,12 +45,14 @@ export class CoreModule {
         SecretsService,
         LoginAttemptsRepository,
         LoginThrottle,
+        RateLimitRepository,
+        RateLimiter,
         { provide: APP_FILTER, useClass: ErrorsFilter },
         { provide: APP_INTERCEPTOR, useClass: PaginationInterceptor },
         { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
         { provide: APP_PIPE, useClass: GitlabValidationPipe },
       ],
-      exports: [APP_CONFIG, Transactions, DbNotifications, PoolStats, Logger, SecretsService, LoginThrottle],
+      exports: [APP_CONFIG, Transactions, DbNotifications, PoolStats, Logger, SecretsService, LoginAttemptsRepository, LoginThrottle, RateLimiter],
     };
   }
 }

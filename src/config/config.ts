@@ -37,6 +37,13 @@ export interface AppConfig {
   corsOrigins: string[];
   /** Addresses or CIDR ranges besides loopback that may read `/-/metrics`. */
   metricsAllowedIps: string[];
+  /**
+   * GitLab 8's ban on git over HTTP (`rack_attack.git_basic_auth`): `maxRetry` failed Basic-auth
+   * attempts from one IP within `findTimeSeconds` ban it for `banTimeSeconds` (`maxRetry` 0: off).
+   */
+  gitAuthBan: { maxRetry: number; findTimeSeconds: number; banTimeSeconds: number; ipWhitelist: string[] };
+  /** Optional request rate limit per IP and per token over `periodSeconds` (0: off, the default). */
+  rateLimit: { perIp: number; perToken: number; periodSeconds: number };
 }
 
 export class ConfigError extends Error {}
@@ -164,6 +171,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     shutdownTimeoutMs: intEnv(env, 'SHUTDOWN_TIMEOUT', 30, 1, 3600) * 1000,
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     metricsAllowedIps: listEnv(env.METRICS_ALLOWED_IPS),
+    gitAuthBan: {
+      maxRetry: intEnv(env, 'GIT_AUTH_BAN_MAX_RETRY', 10, 0, 1_000_000),
+      findTimeSeconds: intEnv(env, 'GIT_AUTH_BAN_FIND_TIME', 60, 1, 86_400),
+      banTimeSeconds: intEnv(env, 'GIT_AUTH_BAN_TIME', 3600, 1, 30 * 86_400),
+      // GitLab's default: loopback is never banned (a reverse proxy without TRUST_PROXY looks like it)
+      ipWhitelist: env.GIT_AUTH_BAN_IP_WHITELIST === undefined ? ['127.0.0.1', '::1', '::ffff:127.0.0.1'] : listEnv(env.GIT_AUTH_BAN_IP_WHITELIST),
+    },
+    rateLimit: {
+      perIp: intEnv(env, 'RATE_LIMIT_PER_IP', 0, 0, 100_000_000),
+      perToken: intEnv(env, 'RATE_LIMIT_PER_TOKEN', 0, 0, 100_000_000),
+      periodSeconds: intEnv(env, 'RATE_LIMIT_PERIOD', 60, 1, 86_400),
+    },
   };
 }
 

@@ -10,6 +10,7 @@ import { ProjectResolver } from '../projects/project-resolver.service';
 import { PushService } from '../repository/push.service';
 import { SessionService } from '../users/session.service';
 import { User } from '../users/user.entity';
+import { GitAuthBan } from './git-auth-ban';
 
 export type GitAction = SmartHttpAction;
 
@@ -57,6 +58,7 @@ export class GitHttpService {
     private readonly session: SessionService,
     private readonly git: GitService,
     private readonly push: PushService,
+    private readonly ban: GitAuthBan,
   ) {}
 
   /** The CI area registers how build tokens resolve (`gitlab-ci-token` clones). */
@@ -70,7 +72,17 @@ export class GitHttpService {
     if (service !== 'git-upload-pack' && service !== 'git-receive-pack') {
       throw new GitHttpError(403, 'Only the smart HTTP protocol is supported');
     }
-    const caller = await this.authenticate(req);
+    const ip = req.ip ?? '';
+    // GitLab 8's Rack::Attack blocklist: a banned IP gets 403 before any credential is looked at
+    if (await this.ban.banned(ip)) throw new GitHttpError(403, 'Forbidden');
+    let caller: Caller;
+    try {
+      caller = await this.authenticate(req);
+    } catch (e) {
+      if (e instanceof GitHttpError || e instanceof TooManyRequests) await this.ban.failed(ip);
+      throw e;
+    }
+    if (caller.user || caller.build) await this.ban.succeeded(ip);
     const path = `${namespace}/${repo.replace(/\.git$/i, '')}`;
     let project: Project;
     let abilities: Set<ProjectAbility>;

@@ -1,4 +1,4 @@
-import { checkOutboundUrl, CheckedUrl, OutboundUrlRefused } from '../common/net/outbound-url';
+import { ambiguousAuthority, checkOutboundUrl, CheckedUrl, OutboundUrlRefused } from '../common/net/outbound-url';
 
 export interface SplitUrl {
   /** The URL without userinfo (what is stored and shown). */
@@ -15,6 +15,7 @@ export function splitUserinfo(raw: string): SplitUrl {
   } catch {
     throw new OutboundUrlRefused('is not a valid URL');
   }
+  if (ambiguousAuthority(raw)) throw new OutboundUrlRefused('is not a valid URL');
   const userinfo = u.username || u.password ? `${u.username}:${u.password}` : null;
   u.username = '';
   u.password = '';

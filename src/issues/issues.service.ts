@@ -141,9 +141,10 @@ export class IssuesService {
         await this.labels.replaceLinks(tx, 'Issue', created.id, await this.labels.findOrCreate(tx, project.id, labelTitles));
       }
       await this.outbox.add(tx, 'issue.changed', { issueId: created.id, userId: user.id, action: 'open' }); // project hooks
+      // in the same transaction: a crash cannot leave an issue without its `created` event
+      await this.events.recordIn(tx, this.event(created, user, 'created'));
       return created;
     });
-    await this.events.record(this.event(issue, user, 'created'));
     return this.issues.byId(issue.id);
   }
 

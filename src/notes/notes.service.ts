@@ -128,15 +128,16 @@ export class NotesService {
       // a comment touches its noteable, like GitLab's `belongs_to :noteable, touch: true`
       await this.repo.touchNoteable(tx, target.type, target.id);
       await this.outbox.add(tx, 'note.created', { noteId: saved.id, userId: user.id }); // project hooks
+      // in the same transaction: a crash cannot leave a note without its `commented` event
+      await this.events.recordIn(tx, {
+        projectId: target.project.id,
+        authorId: user.id,
+        action: 'commented',
+        targetId: saved.id,
+        targetType: 'Note',
+        targetTitle: target.title,
+      });
       return saved;
-    });
-    await this.events.record({
-      projectId: target.project.id,
-      authorId: user.id,
-      action: 'commented',
-      targetId: note.id,
-      targetType: 'Note',
-      targetTitle: target.title,
     });
     return note;
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
+import { MAX_SEARCH_LENGTH } from '../common/dto/fields';
 import {
   Conflict,
   ErrorWithBody,
@@ -77,6 +78,7 @@ export class ProjectsService {
     const page = pageRequest(q);
     const sort = (q.sort ?? (scope === 'search' ? 'asc' : 'desc')).toLowerCase();
     if (sort !== 'asc' && sort !== 'desc') throw new InvalidAttribute('sort');
+    if (searchTerm !== undefined && searchTerm.length > MAX_SEARCH_LENGTH) throw new InvalidAttribute('query');
     const search = searchTerm ?? q.search?.trim();
     const query: ProjectListQuery = {
       scope: this.scope(user, scope),

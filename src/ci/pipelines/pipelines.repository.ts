@@ -28,6 +28,27 @@ export class PipelinesRepository {
     return rows[0];
   }
 
+  /**
+   * Projects with builds enabled and activity since `minutes` ago, each with the author of its
+   * latest push (the pipelines a crash may have left uncreated are theirs).
+   */
+  async recentlyActive(minutes: number): Promise<{ id: number; pusherId: number | null }[]> {
+    return this.q<{ id: number; pusherId: number | null }>(
+      `SELECT p.id, (SELECT e.author_id FROM events e WHERE e.project_id = p.id AND e.action = 'pushed' ORDER BY e.id DESC LIMIT 1) AS "pusherId"
+       FROM projects p WHERE p.builds_enabled AND p.last_activity_at > now() - make_interval(mins => $1)`,
+      [minutes],
+    );
+  }
+
+  /** Which of `shas` already have a pipeline for `ref` in the project. */
+  async withPipeline(projectId: number, ref: string, shas: string[]): Promise<Set<string>> {
+    const rows = await this.q<{ sha: string }>(
+      `SELECT DISTINCT sha FROM ci_pipelines WHERE project_id = $1 AND ref = $2 AND sha = ANY($3)`,
+      [projectId, ref, shas],
+    );
+    return new Set(rows.map((r) => r.sha));
+  }
+
   async insert(m: EntityManager, p: Partial<Pipeline>): Promise<Pipeline> {
     const repo = m.getRepository(Pipeline);
     return repo.save(repo.create(p));

@@ -1,5 +1,5 @@
 import { parseRepoPath, parseSha, RepoPath } from '../../git/names';
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { Transactions } from '../../database/transactions';
 import { EntityManager } from 'typeorm';
 import { Logger } from '../../common/http/logger';
@@ -31,7 +31,7 @@ export interface NewPipeline {
  * branch or tag, its first stage created at once, each later stage when the earlier ones end.
  */
 @Injectable()
-export class PipelinesService implements OnModuleInit {
+export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
   constructor(
     private readonly pipelines: PipelinesRepository,
     private readonly builds: BuildsRepository,
@@ -47,6 +47,34 @@ export class PipelinesService implements OnModuleInit {
     this.domainEvents.onPushReceived(async (e) => {
       await this.createForPush(e);
     });
+  }
+
+  /**
+   * At boot: the pipeline of a push follows the ref update in-process, so a crash in between leaves
+   * a branch tip without its pipeline. The branch tips of projects active in the last hour that have
+   * none get theirs (`create` still skips a tip without `.gitlab-ci.yml`).
+   */
+  onApplicationBootstrap(): void {
+    void this.reconcile(60).catch((e: unknown) =>
+      this.logger.error('pipeline reconciliation failed', { error: e instanceof Error ? e.message : String(e) }),
+    );
+  }
+
+  /** Creates the missing pipelines of branch tips (see onApplicationBootstrap); returns how many. */
+  async reconcile(minutes: number): Promise<number> {
+    let created = 0;
+    for (const p of await this.pipelines.recentlyActive(minutes)) {
+      if (!this.git.exists(p.id)) continue;
+      for (const b of await this.git.repository(p.id).branches()) {
+        if ((await this.pipelines.withPipeline(p.id, b.name, [b.commit.id])).size > 0) continue;
+        const made = await this.create({ projectId: p.id, sha: b.commit.id, beforeSha: ZERO_SHA, ref: b.name, tag: false, userId: p.pusherId });
+        if (made) {
+          created++;
+          this.logger.warn('pipeline created for a branch tip left without one', { project_id: p.id, ref: b.name, sha: b.commit.id });
+        }
+      }
+    }
+    return created;
   }
 
   /** A pipeline for every branch or tag the push created or moved (deletions create none). */

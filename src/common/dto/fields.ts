@@ -48,6 +48,8 @@ const FALSE = /^(false|f|0|no|n|off)$/i;
 const INT = /^[+-]?\d{1,15}$/;
 /** PostgreSQL's `integer` maximum: ids and iids beyond it cannot exist. */
 export const MAX_INT = 2147483647;
+/** Longest search term any list accepts (a longer one is `400 "search" is invalid`, never a slow scan). */
+export const MAX_SEARCH_LENGTH = 255;
 // eslint-disable-next-line no-control-regex
 const NUL = /\x00/;
 

@@ -147,6 +147,8 @@ export function httpPipeline(
     r.id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     r.startedAt = process.hrtime.bigint();
     res.setHeader('X-Request-Id', r.id);
+    // as Rails does on every response: no body of ours (raw blobs, artifacts, traces) is ever sniffed into HTML
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.on('finish', () => {
       opts.metrics?.observe(req, res.statusCode, r.startedAt);
       logger.info('request', {

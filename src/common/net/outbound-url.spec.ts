@@ -34,6 +34,13 @@ describe('checkOutboundUrl', () => {
     await expect(checkOutboundUrl('http://[::7f00:1]/x.git', true)).resolves.toMatchObject({ host: '::7f00:1' });
   });
 
+  it.each(['http://a@127.0.0.1@example.com/', 'http://u:p@evil@example.com/x', 'https://a@b@c@example.com/'])(
+    'refuses the ambiguous userinfo form %s, even with the local network allowed',
+    async (url) => {
+      await expect(checkOutboundUrl(url, true)).rejects.toThrow('is not a valid URL');
+    },
+  );
+
   it('refuses other schemes', async () => {
     await expect(checkOutboundUrl('file:///etc/passwd', false)).rejects.toThrow('must use http or https');
   });

@@ -45,6 +45,27 @@ export function isLocalAddress(address: string): boolean {
 
 export class OutboundUrlRefused extends Error {}
 
+/** Every address a host name resolves to. */
+export type HostLookup = (host: string) => Promise<string[]>;
+
+const systemLookup: HostLookup = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/**
+ * The resolver the guard uses (the system's). Replaceable so that tests can simulate names that
+ * resolve to loopback or change between two lookups (DNS rebinding); the connection always goes to
+ * the address the guard vetted, never to a second resolution.
+ */
+export const outboundDns: { lookup: HostLookup } = { lookup: systemLookup };
+
+/**
+ * The authority as written (between `//` and the path): more than one `@` in it is ambiguous
+ * (`http://a@127.0.0.1@example.com/`: parsers disagree on which host is meant), so it is refused.
+ */
+export function ambiguousAuthority(raw: string): boolean {
+  const m = /^[a-z][a-z0-9+.-]*:[\\/]{2}([^/\\?#]*)/i.exec(raw.trim());
+  return !!m && m[1].split('@').length > 2;
+}
+
 export interface CheckedUrl {
   url: URL;
   host: string;
@@ -65,12 +86,13 @@ export async function checkOutboundUrl(raw: string, allowLocal: boolean): Promis
     throw new OutboundUrlRefused('is not a valid URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundUrlRefused('must use http or https');
+  if (ambiguousAuthority(raw)) throw new OutboundUrlRefused('is not a valid URL');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!host) throw new OutboundUrlRefused('has no host');
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
   let addresses: string[];
   try {
-    addresses = ipaddr.isValid(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    addresses = ipaddr.isValid(host) ? [host] : await outboundDns.lookup(host);
   } catch {
     throw new OutboundUrlRefused('host could not be resolved');
   }

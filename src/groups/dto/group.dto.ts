@@ -1,9 +1,9 @@
-import { FieldMapErrors, Int, Str } from '../../common/dto/fields';
+import { FieldMapErrors, Int, MAX_SEARCH_LENGTH, Str } from '../../common/dto/fields';
 import { PaginationDto } from '../../common/pagination/pagination.dto';
 
 /** `GET /groups`: `search` on name or path. */
 export class ListGroupsDto extends PaginationDto {
-  @Str() search?: string;
+  @Str({ max: MAX_SEARCH_LENGTH }) search?: string;
 }
 
 /** `GET /groups/:id/projects`. */

@@ -1,10 +1,10 @@
-import { Int, Str } from '../../common/dto/fields';
+import { Int, MAX_SEARCH_LENGTH, Str } from '../../common/dto/fields';
 import { PaginationDto } from '../../common/pagination/pagination.dto';
 
 /** `GET .../members`: `query` (or `search`) on username or name. */
 export class ListMembersDto extends PaginationDto {
   @Str() query?: string;
-  @Str() search?: string;
+  @Str({ max: MAX_SEARCH_LENGTH }) search?: string;
 }
 
 /** `POST .../members`. */

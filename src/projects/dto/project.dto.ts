@@ -1,4 +1,4 @@
-import { Bool, FieldMapErrors, Int, Str } from '../../common/dto/fields';
+import { Bool, FieldMapErrors, Int, MAX_SEARCH_LENGTH, Str } from '../../common/dto/fields';
 import { PaginationDto } from '../../common/pagination/pagination.dto';
 
 export const PROJECT_ORDER_BY = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
@@ -8,7 +8,7 @@ export const PROJECT_VISIBILITY = ['private', 'internal', 'public'] as const;
 export class ListProjectsDto extends PaginationDto {
   @Bool() archived?: boolean;
   @Str({ enum: PROJECT_VISIBILITY }) visibility?: (typeof PROJECT_VISIBILITY)[number];
-  @Str() search?: string;
+  @Str({ max: MAX_SEARCH_LENGTH }) search?: string;
   @Str({ enum: PROJECT_ORDER_BY }) order_by?: (typeof PROJECT_ORDER_BY)[number];
   /** `asc` or `desc`, any case (checked by the service). */
   @Str() sort?: string;

@@ -1,11 +1,11 @@
-import { Bool, FieldMapErrors, Int, Str } from '../../common/dto/fields';
+import { Bool, FieldMapErrors, Int, MAX_SEARCH_LENGTH, Str } from '../../common/dto/fields';
 import { PaginationDto } from '../../common/pagination/pagination.dto';
 
 export class ListUsersDto extends PaginationDto {
   /** An exact username (case-insensitive): at most one user, unpaginated. */
   @Str({ allowNul: true }) username?: string;
   /** Username, name and email (email by substring for administrators, by the whole address for others). */
-  @Str({ allowNul: true }) search?: string;
+  @Str({ allowNul: true, max: MAX_SEARCH_LENGTH }) search?: string;
   @Bool() active?: boolean;
   @Bool() blocked?: boolean;
 }

@@ -1,0 +1,56 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LoginAttemptsRepository } from '../common/auth/login-attempts.repository';
+import { SecretsService } from '../common/crypto/secrets.service';
+import { APP_CONFIG, AppConfig } from '../config/config';
+
+/**
+ * GitLab 8's `rack_attack.git_basic_auth`: an IP that fails HTTP Basic authentication for git
+ * `GIT_AUTH_BAN_MAX_RETRY` times (10) within `GIT_AUTH_BAN_FIND_TIME` seconds (60) is banned from git
+ * over HTTP for `GIT_AUTH_BAN_TIME` seconds (3600), whatever credentials it sends meanwhile (403). A
+ * successful authentication forgets the failures counted so far (git clients try without a password
+ * first), never a ban in force. Counted in the database (table `login_attempts`, keyed digests of
+ * the IP), so that every instance sees the same count; whitelisted IPs are never counted.
+ */
+@Injectable()
+export class GitAuthBan {
+  private failuresSincePrune = 0;
+
+  constructor(
+    private readonly attempts: LoginAttemptsRepository,
+    private readonly secrets: SecretsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  private get settings() {
+    return this.config.gitAuthBan;
+  }
+
+  private applies(ip: string): boolean {
+    return this.settings.maxRetry > 0 && !this.settings.ipWhitelist.includes(ip);
+  }
+
+  private key(ip: string): string {
+    return this.secrets.digest(`git-auth-ban\u0000${ip}`);
+  }
+
+  /** Whether `ip` is banned now. */
+  async banned(ip: string): Promise<boolean> {
+    if (!this.applies(ip)) return false;
+    return (await this.attempts.lockedFor([this.key(ip)])) > 0;
+  }
+
+  async failed(ip: string): Promise<void> {
+    if (!this.applies(ip)) return;
+    const s = this.settings;
+    await this.attempts.failed([this.key(ip)], s.maxRetry, s.findTimeSeconds, s.banTimeSeconds);
+    if (++this.failuresSincePrune >= 1000) {
+      this.failuresSincePrune = 0;
+      await this.attempts.prune(Math.max(s.findTimeSeconds, 15 * 60));
+    }
+  }
+
+  async succeeded(ip: string): Promise<void> {
+    if (!this.applies(ip)) return;
+    await this.attempts.forgetFailures([this.key(ip)]);
+  }
+}
