@@ -260,10 +260,10 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
       const measure = async (perPage: number) => {
         (auth as unknown as { forgetAll?: () => void }).forgetAll?.();
         let items = 0;
-        t.counter.statements.length = 0;
-        t.counter.recording = true;
         const sep = url.includes('?') ? '&' : '?';
         const queries = await countQueries(t, async () => {
+          t.counter.statements.length = 0;
+          t.counter.recording = true;
           const res = await as(user, `${url}${sep}per_page=${perPage}`);
           if (res.status !== 200) throw new Error(`${route}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
           items = Array.isArray(res.body) ? res.body.length : -1;
