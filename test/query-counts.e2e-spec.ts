@@ -258,7 +258,7 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
     for (const route of routes) {
       const { url, user } = target(route);
       const measure = async (perPage: number) => {
-        (auth as unknown as { forgetAll?: () => void }).forgetAll?.();
+        auth.forgetAll();
         let items = 0;
         const sep = url.includes('?') ? '&' : '?';
         const queries = await countQueries(t, async () => {
