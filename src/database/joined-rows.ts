@@ -1,4 +1,4 @@
-import { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
+import { DataSource, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 
 /**
  * Reading several entities out of one joined row: a list's page comes in one statement with the
@@ -42,4 +42,17 @@ export class JoinedEntity<T extends ObjectLiteral> {
     }
     return entity;
   }
+}
+
+/**
+ * `getManyAndCount` in one statement: the page with the total as a window count (`count(*) OVER ()`,
+ * one pass over the matching rows). The query's joins must be to-one (a row per entity), and its
+ * page set with offset/limit. Only a page past the end costs a second (count) statement; the count
+ * is never skipped for a short page, so the cost does not depend on the page size.
+ */
+export async function manyWithTotal<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>): Promise<[T[], number]> {
+  const { entities, raw } = await qb.clone().addSelect('count(*) OVER ()', 'window_total').getRawAndEntities();
+  if (entities.length) return [entities, Number((raw[0] as { window_total: string }).window_total)];
+  if (!qb.expressionMap.offset) return [[], 0];
+  return [[], await qb.clone().offset(undefined).limit(undefined).orderBy().getCount()];
 }

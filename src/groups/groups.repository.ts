@@ -6,6 +6,7 @@ import { containsPattern } from '../common/params/params';
 import { Tx } from '../database/transactions';
 import { GroupMember } from '../members/member.entities';
 import { Namespace } from '../namespaces/namespace.entity';
+import { manyWithTotal } from '../database/joined-rows';
 
 /** A group by id or by path (case-insensitive). */
 export type GroupKey = { id: number } | { path: string };
@@ -31,7 +32,7 @@ export class GroupsRepository {
     if (filter.search) {
       qb.andWhere('(lower(n.name) LIKE :like OR lower(n.path) LIKE :like)', { like: containsPattern(filter.search) });
     }
-    return qb.orderBy('n.name', 'ASC').addOrderBy('n.id', 'ASC').offset(page.offset).limit(page.perPage).getManyAndCount();
+    return manyWithTotal(qb.orderBy('n.name', 'ASC').addOrderBy('n.id', 'ASC').offset(page.offset).limit(page.perPage));
   }
 
   /** Whether any namespace (user or group) has this path, in any case. */

@@ -74,19 +74,6 @@ export class IssuesRepository {
     return tx ? tx.getRepository(Issue) : this.issues;
   }
 
-  /** A page of issues matching `filter`, in `order` (then id), with the total: a count and a page query. */
-  list(filter: IssueFilter, order: IssueOrder, page: PageRequest): Promise<[Issue[], number]> {
-    const qb = this.issues.createQueryBuilder('i').where('i.deleted_at IS NULL');
-    if (filter.projectConditions?.length) qb.innerJoin(Project, 'p', 'p.id = i.project_id');
-    this.filter(qb, filter);
-    return qb
-      .orderBy(ORDER_COLUMNS[order.column], order.direction)
-      .addOrderBy('i.id', order.direction)
-      .offset(page.offset)
-      .limit(page.perPage)
-      .getManyAndCount();
-  }
-
   /**
    * A page of issues matching `filter` with everything their presentation needs but labels, in one
    * statement: the page's ids and the total (a window count, one pass over the matching rows), then

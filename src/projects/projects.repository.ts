@@ -9,6 +9,7 @@ import { Namespace } from '../namespaces/namespace.entity';
 import { User } from '../users/user.entity';
 import { ForkParent } from './projects.presenter';
 import { Project } from './project.entity';
+import { manyWithTotal } from '../database/joined-rows';
 
 /** `:id` parsed: a number, or `namespace/path` (case-insensitive). */
 export type ProjectKey = { id: number } | { namespace: string; path: string };
@@ -145,18 +146,19 @@ export class ProjectsRepository {
     }
     const dir = q.ascending ? 'ASC' : 'DESC';
     qb.orderBy(ORDER_COLUMNS[q.orderBy], dir).addOrderBy('p.id', dir);
-    return qb.offset(page.offset).limit(page.perPage).getManyAndCount();
+    return manyWithTotal(qb.offset(page.offset).limit(page.perPage));
   }
 
   /** A group's projects that match `readable` (alias `p`), id descending, with the total. */
   inNamespace(namespaceId: number, readable: Condition, page: PageRequest) {
-    return this.withNamespace()
-      .where('p.namespace_id = :gid', { gid: namespaceId })
-      .andWhere(readable.sql, readable.params)
-      .orderBy('p.id', 'DESC')
-      .offset(page.offset)
-      .limit(page.perPage)
-      .getManyAndCount();
+    return manyWithTotal(
+      this.withNamespace()
+        .where('p.namespace_id = :gid', { gid: namespaceId })
+        .andWhere(readable.sql, readable.params)
+        .orderBy('p.id', 'DESC')
+        .offset(page.offset)
+        .limit(page.perPage),
+    );
   }
 
   // ---------------------------------------------------------------- views
