@@ -63,6 +63,12 @@ export class UsersRepository {
     return this.users.metadata.columns.map((c) => `${alias}.${esc(c.databaseName)} AS ${esc(`${prefix}.${c.propertyName}`)}`).join(', ');
   }
 
+  /** joinedColumns as [expression, result name] pairs, for a query builder's addSelect. */
+  joinedSelections(alias: string, prefix: string): [string, string][] {
+    const esc = (name: string) => this.users.manager.connection.driver.escape(name);
+    return this.users.metadata.columns.map((c) => [`${alias}.${esc(c.databaseName)}`, `${prefix}.${c.propertyName}`]);
+  }
+
   /** The lean user of a row read with joinedColumns(…, `prefix`), or null when the join found none. */
   joined(row: Record<string, unknown>, prefix: string): User | null {
     if (row[`${prefix}.id`] === null || row[`${prefix}.id`] === undefined) return null;
