@@ -6,6 +6,7 @@ import { containsPattern } from '../common/params/params';
 import { Tx } from '../database/transactions';
 import { GroupMember } from '../members/member.entities';
 import { Namespace } from '../namespaces/namespace.entity';
+import { manyWithTotal } from '../database/joined-rows';
 
 /** A group by id or by path (case-insensitive). */
 export type GroupKey = { id: number } | { path: string };
@@ -22,6 +23,20 @@ export class GroupsRepository {
     return qb.getOne();
   }
 
+  /** The group with the caller's level in it (0 for none, or no caller): one statement. */
+  async findWithLevel(key: GroupKey, userId: number | null): Promise<{ group: Namespace; level: number } | null> {
+    const qb = this.namespaces
+      .createQueryBuilder('n')
+      .addSelect('(SELECT gm.access_level FROM group_members gm WHERE gm.namespace_id = n.id AND gm.user_id = :levelUid)', 'caller_level')
+      .setParameter('levelUid', userId ?? 0)
+      .where(`n.kind = 'group'`);
+    if ('id' in key) qb.andWhere('n.id = :id', { id: key.id });
+    else qb.andWhere('lower(n.path) = lower(:path)', { path: key.path });
+    const { entities, raw } = await qb.getRawAndEntities();
+    if (!entities.length) return null;
+    return { group: entities[0], level: userId === null ? 0 : (raw[0] as { caller_level: number | null }).caller_level ?? 0 };
+  }
+
   /** A page of groups by name, with the total; `memberId` keeps the groups that user is a member of. */
   list(filter: { memberId?: number; search?: string }, page: PageRequest): Promise<[Namespace[], number]> {
     const qb = this.namespaces.createQueryBuilder('n').where(`n.kind = 'group'`);
@@ -31,7 +46,7 @@ export class GroupsRepository {
     if (filter.search) {
       qb.andWhere('(lower(n.name) LIKE :like OR lower(n.path) LIKE :like)', { like: containsPattern(filter.search) });
     }
-    return qb.orderBy('n.name', 'ASC').addOrderBy('n.id', 'ASC').offset(page.offset).limit(page.perPage).getManyAndCount();
+    return manyWithTotal(qb.orderBy('n.name', 'ASC').addOrderBy('n.id', 'ASC').offset(page.offset).limit(page.perPage));
   }
 
   /** Whether any namespace (user or group) has this path, in any case. */

@@ -5,7 +5,7 @@ import { invalidFields } from '../common/dto/fields';
 import { Forbidden, isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
 import { Paginated, pageRequest, PageRequest } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
-import { AccessLevel, GroupAbility } from '../common/policy/policy';
+import { AccessLevel, GroupAbility, groupAbilities } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { Transactions } from '../database/transactions';
 import { GitService } from '../git/git.service';
@@ -53,9 +53,15 @@ export class GroupsService {
 
   /** The group when the caller has `ability` on it: 404 when it may not see it, 403 otherwise. */
   async resolve(user: User, ref: string, ability: GroupAbility = 'read_group'): Promise<Namespace> {
-    const group = await this.findByRef(ref);
-    await this.policy.authorizeGroup(user, group, ability);
-    return group;
+    const id = parseId(ref);
+    const key: GroupKey = id !== undefined ? { id } : { path: ref };
+    // the group and the caller's level in one statement, judged by the policy's pure rules
+    const found = await this.groups.findWithLevel(key, user?.id ?? null);
+    if (!found) throw new NotFound('Group');
+    const abilities = groupAbilities(user, found.group, found.level);
+    if (!abilities.has('read_group')) throw new NotFound('Group');
+    if (!abilities.has(ability)) throw new Forbidden();
+    return found.group;
   }
 
   /** `GET /groups`: all for an administrator, the caller's groups otherwise; `search` on name or path. */

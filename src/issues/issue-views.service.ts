@@ -7,8 +7,8 @@ import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
 import { Issue } from './issue.entity';
-import { loadParticipation } from './issue-participation';
-import { IssuesRepository } from './issues.repository';
+import { loadParticipation, participationOf } from './issue-participation';
+import { IssueDetails, IssuesRepository } from './issues.repository';
 import { presentIssue } from './issues.presenter';
 
 /**
@@ -59,5 +59,30 @@ export class IssueViews {
 
   async page(viewer: User | undefined, page: Paginated<Issue>) {
     return new Paginated(await this.many(viewer, page.items), page.total, page.page);
+  }
+
+  /** A page read with IssuesRepository.listDetailed: only the labels are left to load (one query). */
+  async detailedPage(viewer: User | undefined, page: Paginated<IssueDetails>) {
+    const ctx = await this.views.context();
+    const issues = page.items.map((d) => d.issue);
+    const labels = issues.length ? await this.labels.labelsOf('Issue', issues.map((i) => i.id)) : new Map();
+    const explicit = new Map(page.items.filter((d) => d.explicit !== null).map((d) => [d.issue.id, d.explicit as boolean]));
+    const participation = participationOf(viewer, issues, page.items.map((d) => d.stats), explicit);
+    const items = page.items.map((d) =>
+      presentIssue(
+        d.issue,
+        {
+          labels: (labels.get(d.issue.id) ?? []).map((l: { title: string }) => l.title),
+          milestone: d.milestone,
+          assignee: d.assignee,
+          author: d.author,
+          subscribed: participation.get(d.issue.id)?.subscribed ?? false,
+          userNotesCount: participation.get(d.issue.id)?.userNotesCount ?? 0,
+        },
+        viewer,
+        ctx,
+      ),
+    );
+    return new Paginated(items, page.total, page.page);
   }
 }

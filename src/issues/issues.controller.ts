@@ -18,17 +18,17 @@ export class IssuesController {
   /** Issues the caller authored. */
   @Get('issues')
   async mine(@CurrentUser() user: User, @Input() q: ListIssuesDto) {
-    return this.views.page(user, await this.issues.listAuthored(user, q));
+    return this.views.detailedPage(user, await this.issues.listAuthored(user, q));
   }
 
   @Get('projects/:id/issues')
   async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListProjectIssuesDto) {
-    return this.views.page(user, await this.issues.listForProject(user, id, q));
+    return this.views.detailedPage(user, await this.issues.listForProject(user, id, q));
   }
 
   @Get('projects/:id/milestones/:milestoneId/issues')
   async ofMilestone(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string, @Input() q: ListIssuesDto) {
-    return this.views.page(user, await this.issues.listForMilestone(user, id, milestoneId, q));
+    return this.views.detailedPage(user, await this.issues.listForMilestone(user, id, milestoneId, q));
   }
 
   @Get('projects/:id/issues/:issueId')

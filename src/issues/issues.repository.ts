@@ -1,8 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository, SelectQueryBuilder } from 'typeorm';
+import { DataSource, Repository, SelectQueryBuilder } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
+import { JoinedEntity } from '../database/joined-rows';
 import { Tx } from '../database/transactions';
+import { Milestone } from '../milestones/milestone.entity';
+import { User } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
 import { Project } from '../projects/project.entity';
 import { Issue } from './issue.entity';
 import { IssueOrder } from './issue-rules';
@@ -38,28 +42,90 @@ export interface IssueNoteStats {
   mentioned: boolean;
 }
 
+/** One issue of a page with what its presentation needs, read in the page's statement. */
+export interface IssueDetails {
+  issue: Issue;
+  author: User | null;
+  assignee: User | null;
+  milestone: Milestone | null;
+  stats: IssueNoteStats;
+  /** The viewer's explicit subscription choice, if any. */
+  explicit: boolean | null;
+}
+
 const ORDER_COLUMNS = { created_at: 'i.created_at', updated_at: 'i.updated_at' } as const;
 
 /** Every query on `issues` (and the issue rows of `notes` that moves and participation read). */
 @Injectable()
 export class IssuesRepository {
-  constructor(@InjectRepository(Issue) private readonly issues: Repository<Issue>) {}
+  private readonly issueRow: JoinedEntity<Issue>;
+  private readonly milestoneRow: JoinedEntity<Milestone>;
+
+  constructor(
+    @InjectRepository(Issue) private readonly issues: Repository<Issue>,
+    private readonly users: UsersRepository,
+    ds: DataSource,
+  ) {
+    this.issueRow = new JoinedEntity(ds, Issue, 'i', 'i');
+    this.milestoneRow = new JoinedEntity(ds, Milestone, 'm', 'm');
+  }
 
   private repo(tx?: Tx): Repository<Issue> {
     return tx ? tx.getRepository(Issue) : this.issues;
   }
 
-  /** A page of issues matching `filter`, in `order` (then id), with the total: a count and a page query. */
-  list(filter: IssueFilter, order: IssueOrder, page: PageRequest): Promise<[Issue[], number]> {
-    const qb = this.issues.createQueryBuilder('i').where('i.deleted_at IS NULL');
+  /**
+   * A page of issues matching `filter` with everything their presentation needs but labels, in one
+   * statement: the page's ids and the total (a window count, one pass over the matching rows), then
+   * for those rows only the issue, its author, assignee and milestone, its note statistics for
+   * `viewerId` and mention `pattern` (a PostgreSQL regex), and the viewer's explicit subscription.
+   * Only a page past the end costs a second (count) statement.
+   */
+  async listDetailed(filter: IssueFilter, order: IssueOrder, page: PageRequest, viewerId: number, pattern: string): Promise<[IssueDetails[], number]> {
+    const qb = this.issues.createQueryBuilder('i').select('i.id', 'id').addSelect('count(*) OVER ()', 'total').where('i.deleted_at IS NULL');
     if (filter.projectConditions?.length) qb.innerJoin(Project, 'p', 'p.id = i.project_id');
     this.filter(qb, filter);
-    return qb
-      .orderBy(ORDER_COLUMNS[order.column], order.direction)
-      .addOrderBy('i.id', order.direction)
-      .offset(page.offset)
-      .limit(page.perPage)
-      .getManyAndCount();
+    const column = ORDER_COLUMNS[order.column];
+    qb.orderBy(column, order.direction).addOrderBy('i.id', order.direction).offset(page.offset).limit(page.perPage);
+    const [inner, params] = qb.getQueryAndParameters();
+    const v = `$${params.length + 1}`;
+    const pat = `$${params.length + 2}`;
+    const rows: Record<string, unknown>[] = await this.issues.query(
+      `WITH page AS MATERIALIZED (${inner})
+       SELECT page.total AS "total", ${this.issueRow.columns}, ${this.users.joinedColumns('a', 'author')},
+              ${this.users.joinedColumns('s', 'assignee')}, ${this.milestoneRow.columns},
+              ns.user_notes AS "ns.user_notes", ns.commented AS "ns.commented", ns.mentioned AS "ns.mentioned",
+              (SELECT sub.subscribed FROM subscriptions sub
+                WHERE sub.user_id = ${v} AND sub.subscribable_type = 'Issue' AND sub.subscribable_id = i.id) AS "explicit"
+         FROM page JOIN issues i ON i.id = page.id
+         LEFT JOIN users a ON a.id = i.author_id
+         LEFT JOIN users s ON s.id = i.assignee_id
+         LEFT JOIN milestones m ON m.id = i.milestone_id
+         LEFT JOIN LATERAL (
+           SELECT count(*) FILTER (WHERE NOT n.system)::int AS user_notes,
+                  coalesce(bool_or(NOT n.system AND n.author_id = ${v}), false) AS commented,
+                  coalesce(bool_or(NOT n.system AND n.body ~* ${pat}), false) AS mentioned
+             FROM notes n WHERE n.noteable_type = 'Issue' AND n.noteable_id = i.id) ns ON TRUE
+        ORDER BY ${column} ${order.direction}, i.id ${order.direction}`,
+      [...params, viewerId, pattern],
+    );
+    const items = rows.map((r): IssueDetails => {
+      const issue = this.issueRow.from(r) as Issue;
+      return {
+        issue,
+        author: this.users.joined(r, 'author'),
+        assignee: this.users.joined(r, 'assignee'),
+        milestone: this.milestoneRow.from(r),
+        stats: { id: issue.id, user_notes: r['ns.user_notes'] as number, commented: r['ns.commented'] as boolean, mentioned: r['ns.mentioned'] as boolean },
+        explicit: (r.explicit as boolean | null) ?? null,
+      };
+    });
+    if (rows.length) return [items, Number(rows[0].total)];
+    if (page.offset === 0) return [[], 0];
+    const count = this.issues.createQueryBuilder('i').where('i.deleted_at IS NULL');
+    if (filter.projectConditions?.length) count.innerJoin(Project, 'p', 'p.id = i.project_id');
+    this.filter(count, filter);
+    return [[], await count.getCount()];
   }
 
   private filter(qb: SelectQueryBuilder<Issue>, f: IssueFilter): void {

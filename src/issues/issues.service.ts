@@ -21,10 +21,10 @@ import { UsersRepository } from '../users/users.repository';
 import { CreateIssueDto, ListIssuesDto, ListProjectIssuesDto, MoveIssueDto, UpdateIssueDto } from './dto/issue.dto';
 import { nextInternalId } from './internal-ids';
 import { Issue } from './issue.entity';
-import { loadParticipation } from './issue-participation';
+import { loadParticipation, mentionPattern } from './issue-participation';
 import { canReadIssue, canSetTimestamps, canUpdateIssue, issueVisibilityInProject } from './issue-policy';
 import { issueOrder, issueStates } from './issue-rules';
-import { IssueFilter, IssuesRepository } from './issues.repository';
+import { IssueDetails, IssueFilter, IssuesRepository } from './issues.repository';
 
 export interface IssueInProject {
   project: Project;
@@ -55,17 +55,17 @@ export class IssuesService {
   // ---------------------------------------------------------------- lists
 
   /** `GET /issues`: issues the caller authored, in projects it can still read. */
-  async listAuthored(user: User, q: ListIssuesDto): Promise<Paginated<Issue>> {
-    return this.page(q, {
+  async listAuthored(user: User, q: ListIssuesDto): Promise<Paginated<IssueDetails>> {
+    return this.page(user, q, {
       authorId: user.id,
       projectConditions: [{ sql: 'p.issues_enabled', params: {} }, this.policy.readableProjectsCondition(user)],
     });
   }
 
   /** `GET /projects/:id/issues` with `state`, `labels`, `milestone`, `iid`, `order_by`, `sort`. */
-  async listForProject(user: User, ref: string, q: ListProjectIssuesDto): Promise<Paginated<Issue>> {
+  async listForProject(user: User, ref: string, q: ListProjectIssuesDto): Promise<Paginated<IssueDetails>> {
     const { project, access } = await this.projects.resolve(user, ref, 'read_issue');
-    return this.page(q, {
+    return this.page(user, q, {
       projectId: project.id,
       conditions: [issueVisibilityInProject(user, access)],
       milestoneTitle: q.milestone,
@@ -74,19 +74,33 @@ export class IssuesService {
   }
 
   /** `GET /projects/:id/milestones/:milestone_id/issues`. */
-  async listForMilestone(user: User, ref: string, rawMilestoneId: string, q: ListIssuesDto): Promise<Paginated<Issue>> {
+  async listForMilestone(user: User, ref: string, rawMilestoneId: string, q: ListIssuesDto): Promise<Paginated<IssueDetails>> {
     const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_milestone');
-    const milestone = await this.milestones.findInProject(project.id, rawMilestoneId);
-    if (!abilities.has('read_issue')) return new Paginated([], 0, pageRequest(q));
-    return this.page(q, { projectId: project.id, milestoneId: milestone.id, conditions: [issueVisibilityInProject(user, access)] });
+    const milestoneId = parseId(rawMilestoneId);
+    if (milestoneId !== undefined && abilities.has('read_issue')) {
+      // an issue of the project with this milestone proves the milestone is the project's: the
+      // milestone is looked up only for an empty page (404 for another project's or no milestone)
+      const found = await this.page(user, q, { projectId: project.id, milestoneId, conditions: [issueVisibilityInProject(user, access)] });
+      if (found.items.length) return found;
+      await this.milestones.findInProject(project.id, rawMilestoneId);
+      return found;
+    }
+    await this.milestones.findInProject(project.id, rawMilestoneId);
+    return new Paginated([], 0, pageRequest(q));
   }
 
-  /** `state`, `labels`, order and one page: a count and a page query, whatever the page size. */
-  private async page(q: ListIssuesDto, filter: IssueFilter): Promise<Paginated<Issue>> {
+  /** `state`, `labels`, order and one page with its authors, assignees, milestones and note statistics: one statement. */
+  private async page(viewer: User, q: ListIssuesDto, filter: IssueFilter): Promise<Paginated<IssueDetails>> {
     const order = issueOrder(q);
     const page = pageRequest(q);
     const labels = q.labels?.length ? [...new Set(q.labels.map((l) => l.toLowerCase()))] : undefined;
-    const [items, total] = await this.issues.list({ ...filter, states: issueStates(q.state), labels }, order, page);
+    const [items, total] = await this.issues.listDetailed(
+      { ...filter, states: issueStates(q.state), labels },
+      order,
+      page,
+      viewer.id,
+      mentionPattern(viewer.username),
+    );
     return new Paginated(items, total, page);
   }
 

@@ -6,6 +6,7 @@ import { containsPattern } from '../common/params/params';
 import { Tx } from '../database/transactions';
 import { User } from '../users/user.entity';
 import { GroupMember, ProjectMember } from './member.entities';
+import { UsersRepository } from '../users/users.repository';
 
 /** The project or group whose memberships a query is about. */
 export type MemberTarget = { kind: 'project'; id: number } | { kind: 'group'; id: number };
@@ -13,6 +14,11 @@ export type MemberTarget = { kind: 'project'; id: number } | { kind: 'group'; id
 export interface MemberLevelRow {
   userId: number;
   accessLevel: number;
+}
+
+/** A membership with its user, as a page of members reads it. */
+export interface MemberWithUser extends MemberLevelRow {
+  user: User;
 }
 
 type AnyMember = ProjectMember | GroupMember;
@@ -23,6 +29,7 @@ export class MembersRepository {
   constructor(
     @InjectRepository(ProjectMember) private readonly projectMembers: Repository<ProjectMember>,
     @InjectRepository(GroupMember) private readonly groupMembers: Repository<GroupMember>,
+    private readonly users: UsersRepository,
   ) {}
 
   private repo(t: MemberTarget, tx?: Tx): Repository<AnyMember> {
@@ -46,20 +53,22 @@ export class MembersRepository {
    * A page of memberships in joining order, `search` on username or name, with the total (window
    * count): one statement (a counting one only for a page past the end).
    */
-  async list(t: MemberTarget, search: string | undefined, page: PageRequest): Promise<[MemberLevelRow[], number]> {
+  async list(t: MemberTarget, search: string | undefined, page: PageRequest): Promise<[MemberWithUser[], number]> {
     const qb = this.of(t).innerJoin(User, 'u', 'u.id = m.user_id');
     if (search) qb.andWhere('(lower(u.username) LIKE :like OR lower(u.name) LIKE :like)', { like: containsPattern(search) });
-    const rows = await qb
+    const select = qb
       .clone()
       .select('m.user_id', 'user_id')
       .addSelect('m.access_level', 'access_level')
-      .addSelect('count(*) OVER ()', 'total')
+      .addSelect('count(*) OVER ()', 'total');
+    for (const [expr, name] of this.users.joinedSelections('u', 'user')) select.addSelect(expr, name);
+    const rows = await select
       .orderBy('m.id', 'ASC')
       .offset(page.offset)
       .limit(page.perPage)
-      .getRawMany<{ user_id: number; access_level: number; total: string }>();
+      .getRawMany<{ user_id: number; access_level: number; total: string } & Record<string, unknown>>();
     const total = rows.length ? Number(rows[0].total) : page.offset === 0 ? 0 : await qb.getCount();
-    return [rows.map((r) => ({ userId: r.user_id, accessLevel: r.access_level })), total];
+    return [rows.map((r) => ({ userId: r.user_id, accessLevel: r.access_level, user: this.users.joined(r, 'user') as User })), total];
   }
 
   /** The user's level in the target, or null; `lock` holds the row until commit. */

@@ -60,9 +60,8 @@ export class MembersService {
     const t = await this.target(user, kind, ref, false);
     const page = pageRequest(q);
     const [rows, total] = await this.members.list(t, (q.query ?? q.search)?.trim() || undefined, page);
-    const users = await this.users.byIds(rows.map((r) => r.userId));
     return new Paginated(
-      rows.map((r) => ({ user: users.get(r.userId) as User, accessLevel: r.accessLevel })),
+      rows.map((r) => ({ user: r.user, accessLevel: r.accessLevel })),
       total,
       page,
     );

@@ -9,7 +9,7 @@ import { User } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
 import { MergeRequest } from './merge-request.entity';
 import { mentionPattern } from './merge-request-policy';
-import { MergeRequestsRepository } from './merge-requests.repository';
+import { MergeRequestDetails, MergeRequestsRepository } from './merge-requests.repository';
 import { presentMergeRequest, presentMergeRequestChanges } from './merge-requests.presenter';
 
 /**
@@ -29,20 +29,36 @@ export class MergeRequestViews {
   ) {}
 
   async many(viewer: User | undefined, mrs: MergeRequest[]) {
-    const ctx = await this.views.context();
     if (mrs.length === 0) return [];
     const ids = mrs.map((m) => m.id);
     const pattern = viewer ? mentionPattern(viewer.username) : '$^';
-    const [labels, milestones, users, stats, explicit] = await Promise.all([
-      this.labels.labelsOf('MergeRequest', ids),
+    const [milestones, users, stats, explicit] = await Promise.all([
       this.milestones.byIds(mrs.map((m) => m.milestoneId).filter((id): id is number => id !== null)),
       this.users.byIds(mrs.flatMap((m) => [m.authorId, m.assigneeId])),
       this.repo.noteStats(ids, viewer?.id ?? 0, pattern),
       this.subscriptions.explicit(viewer?.id, 'MergeRequest', ids),
     ]);
+    const details = mrs.map(
+      (mr): MergeRequestDetails => ({
+        mr,
+        milestone: mr.milestoneId !== null ? milestones.get(mr.milestoneId) ?? null : null,
+        assignee: mr.assigneeId !== null ? users.get(mr.assigneeId) ?? null : null,
+        author: mr.authorId !== null ? users.get(mr.authorId) ?? null : null,
+        stats: stats.get(mr.id) ?? { userNotes: 0, upvotes: 0, downvotes: 0, commented: false, mentioned: false },
+        explicit: explicit.get(mr.id) ?? null,
+      }),
+    );
+    return this.present(viewer, details);
+  }
+
+  /** Presents merge requests whose extras are loaded: their labels come in one query. */
+  private async present(viewer: User | undefined, details: MergeRequestDetails[]) {
+    const ctx = await this.views.context();
+    if (details.length === 0) return [];
+    const labels = await this.labels.labelsOf('MergeRequest', details.map((d) => d.mr.id));
+    const pattern = viewer ? mentionPattern(viewer.username) : '$^';
     const mention = new RegExp(pattern, 'i');
-    return mrs.map((mr) => {
-      const s = stats.get(mr.id);
+    return details.map(({ mr, stats: s, explicit, milestone, assignee, author }) => {
       const participant =
         !!viewer &&
         (mr.authorId === viewer.id ||
@@ -54,13 +70,13 @@ export class MergeRequestViews {
         mr,
         {
           labels: (labels.get(mr.id) ?? []).map((l) => l.title),
-          milestone: mr.milestoneId !== null ? milestones.get(mr.milestoneId) ?? null : null,
-          assignee: mr.assigneeId !== null ? users.get(mr.assigneeId) ?? null : null,
-          author: mr.authorId !== null ? users.get(mr.authorId) ?? null : null,
-          subscribed: explicit.get(mr.id) ?? participant,
-          userNotesCount: s?.userNotes ?? 0,
-          upvotes: s?.upvotes ?? 0,
-          downvotes: s?.downvotes ?? 0,
+          milestone,
+          assignee,
+          author,
+          subscribed: explicit ?? participant,
+          userNotesCount: s.userNotes,
+          upvotes: s.upvotes,
+          downvotes: s.downvotes,
         },
         viewer,
         ctx,
@@ -72,8 +88,9 @@ export class MergeRequestViews {
     return (await this.many(viewer, [mr]))[0];
   }
 
-  async page(viewer: User | undefined, page: Paginated<MergeRequest>) {
-    return new Paginated(await this.many(viewer, page.items), page.total, page.page);
+  /** A page read with MergeRequestsRepository.listDetailed: only the labels are left to load. */
+  async page(viewer: User | undefined, page: Paginated<MergeRequestDetails>) {
+    return new Paginated(await this.present(viewer, page.items), page.total, page.page);
   }
 
   async withChanges(viewer: User | undefined, v: { mr: MergeRequest; entries: DiffEntry[]; truncated: boolean }) {

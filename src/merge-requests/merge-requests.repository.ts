@@ -1,9 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
 import { nextInternalId } from '../issues/internal-ids';
+import { JoinedEntity } from '../database/joined-rows';
 import { Tx } from '../database/transactions';
+import { Milestone } from '../milestones/milestone.entity';
+import { User } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
 import { MergeRequest, MergeRequestState, MergeStatus } from './merge-request.entity';
 
 export interface MergeRequestFilters {
@@ -23,24 +27,98 @@ export interface NoteStats {
   mentioned: boolean;
 }
 
+/** One merge request of a page with what its presentation needs but labels, read in the page's statement. */
+export interface MergeRequestDetails {
+  mr: MergeRequest;
+  author: User | null;
+  assignee: User | null;
+  milestone: Milestone | null;
+  stats: NoteStats;
+  /** The viewer's explicit subscription choice, if any. */
+  explicit: boolean | null;
+}
+
 const OPEN_STATES = ['opened', 'reopened'];
 const ORDER: Record<MergeRequestFilters['orderBy'], string> = { created_at: 'mr.created_at', updated_at: 'mr.updated_at' };
 
 /** Every SQL statement of the merge requests area. */
 @Injectable()
 export class MergeRequestsRepository {
-  constructor(@InjectRepository(MergeRequest) private readonly repo: Repository<MergeRequest>) {}
+  private readonly mrRow: JoinedEntity<MergeRequest>;
+  private readonly milestoneRow: JoinedEntity<Milestone>;
 
-  /** One page and the total: two statements whatever the page size. */
-  async list(f: MergeRequestFilters, page: PageRequest): Promise<[MergeRequest[], number]> {
+  constructor(
+    @InjectRepository(MergeRequest) private readonly repo: Repository<MergeRequest>,
+    private readonly users: UsersRepository,
+    ds: DataSource,
+  ) {
+    this.mrRow = new JoinedEntity(ds, MergeRequest, 'mr', 'mr');
+    this.milestoneRow = new JoinedEntity(ds, Milestone, 'm', 'm');
+  }
+
+  private filtered(f: MergeRequestFilters) {
     const qb = this.repo
       .createQueryBuilder('mr')
       .where('mr.project_id = :projectId AND mr.deleted_at IS NULL', { projectId: f.projectId });
     if (f.iids !== undefined) qb.andWhere('mr.iid = ANY(:iids)', { iids: f.iids });
     if (f.state === 'opened') qb.andWhere(`mr.state IN ('opened', 'reopened', 'locked')`);
     else if (f.state === 'closed' || f.state === 'merged') qb.andWhere('mr.state = :state', { state: f.state });
+    return qb;
+  }
+
+  /**
+   * A page with everything its presentation needs but labels, in one statement: the page's ids
+   * and the total (window count), then for those rows only the merge request, its author,
+   * assignee and milestone, note statistics for `viewerId` and mention `pattern`, and the
+   * viewer's explicit subscription. Only a page past the end costs a second (count) statement.
+   */
+  async listDetailed(f: MergeRequestFilters, page: PageRequest, viewerId: number, pattern: string): Promise<[MergeRequestDetails[], number]> {
+    const qb = this.filtered(f).select('mr.id', 'id').addSelect('count(*) OVER ()', 'total');
     qb.orderBy(ORDER[f.orderBy], f.sort).addOrderBy('mr.id', f.sort).offset(page.offset).limit(page.perPage);
-    return qb.getManyAndCount();
+    const [inner, params] = qb.getQueryAndParameters();
+    const v = `$${params.length + 1}`;
+    const pat = `$${params.length + 2}`;
+    const rows: Record<string, unknown>[] = await this.repo.query(
+      `WITH page AS MATERIALIZED (${inner})
+       SELECT page.total AS "total", ${this.mrRow.columns}, ${this.users.joinedColumns('a', 'author')},
+              ${this.users.joinedColumns('s', 'assignee')}, ${this.milestoneRow.columns},
+              ns.user_notes AS "ns.user_notes", ns.up AS "ns.up", ns.down AS "ns.down",
+              ns.commented AS "ns.commented", ns.mentioned AS "ns.mentioned",
+              (SELECT sub.subscribed FROM subscriptions sub
+                WHERE sub.user_id = ${v} AND sub.subscribable_type = 'MergeRequest' AND sub.subscribable_id = mr.id) AS "explicit"
+         FROM page JOIN merge_requests mr ON mr.id = page.id
+         LEFT JOIN users a ON a.id = mr.author_id
+         LEFT JOIN users s ON s.id = mr.assignee_id
+         LEFT JOIN milestones m ON m.id = mr.milestone_id
+         LEFT JOIN LATERAL (
+           SELECT count(*) FILTER (WHERE NOT n.system)::int AS user_notes,
+                  count(*) FILTER (WHERE NOT n.system AND btrim(n.body) IN ('+1', ':+1:', ':thumbsup:'))::int AS up,
+                  count(*) FILTER (WHERE NOT n.system AND btrim(n.body) IN ('-1', ':-1:', ':thumbsdown:'))::int AS down,
+                  coalesce(bool_or(NOT n.system AND n.author_id = ${v}), false) AS commented,
+                  coalesce(bool_or(NOT n.system AND n.body ~* ${pat}), false) AS mentioned
+             FROM notes n WHERE n.noteable_type = 'MergeRequest' AND n.noteable_id = mr.id) ns ON TRUE
+        ORDER BY ${ORDER[f.orderBy]} ${f.sort}, mr.id ${f.sort}`,
+      [...params, viewerId, pattern],
+    );
+    const items = rows.map(
+      (r): MergeRequestDetails => ({
+        mr: this.mrRow.from(r) as MergeRequest,
+        author: this.users.joined(r, 'author'),
+        assignee: this.users.joined(r, 'assignee'),
+        milestone: this.milestoneRow.from(r),
+        stats: {
+          userNotes: r['ns.user_notes'] as number,
+          upvotes: r['ns.up'] as number,
+          downvotes: r['ns.down'] as number,
+          commented: r['ns.commented'] as boolean,
+          mentioned: r['ns.mentioned'] as boolean,
+        },
+        explicit: (r.explicit as boolean | null) ?? null,
+      }),
+    );
+    if (rows.length) return [items, Number(rows[0].total)];
+    if (page.offset === 0) return [[], 0];
+    return [[], await this.filtered(f).getCount()];
   }
 
   findInProject(projectId: number, id: number): Promise<MergeRequest | null> {

@@ -32,9 +32,9 @@ import { UsersRepository } from '../users/users.repository';
 import { CreateMergeRequestDto, ListMergeRequestsDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
 import { isOpen, isWorkInProgress, MergeRequest } from './merge-request.entity';
 import { MergeRequestGit } from './merge-request-git.service';
-import { canAdminMergeRequest, canUpdateMergeRequest } from './merge-request-policy';
+import { canAdminMergeRequest, canUpdateMergeRequest, mentionPattern } from './merge-request-policy';
 import { MergeRequestViews } from './merge-request-views.service';
-import { MergeRequestsRepository } from './merge-requests.repository';
+import { MergeRequestDetails, MergeRequestsRepository } from './merge-requests.repository';
 
 export interface MergeRequestInProject {
   project: Project;
@@ -109,12 +109,12 @@ export class MergeRequestsService {
   }
 
   /** `iid`, `state` (opened — reopened included —, closed, merged; anything else: all), `order_by`, `sort`. */
-  async list(user: User, ref: string, dto: ListMergeRequestsDto): Promise<Paginated<MergeRequest>> {
+  async list(user: User, ref: string, dto: ListMergeRequestsDto): Promise<Paginated<MergeRequestDetails>> {
     const { project } = await this.resolver.resolve(user, ref, 'read_merge_request');
     const page = pageRequest(dto);
     const sort = (dto.sort ?? 'desc').toLowerCase();
     if (sort !== 'asc' && sort !== 'desc') throw new InvalidAttribute('sort');
-    const [items, total] = await this.repo.list(
+    const [items, total] = await this.repo.listDetailed(
       {
         projectId: project.id,
         iids: dto.iid,
@@ -123,6 +123,8 @@ export class MergeRequestsService {
         sort: sort === 'asc' ? 'ASC' : 'DESC',
       },
       page,
+      user.id,
+      mentionPattern(user.username),
     );
     return new Paginated(items, total, page);
   }

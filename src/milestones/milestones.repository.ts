@@ -4,6 +4,7 @@ import { In, Repository } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
 import { Tx } from '../database/transactions';
 import { Milestone } from './milestone.entity';
+import { manyWithTotal } from '../database/joined-rows';
 
 /** Every query on `milestones`. Methods that write take the caller's transaction. */
 @Injectable()
@@ -19,7 +20,7 @@ export class MilestonesRepository {
     const qb = this.milestones.createQueryBuilder('m').where('m.project_id = :projectId', { projectId });
     if (filter.iids !== undefined) qb.andWhere('m.iid = ANY(:iids)', { iids: filter.iids });
     if (filter.state !== undefined) qb.andWhere('m.state = :state', { state: filter.state });
-    return qb.orderBy('m.id', 'DESC').offset(page.offset).limit(page.perPage).getManyAndCount();
+    return manyWithTotal(qb.orderBy('m.id', 'DESC').offset(page.offset).limit(page.perPage));
   }
 
   findInProject(projectId: number, id: number, tx?: Tx): Promise<Milestone | null> {

@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
 import { Tx } from '../database/transactions';
 import { Namespace } from './namespace.entity';
+import { manyWithTotal } from '../database/joined-rows';
 
 /**
  * Every query on `namespaces`. Users reach their personal namespace through this (exported by
@@ -27,7 +28,7 @@ export class NamespacesRepository {
       );
     }
     if (filter.pattern !== undefined) qb.andWhere('(lower(n.name) LIKE :like OR lower(n.path) LIKE :like)', { like: filter.pattern });
-    return qb.orderBy('n.id', 'DESC').offset(page.offset).limit(page.perPage).getManyAndCount();
+    return manyWithTotal(qb.orderBy('n.id', 'DESC').offset(page.offset).limit(page.perPage));
   }
 
   /** Creates a user's personal namespace (path and name are the username; public). */

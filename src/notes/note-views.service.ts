@@ -4,6 +4,7 @@ import { ProjectViews } from '../projects/project-views.service';
 import { User } from '../users/user.entity';
 import { Note } from './note.entity';
 import { presentComment, presentNote } from './notes.presenter';
+import { NoteWithAuthor } from './notes.repository';
 import { NotesService } from './notes.service';
 
 /** Presents notes with their authors (one query for the whole page). */
@@ -24,8 +25,10 @@ export class NoteViews {
     return (await this.many(viewer, [note]))[0];
   }
 
-  async page(viewer: User, page: Paginated<Note>) {
-    return new Paginated(await this.many(viewer, page.items), page.total, page.page);
+  /** A page read with its authors (NotesRepository.listWithAuthors): no further query. */
+  async page(viewer: User, page: Paginated<NoteWithAuthor>) {
+    const ctx = await this.views.context();
+    return page.map((x) => presentNote(x.note, x.author, viewer, ctx));
   }
 
   async comments(notes: Note[]) {
@@ -34,8 +37,9 @@ export class NoteViews {
     return notes.map((n) => presentComment(n, n.authorId !== null ? authors.get(n.authorId) : null, ctx));
   }
 
-  async commentPage(page: Paginated<Note>) {
-    return new Paginated(await this.comments(page.items), page.total, page.page);
+  async commentPage(page: Paginated<NoteWithAuthor>) {
+    const ctx = await this.views.context();
+    return page.map((x) => presentComment(x.note, x.author, ctx));
   }
 
   async comment(note: Note) {

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
+import { JoinedEntity } from '../database/joined-rows';
 import { Tx } from '../database/transactions';
+import { User } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
 import { Note, NoteableType } from './note.entity';
 
 /**
@@ -15,23 +18,44 @@ const TOUCH: Readonly<Record<NoteableType, string>> = {
   MergeRequest: 'UPDATE merge_requests SET updated_at = now() WHERE id = $1',
 };
 
+/** A note with its author, read in one statement. */
+export interface NoteWithAuthor {
+  note: Note;
+  author: User | null;
+}
+
 /** Every query on `notes` of the notes area. Methods that write take the caller's transaction. */
 @Injectable()
 export class NotesRepository {
-  constructor(@InjectRepository(Note) private readonly notes: Repository<Note>) {}
+  private readonly noteRow: JoinedEntity<Note>;
+
+  constructor(
+    @InjectRepository(Note) private readonly notes: Repository<Note>,
+    private readonly users: UsersRepository,
+    ds: DataSource,
+  ) {
+    this.noteRow = new JoinedEntity(ds, Note, 'n', 'n');
+  }
+
+  /**
+   * A page of one noteable's notes in insertion order with their authors and the total (window
+   * count): one statement; only a page past the end costs a second (count) one.
+   */
+  async listWithAuthors(type: NoteableType, noteableId: number, page: PageRequest): Promise<[NoteWithAuthor[], number]> {
+    const rows: Record<string, unknown>[] = await this.notes.query(
+      `SELECT count(*) OVER () AS "total", ${this.noteRow.columns}, ${this.users.joinedColumns('a', 'author')}
+         FROM notes n LEFT JOIN users a ON a.id = n.author_id
+        WHERE n.noteable_type = $1 AND n.noteable_id = $2
+        ORDER BY n.id ASC OFFSET $3 LIMIT $4`,
+      [type, noteableId, page.offset, page.perPage],
+    );
+    const items = rows.map((r) => ({ note: this.noteRow.from(r) as Note, author: this.users.joined(r, 'author') }));
+    if (rows.length || page.offset === 0) return [items, rows.length ? Number(rows[0].total) : 0];
+    return [[], await this.notes.countBy({ noteableType: type, noteableId })];
+  }
 
   private repo(tx?: Tx): Repository<Note> {
     return tx ? tx.getRepository(Note) : this.notes;
-  }
-
-  /** A page of one noteable's notes in insertion order, with the total. */
-  list(type: NoteableType, noteableId: number, page: PageRequest): Promise<[Note[], number]> {
-    return this.notes.findAndCount({
-      where: { noteableType: type, noteableId },
-      order: { id: 'ASC' },
-      skip: page.offset,
-      take: page.perPage,
-    });
   }
 
   /** The note, when it belongs to that noteable. */

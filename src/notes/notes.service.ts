@@ -14,7 +14,7 @@ import { MergeRequestsService } from '../merge-requests/merge-requests.service';
 import { CreateCommentDto, CreateNoteDto, ListNotesDto, UpdateNoteDto } from './dto/note.dto';
 import { Note, NoteableType } from './note.entity';
 import { COMMENT_KINDS, Noteable, NoteableFinder, NOTEABLE_PATHS } from './noteables';
-import { NotesRepository } from './notes.repository';
+import { NotesRepository, NoteWithAuthor } from './notes.repository';
 
 /** Legacy comment routes: the body arrives as `note`, and only kinds that had them answer. */
 export interface NoteOptions {
@@ -57,11 +57,11 @@ export class NotesService {
     },
   };
 
-  async list(user: User, kind: string, ref: string, rawId: string, dto: ListNotesDto, o: NoteOptions = {}): Promise<Paginated<Note>> {
+  async list(user: User, kind: string, ref: string, rawId: string, dto: ListNotesDto, o: NoteOptions = {}): Promise<Paginated<NoteWithAuthor>> {
     const target = await this.noteable(user, kind, ref, rawId, o);
     if (!target.abilities.has('read_note')) throw new Forbidden();
     const page = pageRequest(dto);
-    const [items, total] = await this.repo.list(target.type, target.id, page);
+    const [items, total] = await this.repo.listWithAuthors(target.type, target.id, page);
     return new Paginated(items, total, page);
   }
 

@@ -3,7 +3,7 @@ import { ApplicationSettingsService } from '../application-settings/application-
 import { SecretsService } from '../common/crypto/secrets.service';
 import { Paginated } from '../common/pagination/pagination';
 import { NO_ACCESS, ProjectAccess, projectAbilities } from '../common/policy/policy';
-import { PolicyService } from '../common/policy/policy.service';
+import { accessFrom, PolicyService } from '../common/policy/policy.service';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { User } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
@@ -41,28 +41,30 @@ export class ProjectViews {
   async many(viewer: User | undefined, projects: Project[], opts: ViewOptions = {}) {
     const ctx = await this.context();
     if (projects.length === 0) return [];
-    const ids = projects.map((p) => p.id);
-    const ownerIds = projects.filter((p) => p.namespace.kind === 'user').map((p) => p.namespace.ownerId);
     const parentIds = [...new Set(projects.map((p) => p.forkedFromProjectId).filter((id): id is number => id !== null))];
     const needsAccess = (opts.permissions || opts.runnersToken) && !(opts.access && projects.length === 1);
-    const [ownerById, parents, forksById, access, openIssuesById] = await Promise.all([
-      this.users.byIds(ownerIds),
+    // counts, owners and the viewer's memberships in one statement; fork parents (if any) in another
+    const [extras, parents] = await Promise.all([
+      this.projects.listExtras(projects, needsAccess && viewer ? viewer.id : null),
       parentIds.length ? this.projects.forkParents(parentIds) : Promise.resolve([]),
-      this.projects.forkCounts(ids),
-      needsAccess ? this.policy.projectAccess(viewer, projects) : Promise.resolve(opts.access ? new Map([[projects[0].id, opts.access]]) : undefined),
-      this.projects.openIssueCounts(ids),
     ]);
     const parentById = new Map(parents.map((p) => [p.project.id, p]));
+    const accessOf = (p: Project): ProjectAccess => {
+      if (!needsAccess) return opts.access && p.id === projects[0].id ? opts.access : NO_ACCESS;
+      const x = extras.get(p.id);
+      return accessFrom(viewer, p, x?.projectMember ?? null, x?.groupMember ?? null);
+    };
     return projects.map((p) => {
-      const a = access?.get(p.id) ?? NO_ACCESS;
+      const a = accessOf(p);
+      const x = extras.get(p.id);
       const canAdmin = opts.runnersToken && projectAbilities(viewer, p, a).has('admin_project');
       return presentProject(
         p,
         {
-          owner: p.namespace.ownerId !== null ? ownerById.get(p.namespace.ownerId) ?? null : null,
+          owner: p.namespace.kind === 'user' ? x?.owner ?? null : null,
           forkedFrom: p.forkedFromProjectId ? parentById.get(p.forkedFromProjectId) ?? null : null,
-          forksCount: forksById.get(p.id) ?? 0,
-          openIssuesCount: openIssuesById.get(p.id) ?? 0,
+          forksCount: x?.forksCount ?? 0,
+          openIssuesCount: x?.openIssuesCount ?? 0,
           access: opts.permissions ? a : undefined,
           runnersToken: canAdmin ? this.secrets.decrypt(p.runnersTokenEncrypted) : undefined,
         },

@@ -9,6 +9,8 @@ import { Namespace } from '../namespaces/namespace.entity';
 import { User } from '../users/user.entity';
 import { ForkParent } from './projects.presenter';
 import { Project } from './project.entity';
+import { manyWithTotal } from '../database/joined-rows';
+import { UsersRepository } from '../users/users.repository';
 
 /** `:id` parsed: a number, or `namespace/path` (case-insensitive). */
 export type ProjectKey = { id: number } | { namespace: string; path: string };
@@ -49,6 +51,15 @@ export interface ProjectListQuery {
   ascending: boolean;
 }
 
+/** Per project of a page: counts, the personal namespace's owner and the viewer's memberships. */
+export interface ProjectExtras {
+  forksCount: number;
+  openIssuesCount: number;
+  owner: User | null;
+  projectMember: { accessLevel: number; notificationLevel: number } | null;
+  groupMember: { accessLevel: number; notificationLevel: number } | null;
+}
+
 export const ORDER_COLUMNS = {
   id: 'p.id',
   name: 'p.name',
@@ -68,7 +79,10 @@ interface MembershipRaw {
 /** Every query on `projects` and `users_star_projects`. Methods that write take the caller's transaction. */
 @Injectable()
 export class ProjectsRepository {
-  constructor(@InjectRepository(Project) private readonly projects: Repository<Project>) {}
+  constructor(
+    @InjectRepository(Project) private readonly projects: Repository<Project>,
+    private readonly users: UsersRepository,
+  ) {}
 
   private repo(tx?: Tx): Repository<Project> {
     return tx ? tx.getRepository(Project) : this.projects;
@@ -145,18 +159,19 @@ export class ProjectsRepository {
     }
     const dir = q.ascending ? 'ASC' : 'DESC';
     qb.orderBy(ORDER_COLUMNS[q.orderBy], dir).addOrderBy('p.id', dir);
-    return qb.offset(page.offset).limit(page.perPage).getManyAndCount();
+    return manyWithTotal(qb.offset(page.offset).limit(page.perPage));
   }
 
   /** A group's projects that match `readable` (alias `p`), id descending, with the total. */
   inNamespace(namespaceId: number, readable: Condition, page: PageRequest) {
-    return this.withNamespace()
-      .where('p.namespace_id = :gid', { gid: namespaceId })
-      .andWhere(readable.sql, readable.params)
-      .orderBy('p.id', 'DESC')
-      .offset(page.offset)
-      .limit(page.perPage)
-      .getManyAndCount();
+    return manyWithTotal(
+      this.withNamespace()
+        .where('p.namespace_id = :gid', { gid: namespaceId })
+        .andWhere(readable.sql, readable.params)
+        .orderBy('p.id', 'DESC')
+        .offset(page.offset)
+        .limit(page.perPage),
+    );
   }
 
   // ---------------------------------------------------------------- views
@@ -168,6 +183,42 @@ export class ProjectsRepository {
       [ids],
     );
     return new Map(rows.map((r) => [r.id, r.n]));
+  }
+
+  /**
+   * What a page of projects shows besides its rows, in one statement for the whole page: fork and
+   * open issue counts, the owner of a personal namespace (lean user), and, for `viewerId`, the
+   * direct and group memberships (the access the policy computes from).
+   */
+  async listExtras(projects: { id: number; namespaceId: number }[], viewerId: number | null): Promise<Map<number, ProjectExtras>> {
+    const rows: Record<string, unknown>[] = await this.projects.query(
+      `SELECT x.id AS "id",
+              (SELECT count(*)::int FROM projects f WHERE f.forked_from_project_id = x.id) AS "forks",
+              (SELECT count(*)::int FROM issues i
+                WHERE i.project_id = x.id AND i.state IN ('opened', 'reopened') AND i.deleted_at IS NULL) AS "open_issues",
+              pm.access_level AS "pm_access_level", pm.notification_level AS "pm_notification_level",
+              gm.access_level AS "gm_access_level", gm.notification_level AS "gm_notification_level",
+              ${this.users.joinedColumns('u', 'owner')}
+         FROM unnest($1::int[], $2::int[]) AS x(id, namespace_id)
+         JOIN namespaces n ON n.id = x.namespace_id
+         LEFT JOIN users u ON n.kind = 'user' AND u.id = n.owner_id
+         LEFT JOIN project_members pm ON pm.project_id = x.id AND pm.user_id = $3
+         LEFT JOIN group_members gm ON gm.namespace_id = x.namespace_id AND gm.user_id = $3`,
+      [projects.map((p) => p.id), projects.map((p) => p.namespaceId), viewerId ?? 0],
+    );
+    const level = (a: unknown, n: unknown) => (a === null || a === undefined ? null : { accessLevel: a as number, notificationLevel: n as number });
+    return new Map(
+      rows.map((r) => [
+        r.id as number,
+        {
+          forksCount: r.forks as number,
+          openIssuesCount: r.open_issues as number,
+          owner: this.users.joined(r, 'owner'),
+          projectMember: level(r.pm_access_level, r.pm_notification_level),
+          groupMember: level(r.gm_access_level, r.gm_notification_level),
+        },
+      ]),
+    );
   }
 
   /** Open issues of the projects: one grouped query. */

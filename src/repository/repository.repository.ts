@@ -5,6 +5,7 @@ import { PageRequest } from '../common/pagination/pagination';
 import { Tx } from '../database/transactions';
 import { Project } from '../projects/project.entity';
 import { CommitComment, CommitStatus, ProtectedBranch, Release } from './repository.entities';
+import { manyWithTotal } from '../database/joined-rows';
 
 export interface StatusFilter {
   ref?: string;
@@ -109,12 +110,15 @@ export class RepositoryRecords {
 
   /** A page of a commit's comments, oldest first, with the total. */
   commitComments(projectId: number, sha: string, page: PageRequest): Promise<[CommitComment[], number]> {
-    return this.commentsRepo.findAndCount({
-      where: { projectId, commitSha: sha },
-      order: { createdAt: 'ASC', id: 'ASC' },
-      skip: page.offset,
-      take: page.perPage,
-    });
+    return manyWithTotal(
+      this.commentsRepo
+        .createQueryBuilder('c')
+        .where('c.project_id = :projectId AND c.commit_sha = :sha', { projectId, sha })
+        .orderBy('c.created_at', 'ASC')
+        .addOrderBy('c.id', 'ASC')
+        .offset(page.offset)
+        .limit(page.perPage),
+    );
   }
 
   insertCommitComment(values: Omit<CommitComment, 'id' | 'createdAt' | 'updatedAt'>): Promise<CommitComment> {
@@ -137,7 +141,7 @@ export class RepositoryRecords {
     if (!f.all) {
       qb.andWhere(`s.id IN (SELECT max(id) FROM commit_statuses WHERE project_id = :pid AND sha = :sha GROUP BY name, coalesce(ref, ''))`);
     }
-    return qb.orderBy('s.id', 'DESC').offset(page.offset).limit(page.perPage).getManyAndCount();
+    return manyWithTotal(qb.orderBy('s.id', 'DESC').offset(page.offset).limit(page.perPage));
   }
 
   /** Serialises status writes for one commit and name until the transaction ends. */

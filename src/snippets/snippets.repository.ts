@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
 import { Tx } from '../database/transactions';
 import { Snippet } from './snippet.entity';
+import { manyWithTotal } from '../database/joined-rows';
 
 /** Every query on `snippets` (and the snippet rows of `notes`, deleted with their snippet). */
 @Injectable()
@@ -17,7 +18,7 @@ export class SnippetsRepository {
   list(projectId: number, visible: { sql: string; params: Record<string, unknown> } | undefined, page: PageRequest): Promise<[Snippet[], number]> {
     const qb = this.snippets.createQueryBuilder('s').where('s.project_id = :projectId', { projectId });
     if (visible) qb.andWhere(visible.sql, visible.params);
-    return qb.orderBy('s.created_at', 'DESC').addOrderBy('s.id', 'DESC').offset(page.offset).limit(page.perPage).getManyAndCount();
+    return manyWithTotal(qb.orderBy('s.created_at', 'DESC').addOrderBy('s.id', 'DESC').offset(page.offset).limit(page.perPage));
   }
 
   findInProject(projectId: number, id: number): Promise<Snippet | null> {

@@ -57,6 +57,26 @@ export class UsersRepository {
   }
 
   /** `SELECT <the entity's columns> FROM users u WHERE <where> <tail>`: rows shaped as Users. */
+  /** The lean select list of a users row joined as `alias` in another area's query, each column under `prefix.property`. */
+  joinedColumns(alias: string, prefix: string): string {
+    const esc = (name: string) => this.users.manager.connection.driver.escape(name);
+    return this.users.metadata.columns.map((c) => `${alias}.${esc(c.databaseName)} AS ${esc(`${prefix}.${c.propertyName}`)}`).join(', ');
+  }
+
+  /** joinedColumns as [expression, result name] pairs, for a query builder's addSelect. */
+  joinedSelections(alias: string, prefix: string): [string, string][] {
+    const esc = (name: string) => this.users.manager.connection.driver.escape(name);
+    return this.users.metadata.columns.map((c) => [`${alias}.${esc(c.databaseName)}`, `${prefix}.${c.propertyName}`]);
+  }
+
+  /** The lean user of a row read with joinedColumns(…, `prefix`), or null when the join found none. */
+  joined(row: Record<string, unknown>, prefix: string): User | null {
+    if (row[`${prefix}.id`] === null || row[`${prefix}.id`] === undefined) return null;
+    const user: Record<string, unknown> = {};
+    for (const c of this.users.metadata.columns) user[c.propertyName] = row[`${prefix}.${c.propertyName}`];
+    return user as unknown as User;
+  }
+
   private async lean(where: string, params: unknown[], opts: { fullView?: boolean; tx?: Tx; tail?: string } = {}): Promise<User[]> {
     const full = opts.fullView ? `, ${FULL_VIEW_COLUMNS}` : '';
     return (opts.tx ?? this.users.manager).query(`SELECT ${this.columns}${full} FROM users u WHERE ${where} ${opts.tail ?? ''}`, params);

@@ -6,6 +6,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { App, createApp } from '../../src/app.factory';
 import { ApplicationSettingsService } from '../../src/application-settings/application-settings.service';
+import { AuthService } from '../../src/common/auth/auth.service';
 import { AppConfig, loadConfig } from '../../src/config/config';
 import { QueryCounter } from '../../src/database/query-counter';
 
@@ -101,10 +102,13 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
 
 /**
  * Number of SQL statements `fn` sends. The settings cache is refreshed first, so that its
- * expiry cannot add a query in the middle of the measurement.
+ * expiry cannot add a query in the middle of the measurement; the authentication cache is
+ * emptied, so that every measurement includes authentication (whether a token was looked up a
+ * few seconds before cannot change a count).
  */
 export async function countQueries(t: TestApp, fn: () => Promise<unknown>): Promise<number> {
   await t.app.app.get(ApplicationSettingsService).reload();
+  t.app.app.get(AuthService).forgetAll();
   const before = t.counter.count;
   await fn();
   return t.counter.count - before;

@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { OauthModule } from '../../oauth/oauth.module';
 import { UsersModule } from '../../users/users.module';
 import { AuthGuard } from './auth.guard';
+import { AuthCache } from './auth-cache';
 import { AuthService } from './auth.service';
 import { BearerStrategy } from './bearer.strategy';
 
@@ -14,7 +15,7 @@ import { BearerStrategy } from './bearer.strategy';
 @Global()
 @Module({
   imports: [UsersModule, OauthModule],
-  providers: [AuthService, BearerStrategy, { provide: APP_GUARD, useClass: AuthGuard }],
+  providers: [AuthCache, AuthService, BearerStrategy, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [AuthService],
 })
 export class AuthModule {}

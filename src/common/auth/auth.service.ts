@@ -4,10 +4,12 @@ import { User } from '../../users/user.entity';
 import { UsersRepository } from '../../users/users.repository';
 import { SecretsService } from '../crypto/secrets.service';
 import { Forbidden, NotFound, OAuthError } from '../errors/domain-errors';
+import { AuthCache } from './auth-cache';
 
 /**
  * Resolves the caller from a private token or an OAuth access token, then applies sudo.
- * Blocked users never authenticate. One query per credential (lean reads of UsersRepository).
+ * Blocked users never authenticate. One query per credential (lean reads of UsersRepository), reused
+ * for a few seconds through AuthCache (dropped at once when the user or token changes).
  */
 @Injectable()
 export class AuthService {
@@ -15,18 +17,36 @@ export class AuthService {
     private readonly users: UsersRepository,
     private readonly tokens: OauthRepository,
     private readonly secrets: SecretsService,
+    private readonly cache: AuthCache,
   ) {}
+
+  /** Drops every cached credential of this instance (tests measure cold requests with it). */
+  forgetAll(): void {
+    this.cache.forgetAll();
+  }
 
   async userByPrivateToken(token: string): Promise<User | undefined> {
     if (!token || token.length > 255) return undefined;
-    const user = await this.users.byPrivateTokenDigest(this.secrets.digest(token));
+    const digest = this.secrets.digest(token);
+    const user = await this.cache.get(
+      `p:${digest}`,
+      async () => (await this.users.byPrivateTokenDigest(digest)) ?? undefined,
+      (u) => u.id,
+      (u) => ({ ...u }),
+    );
     return user && user.state === 'active' ? user : undefined;
   }
 
   /** The owner of a live OAuth access token; a revoked or expired token gives the Bearer 401. */
   async userByAccessToken(token: string): Promise<User | undefined> {
     if (!token || token.length > 255) return undefined;
-    const found = await this.tokens.withOwner(this.secrets.digest(token));
+    const digest = this.secrets.digest(token);
+    const found = await this.cache.get(
+      `o:${digest}`,
+      () => this.tokens.withOwner(digest),
+      (f) => f.owner.id,
+      (f) => ({ token: f.token, owner: Object.assign(Object.create(Object.getPrototypeOf(f.owner)) as User, f.owner) }),
+    );
     if (!found) return undefined;
     const { token: row, owner } = found;
     if (row.revokedAt) {
