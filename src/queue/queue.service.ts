@@ -83,6 +83,41 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
 
   async onApplicationBootstrap(): Promise<void> {
     await this.start();
+    for (const [name, seconds] of this.periodic) await this.schedule(name, seconds, false);
+  }
+
+  private readonly periodic = new Map<string, number>();
+
+  /**
+   * Periodic work without a timer in memory: a job that, when it has run (or failed), enqueues its
+   * successor `everySeconds` later. At most one job per time slot across every instance (singleton
+   * per slot), so the chain survives restarts, is started by whichever instance comes up first, and
+   * never runs twice at once. Call it from `onModuleInit`.
+   */
+  every(name: string, everySeconds: number, handler: () => Promise<void>, opts: { expireInSeconds?: number } = {}): Promise<void> {
+    this.periodic.set(name, everySeconds);
+    const done = this.register(name, {
+      retryLimit: 0,
+      expireInSeconds: opts.expireInSeconds ?? 600,
+      handler: async () => {
+        try {
+          await handler();
+        } finally {
+          await this.schedule(name, everySeconds, true);
+        }
+      },
+    });
+    // registered after the app started: start the chain now
+    return this.started ? done.then(() => this.schedule(name, everySeconds, false)) : done;
+  }
+
+  private async schedule(name: string, everySeconds: number, next: boolean): Promise<void> {
+    await this.send(name, {}, {
+      startAfterSeconds: next ? everySeconds : undefined,
+      singletonKey: 'periodic',
+      singletonSeconds: everySeconds,
+      singletonNextSlot: next,
+    });
   }
 
   /** Starts pg-boss (installing or migrating its schema), creates the queues, starts the workers. */

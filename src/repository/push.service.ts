@@ -3,8 +3,8 @@ import { ApplicationSettingsService } from '../application-settings/application-
 import { Logger } from '../common/http/logger';
 import { PolicyProject, ProjectAbility } from '../common/policy/policy';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { DomainEvents } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
+import { PushReactions } from '../events/push-reactions';
 import { GitService } from '../git/git.service';
 import { PushRules } from '../git/hooks';
 import { parseRef, parseSha, Sha } from '../git/names';
@@ -14,6 +14,7 @@ import { Project } from '../projects/project.entity';
 import { projectFullPath } from '../projects/projects.presenter';
 import { User } from '../users/user.entity';
 import { ProtectedBranch } from './repository.entities';
+import { RepositoryJobs } from './repository-jobs.service';
 import { RepositoryRecords } from './repository.repository';
 
 const MAX_PUSH_COMMITS = 20;
@@ -25,7 +26,8 @@ export class PushService {
     private readonly records: RepositoryRecords,
     private readonly git: GitService,
     private readonly events: EventsService,
-    private readonly domainEvents: DomainEvents,
+    private readonly reactions: PushReactions,
+    private readonly jobs: RepositoryJobs,
     private readonly settings: ApplicationSettingsService,
     private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -88,8 +90,11 @@ export class PushService {
         error: e instanceof Error ? e.message : String(e),
       });
     }
-    this.domainEvents.pushReceived({ projectId: project.id, userId: user.id, updates, data });
-    void this.git.housekeeping(project.id);
+    // CI, merge requests, hooks and housekeeping: jobs on the durable queue (each runs once, on any instance)
+    await this.reactions.received({ projectId: project.id, userId: user.id, updates, data });
+    await this.jobs.housekeepingAfterPush(project.id).catch((e) =>
+      this.logger.error('housekeeping could not be scheduled', { project_id: project.id, error: e instanceof Error ? e.message : String(e) }),
+    );
   }
 
   private async ensureDefaultBranch(project: Project, updates: RefUpdate[]): Promise<void> {

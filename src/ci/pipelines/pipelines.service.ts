@@ -4,6 +4,7 @@ import { Transactions } from '../../database/transactions';
 import { EntityManager } from 'typeorm';
 import { Logger } from '../../common/http/logger';
 import { DomainEvents, PushReceived } from '../../events/domain-events';
+import { PushReactions } from '../../events/push-reactions';
 import { GitService } from '../../git/git.service';
 import { ZERO_SHA } from '../../git/objects';
 import { BuildStatus } from '../builds/build.entity';
@@ -37,14 +38,20 @@ export class PipelinesService implements OnModuleInit {
     private readonly git: GitService,
     private readonly tx: Transactions,
     private readonly domainEvents: DomainEvents,
+    private readonly reactions: PushReactions,
     private readonly logger: Logger,
   ) {}
 
   onModuleInit(): void {
     // every push (git over HTTP, the files API, merges, branch and tag creation) ends in this event
-    this.domainEvents.onPushReceived(async (e) => {
-      await this.createForPush(e);
-    });
+    // (a durable job per push: runs once across instances, survives a restart)
+    this.reactions.react(
+      'pipelines',
+      async (e) => {
+        await this.createForPush(e);
+      },
+      { retryLimit: 0 }, // createForPush logs its own failures; a retry could create a pipeline twice
+    );
   }
 
   /** A pipeline for every branch or tag the push created or moved (deletions create none). */
