@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { Logger } from '../common/http/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { Tx } from '../database/transactions';
+import { addGaugeSource, queueJobFailed } from '../metrics/registry';
 
 /** A job's own data and its attempt number (0 on the first run). */
 export interface QueueJob<T> {
@@ -68,6 +69,19 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
       maintenanceIntervalSeconds: 60,
     });
     this.boss.on('error', (e: Error) => this.logger.error('queue error', { error: e.message }));
+    // queue depth and failures by queue and state, database-wide (metrics)
+    this.removeGauge = addGaugeSource('queue_jobs', () => this.flatCounts(), { shared: true });
+  }
+
+  private readonly removeGauge: () => void;
+
+  private async flatCounts(): Promise<Record<string, number>> {
+    if (!this.started || this.stopped) return {};
+    const out: Record<string, number> = {};
+    for (const [queue, states] of Object.entries(await this.counts())) {
+      for (const state of ['created', 'retry', 'active', 'completed', 'cancelled', 'failed']) out[`${queue}|${state}`] = states[state] ?? 0;
+    }
+    return out;
   }
 
   /**
@@ -217,6 +231,7 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
   /** Stops fetching, lets running jobs finish (up to SHUTDOWN_TIMEOUT, at most 30 s; the rest are failed and retried later). */
   // before the data source's own shutdown hook ends the pool the workers use
   async beforeApplicationShutdown(): Promise<void> {
+    this.removeGauge();
     if (this.stopped || !this.started) return;
     this.stopped = true;
     await this.started.catch(() => undefined);
@@ -236,6 +251,7 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
           await q.def.handler({ id: job.id, data: job.data, retryCount: job.retryCount, retryLimit: job.retryLimit });
         } catch (e) {
           // Fails this job alone (pg-boss then completes only the batch's jobs still active).
+          queueJobFailed(q.name);
           await this.boss.fail(q.name, job.id, { message: e instanceof Error ? e.message : String(e) }).catch(() => undefined);
         }
       }),

@@ -7,8 +7,9 @@ import { LoginAttempts1732550000000 } from './1732550000000-login-attempts';
 import { MergeRequests1732600000000 } from './1732600000000-merge-requests';
 import { Ci1732700000000 } from './1732700000000-ci';
 import { WebHooks1732800000000 } from './1732800000000-web-hooks';
+import { CiArtifactsExpiry1733200000000 } from './1733200000000-ci-artifacts-expiry';
 
 /** Every migration, in order. A migration is frozen SQL and never imports entities. */
 export const MIGRATIONS = [UsersAndSettings1732233600000, ProjectsGroupsMembersEvents1732320000000, Repository1732400000000,
   NamespaceOwnerSetNull1732450000000, IssuesMilestonesLabelsNotesSnippets1732500000000, LoginAttempts1732550000000,
-  MergeRequests1732600000000, Ci1732700000000, WebHooks1732800000000];
+  MergeRequests1732600000000, Ci1732700000000, WebHooks1732800000000, CiArtifactsExpiry1733200000000];
