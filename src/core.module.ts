@@ -12,6 +12,7 @@ import { Logger } from './common/http/logger';
 import { PaginationInterceptor } from './common/pagination/pagination.interceptor';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { DbNotifications } from './database/notifications';
+import { RepositoryLocks } from './database/repository-locks';
 import { PoolStats } from './database/pool-stats';
 import { OpenApiModule } from './openapi/openapi.module';
 import { Transactions } from './database/transactions';
@@ -39,6 +40,7 @@ export class CoreModule {
         Logger,
         Transactions,
         DbNotifications,
+        RepositoryLocks,
         PoolStats,
         SecretsService,
         LoginAttemptsRepository,
@@ -48,7 +50,7 @@ export class CoreModule {
         { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
         { provide: APP_PIPE, useClass: GitlabValidationPipe },
       ],
-      exports: [APP_CONFIG, Transactions, DbNotifications, PoolStats, Logger, SecretsService, LoginThrottle],
+      exports: [APP_CONFIG, Transactions, DbNotifications, RepositoryLocks, PoolStats, Logger, SecretsService, LoginThrottle],
     };
   }
 }

@@ -4,6 +4,7 @@ import { Logger } from '../common/http/logger';
 import { ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { CommitStatusChanged, DomainEvents, PushReceived } from '../events/domain-events';
+import { RepositoryLocks } from '../database/repository-locks';
 import { Transactions } from '../database/transactions';
 import { EventsService } from '../events/events.service';
 import { PushReactions } from '../events/push-reactions';
@@ -59,6 +60,7 @@ export class MergeService implements OnModuleInit {
     private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
     private readonly reactions: PushReactions,
+    private readonly locks: RepositoryLocks,
     private readonly logger: Logger,
   ) {}
 
@@ -137,7 +139,8 @@ export class MergeService implements OnModuleInit {
     if (!previous) throw new MethodNotAllowed();
     let merged: { sha: Sha; target: Sha; source: Sha; closes: Issue[] } | undefined;
     try {
-      merged = await this.writeMerge(user, project, mr, params, previous);
+      // a repository write: serialised with the others of the target repository, across instances
+      merged = await this.locks.run(project.id, () => this.writeMerge(user, project, mr, params, previous));
     } finally {
       if (!merged) await this.repo.release(mr.id, previous);
     }
@@ -208,7 +211,7 @@ export class MergeService implements OnModuleInit {
       if (source.defaultBranch === mr.sourceBranch) return;
       if (PushService.matches(await this.push.protectedBranches(source.id), mr.sourceBranch)) return;
       if (!(await this.push.canWriteBranch(source.id, mr.sourceBranch, abilities))) return;
-      await this.git.repository(source.id).updateRef(branchRef(branch), ZERO_SHA, sha);
+      await this.locks.run(source.id, () => this.git.repository(source.id).updateRef(branchRef(branch), ZERO_SHA, sha));
       await this.push.afterPush(source, user, [{ oldSha: sha, newSha: ZERO_SHA, ref: `refs/heads/${mr.sourceBranch}` }], 'api');
     } catch (e) {
       // a push to the source branch after the merge keeps it (the CAS fails): nothing is lost
