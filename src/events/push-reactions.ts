@@ -8,8 +8,8 @@ export const pushQueue = (name: string) => `push.${name}`;
 
 /**
  * What happens after a push, on the durable queue: each area that reacts to pushes (pipelines, merge
- * request mergeability and closing issues, project and system hooks, housekeeping) registers its
- * reaction once, and every push sends one job per reaction. A reaction runs once across all
+ * request mergeability and closing issues) registers its reaction once, and every push sends one job
+ * per reaction. A reaction runs once across all
  * instances, survives a restart between the push and the work, and is retried with backoff on its
  * own when it throws (the others are not run again).
  */
@@ -38,7 +38,8 @@ export class PushReactions {
   }
 
   /**
-   * A push moved refs: one job per reaction, then the in-process domain event (observers only).
+   * A push moved refs: one job per reaction, then the in-process domain event (its listeners only
+   * enqueue hook deliveries).
    * Never throws: the refs moved already; a job that cannot be written is logged.
    */
   async received(e: PushReceived): Promise<void> {

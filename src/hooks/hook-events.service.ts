@@ -2,7 +2,6 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { Logger } from '../common/http/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { DomainEventMap, DomainEvents } from '../events/domain-events';
-import { PushReactions } from '../events/push-reactions';
 import { HookDataRepository } from './hook-data.repository';
 import { HookDeliveryService, HookEventHeader } from './hook-delivery.service';
 import { buildHookPayload, issueHookAttrs, issueHookPayload, mergeRequestHookPayload, noteHookPayload } from './hook-payloads';
@@ -18,7 +17,6 @@ import { HookSwitch } from './web-hook.entity';
 export class HookEventsService implements OnModuleInit {
   constructor(
     private readonly events: DomainEvents,
-    private readonly reactions: PushReactions,
     private readonly hooks: HooksRepository,
     private readonly data: HookDataRepository,
     private readonly delivery: HookDeliveryService,
@@ -27,7 +25,7 @@ export class HookEventsService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.reactions.react('project-hooks', (e) => this.onPush(e));
+    this.events.on('push.received', (e) => this.guard('push', () => this.onPush(e)));
     this.events.on('issue.changed', (e) => this.guard('issue', () => this.onIssue(e)));
     this.events.on('note.created', (e) => this.guard('note', () => this.onNote(e)));
     this.events.on('merge_request.changed', (e) => this.guard('merge_request', () => this.onMergeRequest(e)));

@@ -1,7 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Logger } from '../common/http/logger';
 import { DomainEventMap, DomainEvents, ProjectSnapshot } from '../events/domain-events';
-import { PushReactions } from '../events/push-reactions';
 import { HookDataRepository } from '../hooks/hook-data.repository';
 import { HookDeliveryService } from '../hooks/hook-delivery.service';
 import { systemPushPayload } from '../hooks/hook-payloads';
@@ -18,7 +17,6 @@ import { groupEvent, groupMemberEvent, keyEvent, projectEvent, SystemProject, te
 export class SystemHookEventsService implements OnModuleInit {
   constructor(
     private readonly events: DomainEvents,
-    private readonly reactions: PushReactions,
     private readonly hooks: HooksRepository,
     private readonly data: HookDataRepository,
     private readonly delivery: HookDeliveryService,
@@ -28,7 +26,7 @@ export class SystemHookEventsService implements OnModuleInit {
   onModuleInit(): void {
     const on = <K extends keyof DomainEventMap>(name: K, fn: (e: DomainEventMap[K]) => Promise<void>) =>
       this.events.on(name, (e) => this.guard(name, () => fn(e)));
-    this.reactions.react('system-hooks', (e) => this.onPush(e));
+    on('push.received', (e) => this.onPush(e));
     on('project.created', (e) => this.project('project_create', e.project));
     on('project.destroyed', (e) => this.project('project_destroy', e.project));
     on('project.renamed', (e) => this.project('project_rename', e.project, e.oldPathWithNamespace));
