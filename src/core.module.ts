@@ -14,6 +14,7 @@ import { RateLimitRepository } from './common/http/rate-limit.repository';
 import { PaginationInterceptor } from './common/pagination/pagination.interceptor';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { DbNotifications } from './database/notifications';
+import { RepositoryLocks } from './database/repository-locks';
 import { PoolStats } from './database/pool-stats';
 import { OpenApiModule } from './openapi/openapi.module';
 import { Transactions } from './database/transactions';
@@ -41,6 +42,7 @@ export class CoreModule {
         Logger,
         Transactions,
         DbNotifications,
+        RepositoryLocks,
         PoolStats,
         SecretsService,
         LoginAttemptsRepository,
@@ -52,7 +54,7 @@ export class CoreModule {
         { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
         { provide: APP_PIPE, useClass: GitlabValidationPipe },
       ],
-      exports: [APP_CONFIG, Transactions, DbNotifications, PoolStats, Logger, SecretsService, LoginAttemptsRepository, LoginThrottle, RateLimiter],
+      exports: [APP_CONFIG, Transactions, DbNotifications, RepositoryLocks, PoolStats, Logger, SecretsService, LoginAttemptsRepository, LoginThrottle, RateLimiter],
     };
   }
 }

@@ -20,6 +20,7 @@ describe('v3 builds API (/projects/:id/builds)', () => {
   let priv: { id: number };
   let runner: { id: number; token: string };
   let build: Json;
+  let next: Json;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -132,11 +133,37 @@ describe('v3 builds API (/projects/:id/builds)', () => {
 
   it('artifacts: 404 when there are none, the file otherwise', async () => {
     expect((await pl.get(team.reporter, `/projects/${project.id}/builds/${build.id}/artifacts`)).status).toBe(404);
-    const next = (await c.api.requestBuild(runner.token).expect(201)).body;
+    next = (await c.api.requestBuild(runner.token).expect(201)).body;
     await t.http.post(`/ci/api/v1/builds/${next.id}/artifacts`).set('BUILD-TOKEN', next.token).attach('file', Buffer.from('zipzip'), 'art.zip').expect(201);
     const res = await pl.get(team.reporter, `/projects/${project.id}/builds/${next.id}/artifacts`).expect(200);
     expect(res.headers['content-disposition']).toBe('attachment; filename=art.zip');
     expect(Buffer.from(res.body).toString()).toBe('zipzip');
+  });
+
+  it('artifacts with expire_in are deleted by the expiry job once expired (file and columns); others stay', async () => {
+    const { ArtifactsExpiry, ARTIFACTS_EXPIRY_QUEUE } = await import('../src/ci/builds/artifacts-expiry');
+    const { BuildsService } = await import('../src/ci/builds/builds.service');
+    const { existsSync } = await import('node:fs');
+    const expiry = t.app.app.get(ArtifactsExpiry);
+    const path = t.app.app.get(BuildsService).files.artifactsPath(next.id);
+    // the periodic job is on the durable queue (scheduled at start, one per minute slot)
+    const [scheduled] = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1`, [ARTIFACTS_EXPIRY_QUEUE]);
+    expect(scheduled.n).toBeGreaterThanOrEqual(1);
+    expect(await expiry.expire()).toEqual([]); // no expiry: kept
+    await t.http
+      .post(`/ci/api/v1/builds/${next.id}/artifacts`)
+      .set('BUILD-TOKEN', next.token)
+      .field('expire_in', '1 sec')
+      .attach('file', Buffer.from('short-lived'), 'art.zip')
+      .expect(201);
+    expect(await expiry.expire()).toEqual([]); // not expired yet
+    expect(existsSync(path)).toBe(true);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await expiry.expire()).toEqual([next.id]);
+    expect(existsSync(path)).toBe(false);
+    const [row] = await t.sql<Json>(`SELECT artifacts_file, artifacts_size, artifacts_expire_at FROM ci_builds WHERE id = $1`, [next.id]);
+    expect(row).toEqual({ artifacts_file: null, artifacts_size: null, artifacts_expire_at: null });
+    expect((await pl.get(team.reporter, `/projects/${project.id}/builds/${next.id}/artifacts`)).status).toBe(404);
   });
 
   it('public builds of a public project are readable by any signed-in user; private ones 404', async () => {

@@ -1,6 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GitService } from '../src/git/git.service';
+import { parseRef, parseRepoPath } from '../src/git/names';
 import { MergeRequestGit } from '../src/merge-requests/merge-request-git.service';
 import { GitCli } from './helpers/git-cli';
 import { API, Json, planning, Team, TestProject } from './helpers/planning';
@@ -525,19 +527,27 @@ describe('merge requests', () => {
       if (res.status === 200) expect((await cli.run(['merge-base', '--is-ancestor', s.f2, tip], s.work)).code).toBe(0);
     });
 
-    it('a push landing exactly between the check and the update: the CAS fails, the merge is redone on the new tip', async () => {
+    it('a write landing exactly between the check and the update: the CAS fails, the merge is redone on the new tip', async () => {
       const s = await seeded(0);
       const mr = await createMr(tm.developer, s.p);
       const mrGit = t.app.app.get(MergeRequestGit, { strict: false });
       const original = mrGit.heads.bind(mrGit);
       let pushed: string | undefined;
-      // the first time the merge reads the branch tips, someone pushes to master right after
+      // The first time the merge reads the branch tips, master moves right after. Pushes wait for the
+      // repository lock the merge holds, so this is a write that did not take it (as when the lock's
+      // connection was lost): the ref update's compare-and-swap is what must still protect it.
+      const repo = t.app.app.get(GitService).repository(s.p.id);
       const spy = jest.spyOn(mrGit, 'heads').mockImplementation(async (m) => {
         const heads = await original(m);
         if (!pushed) {
-          await git(s, 'checkout', '-q', 'master');
-          pushed = await cli.commit(s.work, { 'between.txt': 'between\n' }, 'Pushed in between');
-          await git(s, 'push', '-q', s.url, 'master');
+          const master = await repo.branch(parseRef('master')!);
+          pushed = await repo.commitFiles({
+            branch: parseRef('master')!,
+            parent: master!.commit.id,
+            message: 'Pushed in between',
+            author: { name: 'Someone', email: 'someone@example.com' },
+            changes: [{ action: 'create', path: parseRepoPath('between.txt')!, content: Buffer.from('between\n') }],
+          });
         }
         return heads;
       });

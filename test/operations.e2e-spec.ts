@@ -27,6 +27,47 @@ describe('operations: metrics, CORS, request ids', () => {
     expect(res.text).not.toContain('/api/v3/projects/12345');
   });
 
+  it('GET /-/metrics shows queue depth and failures by queue and state, and pending/running builds', async () => {
+    const { QueueService } = await import('../src/queue/queue.service');
+    const queue = t.app.app.get(QueueService);
+    let attempts = 0;
+    await queue.register<{ n: number }>('test.metrics-fails', {
+      retryLimit: 0,
+      handler: async () => {
+        attempts++;
+        throw new Error('always fails');
+      },
+    });
+    await queue.send('test.metrics-fails', { n: 1 });
+    const start = Date.now();
+    while (attempts === 0 && Date.now() - start < 15000) await new Promise((r) => setTimeout(r, 100));
+    // two builds waiting for a runner, one running (as a pipeline would leave them)
+    const p = await t.http.post('/api/v3/projects').set('PRIVATE-TOKEN', t.root.token).send({ name: 'metered-ci' }).expect(201);
+    const [pl] = await t.sql<{ id: number }>(
+      `INSERT INTO ci_pipelines (project_id, sha, before_sha, ref, status) VALUES ($1, repeat('a', 40), repeat('0', 40), 'master', 'running') RETURNING id`,
+      [p.body.id],
+    );
+    for (const [i, status] of ['pending', 'pending', 'running'].entries()) {
+      const [s] = await t.sql<{ id: number }>(
+        `INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, pipeline_id) VALUES ($1, repeat('a', 40), 'master', $2, 'test', $3, $4) RETURNING id`,
+        [p.body.id, `job${i}`, status, pl.id],
+      );
+      await t.sql(`INSERT INTO ci_builds (id, pipeline_id, project_id, stage_idx, commands) VALUES ($1, $2, $3, 0, 'true')`, [s.id, pl.id, p.body.id]);
+    }
+    let text = '';
+    for (let i = 0; i < 50; i++) {
+      text = (await t.http.get('/-/metrics').expect(200)).text;
+      if (/queue_jobs\{queue="test.metrics-fails",state="failed"\} 1/.test(text)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(text).toMatch(/queue_jobs\{queue="test.metrics-fails",state="failed"\} 1/);
+    expect(text).toMatch(/queue_jobs\{queue="push.pipelines",state="completed"\} [1-9]/); // the files-API commit above
+    expect(text).toMatch(/queue_jobs\{queue="repository.housekeeping",state="(created|active|completed)"\} [1-9]/);
+    expect(text).toMatch(/queue_job_failures_total\{queue="test.metrics-fails"\} 1/);
+    expect(text).toMatch(/ci_builds\{status="pending"\} 2/);
+    expect(text).toMatch(/ci_builds\{status="running"\} 1/);
+  });
+
   it('GET /-/metrics is 404 to addresses outside loopback and METRICS_ALLOWED_IPS', async () => {
     const { MetricsService } = await import('../src/metrics/metrics.service');
     const metrics = t.app.app.get(MetricsService);

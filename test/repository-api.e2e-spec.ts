@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Test } from 'supertest';
+import { GitService } from '../src/git/git.service';
 import { Repository } from '../src/git/repository';
 import { binaryParser, GitCli } from './helpers/git-cli';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
@@ -913,6 +914,11 @@ describe('repository API', () => {
       expect(file.body.size).toBe(Buffer.byteLength(big));
     });
 
+    // Pushes through the server wait for the repository lock a files-API write holds; these pushes go
+    // straight into the bare repository (a write that did not take the lock, as when the lock's
+    // connection was lost): the compare-and-swap of the ref update is what must still protect them.
+    const pushAroundTheLock = (dir: string) => cli.ok(['push', '-q', t.app.app.get(GitService).repositoryPath(project.id), 'work'], dir);
+
     it('a push between reading and writing the branch that touches the same file fails the write with 400 and keeps the push', async () => {
       // a clone with a commit on top of `work`, pushed at the moment the API is about to commit
       const dir = join(tmp, 'cas-clone');
@@ -920,7 +926,7 @@ describe('repository API', () => {
       const pushed = await cli.commit(dir, { 'race-same.txt': 'pushed\n' }, 'pushed meanwhile');
       const original = Repository.prototype.commitFiles;
       const spy = jest.spyOn(Repository.prototype, 'commitFiles').mockImplementationOnce(async function (this: Repository, o) {
-        await cli.ok(['push', '-q', 'origin', 'work'], dir);
+        await pushAroundTheLock(dir);
         return original.call(this, o);
       });
       try {
@@ -941,7 +947,7 @@ describe('repository API', () => {
       const pushed = await cli.commit(dir, { 'elsewhere.txt': 'pushed\n' }, 'pushed meanwhile, another file');
       const original = Repository.prototype.commitFiles;
       const spy = jest.spyOn(Repository.prototype, 'commitFiles').mockImplementationOnce(async function (this: Repository, o) {
-        await cli.ok(['push', '-q', 'origin', 'work'], dir);
+        await pushAroundTheLock(dir);
         return original.call(this, o);
       });
       try {

@@ -8,13 +8,14 @@ import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 import { HookOutbox } from './hook-outbox';
+import { PushReactions } from './push-reactions';
 
 /** Global: every area records its events through EventsService (and hook events through HookOutbox). */
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([Event]), UsersModule, ProjectsModule],
   controllers: [EventsController],
-  providers: [EventsService, EventsRepository, DomainEvents, HookOutbox],
-  exports: [EventsService, DomainEvents, HookOutbox],
+  providers: [EventsService, EventsRepository, DomainEvents, HookOutbox, PushReactions],
+  exports: [EventsService, DomainEvents, HookOutbox, PushReactions],
 })
 export class EventsModule {}

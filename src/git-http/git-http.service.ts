@@ -7,6 +7,7 @@ import { GitService } from '../git/git.service';
 import { SmartHttpAction } from '../git/smart-http';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
+import { RepositoryLocks } from '../database/repository-locks';
 import { PushService } from '../repository/push.service';
 import { SessionService } from '../users/session.service';
 import { User } from '../users/user.entity';
@@ -59,6 +60,7 @@ export class GitHttpService {
     private readonly git: GitService,
     private readonly push: PushService,
     private readonly ban: GitAuthBan,
+    private readonly locks: RepositoryLocks,
   ) {}
 
   /** The CI area registers how build tokens resolve (`gitlab-ci-token` clones). */
@@ -104,14 +106,18 @@ export class GitHttpService {
     if (!this.git.exists(project.id)) await this.git.create(project.id);
     const pushRules = service === 'git-receive-pack' ? await this.push.rulesFor(project, abilities) : undefined;
     const user = caller.user;
-    await this.git.serveSmartHttp(project.id, {
-      req,
-      res,
-      action,
-      remoteUser: caller.user?.username ?? 'anonymous',
-      pushRules,
-      onUpdates: user ? (updates) => this.push.afterPush(project, user, updates) : undefined,
-    });
+    const serve = () =>
+      this.git.serveSmartHttp(project.id, {
+        req,
+        res,
+        action,
+        remoteUser: caller.user?.username ?? 'anonymous',
+        pushRules,
+        onUpdates: user ? (updates) => this.push.afterPush(project, user, updates) : undefined,
+      });
+    // a push is a repository write: serialised per repository across instances (fetches are not)
+    if (service === 'git-receive-pack') await this.locks.run(project.id, serve);
+    else await serve();
   }
 
   /**

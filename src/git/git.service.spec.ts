@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -61,5 +61,19 @@ describe('GitService.archive', () => {
     const files = readdirSync(cacheDir());
     expect(files.filter((f) => f.endsWith('.zip') || f.endsWith('.tmp'))).toEqual([]);
     expect(existsSync(join(cacheDir(), `${sha}-other-label.zip`))).toBe(false);
+  });
+
+  it('pruning removes archives older than the limit and stale temporary files, then empty folders', async () => {
+    await readAll((await git.archive(1, sha, 'tar', { prefix: 'p/', label: 'master' })).stream);
+    const tar = join(cacheDir(), `${sha}-master.tar`);
+    const tmp = join(cacheDir(), 'x.tmp');
+    writeFileSync(tmp, 'partial');
+    const now = Date.now();
+    expect(await git.pruneArchiveCache(3600_000, now)).toBe(0); // both young: kept
+    expect(await git.pruneArchiveCache(24 * 3600_000, now + 2 * 3600_000)).toBe(1); // the temporary file, older than an hour
+    expect(existsSync(tmp)).toBe(false);
+    expect(existsSync(tar)).toBe(true);
+    expect(await git.pruneArchiveCache(24 * 3600_000, now + 25 * 3600_000)).toBe(1);
+    expect(existsSync(cacheDir())).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
@@ -210,6 +210,34 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
   }
 
   private readonly maintaining = new Set<string>();
+
+  /**
+   * Removes cached archives older than `maxAgeMs` (by the time they were written: a popular archive
+   * is simply made again) and temporary files left by an interrupted `git archive` (older than an
+   * hour), then empty project folders. Archives are named by commit, so a cached one is never stale;
+   * this only bounds the disk used. Returns how many files were removed.
+   */
+  async pruneArchiveCache(maxAgeMs: number, now = Date.now()): Promise<number> {
+    let removed = 0;
+    const projects = await readdir(this.archiveCache).catch(() => [] as string[]);
+    for (const p of projects) {
+      const dir = join(this.archiveCache, p);
+      const files = await readdir(dir).catch(() => [] as string[]);
+      let left = files.length;
+      for (const f of files) {
+        const path = join(dir, f);
+        const st = await stat(path).catch(() => null);
+        if (!st || !st.isFile()) continue;
+        const limit = f.endsWith('.tmp') ? Math.min(maxAgeMs, 60 * 60_000) : maxAgeMs;
+        if (now - st.mtimeMs < limit) continue;
+        await rm(path, { force: true });
+        removed++;
+        left--;
+      }
+      if (left === 0) await rmdir(dir).catch(() => undefined); // a concurrent archive may have just made it again
+    }
+    return removed;
+  }
 
   async branchExists(projectId: number, branch: string): Promise<boolean> {
     const name = parseNewRefName(branch);

@@ -4,8 +4,10 @@ import { Logger } from '../common/http/logger';
 import { ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { CommitStatusChanged, DomainEvents, PushReceived } from '../events/domain-events';
+import { RepositoryLocks } from '../database/repository-locks';
 import { Transactions } from '../database/transactions';
 import { EventsService } from '../events/events.service';
+import { PushReactions } from '../events/push-reactions';
 import { branchRef, parseRef, parseSha, Sha, ZERO_SHA } from '../git/names';
 import { MergeConflict, RefUpdateRejected } from '../git/repository';
 import { GitService } from '../git/git.service';
@@ -57,11 +59,13 @@ export class MergeService implements OnModuleInit {
     private readonly closing: ClosingIssues,
     private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
+    private readonly reactions: PushReactions,
+    private readonly locks: RepositoryLocks,
     private readonly logger: Logger,
   ) {}
 
   onModuleInit(): void {
-    this.domainEvents.onPushReceived((e) => this.afterPush(e));
+    this.reactions.react('merge-requests', (e) => this.afterPush(e));
     this.domainEvents.onCommitStatusChanged((e) => this.afterCommitStatus(e));
   }
 
@@ -135,7 +139,8 @@ export class MergeService implements OnModuleInit {
     if (!previous) throw new MethodNotAllowed();
     let merged: { sha: Sha; target: Sha; source: Sha; closes: Issue[] } | undefined;
     try {
-      merged = await this.writeMerge(user, project, mr, params, previous);
+      // a repository write: serialised with the others of the target repository, across instances
+      merged = await this.locks.run(project.id, () => this.writeMerge(user, project, mr, params, previous));
     } finally {
       if (!merged) await this.repo.release(mr.id, previous);
     }
@@ -156,10 +161,9 @@ export class MergeService implements OnModuleInit {
     await this.events.record(this.requests.event(mr, user, 'merged'));
     await this.closing.close(user, merged.closes);
     if (params.should_remove_source_branch) await this.removeSourceBranch(user, mr, merged.source);
-    // the push's after-effects (push event with its payload, CI and hooks, other requests' merge_status)
-    // do not hold the answer: they log their own failures
-    const done = merged;
-    void this.push.afterPush(project, user, [{ oldSha: done.target, newSha: done.sha, ref: `refs/heads/${mr.targetBranch}` }], 'api').catch(() => undefined);
+    // the push's after-effects: its event, then CI, hooks and other requests' merge_status as jobs on
+    // the durable queue (afterPush logs its own failures and never throws)
+    await this.push.afterPush(project, user, [{ oldSha: merged.target, newSha: merged.sha, ref: `refs/heads/${mr.targetBranch}` }], 'api');
     return this.repo.byId(mr.id);
   }
 
@@ -207,8 +211,8 @@ export class MergeService implements OnModuleInit {
       if (source.defaultBranch === mr.sourceBranch) return;
       if (PushService.matches(await this.push.protectedBranches(source.id), mr.sourceBranch)) return;
       if (!(await this.push.canWriteBranch(source.id, mr.sourceBranch, abilities))) return;
-      await this.git.repository(source.id).updateRef(branchRef(branch), ZERO_SHA, sha);
-      void this.push.afterPush(source, user, [{ oldSha: sha, newSha: ZERO_SHA, ref: `refs/heads/${mr.sourceBranch}` }], 'api').catch(() => undefined);
+      await this.locks.run(source.id, () => this.git.repository(source.id).updateRef(branchRef(branch), ZERO_SHA, sha));
+      await this.push.afterPush(source, user, [{ oldSha: sha, newSha: ZERO_SHA, ref: `refs/heads/${mr.sourceBranch}` }], 'api');
     } catch (e) {
       // a push to the source branch after the merge keeps it (the CAS fails): nothing is lost
       if (!(e instanceof RefUpdateRejected)) throw e;

@@ -35,9 +35,18 @@ const gitSpawned = new Counter({
 });
 const gitRunning = new Gauge({ name: 'git_processes_running', help: 'git processes running now', registers: [registry] });
 
-/** Gauge sources (DB pools, queue depth, build counts) registered by running app instances. */
+/**
+ * Gauge sources (DB pools, queue depth, build counts) registered by running app instances. A source
+ * answers `{ label: value }` for a gauge with one label, or `{ "a|b": value }` (label values joined
+ * by `|`) for one with several.
+ */
 type Source = () => Promise<Record<string, number>> | Record<string, number>;
-const sources = new Map<string, Set<Source>>();
+interface SourceEntry {
+  read: Source;
+  /** Database-wide figures (the same whichever instance reads them): not summed over the instances of a process. */
+  shared: boolean;
+}
+const sources = new Map<string, Set<SourceEntry>>();
 
 function sourceGauge(name: string, help: string, labelNames: string[] = []) {
   return new Gauge({
@@ -47,31 +56,50 @@ function sourceGauge(name: string, help: string, labelNames: string[] = []) {
     registers: [registry],
     async collect() {
       this.reset();
+      const shared = new Map<string, number>();
       for (const src of sources.get(name) ?? []) {
         try {
-          const values = await src();
-          for (const [label, v] of Object.entries(values)) {
-            if (labelNames.length) this.inc({ [labelNames[0]]: label }, v);
+          const values = await src.read();
+          for (const [key, v] of Object.entries(values)) {
+            if (src.shared) {
+              shared.set(key, v);
+              continue;
+            }
+            if (labelNames.length) this.inc(labelsOf(labelNames, key), v);
             else this.inc(v);
           }
         } catch {
           // a source that cannot answer (database down) leaves its series out
         }
       }
+      for (const [key, v] of shared) {
+        if (labelNames.length) this.set(labelsOf(labelNames, key), v);
+        else this.set(v);
+      }
     },
   });
 }
 
+function labelsOf(names: string[], key: string): Record<string, string> {
+  const values = names.length > 1 ? key.split('|') : [key];
+  return Object.fromEntries(names.map((n, i) => [n, values[i] ?? '']));
+}
+
 sourceGauge('db_pool_connections', 'database pool connections by state (total, idle, waiting)', ['state']);
-sourceGauge('queue_jobs', 'background jobs by state', ['state']);
+sourceGauge('queue_jobs', 'background jobs on the durable queue by queue and state (created, retry, active, completed, cancelled, failed)', ['queue', 'state']);
 sourceGauge('ci_builds', 'CI builds by status (pending, running)', ['status']);
 
 /** Registers a gauge source; returns the function that removes it (call it on app close). */
-export function addGaugeSource(name: 'db_pool_connections' | 'queue_jobs' | 'ci_builds', source: Source): () => void {
+export function addGaugeSource(
+  name: 'db_pool_connections' | 'queue_jobs' | 'ci_builds',
+  read: Source,
+  opts: { shared?: boolean } = {},
+): () => void {
   let set = sources.get(name);
   if (!set) sources.set(name, (set = new Set()));
-  set.add(source);
-  return () => set!.delete(source);
+  const entry: SourceEntry = { read, shared: opts.shared ?? false };
+  set.add(entry);
+  return () => set!.delete(entry);
 }
 
 /** The route template Express matched (`/api/v3/projects/:id`), never the raw path (unbounded labels). */
@@ -99,4 +127,16 @@ export function gitProcessStarted(command: string): () => void {
     done = true;
     gitRunning.dec();
   };
+}
+
+const queueFailures = new Counter({
+  name: 'queue_job_failures_total',
+  help: 'background job attempts that failed (thrown or timed out in the handler), by queue',
+  labelNames: ['queue'],
+  registers: [registry],
+});
+
+/** Called by src/queue when a job's attempt fails. */
+export function queueJobFailed(queue: string): void {
+  queueFailures.inc({ queue });
 }

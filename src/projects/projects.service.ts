@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { MAX_SEARCH_LENGTH } from '../common/dto/fields';
@@ -22,6 +22,7 @@ import { Transactions, Tx } from '../database/transactions';
 import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
 import { EventsService } from '../events/events.service';
 import { GitService } from '../git/git.service';
+import { QueueService } from '../queue/queue.service';
 import { Namespace } from '../namespaces/namespace.entity';
 import { User } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
@@ -33,6 +34,13 @@ import { ProjectListQuery, ProjectListScope, ProjectsRepository } from './projec
 
 const VISIBILITY_NAMES: Record<string, number> = { private: 0, internal: 10, public: 20 };
 const VISIBILITY_LABEL: Record<number, string> = { 0: 'Private', 10: 'Internal', 20: 'Public' };
+
+export const IMPORT_QUEUE = 'projects.import';
+interface ImportJob {
+  projectId: number;
+  /** The vetted import URL, sealed with the secret key (it may carry credentials). */
+  url: string;
+}
 
 export type ProjectScope = 'member' | 'owned' | 'starred' | 'all' | 'search';
 
@@ -51,7 +59,7 @@ function rethrowTaken(e: unknown): never {
 
 /** Project CRUD: lists, create (and import), update, fork, star, archive, delete, transfer. */
 @Injectable()
-export class ProjectsService {
+export class ProjectsService implements OnModuleInit {
   constructor(
     private readonly projects: ProjectsRepository,
     private readonly resolver: ProjectResolver,
@@ -64,7 +72,20 @@ export class ProjectsService {
     private readonly settings: ApplicationSettingsService,
     private readonly logger: Logger,
     private readonly outbox: HookOutbox,
+    private readonly queue: QueueService,
   ) {}
+
+  onModuleInit(): void {
+    this.queue
+      .register<ImportJob>(IMPORT_QUEUE, {
+        handler: (job) => this.runImport(job.data),
+        // clone failures end in `failed` (the owner imports again); a lost worker or database is retried
+        retryLimit: 3,
+        retryDelay: 30,
+        expireInSeconds: 15 * 60,
+      })
+      .catch((e) => this.logger.error('project import: queue setup failed', { error: e instanceof Error ? e.message : String(e) }));
+  }
 
   /** `GET /projects/:id`: the project with the caller's access (one statement). */
   show(user: User, ref: string): Promise<ResolvedProject> {
@@ -146,10 +167,12 @@ export class ProjectsService {
           await this.projects.addCreatorMember(tx, created.id, creator.id, AccessLevel.MASTER);
           await this.outbox.add(tx, 'project_member.added', { projectId: created.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
         }
+        // the clone is a job written by this transaction; the URL (it may hold credentials) sealed
+        if (importUrl) await this.queue.send<ImportJob>(IMPORT_QUEUE, { projectId: created.id, url: this.secrets.encrypt(importUrl.url.url.toString()) }, { tx });
       },
     );
+    if (importUrl) this.queue.wake(IMPORT_QUEUE);
     await this.events.record({ projectId: project.id, authorId: creator.id, action: importUrl ? 'imported' : 'created' });
-    if (importUrl) void this.runImport(project.id, importUrl.url);
     return this.resolver.find(project.id);
   }
 
@@ -263,9 +286,18 @@ export class ProjectsService {
     }
   }
 
-  private async runImport(projectId: number, checked: CheckedUrl): Promise<void> {
+  /**
+   * The import job: the URL is checked again (the address pinned now, the setting as it is now), then
+   * cloned. A clone that fails marks the import `failed`; only errors of the database are retried.
+   */
+  private async runImport(job: ImportJob): Promise<void> {
+    const projectId = job.projectId;
+    const project = await this.projects.find({ id: projectId });
+    if (!project || project.importStatus === 'finished' || project.importStatus === 'failed') return;
     try {
       await this.projects.update(projectId, { importStatus: 'started' });
+      const allowLocal = (await this.settings.get()).allowLocalRequestsFromHooksAndServices;
+      const checked: CheckedUrl = await checkOutboundUrl(this.secrets.decrypt(job.url), allowLocal);
       await this.git.importFrom(projectId, checked);
       const branch = await this.git.defaultBranch(projectId);
       await this.projects.update(projectId, { importStatus: 'finished', defaultBranch: branch, importError: null });

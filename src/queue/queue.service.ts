@@ -6,6 +6,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { backgroundWork } from '../database/query-counter';
 import { Tx } from '../database/transactions';
 import { QueueRepository } from './queue.repository';
+import { addGaugeSource, queueJobFailed } from '../metrics/registry';
 
 /** A job's own data and its attempt number (0 on the first run). */
 export interface QueueJob<T> {
@@ -79,6 +80,19 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
       },
       rollback: (qr) => this.pendingWake.delete(qr),
     });
+    // queue depth and failures by queue and state, database-wide (metrics)
+    this.removeGauge = addGaugeSource('queue_jobs', () => this.flatCounts(), { shared: true });
+  }
+
+  private readonly removeGauge: () => void;
+
+  private async flatCounts(): Promise<Record<string, number>> {
+    if (!this.started || this.stopped) return {};
+    const out: Record<string, number> = {};
+    for (const [queue, states] of Object.entries(await this.counts())) {
+      for (const state of ['created', 'retry', 'active', 'completed', 'cancelled', 'failed']) out[`${queue}|${state}`] = states[state] ?? 0;
+    }
+    return out;
   }
 
   /**
@@ -94,6 +108,41 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
 
   async onApplicationBootstrap(): Promise<void> {
     await this.start();
+    for (const [name, seconds] of this.periodic) await this.schedule(name, seconds, false);
+  }
+
+  private readonly periodic = new Map<string, number>();
+
+  /**
+   * Periodic work without a timer in memory: a job that, when it has run (or failed), enqueues its
+   * successor `everySeconds` later. At most one job per time slot across every instance (singleton
+   * per slot), so the chain survives restarts, is started by whichever instance comes up first, and
+   * never runs twice at once. Call it from `onModuleInit`.
+   */
+  every(name: string, everySeconds: number, handler: () => Promise<void>, opts: { expireInSeconds?: number } = {}): Promise<void> {
+    this.periodic.set(name, everySeconds);
+    const done = this.register(name, {
+      retryLimit: 0,
+      expireInSeconds: opts.expireInSeconds ?? 600,
+      handler: async () => {
+        try {
+          await handler();
+        } finally {
+          await this.schedule(name, everySeconds, true);
+        }
+      },
+    });
+    // registered after the app started: start the chain now
+    return this.started ? done.then(() => this.schedule(name, everySeconds, false)) : done;
+  }
+
+  private async schedule(name: string, everySeconds: number, next: boolean): Promise<void> {
+    await this.send(name, {}, {
+      startAfterSeconds: next ? everySeconds : undefined,
+      singletonKey: 'periodic',
+      singletonSeconds: everySeconds,
+      singletonNextSlot: next,
+    });
   }
 
   /** Starts pg-boss (installing or migrating its schema), creates the queues, starts the workers. */
@@ -213,6 +262,7 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
   /** Stops fetching, lets running jobs finish (up to SHUTDOWN_TIMEOUT, at most 30 s; the rest are failed and retried later). */
   // before the data source's own shutdown hook ends the pool the workers use
   async beforeApplicationShutdown(): Promise<void> {
+    this.removeGauge();
     if (this.stopped || !this.started) return;
     this.stopped = true;
     await this.started.catch(() => undefined);
@@ -233,6 +283,7 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
           await backgroundWork.run(true, () => q.def.handler(run));
         } catch (e) {
           // Fails this job alone (pg-boss then completes only the batch's jobs still active).
+          queueJobFailed(q.name);
           await this.boss.fail(q.name, job.id, { message: e instanceof Error ? e.message : String(e) }).catch(() => undefined);
         }
       }),

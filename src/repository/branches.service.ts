@@ -5,6 +5,7 @@ import { Branch, ZERO_SHA } from '../git/objects';
 import { RefUpdateRejected } from '../git/repository';
 import { User } from '../users/user.entity';
 import { CreateBranchDto, ProtectBranchDto } from './dto/branches.dto';
+import { RepositoryLocks } from '../database/repository-locks';
 import { PushService } from './push.service';
 import { RepoContext, RepositoryAccess } from './repository-access.service';
 import { RepositoryRecords } from './repository.repository';
@@ -21,6 +22,7 @@ export class BranchesService {
     private readonly records: RepositoryRecords,
     private readonly access: RepositoryAccess,
     private readonly push: PushService,
+    private readonly locks: RepositoryLocks,
   ) {}
 
   private async withProtection(ctx: RepoContext, branches: Branch[]): Promise<BranchView[]> {
@@ -69,17 +71,20 @@ export class BranchesService {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name = parseNewRefName(dto.branch_name);
     if (name === null) throw apiError(400, 'Branch name is invalid');
-    if (await ctx.repo.branch(name)) throw apiError(400, 'Branch already exists');
-    const target = parseRef(dto.ref);
-    const commit = target === null ? null : await ctx.repo.commit(target);
-    if (!commit) throw apiError(400, 'Invalid reference name');
-    if (!(await this.push.canWriteBranch(ctx.project.id, name, ctx.abilities))) throw new Forbidden();
-    try {
-      await ctx.repo.updateRef(branchRef(name), commit.id, ZERO_SHA);
-    } catch (e) {
-      if (e instanceof RefUpdateRejected) throw apiError(400, 'Branch already exists');
-      throw e;
-    }
+    const commit = await this.locks.run(ctx.project.id, async () => {
+      if (await ctx.repo.branch(name)) throw apiError(400, 'Branch already exists');
+      const target = parseRef(dto.ref);
+      const commit = target === null ? null : await ctx.repo.commit(target);
+      if (!commit) throw apiError(400, 'Invalid reference name');
+      if (!(await this.push.canWriteBranch(ctx.project.id, name, ctx.abilities))) throw new Forbidden();
+      try {
+        await ctx.repo.updateRef(branchRef(name), commit.id, ZERO_SHA);
+      } catch (e) {
+        if (e instanceof RefUpdateRejected) throw apiError(400, 'Branch already exists');
+        throw e;
+      }
+      return commit;
+    });
     await this.push.afterPush(ctx.project, user, [{ oldSha: ZERO_SHA, newSha: commit.id, ref: branchRef(name) }], 'api');
     return this.getIn(ctx, name);
   }
@@ -88,19 +93,22 @@ export class BranchesService {
   async remove(user: User, ref: string, raw: string): Promise<RefName> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name: RefName | null = parseRef(raw);
-    const branch = name === null ? null : await ctx.repo.branch(name);
-    if (!branch) throw apiError(404, 'No such branch');
-    const head = await this.access.defaultRef(ctx);
-    if (head === branch.name) throw apiError(405, 'Cannot remove HEAD branch');
-    if (PushService.matches(await this.push.protectedBranches(ctx.project.id), branch.name)) {
-      throw apiError(405, 'Protected branch cant be removed');
-    }
-    try {
-      await ctx.repo.updateRef(branchRef(branch.name), ZERO_SHA, branch.commit.id);
-    } catch (e) {
-      if (e instanceof RefUpdateRejected) throw apiError(400, 'Branch was updated concurrently; try again');
-      throw e;
-    }
+    const branch = await this.locks.run(ctx.project.id, async () => {
+      const branch = name === null ? null : await ctx.repo.branch(name);
+      if (!branch) throw apiError(404, 'No such branch');
+      const head = await this.access.defaultRef(ctx);
+      if (head === branch.name) throw apiError(405, 'Cannot remove HEAD branch');
+      if (PushService.matches(await this.push.protectedBranches(ctx.project.id), branch.name)) {
+        throw apiError(405, 'Protected branch cant be removed');
+      }
+      try {
+        await ctx.repo.updateRef(branchRef(branch.name), ZERO_SHA, branch.commit.id);
+      } catch (e) {
+        if (e instanceof RefUpdateRejected) throw apiError(400, 'Branch was updated concurrently; try again');
+        throw e;
+      }
+      return branch;
+    });
     await this.push.afterPush(ctx.project, user, [{ oldSha: branch.commit.id, newSha: ZERO_SHA, ref: branchRef(branch.name) }], 'api');
     return branch.name;
   }

@@ -2,10 +2,11 @@ import { Injectable, StreamableFile } from '@nestjs/common';
 import { apiError, InvalidAttribute, NotFound } from '../common/errors/domain-errors';
 import { GitService } from '../git/git.service';
 import { parseObjectId, parseRef, parseRepoPath, RefName, RepoPath, repoPathProblem, Sha } from '../git/names';
-import { Commit, DiffEntry, TreeEntry, ZERO_SHA } from '../git/objects';
+import { Branch, Commit, DiffEntry, TreeEntry, ZERO_SHA } from '../git/objects';
 import { ArchiveFormat, FileChange, FileConflict, RefUpdateRejected, Repository } from '../git/repository';
 import { User } from '../users/user.entity';
 import { ArchiveDto, BlobDto, CompareDto, DeleteFileDto, GetFileDto, TreeDto, WriteFileDto } from './dto/contents.dto';
+import { RepositoryLocks } from '../database/repository-locks';
 import { PushService } from './push.service';
 import { RepositoryAccess } from './repository-access.service';
 
@@ -73,6 +74,7 @@ export class ContentsService {
     private readonly access: RepositoryAccess,
     private readonly push: PushService,
     private readonly git: GitService,
+    private readonly locks: RepositoryLocks,
   ) {}
 
   async tree(user: User, ref: string, q: TreeDto): Promise<TreeEntry[]> {
@@ -208,22 +210,33 @@ export class ContentsService {
     if (!(await this.push.canWriteBranch(ctx.project.id, branch, ctx.abilities))) {
       throw apiError(400, 'You are not allowed to push into this branch');
     }
-    let head = await ctx.repo.branch(branch);
-    const empty = (await ctx.repo.branchNames()).length === 0;
-    if (!head && !(empty && action === 'create')) {
+    const change: FileChange = action === 'delete' ? { action, path } : { action, path, content: content as Buffer };
+    // Repository writes are serialised per repository (RepositoryLocks, across instances). The tip
+    // the change is based on is read before waiting: when writes landed meanwhile without touching
+    // this file, the change is applied on the new tip; one that touched it is a conflict (400). The
+    // branch update stays compare-and-swap.
+    const base = await ctx.repo.branch(branch);
+    const empty = !base && (await ctx.repo.branchNames()).length === 0;
+    if (!base && !(empty && action === 'create')) {
       throw apiError(400, 'You can only create or edit files when you are on a branch');
     }
-    const change: FileChange = action === 'delete' ? { action, path } : { action, path, content: content as Buffer };
+    const { head, newSha } = await this.locks.run(ctx.project.id, () => this.commitChange(ctx.repo, user, branch, base, change, dto.commit_message));
+    await this.push.afterPush(ctx.project, user, [{ oldSha: head?.commit.id ?? ZERO_SHA, newSha, ref: `refs/heads/${branch}` }], 'api');
+    return { path, branch };
+  }
+
+  private async commitChange(repo: Repository, user: User, branch: RefName, base: Branch | null, change: FileChange, message: string) {
+    const path = change.path;
+    let head = base;
+    const tip = await repo.branch(branch);
+    if (head && tip && tip.commit.id !== head.commit.id && (await this.sameFileAt(repo, head.commit.id, tip.commit.id, path))) head = tip;
     let newSha: Sha | undefined;
-    // Writes to one branch are compare-and-swap. When another write (through any instance) moved the
-    // branch but did not touch this file, the change is applied again on the new tip; only a real
-    // conflict on the same file is refused.
     for (let attempt = 0; newSha === undefined; attempt++) {
       try {
-        newSha = await ctx.repo.commitFiles({
+        newSha = await repo.commitFiles({
           branch,
           parent: head?.commit.id ?? null,
-          message: dto.commit_message,
+          message,
           author: { name: user.name, email: user.email },
           changes: [change],
         });
@@ -234,15 +247,14 @@ export class ContentsService {
           throw apiError(400, 'Your changes could not be committed because the content is unchanged');
         }
         if (!(e instanceof RefUpdateRejected)) throw e;
-        const moved = await ctx.repo.branch(branch);
-        if (attempt >= MAX_REBASES || !moved || !head || !(await this.sameFileAt(ctx.repo, head.commit.id, moved.commit.id, path))) {
+        const moved = await repo.branch(branch);
+        if (attempt >= MAX_REBASES || !moved || !head || !(await this.sameFileAt(repo, head.commit.id, moved.commit.id, path))) {
           throw apiError(400, 'Your changes could not be committed because the branch was updated in the meantime');
         }
         head = moved;
       }
     }
-    await this.push.afterPush(ctx.project, user, [{ oldSha: head?.commit.id ?? ZERO_SHA, newSha, ref: `refs/heads/${branch}` }], 'api');
-    return { path, branch };
+    return { head, newSha };
   }
 
   /** Whether `path` is the same (same blob, or absent in both) at two commits. */

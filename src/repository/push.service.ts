@@ -7,6 +7,7 @@ import { Transactions } from '../database/transactions';
 import { DomainEvents } from '../events/domain-events';
 import { EventsService, NewEvent } from '../events/events.service';
 import { HookOutbox } from '../events/hook-outbox';
+import { PushReactions } from '../events/push-reactions';
 import { GitService } from '../git/git.service';
 import { PushRules } from '../git/hooks';
 import { parseRef, parseSha, Sha } from '../git/names';
@@ -16,6 +17,7 @@ import { Project } from '../projects/project.entity';
 import { projectFullPath } from '../projects/projects.presenter';
 import { User } from '../users/user.entity';
 import { ProtectedBranch } from './repository.entities';
+import { RepositoryJobs } from './repository-jobs.service';
 import { RepositoryRecords } from './repository.repository';
 
 const MAX_PUSH_COMMITS = 20;
@@ -30,6 +32,8 @@ export class PushService {
     private readonly domainEvents: DomainEvents,
     private readonly outbox: HookOutbox,
     private readonly tx: Transactions,
+    private readonly reactions: PushReactions,
+    private readonly jobs: RepositoryJobs,
     private readonly settings: ApplicationSettingsService,
     private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -73,6 +77,7 @@ export class PushService {
   async afterPush(project: Project, user: User, updates: RefUpdate[], via: 'http' | 'api' = 'http'): Promise<void> {
     if (updates.length === 0) return;
     let data: Record<string, unknown>[] | undefined; // the push data, for the hooks
+    let enqueued = false;
     try {
       await this.ensureDefaultBranch(project, updates);
       const events: (NewEvent & { data: Record<string, unknown> })[] = [];
@@ -89,7 +94,10 @@ export class PushService {
       await this.tx.run(async (tx) => {
         await this.events.recordIn(tx, ...events);
         await this.outbox.add(tx, 'push.received', { projectId: project.id, userId: user.id, data: pushData });
+        // CI and merge requests: their jobs commit with the push's events (nothing lost in between)
+        await this.reactions.enqueue({ projectId: project.id, userId: user.id, updates, data: pushData }, tx);
       });
+      enqueued = true;
       data = pushData;
     } catch (e) {
       this.logger.error('post-push processing failed', {
@@ -98,8 +106,13 @@ export class PushService {
         error: e instanceof Error ? e.message : String(e),
       });
     }
+    // CI, merge requests and housekeeping: jobs on the durable queue (each runs once, on any instance);
+    // when the transaction above failed, the reactions are still sent on their own
+    if (!enqueued) await this.reactions.enqueue({ projectId: project.id, userId: user.id, updates, data });
     this.domainEvents.pushReceived({ projectId: project.id, userId: user.id, updates, data });
-    void this.git.housekeeping(project.id);
+    await this.jobs.housekeepingAfterPush(project.id).catch((e) =>
+      this.logger.error('housekeeping could not be scheduled', { project_id: project.id, error: e instanceof Error ? e.message : String(e) }),
+    );
   }
 
   private async ensureDefaultBranch(project: Project, updates: RefUpdate[]): Promise<void> {

@@ -10,6 +10,7 @@ import { CommitsService } from './commits.service';
 import { ContentsController } from './contents.controller';
 import { ContentsService } from './contents.service';
 import { PushService } from './push.service';
+import { RepositoryJobs } from './repository-jobs.service';
 import { RepositoryAccess } from './repository-access.service';
 import { RepositoryRecords } from './repository.repository';
 import { TagsController } from './tags.controller';
@@ -19,7 +20,7 @@ import { TagsService } from './tags.service';
 @Module({
   imports: [TypeOrmModule.forFeature([ProtectedBranch, Release, CommitComment, CommitStatus]), ProjectsModule, UsersModule],
   controllers: [BranchesController, TagsController, CommitsController, ContentsController],
-  providers: [RepositoryRecords, PushService, RepositoryAccess, BranchesService, TagsService, CommitsService, ContentsService],
+  providers: [RepositoryRecords, RepositoryJobs, PushService, RepositoryAccess, BranchesService, TagsService, CommitsService, ContentsService],
   exports: [PushService, RepositoryAccess, CommitsService],
 })
 export class RepositoryModule {}

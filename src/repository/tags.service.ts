@@ -5,6 +5,7 @@ import { Tag, ZERO_SHA } from '../git/objects';
 import { RefUpdateRejected } from '../git/repository';
 import { User } from '../users/user.entity';
 import { CreateTagDto, ReleaseDto } from './dto/tags.dto';
+import { RepositoryLocks } from '../database/repository-locks';
 import { PushService } from './push.service';
 import { RepoContext, RepositoryAccess } from './repository-access.service';
 import { Release } from './repository.entities';
@@ -23,6 +24,7 @@ export class TagsService {
     private readonly records: RepositoryRecords,
     private readonly access: RepositoryAccess,
     private readonly push: PushService,
+    private readonly locks: RepositoryLocks,
   ) {}
 
   /** All tags, reverse-alphabetical, with their releases (one query). */
@@ -52,20 +54,23 @@ export class TagsService {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name = parseNewRefName(dto.tag_name);
     if (name === null) throw apiError(405, 'Tag name invalid');
-    if (await ctx.repo.tag(name)) throw apiError(405, `Tag ${name} already exists`);
-    const target = parseRef(dto.ref);
-    const commit = target === null ? null : await ctx.repo.commit(target);
-    if (!commit) throw apiError(405, `Target ${dto.ref} is invalid`);
-    try {
-      if (dto.message && dto.message.trim()) {
-        await ctx.repo.createAnnotatedTag(name, commit.id, dto.message, { name: user.name, email: user.email });
-      } else {
-        await ctx.repo.updateRef(tagRef(name), commit.id, ZERO_SHA);
+    const commit = await this.locks.run(ctx.project.id, async () => {
+      if (await ctx.repo.tag(name)) throw apiError(405, `Tag ${name} already exists`);
+      const target = parseRef(dto.ref);
+      const commit = target === null ? null : await ctx.repo.commit(target);
+      if (!commit) throw apiError(405, `Target ${dto.ref} is invalid`);
+      try {
+        if (dto.message && dto.message.trim()) {
+          await ctx.repo.createAnnotatedTag(name, commit.id, dto.message, { name: user.name, email: user.email });
+        } else {
+          await ctx.repo.updateRef(tagRef(name), commit.id, ZERO_SHA);
+        }
+      } catch (e) {
+        if (e instanceof RefUpdateRejected) throw apiError(405, `Tag ${name} already exists`);
+        throw e;
       }
-    } catch (e) {
-      if (e instanceof RefUpdateRejected) throw apiError(405, `Tag ${name} already exists`);
-      throw e;
-    }
+      return commit;
+    });
     if (dto.release_description !== undefined && dto.release_description !== '') {
       await this.records.upsertRelease(ctx.project.id, name, dto.release_description);
     }
@@ -76,15 +81,19 @@ export class TagsService {
   async remove(user: User, ref: string, raw: string): Promise<RefName> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name: RefName | null = parseNewRefName(raw);
-    const tagSha = name === null ? null : await ctx.repo.refSha(tagRef(name));
-    if (name === null || !tagSha) throw apiError(404, 'No such tag');
-    const commitSha = (await ctx.repo.commit(tagRef(name)))?.id ?? tagSha;
-    try {
-      await ctx.repo.updateRef(tagRef(name), ZERO_SHA, tagSha);
-    } catch (e) {
-      if (e instanceof RefUpdateRejected) throw apiError(404, 'No such tag');
-      throw e;
-    }
+    if (name === null) throw apiError(404, 'No such tag');
+    const commitSha = await this.locks.run(ctx.project.id, async () => {
+      const tagSha = await ctx.repo.refSha(tagRef(name));
+      if (!tagSha) throw apiError(404, 'No such tag');
+      const commitSha = (await ctx.repo.commit(tagRef(name)))?.id ?? tagSha;
+      try {
+        await ctx.repo.updateRef(tagRef(name), ZERO_SHA, tagSha);
+      } catch (e) {
+        if (e instanceof RefUpdateRejected) throw apiError(404, 'No such tag');
+        throw e;
+      }
+      return commitSha;
+    });
     await this.records.deleteRelease(ctx.project.id, name);
     await this.push.afterPush(ctx.project, user, [{ oldSha: commitSha, newSha: ZERO_SHA, ref: tagRef(name) }], 'api');
     return name;

@@ -264,6 +264,40 @@ export class BuildsRepository {
     ]);
   }
 
+  /** Builds whose artifacts expired, oldest expiry first. */
+  expiredArtifacts(limit: number): Promise<{ id: number; expireAt: Date }[]> {
+    return this.q(
+      `SELECT id, artifacts_expire_at AS "expireAt" FROM ci_builds
+       WHERE artifacts_expire_at IS NOT NULL AND artifacts_expire_at <= now() ORDER BY artifacts_expire_at LIMIT $1`,
+      [limit],
+    );
+  }
+
+  /**
+   * Clears the artifacts columns of a build whose artifacts expired at `expireAt` (still the same
+   * upload: a newer one has another expiry); whether it did, so the caller removes the file.
+   */
+  async clearExpiredArtifacts(id: number, expireAt: Date): Promise<boolean> {
+    const rows = await this.q<{ id: number }>(
+      `UPDATE ci_builds SET artifacts_file = NULL, artifacts_size = NULL, artifacts_expire_at = NULL
+       WHERE id = $1 AND date_trunc('milliseconds', artifacts_expire_at) = $2 RETURNING id`,
+      [id, expireAt],
+    );
+    return rows.length === 1;
+  }
+
+  /** Builds waiting for a runner and builds running (metrics). */
+  async activeCounts(): Promise<Record<'pending' | 'running', number>> {
+    const rows = await this.q<{ status: 'pending' | 'running'; n: number }>(
+      `SELECT s.status, count(*)::int AS n FROM commit_statuses s JOIN ci_builds b ON b.id = s.id
+       WHERE s.status IN ('pending', 'running') GROUP BY s.status`,
+      [],
+    );
+    const out = { pending: 0, running: 0 };
+    for (const r of rows) out[r.status] = r.n;
+    return out;
+  }
+
   /** Running builds past their project's build timeout, locked for this sweeper. */
   timedOut(m: EntityManager, limit: number): Promise<{ id: number; pipelineId: number; buildTimeout: number }[]> {
     return this.q(

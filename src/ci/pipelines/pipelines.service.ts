@@ -5,6 +5,7 @@ import { EntityManager } from 'typeorm';
 import { Logger } from '../../common/http/logger';
 import { DomainEvents, PushReceived } from '../../events/domain-events';
 import { HookOutbox } from '../../events/hook-outbox';
+import { PushReactions } from '../../events/push-reactions';
 import { GitService } from '../../git/git.service';
 import { ZERO_SHA } from '../../git/objects';
 import { BuildStatus } from '../builds/build.entity';
@@ -39,14 +40,20 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     private readonly tx: Transactions,
     private readonly domainEvents: DomainEvents,
     private readonly outbox: HookOutbox,
+    private readonly reactions: PushReactions,
     private readonly logger: Logger,
   ) {}
 
   onModuleInit(): void {
     // every push (git over HTTP, the files API, merges, branch and tag creation) ends in this event
-    this.domainEvents.onPushReceived(async (e) => {
-      await this.createForPush(e);
-    });
+    // (a durable job per push: runs once across instances, survives a restart)
+    this.reactions.react(
+      'pipelines',
+      async (e) => {
+        await this.createForPush(e);
+      },
+      { retryLimit: 0 }, // createForPush logs its own failures; a retry could create a pipeline twice
+    );
   }
 
   /**
