@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretsService } from '../src/common/crypto/secrets.service';
-import { BuildsService } from '../src/ci/builds/builds.service';
+import { BUILD_FINISHED_QUEUE, BuildsService } from '../src/ci/builds/builds.service';
+import { QueueService } from '../src/queue/queue.service';
 import { BuildTimeoutSweeper, SWEEP_QUEUE } from '../src/ci/pipelines/build-timeout.sweeper';
 import { ci, Json, waitFor } from './helpers/ci';
 import { GitCli } from './helpers/git-cli';
@@ -198,6 +199,36 @@ describe('CI pipelines from pushes', () => {
     expect(Buffer.concat(chunks).toString()).toMatch(/^working\.\.\.\nERROR: Build failed: execution took longer than 3600 seconds/);
     // the runner's late PUT changes nothing
     expect((await c.api.update(build.id, { token: runner.token, state: 'success' })).status).toBe(404);
+  });
+
+  it('a build\'s end writes a durable "move the pipeline on" job with the transition: taken over in-process, or run by a worker after a crash', async () => {
+    const p = await c.project(owner, SIMPLE);
+    const runner = (await c.api.register({ token: p.runnersToken })).body;
+    // normal path: the job is written with the transition and taken over (cancelled) by the in-process step
+    const first = (await c.api.requestBuild(runner.token).expect(201)).body;
+    await c.api.update(first.id, { token: runner.token, state: 'success' }).expect(200);
+    expect((await c.builds(p.id)).map((b) => [b.name, b.status])).toEqual([
+      ['build', 'success'],
+      ['test', 'pending'],
+    ]);
+    const jobs = await t.sql<{ state: string }>(
+      `SELECT state::text AS state FROM pgboss.job WHERE name = $1 AND (data->>'buildId')::int = $2`,
+      [BUILD_FINISHED_QUEUE, first.id],
+    );
+    expect(jobs).toEqual([{ state: 'cancelled' }]);
+    // a crash after the transition committed (with its job) and before the in-process step:
+    // the transition and the job are written as the service writes them, the step never runs
+    const second = (await c.api.requestBuild(runner.token).expect(201)).body;
+    await t.sql(`UPDATE commit_statuses SET status = 'failed', finished_at = now() WHERE id = $1`, [second.id]);
+    const queue = t.app.app.get(QueueService);
+    await queue.send(BUILD_FINISHED_QUEUE, { pipelineId: (await c.pipelines(p.id))[0].id, buildId: second.id });
+    // a worker runs it: the pipeline fails (test failed, no later stage)
+    await waitFor(async () => (await c.pipelines(p.id))[0].status === 'failed', 'the worker to move the pipeline on', 20_000);
+    const done = await t.sql<{ state: string }>(
+      `SELECT state::text AS state FROM pgboss.job WHERE name = $1 AND (data->>'buildId')::int = $2`,
+      [BUILD_FINISHED_QUEUE, second.id],
+    );
+    expect(done).toEqual([{ state: 'completed' }]);
   });
 
   it('traces are served with the build token and the project runners token masked', async () => {

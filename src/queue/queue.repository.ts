@@ -38,6 +38,15 @@ export class QueueRepository {
     } as EntitySubscriberInterface);
   }
 
+  /** Cancels a job no worker has started yet (created or retry), in `tx`; false when a worker has it or it ended. */
+  async takeOver(tx: Tx, name: string, id: string): Promise<boolean> {
+    const { rows } = (await this.txDb(tx).executeSql(
+      `UPDATE pgboss.job SET state = 'cancelled', completed_on = now() WHERE name = $1 AND id = $2 AND state IN ('created', 'retry') RETURNING id`,
+      [name, id],
+    )) as { rows: unknown[] };
+    return rows.length === 1;
+  }
+
   /** Job counts by state of the named queues. */
   async countsByState(names: string[]): Promise<{ name: string; state: string; n: number }[]> {
     const { rows } = await this.pool().query(

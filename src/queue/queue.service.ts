@@ -204,6 +204,17 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
     return id;
   }
 
+  /**
+   * Does a job's work in-process instead of by a worker: cancels the job in `tx` (with the work done
+   * there: both commit or neither) if no worker has started it. False when a worker has it or it
+   * ended: the caller skips the work (rolls back). With a job sent `startAfterSeconds` later, the job
+   * is only the durable fallback of work done at once (a crash in between leaves it to a worker).
+   */
+  async takeOver(name: string, id: string, opts: { tx: Tx }): Promise<boolean> {
+    await this.start();
+    return this.repo.takeOver(opts.tx, name, id);
+  }
+
   /** Enqueues several jobs of one queue in one statement (optionally in `tx`). */
   async sendMany<T extends object>(name: string, items: T[], opts: { tx?: Tx } = {}): Promise<void> {
     if (items.length === 0) return;

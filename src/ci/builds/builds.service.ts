@@ -1,6 +1,7 @@
 import { DbNotifications } from '../../database/notifications';
 import { randomBytes } from 'node:crypto';
-import { Transactions } from '../../database/transactions';
+import { Transactions, Tx } from '../../database/transactions';
+import { QueueService } from '../../queue/queue.service';
 import { createReadStream, promises as fs } from 'node:fs';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
@@ -38,6 +39,23 @@ export interface TraceResult {
 export const MAX_TRACE_PART = 16 * 1024 * 1024;
 
 /** Builds as runners see them: claiming, state, trace, artifacts; build token checks. */
+/**
+ * The queue of "a build ended: move its pipeline on" (PipelinesService works it). The job is written
+ * by the transaction of the build's transition and starts a minute later: the step runs at once
+ * in-process and takes the job over; the job only runs when that did not happen (a crash).
+ */
+export const BUILD_FINISHED_QUEUE = 'ci.build-finished';
+export interface BuildFinishedJob {
+  pipelineId: number;
+  buildId: number;
+}
+/** A build's transition to an end state, and the job that moves its pipeline on (undefined: none). */
+export interface Finished {
+  pipelineId: number;
+  buildId: number;
+  job: string | null;
+}
+
 /** The notification channel of trace appends and build ends (payload: the build id). */
 export const TRACE_CHANNEL = 'ci_build_trace';
 
@@ -51,6 +69,7 @@ export class BuildsService {
     private readonly tx: Transactions,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly notifications: DbNotifications,
+    private readonly queue: QueueService,
   ) {
     this.files = new BuildFiles(config.dataDir);
   }
@@ -112,17 +131,29 @@ export class BuildsService {
     return build;
   }
 
-  /** Applies a runner's update; returns true when the build finished (stage processing follows). */
-  async update(build: BuildRow, state: string | undefined, trace: string | undefined): Promise<boolean> {
+  /** Applies a runner's update; returns the end of the build when it finished (stage processing follows). */
+  async update(build: BuildRow, state: string | undefined, trace: string | undefined): Promise<Finished | undefined> {
     if (typeof trace === 'string') {
       const size = await this.files.replaceTrace(build.id, trace);
       await this.builds.setTraceSize(build.id, size);
     }
-    let finished = false;
-    if (state === 'success') finished = await this.builds.transition(build.id, ['pending', 'running'], 'success');
-    if (state === 'failed') finished = await this.builds.transition(build.id, ['pending', 'running'], 'failed');
+    let finished: Finished | undefined;
+    if (state === 'success' || state === 'failed') finished = await this.end(build, ['pending', 'running'], state);
     if (finished || typeof trace === 'string') await this.signalTrace(build.id);
     return finished;
+  }
+
+  /** Moves a build to an end state, with the job that moves its pipeline on, in one transaction. */
+  async end(build: { id: number; pipelineId: number }, from: BuildStatus[], to: 'success' | 'failed' | 'canceled'): Promise<Finished | undefined> {
+    return this.tx.run(async (m) => {
+      if (!(await this.builds.transition(build.id, from, to, m))) return undefined;
+      return this.finishedIn(m, build.id, build.pipelineId);
+    });
+  }
+
+  private async finishedIn(m: Tx, buildId: number, pipelineId: number): Promise<Finished> {
+    const job = await this.queue.send<BuildFinishedJob>(BUILD_FINISHED_QUEUE, { pipelineId, buildId }, { tx: m, startAfterSeconds: 60 });
+    return { pipelineId, buildId, job };
   }
 
   /**
@@ -164,14 +195,15 @@ export class BuildsService {
   }
 
   /** Drops a running build past its timeout, with a trace line saying so. */
-  async timeOut(id: number, timeout: number): Promise<boolean> {
+  async timeOut(id: number, pipelineId: number, timeout: number): Promise<Finished | undefined> {
     const done = await this.tx.run(async (m) => {
       const row = await this.builds.lockTrace(m, id);
-      if (!row || row.status !== 'running') return false;
+      if (!row || row.status !== 'running') return undefined;
       const line = Buffer.from(`\nERROR: Build failed: execution took longer than ${timeout} seconds (build timeout); the runner stopped reporting\n`);
       const size = await this.files.writeTraceAt(id, row.traceSize, line);
       await this.builds.setTraceSize(id, size, m);
-      return this.builds.transition(id, ['running'], 'failed', m);
+      if (!(await this.builds.transition(id, ['running'], 'failed', m))) return undefined;
+      return this.finishedIn(m, id, pipelineId);
     });
     if (done) await this.signalTrace(id);
     return done;

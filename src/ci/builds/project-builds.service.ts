@@ -90,9 +90,10 @@ export class ProjectBuildsService {
   async cancel(user: User, ref: string, rawId: string): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'update_build');
     const build = await this.find(project, rawId);
-    if (await this.repo.transition(build.id, ['pending', 'running'], 'canceled')) {
+    const finished = await this.builds.end(build, ['pending', 'running'], 'canceled');
+    if (finished) {
       await this.builds.signalTrace(build.id);
-      await this.pipelines.buildFinished(build.pipelineId, build.id);
+      await this.pipelines.buildFinished(finished);
     }
     return (await this.views(project, [(await this.repo.find(build.id))!]))[0];
   }

@@ -63,9 +63,10 @@ export class BuildTimeoutSweeper implements OnModuleInit, OnApplicationBootstrap
       const due = await this.tx.run((m) => this.repo.timedOut(m, BATCH));
       for (const b of due) {
         try {
-          if (await this.builds.timeOut(b.id, b.buildTimeout)) {
+          const finished = await this.builds.timeOut(b.id, b.pipelineId, b.buildTimeout);
+          if (finished) {
             failed.push(b.id);
-            await this.pipelines.buildFinished(b.pipelineId, b.id);
+            await this.pipelines.buildFinished(finished);
           }
         } catch (e) {
           this.logger.error('build timeout sweep failed', { build_id: b.id, error: e instanceof Error ? e.message : String(e) });

@@ -7,6 +7,8 @@ import { DomainEvents, PushReceived } from '../../events/domain-events';
 import { HookOutbox } from '../../events/hook-outbox';
 import { PushReactions } from '../../events/push-reactions';
 import { GitService } from '../../git/git.service';
+import { QueueService } from '../../queue/queue.service';
+import { BUILD_FINISHED_QUEUE, BuildFinishedJob, Finished } from '../builds/builds.service';
 import { ZERO_SHA } from '../../git/objects';
 import { BuildStatus } from '../builds/build.entity';
 import { BuildRow, BuildsRepository } from '../builds/builds.repository';
@@ -41,6 +43,7 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     private readonly domainEvents: DomainEvents,
     private readonly outbox: HookOutbox,
     private readonly reactions: PushReactions,
+    private readonly queue: QueueService,
     private readonly logger: Logger,
   ) {}
 
@@ -54,6 +57,15 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
       },
       { retryLimit: 0 }, // createForPush logs its own failures; a retry could create a pipeline twice
     );
+    // a build ended and the in-process step below did not happen (a crash in between): a worker does it
+    this.queue
+      .register<BuildFinishedJob>(BUILD_FINISHED_QUEUE, {
+        handler: (job) => this.buildFinished({ ...job.data, job: null }),
+        retryLimit: 5,
+        retryDelay: 10,
+        retryBackoff: true,
+      })
+      .catch((e) => this.logger.error('build-finished queue setup failed', { error: e instanceof Error ? e.message : String(e) }));
   }
 
   /**
@@ -173,9 +185,12 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
   /**
    * After a build of the pipeline ended (success, failed, canceled): when it is the latest of its
    * name, create the first later stage that yields builds for the status of the stages up to its own.
-   * Serialised per pipeline by a row lock, after the build's transition committed.
+   * Serialised per pipeline by a row lock, after the build's transition committed. Runs at once
+   * in-process and takes over the durable job the transition wrote (`f.job`): exactly one of the two
+   * does the work; a worker runs the job (with `job: null`) only when the in-process step never did.
    */
-  async buildFinished(pipelineId: number, buildId: number): Promise<void> {
+  async buildFinished(f: Finished): Promise<void> {
+    const { pipelineId, buildId } = f;
     // read outside the transaction: on the embedded database the pool has a single connection
     const current = await this.pipelines.find(pipelineId);
     if (!current) return;
@@ -185,6 +200,7 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     const sha = ended ? parseSha(ended.sha) : null;
     const commit = sha && ended ? await this.git.repository(ended.projectId).commit(sha).catch(() => null) : null;
     const finished = await this.tx.run(async (m) => {
+      if (f.job && !(await this.queue.takeOver(BUILD_FINISHED_QUEUE, f.job, { tx: m }))) return undefined; // a worker has it
       const pipeline = await this.pipelines.lock(m, pipelineId);
       if (!pipeline) return undefined;
       const all = await this.builds.pipelineBuilds(pipelineId, m);

@@ -82,7 +82,7 @@ export class RunnerApiService implements OnModuleInit {
     await this.runners.touch(runner, runnerInfo(info));
     const build = await this.builds.runningBuildOf(runner.id, Number(id));
     const finished = await this.builds.update(build, state, typeof trace === 'string' ? trace : undefined);
-    if (finished) await this.pipelines.buildFinished(build.pipelineId, build.id);
+    if (finished) await this.pipelines.buildFinished(finished);
   }
 
   /** `PATCH builds/:id/trace.txt`: build token, then the range check, then an O(part) append. */
