@@ -122,6 +122,7 @@ export const RULES: Record<string, Rule> = {
   // ---- instance-wide
   'GET /application/settings': G(adminOnly),
   'PUT /application/settings': G(adminOnly, { body: () => ({ home_page_url: null }) }),
+  'POST /application/settings/reset_runners_registration_token': G(adminOnly, { destructive: 'resets the runners registration token' }),
   'GET /version': G(any),
   'GET /openapi.json': G(any, { anonymousAllowed: true }),
   'GET /licenses': G(any, { anonymousAllowed: true }),
