@@ -81,8 +81,9 @@ export class GroupsService {
   /** `POST /groups`: needs `can_create_group` (or admin); name and path required; path unique among namespaces. */
   async create(user: User, dto: CreateGroupDto): Promise<Namespace> {
     if (!user.admin && !user.canCreateGroup) throw new Forbidden();
-    const name = dto.name.trim();
-    const path = dto.path.trim();
+    // a required field given an invalid value (e.g. a NUL byte) arrives undefined, reported by invalidFields
+    const name = (dto.name ?? '').trim();
+    const path = (dto.path ?? '').trim();
     const errors: ValidationMap = {};
     if (name.length > 255) errors.name = ['is too long (maximum is 255 characters)'];
     const pe = pathErrors(path);

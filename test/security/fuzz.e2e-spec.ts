@@ -351,6 +351,13 @@ describe('security: fuzzing every route', () => {
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ username: 'nullbio', bio: null, skype: '' });
     }
+    // a required field of a field-map DTO given an invalid value arrived undefined (POST /groups with path NUL → 500, seed 1109550270)
+    {
+      const res = await t.http.post('/api/v3/groups').set('PRIVATE-TOKEN', t.root.token).type('form').send({ name: 'nul-group', path: '\u0000' });
+      sent++;
+      expect(res.status).toBe(400);
+      expect(res.body.message.path).toEqual(expect.arrayContaining(['is invalid']));
+    }
     // a URL over Node's 16 kB header limit was answered by the HTTP parser with an empty body
     {
       const res = await t.http.get(`/api/v3/projects/${'a'.repeat(20_000)}`).ok(() => true);
