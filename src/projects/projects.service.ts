@@ -13,7 +13,7 @@ import {
   ValidationFailed,
 } from '../common/errors/domain-errors';
 import { Logger } from '../common/http/logger';
-import { checkOutboundUrl, CheckedUrl, OutboundUrlRefused } from '../common/net/outbound-url';
+import { checkOutboundUrl, CheckedUrl, OutboundUrlRefused, recheckPinned } from '../common/net/outbound-url';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
 import { AccessLevel, groupAbilities, ProjectAbility } from '../common/policy/policy';
@@ -40,6 +40,8 @@ interface ImportJob {
   projectId: number;
   /** The vetted import URL, sealed with the secret key (it may carry credentials). */
   url: string;
+  /** The address vetted when the project was created: the clone connects to it (no second resolution). */
+  address?: string;
 }
 
 export type ProjectScope = 'member' | 'owned' | 'starred' | 'all' | 'search';
@@ -168,7 +170,7 @@ export class ProjectsService implements OnModuleInit {
           await this.outbox.add(tx, 'project_member.added', { projectId: created.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
         }
         // the clone is a job written by this transaction; the URL (it may hold credentials) sealed
-        if (importUrl) await this.queue.send<ImportJob>(IMPORT_QUEUE, { projectId: created.id, url: this.secrets.encrypt(importUrl.url.url.toString()) }, { tx });
+        if (importUrl) await this.queue.send<ImportJob>(IMPORT_QUEUE, { projectId: created.id, url: this.secrets.encrypt(importUrl.url.url.toString()), address: importUrl.url.address }, { tx });
       },
     );
     if (importUrl) this.queue.wake(IMPORT_QUEUE);
@@ -297,7 +299,9 @@ export class ProjectsService implements OnModuleInit {
     try {
       await this.projects.update(projectId, { importStatus: 'started' });
       const allowLocal = (await this.settings.get()).allowLocalRequestsFromHooksAndServices;
-      const checked: CheckedUrl = await checkOutboundUrl(this.secrets.decrypt(job.url), allowLocal);
+      // the address vetted at creation, checked again against today's setting (never resolved again)
+      const raw = this.secrets.decrypt(job.url);
+      const checked: CheckedUrl = job.address ? recheckPinned(raw, job.address, allowLocal) : await checkOutboundUrl(raw, allowLocal);
       await this.git.importFrom(projectId, checked);
       const branch = await this.git.defaultBranch(projectId);
       await this.projects.update(projectId, { importStatus: 'finished', defaultBranch: branch, importError: null });

@@ -78,6 +78,26 @@ export interface CheckedUrl {
  * Accepts only http(s) URLs whose every resolved address is public (or any address when
  * `allowLocal`). Returns the URL with the address to pin the connection to.
  */
+/**
+ * A URL checked earlier (`checkOutboundUrl`) and its pinned address, checked again against the current
+ * setting without resolving its name again: the address connected to is the one vetted, even when the
+ * work runs later (a queued import).
+ */
+export function recheckPinned(raw: string, address: string, allowLocal: boolean): CheckedUrl {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundUrlRefused('is not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundUrlRefused('must use http or https');
+  if (ambiguousAuthority(raw) || !ipaddr.isValid(address)) throw new OutboundUrlRefused('is not a valid URL');
+  if (!allowLocal && isLocalAddress(address)) throw new OutboundUrlRefused('is blocked: requests to the local network are not allowed');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  return { url, host, port, address };
+}
+
 export async function checkOutboundUrl(raw: string, allowLocal: boolean): Promise<CheckedUrl> {
   let url: URL;
   try {
