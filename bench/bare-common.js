@@ -42,4 +42,50 @@ function bareSetup(defaultPort) {
   return { PORT, HOST, EXTERNAL_URL, pool, digest, encrypt, decrypt };
 }
 
-module.exports = { bareSetup };
+/** page/per_page as the app reads them (src/common/pagination/pagination.ts). */
+function pageRequest(query) {
+  const read = (name) => {
+    const all = query.getAll(name);
+    const s = all.length ? all[all.length - 1].trim() : undefined;
+    return s !== undefined && /^\d{1,9}$/.test(s) ? Number(s) : undefined;
+  };
+  const page = Math.max(1, read('page') ?? 1);
+  let perPage = read('per_page') ?? 20;
+  if (perPage < 1) perPage = 20;
+  perPage = Math.min(perPage, 100);
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+const CREDENTIAL_PARAMS = new Set(['private_token', 'access_token', 'bearer_token']);
+const encode = (s) => encodeURIComponent(s).replace(/%20/g, '+');
+
+/** The app's pagination headers (src/common/pagination/pagination.ts), for scalar query values. */
+function paginationHeaders(externalUrl, path, query, total, page) {
+  const totalPages = Math.ceil(total / page.perPage);
+  const base = {};
+  for (const [k, v] of query) {
+    const key = k.endsWith('[]') ? k.slice(0, -2) : k;
+    if (!CREDENTIAL_PARAMS.has(key)) base[key] = v;
+  }
+  const url = (p) => {
+    const params = { ...base, page: String(p), per_page: String(page.perPage) };
+    const qs = Object.keys(params).sort().map((k) => `${encode(k)}=${encode(String(params[k]))}`).join('&');
+    return `${externalUrl}${path}?${qs}`;
+  };
+  const links = [];
+  if (page.page > 1) links.push(`<${url(page.page - 1)}>; rel="prev"`);
+  if (page.page < totalPages) links.push(`<${url(page.page + 1)}>; rel="next"`);
+  links.push(`<${url(1)}>; rel="first"`);
+  links.push(`<${url(totalPages)}>; rel="last"`);
+  return {
+    Link: links.join(', '),
+    'X-Total': String(total),
+    'X-Total-Pages': String(totalPages),
+    'X-Per-Page': String(page.perPage),
+    'X-Page': String(page.page),
+    'X-Next-Page': page.page < totalPages ? String(page.page + 1) : '',
+    'X-Prev-Page': page.page > 1 ? String(page.page - 1) : '',
+  };
+}
+
+module.exports = { bareSetup, pageRequest, paginationHeaders };

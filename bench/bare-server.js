@@ -12,7 +12,7 @@
  */
 const http = require('node:http');
 const { createHash } = require('node:crypto');
-const { bareSetup } = require('./bare-common');
+const { bareSetup, pageRequest, paginationHeaders } = require('./bare-common');
 
 const { PORT, HOST, EXTERNAL_URL, pool, digest, decrypt } = bareSetup(8081);
 
@@ -107,54 +107,6 @@ async function authenticate(req, query) {
   return user && user.state === 'active' ? user : undefined;
 }
 
-function pageRequest(query) {
-  const read = (name) => {
-    const all = query.getAll(name);
-    const s = all.length ? all[all.length - 1].trim() : undefined;
-    return s !== undefined && /^\d{1,9}$/.test(s) ? Number(s) : undefined;
-  };
-  const page = Math.max(1, read('page') ?? 1);
-  let perPage = read('per_page') ?? 20;
-  if (perPage < 1) perPage = 20;
-  perPage = Math.min(perPage, 100);
-  return { page, perPage, offset: (page - 1) * perPage };
-}
-
-const CREDENTIAL_PARAMS = new Set(['private_token', 'access_token', 'bearer_token']);
-const encode = (s) => encodeURIComponent(s).replace(/%20/g, '+');
-
-/** The app's pagination headers (src/common/pagination/pagination.ts), for scalar query values. */
-function paginationHeaders(path, query, total, page) {
-  const totalPages = Math.ceil(total / page.perPage);
-  const base = {};
-  for (const [k, v] of query) {
-    const key = k.endsWith('[]') ? k.slice(0, -2) : k;
-    if (!CREDENTIAL_PARAMS.has(key)) base[key] = v;
-  }
-  const url = (p) => {
-    const params = { ...base, page: String(p), per_page: String(page.perPage) };
-    const qs = Object.keys(params)
-      .sort()
-      .map((k) => `${encode(k)}=${encode(String(params[k]))}`)
-      .join('&');
-    return `${EXTERNAL_URL}${path}?${qs}`;
-  };
-  const links = [];
-  if (page.page > 1) links.push(`<${url(page.page - 1)}>; rel="prev"`);
-  if (page.page < totalPages) links.push(`<${url(page.page + 1)}>; rel="next"`);
-  links.push(`<${url(1)}>; rel="first"`);
-  links.push(`<${url(totalPages)}>; rel="last"`);
-  return {
-    Link: links.join(', '),
-    'X-Total': String(total),
-    'X-Total-Pages': String(totalPages),
-    'X-Per-Page': String(page.perPage),
-    'X-Page': String(page.page),
-    'X-Next-Page': page.page < totalPages ? String(page.page + 1) : '',
-    'X-Prev-Page': page.page > 1 ? String(page.page - 1) : '',
-  };
-}
-
 function send(res, status, body, headers = {}) {
   const json = JSON.stringify(body);
   res.writeHead(status, {
@@ -203,7 +155,7 @@ async function handle(req, res) {
   let total = users.length ? Number(users[0].total_count) : 0;
   if (!users.length && page.offset > 0) total = Number((await pool.query('SELECT count(*)::int AS n FROM users')).rows[0].n);
   const body = users.map((u) => presentFull(u, u.identities_json, u.projects_limit > u.personal_project_count, gravatar));
-  return send(res, 200, body, paginationHeaders(path, query, total, page));
+  return send(res, 200, body, paginationHeaders(EXTERNAL_URL, path, query, total, page));
 }
 
 const server = http.createServer((req, res) => {

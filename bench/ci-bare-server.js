@@ -20,7 +20,7 @@ const http = require('node:http');
 const { spawn } = require('node:child_process');
 const { join } = require('node:path');
 const { createHash, randomInt } = require('node:crypto');
-const { bareSetup } = require('./bare-common');
+const { bareSetup, pageRequest, paginationHeaders } = require('./bare-common');
 
 const { PORT, HOST, EXTERNAL_URL, pool, digest, encrypt, decrypt } = bareSetup(8082);
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -222,50 +222,6 @@ function SELECT_BUILD_FULL() {
 }
 
 const SCOPES = ['pending', 'running', 'failed', 'success', 'canceled', 'skipped'];
-const CREDENTIAL_PARAMS = new Set(['private_token', 'access_token', 'bearer_token']);
-const encode = (s) => encodeURIComponent(s).replace(/%20/g, '+');
-
-function pageRequest(query) {
-  const read = (name) => {
-    const all = query.getAll(name);
-    const s = all.length ? all[all.length - 1].trim() : undefined;
-    return s !== undefined && /^\d{1,9}$/.test(s) ? Number(s) : undefined;
-  };
-  const page = Math.max(1, read('page') ?? 1);
-  let perPage = read('per_page') ?? 20;
-  if (perPage < 1) perPage = 20;
-  perPage = Math.min(perPage, 100);
-  return { page, perPage, offset: (page - 1) * perPage };
-}
-
-/** The app's pagination headers (src/common/pagination/pagination.ts), for scalar query values. */
-function paginationHeaders(path, query, total, page) {
-  const totalPages = Math.ceil(total / page.perPage);
-  const base = {};
-  for (const [k, v] of query) {
-    const key = k.endsWith('[]') ? k.slice(0, -2) : k;
-    if (!CREDENTIAL_PARAMS.has(key)) base[key] = v;
-  }
-  const url = (p) => {
-    const params = { ...base, page: String(p), per_page: String(page.perPage) };
-    const qs = Object.keys(params).sort().map((k) => `${encode(k)}=${encode(String(params[k]))}`).join('&');
-    return `${EXTERNAL_URL}${path}?${qs}`;
-  };
-  const links = [];
-  if (page.page > 1) links.push(`<${url(page.page - 1)}>; rel="prev"`);
-  if (page.page < totalPages) links.push(`<${url(page.page + 1)}>; rel="next"`);
-  links.push(`<${url(1)}>; rel="first"`);
-  links.push(`<${url(totalPages)}>; rel="last"`);
-  return {
-    Link: links.join(', '),
-    'X-Total': String(total),
-    'X-Total-Pages': String(totalPages),
-    'X-Per-Page': String(page.perPage),
-    'X-Page': String(page.page),
-    'X-Next-Page': page.page < totalPages ? String(page.page + 1) : '',
-    'X-Prev-Page': page.page > 1 ? String(page.page - 1) : '',
-  };
-}
 
 const iso = (d) => (d ? new Date(d).toISOString() : null);
 
@@ -344,7 +300,7 @@ async function listBuilds(req, res, path, projectId, query) {
     };
   });
   const text = JSON.stringify(body);
-  res.writeHead(200, { ...paginationHeaders(path, query, total, page), 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(200, { ...paginationHeaders(EXTERNAL_URL, path, query, total, page), 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
 

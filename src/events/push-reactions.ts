@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Logger } from '../common/http/logger';
 import { Tx } from '../database/transactions';
 import { QueueService } from '../queue/queue.service';
-import { DomainEvents, PushReceived } from './domain-events';
+import { PushReceived } from './domain-events';
 
 /** The queue of one reaction to pushes: `push.<name>`. */
 export const pushQueue = (name: string) => `push.${name}`;
@@ -20,7 +20,6 @@ export class PushReactions {
 
   constructor(
     private readonly queue: QueueService,
-    private readonly domainEvents: DomainEvents,
     private readonly logger: Logger,
   ) {}
 
@@ -36,16 +35,6 @@ export class PushReactions {
         expireInSeconds: 15 * 60,
       })
       .catch((e) => this.logger.error('push reaction: queue setup failed', { reaction: name, error: e instanceof Error ? e.message : String(e) }));
-  }
-
-  /**
-   * A push moved refs: one job per reaction, then the in-process domain event (its listeners only
-   * enqueue hook deliveries).
-   * Never throws: the refs moved already; a job that cannot be written is logged.
-   */
-  async received(e: PushReceived): Promise<void> {
-    await this.enqueue(e);
-    this.domainEvents.pushReceived(e);
   }
 
   /**
