@@ -4,6 +4,7 @@ import { AppModule } from './app.module';
 import { clientErrorResponse, httpPipeline } from './common/http/http-pipeline';
 import { Logger } from './common/http/logger';
 import { RateLimiter } from './common/http/rate-limit';
+import { RunnerPollRoute } from './ci/runner-api/runner-poll.route';
 import { AppConfig } from './config/config';
 import { Database, openDatabase } from './database/data-source';
 import { httpMetrics } from './metrics/registry';
@@ -31,6 +32,7 @@ export async function createApp(config: AppConfig, existingDb?: Database): Promi
   for (const mw of httpPipeline(logger, { bodyLimit: '10mb', corsOrigins: config.corsOrigins, metrics: httpMetrics })) app.use(mw);
   const limiter = app.get(RateLimiter);
   if (limiter.enabled) app.use(limiter.middleware()); // off by default: not even installed
+  app.use(app.get(RunnerPollRoute).middleware()); // the runners' poll, before the router (see there)
   await app.init();
   app.getHttpServer().on('clientError', clientErrorResponse);
   app.get(OpenApiService).attach(app); // GET /api/v3/openapi.json, built on first request

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { App, createApp } from '../src/app.factory';
+import { ci } from './helpers/ci';
 import { countQueries, startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const API = '/api/v3';
@@ -136,4 +137,54 @@ describe('authentication cache invalidation', () => {
       });
     });
   }
+
+  describe('the runner cache (runner token → runner, for the poll)', () => {
+    const V1 = '/ci/api/v1';
+    const poll = (http: TestAgent, token: string) =>
+      http.post(`${V1}/builds/register.json`).set('Content-Type', 'application/json').send(JSON.stringify({ token, info: { name: 'gitlab-ci-multi-runner', version: '1.3.5' } }));
+    async function runner(): Promise<{ id: number; token: string }> {
+      const token = (await t.http.get(`${API}/application/settings`).set(admin()).expect(200)).body.runners_registration_token;
+      const res = await t.http.post(`${V1}/runners/register.json`).send({ token, info: { name: 'gitlab-ci-multi-runner', version: '1.3.5' } }).expect(201);
+      return res.body;
+    }
+
+    (pg ? it : it.skip)('an empty poll with a known runner sends one statement (the claim), not two', async () => {
+      const r = await runner();
+      await poll(t.http, r.token).expect(404); // records the runner's contact (which drops its cached row)
+      await poll(t.http, r.token).expect(404); // loads and caches the runner
+      const before = t.counter.count;
+      const res = await poll(t.http, r.token);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({});
+      expect(t.counter.count - before).toBe(1);
+    });
+
+    for (const where of ['the same instance', 'another instance'] as const) {
+      const other = () => (where === 'the same instance' ? t.http : b);
+      it(`a paused runner gets no build at once, resumed it gets one, deleted 403 — seen through ${where}`, async () => {
+        const r = await runner();
+        await warm((h) => poll(h, r.token).expect(404));
+        await t.http.put(`${API}/runners/${r.id}`).set(admin()).send({ active: false }).expect(200);
+        // a build the runner could take
+        const owner = await t.createUser();
+        await ci(t).project(owner, 'job:\n  script: echo hi\n');
+        await poll(other(), r.token).expect(404);
+        await t.http.put(`${API}/runners/${r.id}`).set(admin()).send({ active: true }).expect(200);
+        const claimed = await poll(other(), r.token);
+        expect(claimed.status).toBe(201);
+        expect(claimed.body.name).toBe('job');
+        await t.http.delete(`${V1}/runners/delete`).send({ token: r.token }).expect(200);
+        const gone = await poll(other(), r.token);
+        expect(gone.status).toBe(403);
+        expect(gone.body).toEqual({ message: '403 Forbidden' });
+      });
+
+      it(`a runner deleted by hand in the database gets 403 at once, seen through ${where}`, async () => {
+        const r = await runner();
+        await warm((h) => poll(h, r.token).expect(404));
+        await t.sql(`DELETE FROM ci_runners WHERE id = $1`, [r.id]);
+        expect((await poll(other(), r.token)).status).toBe(403);
+      });
+    }
+  });
 });

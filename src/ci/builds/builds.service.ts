@@ -89,11 +89,25 @@ export class BuildsService {
 
   /** Claims the oldest pending build for the runner; its new build token is returned once, in plain. */
   async claim(c: Claimer): Promise<{ build: BuildRow; token: string } | undefined> {
-    const token = this.secrets.generateToken(20);
-    const id = await this.builds.claim(c, this.secrets.digest(token), this.secrets.encrypt(token));
-    if (id === undefined) return undefined;
+    // Polls nearly always find nothing: the token made for a claim that found nothing is kept for the
+    // next one instead of generating, digesting and encrypting a new one per poll. It is taken from the
+    // slot synchronously, so two claims in flight never share one.
+    const token = this.spareToken ?? this.newBuildToken();
+    this.spareToken = undefined;
+    const id = await this.builds.claim(c, token.digest, token.encrypted);
+    if (id === undefined) {
+      this.spareToken ??= token;
+      return undefined;
+    }
     const build = await this.builds.find(id);
-    return build && { build, token };
+    return build && { build, token: token.plain };
+  }
+
+  private spareToken: { plain: string; digest: string; encrypted: string } | undefined;
+
+  private newBuildToken() {
+    const plain = this.secrets.generateToken(20);
+    return { plain, digest: this.secrets.digest(plain), encrypted: this.secrets.encrypt(plain) };
   }
 
   /** The plain token of a build (for `depends_on_builds` and masking). */

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/decorators';
 import { Input } from '../../common/params/params';
 import { presentArtifactsFile } from '../builds/builds.presenter';
+import { RunnerApiError } from '../builds/builds.service';
 import { BuildTokenDto, RegisterRunnerDto, RunnerTokenDto, UpdateBuildDto } from './dto/runner-api.dto';
 import { presentRegisteredRunner } from './runner-api.presenter';
 import { RunnerApiService } from './runner-api.service';
@@ -27,9 +28,12 @@ export class RunnerApiController {
     return this.api.removeRunner(dto.token);
   }
 
+  /** Answered by RunnerPollRoute before the router; this route documents it and is its fallback. */
   @Post('builds/register')
-  requestBuild(@Input() dto: RunnerTokenDto) {
-    return this.api.requestBuild(dto.token, dto.info);
+  async requestBuild(@Input() dto: RunnerTokenDto) {
+    const payload = await this.api.requestBuild(dto.token, dto.info);
+    if (!payload) throw new RunnerApiError(404, {});
+    return payload;
   }
 
   @Put('builds/:id')

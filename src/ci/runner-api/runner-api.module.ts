@@ -6,12 +6,14 @@ import { RunnersModule } from '../runners/runners.module';
 import { RunnerApiBodyMiddleware } from './runner-api-body.middleware';
 import { RunnerApiController } from './runner-api.controller';
 import { RunnerApiService } from './runner-api.service';
+import { RunnerPollRoute } from './runner-poll.route';
 
 /** `/ci/api/v1`: what runners call. Also teaches git over HTTP to accept build tokens. */
 @Module({
   imports: [RunnersModule, BuildsModule, PipelinesModule, GitHttpModule],
   controllers: [RunnerApiController],
-  providers: [RunnerApiService],
+  providers: [RunnerApiService, RunnerPollRoute],
+  exports: [RunnerPollRoute],
 })
 export class RunnerApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -51,18 +51,21 @@ export class RunnerApiService implements OnModuleInit {
     return this.runners.remove(token ?? '');
   }
 
-  /** Claims a build for the runner: 403 unknown token, 404 `{}` when inactive or nothing to do, else the payload. */
+  /**
+   * Claims a build for the runner: 403 unknown token; `undefined` (the caller answers 404 `{}`) when
+   * the runner is inactive or there is nothing to do — the poll's usual answer, so no error is built for it.
+   */
   async requestBuild(token: string | undefined, info: unknown) {
     const runner = await this.runners.authenticate(token);
     await this.runners.touch(runner, runnerInfo(info));
-    if (!runner.active) throw new RunnerApiError(404, {});
+    if (!runner.active) return undefined;
     const claimed = await this.builds.claim({
       runnerId: runner.id,
       isShared: runner.isShared,
       tagList: runner.tagList ?? [],
       runUntagged: runner.runUntagged,
     });
-    if (!claimed) throw new RunnerApiError(404, {});
+    if (!claimed) return undefined;
     return this.payload(claimed.build, claimed.token);
   }
 

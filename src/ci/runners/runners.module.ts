@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { RunnerCache } from './runner-cache';
 import { Runner, RunnerProject } from './runner.entity';
 import { RunnersRepository } from './runners.repository';
 import { RunnersService } from './runners.service';
@@ -7,7 +8,7 @@ import { RunnersService } from './runners.service';
 /** Runners: registration, removal, authentication by runner token. */
 @Module({
   imports: [TypeOrmModule.forFeature([Runner, RunnerProject])],
-  providers: [RunnersRepository, RunnersService],
+  providers: [RunnerCache, RunnersRepository, RunnersService],
   exports: [RunnersRepository, RunnersService],
 })
 export class RunnersModule {}

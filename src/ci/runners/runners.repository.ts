@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { rowsOf } from '../sql';
+import { RunnerCache } from './runner-cache';
 import { Runner, RunnerProject } from './runner.entity';
 
 export interface RunnerInfo {
@@ -15,10 +16,21 @@ export interface RunnerInfo {
 /** All SQL of runners, their projects, and the instance's registration token. */
 @Injectable()
 export class RunnersRepository {
-  constructor(@InjectRepository(Runner) private readonly runners: Repository<Runner>) {}
+  constructor(
+    @InjectRepository(Runner) private readonly runners: Repository<Runner>,
+    private readonly cache: RunnerCache,
+  ) {}
 
-  /** The hot path of every runner call: one indexed lookup, plain SQL (no query builder per poll). */
+  /**
+   * The hot path of every runner call: one indexed lookup, plain SQL (no query builder per poll),
+   * through the runner cache (no statement at all while the row is unchanged).
+   */
   async byTokenDigest(digest: string): Promise<Runner | null> {
+    const runner = await this.cache.get(digest, () => this.loadByTokenDigest(digest), (r) => r.id, copyRunner);
+    return runner ?? null;
+  }
+
+  private async loadByTokenDigest(digest: string): Promise<Runner | undefined> {
     const rows = rowsOf<Runner>(
       await this.runners.query(
         `SELECT id, token_digest AS "tokenDigest", token_encrypted AS "tokenEncrypted", description,
@@ -29,7 +41,7 @@ export class RunnersRepository {
         [digest],
       ),
     );
-    return rows[0] ?? null;
+    return rows[0];
   }
 
   async create(
@@ -50,6 +62,7 @@ export class RunnersRepository {
                  revision, platform, architecture, run_untagged`,
       [id],
     ));
+    this.cache.forgetOwner(id); // at once here; every instance when the notification arrives
     return rows[0];
   }
 
@@ -71,6 +84,7 @@ export class RunnersRepository {
          OR architecture IS DISTINCT FROM coalesce($6, architecture))`,
       [runner.id, info.name ?? null, info.version ?? null, info.revision ?? null, info.platform ?? null, info.architecture ?? null],
     );
+    this.cache.forgetOwner(runner.id); // the cached contact time is stale now, whether or not this row changed
   }
 
   /** The project whose runners token this is (digest lookup), with builds enabled or not. */
@@ -194,6 +208,7 @@ export class RunnersRepository {
        WHERE id = $1`,
       [id, f.description ?? null, f.active ?? null, f.tagList ?? null, f.runUntagged ?? null],
     );
+    this.cache.forgetOwner(id);
   }
 }
 
@@ -219,3 +234,8 @@ const MEMBER = (u: string, level: number) => `(
 /** Runner `r` is enabled in a project where the user (parameter `u`) is master or owner. */
 const OWNED = (u: string) => `EXISTS (SELECT 1 FROM ci_runner_projects rpo JOIN projects p ON p.id = rpo.project_id
   WHERE rpo.runner_id = r.id AND ${MEMBER(u, 40)})`;
+
+/** Each caller gets its own copy of a cached runner (its tag list included). */
+function copyRunner(r: Runner): Runner {
+  return Object.assign(Object.create(Object.getPrototypeOf(r)), r, { tagList: r.tagList ? [...r.tagList] : r.tagList }) as Runner;
+}
