@@ -4,7 +4,7 @@
  * server, the floor it is compared with, the ratio, p99 and resident memory — written to the console
  * and to bench/results/all-latest.md. Each benchmark also prints its own detailed table.
  *
- * Env: BENCH_SKIP=<comma list of names> (users,ci,git,hooks,data,transfer,scale) skips some;
+ * Env: BENCH_SKIP=<comma list of names> (users,ci,git,hooks,data,transfer,embedded,scale) skips some;
  * BENCH_ONLY_SUITES=<comma list> runs only those. Every benchmark's own env applies (see its header).
  */
 const { spawnSync } = require('node:child_process');
@@ -91,6 +91,18 @@ const SUITES = [
       [`push ${r.size_mb} MB over HTTP`, `${r.push.seconds} s`, '', undefined, '', r.push.peak_rss_mb],
       [`clone ${r.size_mb} MB over HTTP`, `${r.clone.seconds} s`, `${r.local_clone_seconds} s (local clone)`, r.clone_vs_local, '', r.clone.peak_rss_mb],
       ['slow client: busy DB backends', `${r.slow_client.busy_db_backends_max}`, '0', undefined, ''],
+    ],
+  },
+  {
+    name: 'embedded',
+    script: 'embedded.bench.js',
+    file: 'embedded-latest.json',
+    rows: (r) => [
+      ['embedded: first start → ready (aim ≤ 5 s)', `${r.first_start_ms} ms`, '5000 ms', 5000 / r.first_start_ms, ''],
+      ['embedded: restart → ready (aim ≤ 2 s)', `${r.restart_ready_ms} ms`, '2000 ms', 2000 / r.restart_ready_ms, ''],
+      ['embedded: idle after restart (aim ≤ 250 MB)', `${r.idle_after_restart_mb} MB`, '250 MB', 250 / r.idle_after_restart_mb, '', r.idle_after_restart_mb],
+      ['embedded: issues list vs PostgreSQL mode (aim ≥ 0.6×)', `${n(r.embedded.req_per_s, 0)} req/s`, `${n(r.postgresql.req_per_s, 0)} req/s (PostgreSQL mode)`, r.ratio, `${r.embedded.p99_ms} ms`, r.embedded.peak_rss_mb],
+      ['PostgreSQL mode: idle (aim ≤ 150 MB)', `${r.pg_idle_mb} MB`, '150 MB', 150 / r.pg_idle_mb, '', r.pg_idle_mb],
     ],
   },
   {
