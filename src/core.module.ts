@@ -7,11 +7,10 @@ import { LoginThrottle } from './common/auth/login-throttle';
 import { SecretsService } from './common/crypto/secrets.service';
 import { GitlabValidationPipe } from './common/dto/validation.pipe';
 import { ErrorsFilter } from './common/errors/errors.filter';
-import { JsonResponseInterceptor } from './common/http/json-response.interceptor';
+import { ResponseInterceptor } from './common/http/response.interceptor';
 import { Logger } from './common/http/logger';
 import { RateLimiter } from './common/http/rate-limit';
 import { RateLimitRepository } from './common/http/rate-limit.repository';
-import { PaginationInterceptor } from './common/pagination/pagination.interceptor';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { DbNotifications } from './database/notifications';
 import { RepositoryLocks } from './database/repository-locks';
@@ -50,8 +49,7 @@ export class CoreModule {
         RateLimitRepository,
         RateLimiter,
         { provide: APP_FILTER, useClass: ErrorsFilter },
-        { provide: APP_INTERCEPTOR, useClass: PaginationInterceptor },
-        { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: ResponseInterceptor },
         { provide: APP_PIPE, useClass: GitlabValidationPipe },
       ],
       exports: [APP_CONFIG, Transactions, DbNotifications, RepositoryLocks, PoolStats, Logger, SecretsService, LoginAttemptsRepository, LoginThrottle, RateLimiter],
