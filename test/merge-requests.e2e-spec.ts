@@ -784,6 +784,35 @@ describe('merge requests', () => {
       expect((await h.get(tm.owner, `${P(s.p)}/merge_requests/${side.id}/closes_issues`).expect(200)).body).toEqual([]);
     });
 
+    it('resolves all references at once: the same statements for one issue or many across projects; each issue once, readable ones only', async () => {
+      const s = await seeded(20);
+      const first = await h.issue(tm.owner, s.p.id, { title: 'Named by the commit' });
+      const labelled = await h.issue(tm.owner, s.p.id, { title: 'Labelled', labels: 'zeta,Alpha' });
+      const secret = await h.issue(tm.owner, s.p.id, { title: 'Confidential', confidential: true });
+      const gone = await h.issue(tm.owner, s.p.id, { title: 'Deleted' });
+      await h.del(tm.owner, `/projects/${s.p.id}/issues/${gone.id}`).expect(200);
+      const other = await h.project(tm, 20);
+      const elsewhere = await h.issue(tm.owner, other.id, { title: 'Elsewhere' });
+      const priv = await h.project(tm, 0);
+      const hidden = await h.issue(tm.owner, priv.id, { title: 'Private' });
+      const mr = await createMr(tm.developer, s.p, { description: 'Nothing named here' });
+      const path = `${P(s.p)}/merge_requests/${mr.id}/closes_issues`;
+      const one = await h.measure(async () => expect((await h.get(tm.stranger, path).expect(200)).body).toHaveLength(1));
+      await h.put(tm.developer, `${P(s.p)}/merge_requests/${mr.id}`).send({
+        description:
+          `Closes #${labelled.iid}, #${secret.iid}, #${gone.iid}, ${other.path_with_namespace.toUpperCase()}#${elsewhere.iid}, ` +
+          `${priv.path_with_namespace}#${hidden.iid} and nobody/nothing#1. Also fixes http://gitlab.test/${other.path_with_namespace}/issues/${elsewhere.iid}`,
+      }).expect(200);
+      let body: Json[] = [];
+      const many = await h.measure(async () => (body = (await h.get(tm.stranger, path).expect(200)).body));
+      expect(many).toBe(one);
+      // the current project's issues first (by iid), then the other projects' in order of mention
+      expect(body.map((i) => i.id)).toEqual([first.id, labelled.id, elsewhere.id]);
+      expect(body[1].labels).toEqual(['Alpha', 'zeta']);
+      const asOwner = (await h.get(tm.owner, path).expect(200)).body as Json[];
+      expect(asOwner.map((i) => i.id)).toEqual([first.id, labelled.id, secret.id, elsewhere.id, hidden.id]);
+    });
+
     it('merging closes them with a system note; pushing such commits to the default branch closes them too', async () => {
       const s = await seeded(0);
       const one = await h.issue(tm.owner, s.p.id, { title: 'Named by a commit' });

@@ -20,17 +20,8 @@ const MAX_STATEMENTS = 4;
  * Lists still over the budget, with the statements they send today (constant in page size all the
  * same). Each is held to exactly that figure, so that neither a regression nor a fix goes
  * unnoticed: a fix must remove its line here.
- * - labels: the labels, their open/closed issue counts and the viewer's subscriptions are three
- *   statements (fold the counts and subscriptions into the labels' statement);
- * - closes_issues: each referenced issue is resolved through its project one by one;
- * - a commit's builds: the pipeline, the builds and their users are three statements.
  */
-const OVER_BUDGET: Record<string, number> = {
-  '/projects/{id}/labels': 5,
-  '/projects/{id}/merge_request/{merge_request_id}/closes_issues': 15,
-  '/projects/{id}/merge_requests/{merge_request_id}/closes_issues': 15,
-  '/projects/{id}/repository/commits/{sha}/builds': 5,
-};
+const OVER_BUDGET: Record<string, number> = {};
 
 interface Row {
   route: string;

@@ -61,11 +61,16 @@ export class IssueViews {
     return new Paginated(await this.many(viewer, page.items), page.total, page.page);
   }
 
-  /** A page read with IssuesRepository.listDetailed: only the labels are left to load (one query). */
-  async detailedPage(viewer: User | undefined, page: Paginated<IssueDetails>) {
+  /**
+   * A page read with IssuesRepository.listDetailed: only the labels are left to load (one query),
+   * unless every item comes with its label titles (IssuesService.readableReferenced).
+   */
+  async detailedPage(viewer: User | undefined, page: Paginated<IssueDetails & { labels?: string[] }>) {
     const ctx = await this.views.context();
     const issues = page.items.map((d) => d.issue);
-    const labels = issues.length ? await this.labels.labelsOf('Issue', issues.map((i) => i.id)) : new Map();
+    const labels = page.items.every((d) => d.labels)
+      ? new Map(page.items.map((d) => [d.issue.id, d.labels!.map((title) => ({ title }))]))
+      : await this.labels.labelsOf('Issue', issues.map((i) => i.id));
     const explicit = new Map(page.items.filter((d) => d.explicit !== null).map((d) => [d.issue.id, d.explicit as boolean]));
     const participation = participationOf(viewer, issues, page.items.map((d) => d.stats), explicit);
     const items = page.items.map((d) =>

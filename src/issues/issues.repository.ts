@@ -7,7 +7,9 @@ import { Tx } from '../database/transactions';
 import { Milestone } from '../milestones/milestone.entity';
 import { User } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
+import { Namespace } from '../namespaces/namespace.entity';
 import { Project } from '../projects/project.entity';
+import { Membership } from '../projects/projects.repository';
 import { Issue } from './issue.entity';
 import { IssueOrder } from './issue-rules';
 
@@ -53,6 +55,17 @@ export interface IssueDetails {
   explicit: boolean | null;
 }
 
+/** An issue named by its iid in a project given by id, or by namespace and path (any case); `rank` orders the answer. */
+export type IssueReference = { rank: number; iid: number } & ({ projectId: number } | { namespace: string; path: string });
+
+/** A referenced issue with its details, label titles, project (with its namespace) and the viewer's memberships there. */
+export interface ReferencedIssue extends IssueDetails {
+  labels: string[];
+  project: Project;
+  projectMember: Membership | null;
+  groupMember: Membership | null;
+}
+
 const ORDER_COLUMNS = { created_at: 'i.created_at', updated_at: 'i.updated_at' } as const;
 
 /** Every query on `issues` (and the issue rows of `notes` that moves and participation read). */
@@ -60,6 +73,8 @@ const ORDER_COLUMNS = { created_at: 'i.created_at', updated_at: 'i.updated_at' }
 export class IssuesRepository {
   private readonly issueRow: JoinedEntity<Issue>;
   private readonly milestoneRow: JoinedEntity<Milestone>;
+  private readonly projectRow: JoinedEntity<Project>;
+  private readonly namespaceRow: JoinedEntity<Namespace>;
 
   constructor(
     @InjectRepository(Issue) private readonly issues: Repository<Issue>,
@@ -68,6 +83,8 @@ export class IssuesRepository {
   ) {
     this.issueRow = new JoinedEntity(ds, Issue, 'i', 'i');
     this.milestoneRow = new JoinedEntity(ds, Milestone, 'm', 'm');
+    this.projectRow = new JoinedEntity(ds, Project, 'p', 'p');
+    this.namespaceRow = new JoinedEntity(ds, Namespace, 'pn', 'pn');
   }
 
   private repo(tx?: Tx): Repository<Issue> {
@@ -88,44 +105,121 @@ export class IssuesRepository {
     const column = ORDER_COLUMNS[order.column];
     qb.orderBy(column, order.direction).addOrderBy('i.id', order.direction).offset(page.offset).limit(page.perPage);
     const [inner, params] = qb.getQueryAndParameters();
-    const v = `$${params.length + 1}`;
-    const pat = `$${params.length + 2}`;
+    const d = this.detailsSql(`$${params.length + 1}`, `$${params.length + 2}`);
     const rows: Record<string, unknown>[] = await this.issues.query(
       `WITH page AS MATERIALIZED (${inner})
-       SELECT page.total AS "total", ${this.issueRow.columns}, ${this.users.joinedColumns('a', 'author')},
-              ${this.users.joinedColumns('s', 'assignee')}, ${this.milestoneRow.columns},
-              ns.user_notes AS "ns.user_notes", ns.commented AS "ns.commented", ns.mentioned AS "ns.mentioned",
-              (SELECT sub.subscribed FROM subscriptions sub
-                WHERE sub.user_id = ${v} AND sub.subscribable_type = 'Issue' AND sub.subscribable_id = i.id) AS "explicit"
+       SELECT page.total AS "total", ${d.columns}
          FROM page JOIN issues i ON i.id = page.id
-         LEFT JOIN users a ON a.id = i.author_id
-         LEFT JOIN users s ON s.id = i.assignee_id
-         LEFT JOIN milestones m ON m.id = i.milestone_id
-         LEFT JOIN LATERAL (
-           SELECT count(*) FILTER (WHERE NOT n.system)::int AS user_notes,
-                  coalesce(bool_or(NOT n.system AND n.author_id = ${v}), false) AS commented,
-                  coalesce(bool_or(NOT n.system AND n.body ~* ${pat}), false) AS mentioned
-             FROM notes n WHERE n.noteable_type = 'Issue' AND n.noteable_id = i.id) ns ON TRUE
+         ${d.joins}
         ORDER BY ${column} ${order.direction}, i.id ${order.direction}`,
       [...params, viewerId, pattern],
     );
-    const items = rows.map((r): IssueDetails => {
-      const issue = this.issueRow.from(r) as Issue;
-      return {
-        issue,
-        author: this.users.joined(r, 'author'),
-        assignee: this.users.joined(r, 'assignee'),
-        milestone: this.milestoneRow.from(r),
-        stats: { id: issue.id, user_notes: r['ns.user_notes'] as number, commented: r['ns.commented'] as boolean, mentioned: r['ns.mentioned'] as boolean },
-        explicit: (r.explicit as boolean | null) ?? null,
-      };
-    });
+    const items = rows.map((r) => this.details(r));
     if (rows.length) return [items, Number(rows[0].total)];
     if (page.offset === 0) return [[], 0];
     const count = this.issues.createQueryBuilder('i').where('i.deleted_at IS NULL');
     if (filter.projectConditions?.length) count.innerJoin(Project, 'p', 'p.id = i.project_id');
     this.filter(count, filter);
     return [[], await count.getCount()];
+  }
+
+  /**
+   * The select list and joins that read, for the issue `i`, everything its presentation needs but
+   * labels: author, assignee, milestone, note statistics for the viewer (`v`, an SQL expression
+   * such as `$3`) and mention pattern (`pat`), and the viewer's explicit subscription.
+   */
+  private detailsSql(v: string, pat: string): { columns: string; joins: string } {
+    return {
+      columns: `${this.issueRow.columns}, ${this.users.joinedColumns('a', 'author')},
+              ${this.users.joinedColumns('s', 'assignee')}, ${this.milestoneRow.columns},
+              ns.user_notes AS "ns.user_notes", ns.commented AS "ns.commented", ns.mentioned AS "ns.mentioned",
+              (SELECT sub.subscribed FROM subscriptions sub
+                WHERE sub.user_id = ${v} AND sub.subscribable_type = 'Issue' AND sub.subscribable_id = i.id) AS "explicit"`,
+      joins: `LEFT JOIN users a ON a.id = i.author_id
+         LEFT JOIN users s ON s.id = i.assignee_id
+         LEFT JOIN milestones m ON m.id = i.milestone_id
+         LEFT JOIN LATERAL (
+           SELECT count(*) FILTER (WHERE NOT n.system)::int AS user_notes,
+                  coalesce(bool_or(NOT n.system AND n.author_id = ${v}), false) AS commented,
+                  coalesce(bool_or(NOT n.system AND n.body ~* ${pat}), false) AS mentioned
+             FROM notes n WHERE n.noteable_type = 'Issue' AND n.noteable_id = i.id) ns ON TRUE`,
+    };
+  }
+
+  /** The IssueDetails of a row read with detailsSql. */
+  private details(r: Record<string, unknown>): IssueDetails {
+    const issue = this.issueRow.from(r) as Issue;
+    return {
+      issue,
+      author: this.users.joined(r, 'author'),
+      assignee: this.users.joined(r, 'assignee'),
+      milestone: this.milestoneRow.from(r),
+      stats: { id: issue.id, user_notes: r['ns.user_notes'] as number, commented: r['ns.commented'] as boolean, mentioned: r['ns.mentioned'] as boolean },
+      explicit: (r.explicit as boolean | null) ?? null,
+    };
+  }
+
+  /**
+   * The (not deleted) issues `refs` name, each once, ordered by the rank of its first reference
+   * then iid, with their details (as listDetailed), their label titles (title ascending whatever
+   * the case), their project with its namespace and `viewerId`'s memberships in it, for the
+   * caller to decide what the viewer may see: one statement, whatever the number of references.
+   */
+  async referencedDetailed(refs: IssueReference[], viewerId: number | null, pattern: string): Promise<ReferencedIssue[]> {
+    if (refs.length === 0) return [];
+    const d = this.detailsSql('$6', '$7');
+    const rows: Record<string, unknown>[] = await this.issues.query(
+      `WITH refs AS (
+         SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::int[]) AS r(rank, project_id, ns, path, iid)
+       ), page AS MATERIALIZED (
+         SELECT DISTINCT ON (i.id) i.id, t.rank
+           FROM (SELECT r.rank, r.iid, r.project_id AS pid FROM refs r WHERE r.project_id IS NOT NULL
+                 UNION ALL
+                 SELECT r.rank, r.iid, p.id FROM refs r
+                   JOIN namespaces n ON lower(n.path) = lower(r.ns)
+                   JOIN projects p ON p.namespace_id = n.id AND lower(p.path) = lower(r.path)
+                  WHERE r.project_id IS NULL) t
+           JOIN issues i ON i.project_id = t.pid AND i.iid = t.iid AND i.deleted_at IS NULL
+          ORDER BY i.id, t.rank
+       )
+       SELECT ${d.columns}, ${this.projectRow.columns}, ${this.namespaceRow.columns},
+              pm.access_level AS "pm.access_level", pm.notification_level AS "pm.notification_level",
+              gm.access_level AS "gm.access_level", gm.notification_level AS "gm.notification_level",
+              (SELECT coalesce(json_agg(l.title ORDER BY lower(l.title) COLLATE "C", l.id), '[]'::json)
+                 FROM label_links ll JOIN labels l ON l.id = ll.label_id
+                WHERE ll.target_type = 'Issue' AND ll.target_id = i.id) AS "labels"
+         FROM page JOIN issues i ON i.id = page.id
+         JOIN projects p ON p.id = i.project_id
+         JOIN namespaces pn ON pn.id = p.namespace_id
+         LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = $6
+         LEFT JOIN group_members gm ON gm.namespace_id = p.namespace_id AND gm.user_id = $6
+         ${d.joins}
+        ORDER BY page.rank, i.iid`,
+      [
+        refs.map((r) => r.rank),
+        refs.map((r) => ('projectId' in r ? r.projectId : null)),
+        refs.map((r) => ('namespace' in r ? r.namespace : null)),
+        refs.map((r) => ('path' in r ? r.path : null)),
+        refs.map((r) => r.iid),
+        viewerId,
+        pattern,
+      ],
+    );
+    const membership = (r: Record<string, unknown>, prefix: string): Membership | null =>
+      r[`${prefix}.access_level`] === null
+        ? null
+        : { accessLevel: r[`${prefix}.access_level`] as number, notificationLevel: r[`${prefix}.notification_level`] as number };
+    return rows.map((r) => {
+      const project = this.projectRow.from(r) as Project;
+      project.namespace = this.namespaceRow.from(r) as Namespace;
+      return {
+        ...this.details(r),
+        labels: r.labels as string[],
+        project,
+        projectMember: membership(r, 'pm'),
+        groupMember: membership(r, 'gm'),
+      };
+    });
   }
 
   private filter(qb: SelectQueryBuilder<Issue>, f: IssueFilter): void {

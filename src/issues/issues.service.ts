@@ -4,8 +4,8 @@ import { checkTitle } from '../common/dto/titles';
 import { BadRequest, Forbidden, NotFound, NotModified, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
-import { ProjectAbility, ProjectAccess } from '../common/policy/policy';
-import { PolicyService } from '../common/policy/policy.service';
+import { ProjectAbility, ProjectAccess, projectAbilities } from '../common/policy/policy';
+import { accessFrom, PolicyService } from '../common/policy/policy.service';
 import { Transactions } from '../database/transactions';
 import { EventsService, NewEvent } from '../events/events.service';
 import { LabelsService } from '../labels/labels.service';
@@ -24,7 +24,9 @@ import { Issue } from './issue.entity';
 import { loadParticipation, mentionPattern } from './issue-participation';
 import { canReadIssue, canSetTimestamps, canUpdateIssue, issueVisibilityInProject } from './issue-policy';
 import { issueOrder, issueStates } from './issue-rules';
-import { IssueDetails, IssueFilter, IssuesRepository } from './issues.repository';
+import { IssueDetails, IssueFilter, IssueReference, IssuesRepository, ReferencedIssue } from './issues.repository';
+
+export type { IssueReference, ReferencedIssue } from './issues.repository';
 
 export interface IssueInProject {
   project: Project;
@@ -102,6 +104,21 @@ export class IssuesService {
       mentionPattern(viewer.username),
     );
     return new Paginated(items, total, page);
+  }
+
+  /**
+   * The issues `refs` name (each once, by the rank of its first reference then iid) with what their
+   * presentation needs, keeping those `user` may read as a single issue read decides it (the
+   * project's read_issue, confidential issues for members, their author and assignee): one
+   * statement, whatever the number of references or projects.
+   */
+  async readableReferenced(user: User | undefined, refs: IssueReference[]): Promise<ReferencedIssue[]> {
+    const found = await this.issues.referencedDetailed(refs, user?.id ?? null, user ? mentionPattern(user.username) : '$^');
+    return found.filter((r) => {
+      const access = accessFrom(user, r.project, r.projectMember, r.groupMember);
+      const abilities = projectAbilities(user, r.project, access);
+      return abilities.has('read_project') && canReadIssue(user, abilities, access, r.issue);
+    });
   }
 
   // ---------------------------------------------------------------- single issues

@@ -12,6 +12,14 @@ export interface IssueCondition {
   params: Record<string, unknown>;
 }
 
+/** A label with its issue counts and the viewer's explicit subscription choice (null: none). */
+export interface LabelWithCounts {
+  label: Label;
+  open: number;
+  closed: number;
+  subscribed: boolean | null;
+}
+
 /** Every query on `labels` and `label_links`. Methods that write take the caller's transaction. */
 @Injectable()
 export class LabelsRepository {
@@ -19,16 +27,6 @@ export class LabelsRepository {
 
   private repo(tx?: Tx): Repository<Label> {
     return tx ? tx.getRepository(Label) : this.labels;
-  }
-
-  /** Every label of the project, title ascending whatever the case (byte order), then id. */
-  listForProject(projectId: number): Promise<Label[]> {
-    return this.labels
-      .createQueryBuilder('l')
-      .where('l.project_id = :projectId', { projectId })
-      .orderBy('lower(l.title) COLLATE "C"', 'ASC')
-      .addOrderBy('l.id', 'ASC')
-      .getMany();
   }
 
   /** The project's label with this title, any case. */
@@ -59,10 +57,6 @@ export class LabelsRepository {
 
   async update(tx: Tx, id: number, changes: Partial<Label>): Promise<void> {
     await this.repo(tx).update({ id }, changes);
-  }
-
-  byId(id: number): Promise<Label> {
-    return this.labels.findOneByOrFail({ id });
   }
 
   /** Deletes the label; its links go with it (ON DELETE CASCADE). */
@@ -131,19 +125,46 @@ export class LabelsRepository {
       .execute();
   }
 
-  /** Open and closed issue counts per label, of the issues `visible` admits: one grouped query. */
-  issueCounts(labelIds: number[], visible: IssueCondition): Promise<{ label_id: number; open: number; closed: number }[]> {
-    return this.labels.manager
-      .createQueryBuilder()
-      .select('ll.label_id', 'label_id')
-      .addSelect(`count(*) FILTER (WHERE i.state IN ('opened', 'reopened'))::int`, 'open')
-      .addSelect(`count(*) FILTER (WHERE i.state = 'closed')::int`, 'closed')
-      .from(LabelLink, 'll')
-      .innerJoin('issues', 'i', `i.id = ll.target_id AND ll.target_type = 'Issue'`)
-      .where('ll.label_id IN (:...labelIds)', { labelIds })
-      .andWhere('i.deleted_at IS NULL')
-      .andWhere(visible.sql, visible.params)
-      .groupBy('ll.label_id')
-      .getRawMany();
+  /**
+   * The project's labels (or the labels with these ids), title ascending whatever the case (byte
+   * order), then id, each with its open and closed issue counts (of the issues `visible` admits)
+   * and `viewerId`'s explicit subscription choice: one statement.
+   */
+  async withDetails(which: { projectId: number } | { ids: number[] }, visible: IssueCondition, viewerId: number | null): Promise<LabelWithCounts[]> {
+    if ('ids' in which && which.ids.length === 0) return [];
+    const scope = 'projectId' in which ? { sql: 'project_id = :projectId', params: { projectId: which.projectId } } : { sql: 'id IN (:...ids)', params: { ids: which.ids } };
+    const { entities, raw } = await this.labels
+      .createQueryBuilder('l')
+      .leftJoin(
+        (sq) =>
+          sq
+            .select('ll.label_id', 'label_id')
+            .addSelect(`count(*) FILTER (WHERE i.state IN ('opened', 'reopened'))::int`, 'open')
+            .addSelect(`count(*) FILTER (WHERE i.state = 'closed')::int`, 'closed')
+            .from(LabelLink, 'll')
+            .innerJoin('issues', 'i', `i.id = ll.target_id AND ll.target_type = 'Issue'`)
+            .where(`ll.label_id IN (SELECT id FROM labels WHERE ${scope.sql})`, scope.params)
+            .andWhere('i.deleted_at IS NULL')
+            .andWhere(visible.sql, visible.params)
+            .groupBy('ll.label_id'),
+        'c',
+        'c.label_id = l.id',
+      )
+      .addSelect('coalesce(c.open, 0)', 'open_count')
+      .addSelect('coalesce(c.closed, 0)', 'closed_count')
+      .addSelect(
+        `(SELECT s.subscribed FROM subscriptions s
+           WHERE s.user_id = :viewerId AND s.subscribable_type = 'Label' AND s.subscribable_id = l.id)`,
+        'subscribed',
+      )
+      .where(`l.${scope.sql}`, { ...scope.params, viewerId })
+      .orderBy('lower(l.title) COLLATE "C"', 'ASC')
+      .addOrderBy('l.id', 'ASC')
+      .getRawAndEntities<{ l_id: number; open_count: number; closed_count: number; subscribed: boolean | null }>();
+    const byId = new Map(raw.map((r) => [Number(r.l_id), r]));
+    return entities.map((label) => {
+      const r = byId.get(label.id)!;
+      return { label, open: Number(r.open_count), closed: Number(r.closed_count), subscribed: r.subscribed };
+    });
   }
 }

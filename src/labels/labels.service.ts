@@ -35,10 +35,10 @@ export class LabelsService {
 
   // ---------------------------------------------------------------- routes
 
-  /** Every label of the project (not paginated), title ascending whatever the case, with counts: 3 queries after resolving the project. */
+  /** Every label of the project (not paginated), title ascending whatever the case, with counts: 1 statement after resolving the project. */
   async list(user: User, ref: string): Promise<LabelDetails[]> {
     const { project, access } = await this.projects.resolve(user, ref, 'read_label');
-    return this.details(user, access, await this.labels.listForProject(project.id));
+    return this.details(user, access, { projectId: project.id });
   }
 
   async create(user: User, ref: string, dto: CreateLabelDto): Promise<LabelDetails> {
@@ -51,7 +51,7 @@ export class LabelsService {
         return this.labels.insert(tx, { projectId: project.id, title, color, description: description?.length ? description : null, template: false });
       }),
     );
-    return (await this.details(user, access, [label]))[0];
+    return this.detailsOf(user, access, label.id);
   }
 
   /** `PUT /labels`: `name` picks the label; `new_name`, `color`, `description` change it. */
@@ -79,7 +79,7 @@ export class LabelsService {
         }),
       );
     }
-    return (await this.details(user, access, [await this.labels.byId(label.id)]))[0];
+    return this.detailsOf(user, access, label.id);
   }
 
   /** `DELETE /labels?name=`: unlinks it from every issue, forgets its subscriptions, returns the record. */
@@ -101,7 +101,7 @@ export class LabelsService {
     const current = (await this.subscriptions.explicit(user.id, 'Label', [label.id])).get(label.id) ?? false;
     if (current === subscribed) throw new NotModified();
     await this.subscriptions.set(user.id, 'Label', label.id, subscribed);
-    return (await this.details(user, access, [label]))[0];
+    return this.detailsOf(user, access, label.id);
   }
 
   // ---------------------------------------------------------------- for issues (and merge requests)
@@ -154,24 +154,25 @@ export class LabelsService {
   // ---------------------------------------------------------------- helpers
 
   /**
-   * Counts of the open and closed issues the viewer may see (confidential ones decided from the
-   * access the resolver returned) and its subscriptions: 2 queries.
+   * The labels with the counts of the open and closed issues the viewer may see (confidential ones
+   * decided from the access the resolver returned) and the viewer's subscriptions: 1 statement.
    */
-  private async details(user: PolicyUser, access: ProjectAccess, labels: Label[]): Promise<LabelDetails[]> {
-    if (labels.length === 0) return [];
-    const ids = labels.map((l) => l.id);
-    const [counts, subscribed] = await Promise.all([
-      this.labels.issueCounts(ids, issueVisibilityInProject(user, access)),
-      this.subscriptions.explicit(user.id, 'Label', ids),
-    ]);
-    const byLabel = new Map(counts.map((c) => [Number(c.label_id), c]));
-    return labels.map((label) => ({
-      label,
-      openIssuesCount: Number(byLabel.get(label.id)?.open ?? 0),
-      closedIssuesCount: Number(byLabel.get(label.id)?.closed ?? 0),
-      openMergeRequestsCount: 0, // there are no merge requests yet
-      subscribed: subscribed.get(label.id) ?? false,
+  private async details(user: PolicyUser | undefined, access: ProjectAccess, which: { projectId: number } | { ids: number[] }): Promise<LabelDetails[]> {
+    const rows = await this.labels.withDetails(which, issueVisibilityInProject(user, access), user?.id ?? null);
+    return rows.map((r) => ({
+      label: r.label,
+      openIssuesCount: r.open,
+      closedIssuesCount: r.closed,
+      openMergeRequestsCount: 0, // merge requests are not counted (as before)
+      subscribed: r.subscribed ?? false,
     }));
+  }
+
+  /** One label's details (`404 Label Not Found` if it is gone meanwhile). */
+  private async detailsOf(user: PolicyUser | undefined, access: ProjectAccess, id: number): Promise<LabelDetails> {
+    const [found] = await this.details(user, access, { ids: [id] });
+    if (!found) throw new NotFound('Label');
+    return found;
   }
 
   /** Runs `work`, answering 409 when the per-project unique title index refuses it (a concurrent create). */

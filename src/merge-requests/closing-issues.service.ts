@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Forbidden, NotFound } from '../common/errors/domain-errors';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { Issue } from '../issues/issue.entity';
-import { IssuesService } from '../issues/issues.service';
+import { IssueReference, IssuesService, ReferencedIssue } from '../issues/issues.service';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
@@ -11,7 +11,6 @@ import { PaginationDto } from '../common/pagination/pagination.dto';
 import { MergeRequestGit } from './merge-request-git.service';
 import { MergeRequestsService } from './merge-requests.service';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { MergeRequestsRepository } from './merge-requests.repository';
 
 /**
  * Issues named by closing phrases (`Closes #1`, `fixes group/project#2`, full issue URLs) in texts
@@ -23,8 +22,6 @@ export class ClosingIssues {
   private readonly externalUrl: string;
 
   constructor(
-    private readonly repo: MergeRequestsRepository,
-    private readonly projects: ProjectResolver,
     private readonly issues: IssuesService,
     private readonly requests: MergeRequestsService,
     private readonly mrGit: MergeRequestGit,
@@ -37,44 +34,39 @@ export class ClosingIssues {
    * `GET .../closes_issues`: the issues merging would close — named in the description or a commit
    * message, when the target is the project's default branch — that the caller can see. Paginated.
    */
-  async ofMergeRequest(user: User, ref: string, rawId: string, dto: PaginationDto): Promise<Paginated<Issue>> {
+  async ofMergeRequest(user: User, ref: string, rawId: string, dto: PaginationDto): Promise<Paginated<ReferencedIssue>> {
     const { project, mr } = await this.requests.findReadable(user, ref, rawId);
     const page = pageRequest(dto);
-    let issues: Issue[] = [];
+    let issues: ReferencedIssue[] = [];
     if (project.defaultBranch && mr.targetBranch === project.defaultBranch) {
       const commits = await this.mrGit.commits(mr);
-      issues = await this.referenced(user, project, [mr.description, ...commits.map((c) => c.message)]);
+      issues = await this.referencedDetailed(user, project, [mr.description, ...commits.map((c) => c.message)]);
     }
     return new Paginated(issues.slice(page.offset, page.offset + page.perPage), issues.length, page);
   }
 
   async referenced(user: User, project: Project, texts: (string | null)[]): Promise<Issue[]> {
+    return (await this.referencedDetailed(user, project, texts)).map((r) => r.issue);
+  }
+
+  /**
+   * The issues the closing phrases of `texts` name (`#1` in `project`, `group/project#2` elsewhere),
+   * each once, in the order of their projects' first mention then by iid, with what their
+   * presentation needs: those `user` may read, in one statement whatever their number.
+   */
+  private async referencedDetailed(user: User | undefined, project: Project, texts: (string | null)[]): Promise<ReferencedIssue[]> {
     const refs = closingReferences(texts.filter((t): t is string => !!t).join('\n'), this.externalUrl);
-    const byProject = new Map<string, number[]>();
+    const ranks = new Map<string, number>();
+    const wanted: IssueReference[] = [];
     for (const r of refs) {
       const key = r.project ?? '';
-      byProject.set(key, [...(byProject.get(key) ?? []), r.iid]);
+      if (!ranks.has(key)) ranks.set(key, ranks.size);
+      const rank = ranks.get(key)!;
+      const where = r.project === null ? { id: project.id } : ProjectResolver.key(r.project);
+      if (!where) continue;
+      wanted.push('id' in where ? { rank, iid: r.iid, projectId: where.id } : { rank, iid: r.iid, ...where });
     }
-    const out: Issue[] = [];
-    for (const [path, iids] of byProject) {
-      let target: Project = project;
-      if (path) {
-        try {
-          target = await this.projects.find(path);
-        } catch (e) {
-          if (e instanceof NotFound) continue;
-          throw e;
-        }
-      }
-      for (const id of await this.repo.issueIdsByIid(target.id, iids)) {
-        try {
-          out.push((await this.issues.findReadable(user, String(target.id), String(id))).issue);
-        } catch (e) {
-          if (!(e instanceof NotFound) && !(e instanceof Forbidden)) throw e;
-        }
-      }
-    }
-    return out;
+    return this.issues.readableReferenced(user, wanted);
   }
 
   /** Closes the open ones among `issues` as `user` (issues the user may not update stay open). */

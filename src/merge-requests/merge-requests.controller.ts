@@ -52,7 +52,7 @@ export class MergeRequestsController {
 
   @Get(one('/closes_issues'))
   async closesIssues(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string, @Input() dto: PaginationDto) {
-    return this.issueViews.page(user, await this.closing.ofMergeRequest(user, id, mrId, dto));
+    return this.issueViews.detailedPage(user, await this.closing.ofMergeRequest(user, id, mrId, dto));
   }
 
   @Put(one())

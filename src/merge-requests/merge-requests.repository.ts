@@ -272,14 +272,4 @@ export class MergeRequestsRepository {
     return out;
   }
 
-  /** Global ids of a project's (not deleted) issues by iid; the issues area decides who may see them. */
-  async issueIdsByIid(projectId: number, iids: number[]): Promise<number[]> {
-    if (iids.length === 0) return [];
-    const rows: { id: number }[] = await this.repo.query(
-      `SELECT id FROM issues WHERE project_id = $1 AND iid = ANY($2) AND deleted_at IS NULL ORDER BY iid`,
-      [projectId, iids],
-    );
-    return rows.map((r) => r.id);
-  }
-
 }

@@ -4,15 +4,7 @@ import type { Commit } from '../../git/objects';
 import { commitTitle } from '../../git/objects';
 import { PresentContext, presentUser } from '../../users/users.presenter';
 import type { User } from '../../users/user.entity';
-import type { BuildRow } from './builds.repository';
-
-export interface RunnerSummary {
-  id: number;
-  description: string | null;
-  active: boolean;
-  isShared: boolean;
-  name: string | null;
-}
+import type { BuildRow, RunnerSummary } from './builds.repository';
 
 export interface BuildView {
   build: BuildRow;

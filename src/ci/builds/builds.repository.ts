@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import type { BuildAttributes, JobOptions, When, YamlVariable } from '../pipelines/ci-config';
+import { User } from '../../users/user.entity';
+import { UsersRepository } from '../../users/users.repository';
 import { rowsOf } from '../sql';
 import { BuildDetails, BuildStatus } from './build.entity';
 
@@ -64,6 +66,25 @@ const SELECT_BUILD = `
   JOIN projects p ON p.id = b.project_id
   JOIN namespaces n ON n.id = p.namespace_id`;
 
+/** A runner as a build names it. */
+export interface RunnerSummary {
+  id: number;
+  description: string | null;
+  active: boolean;
+  isShared: boolean;
+  name: string | null;
+}
+
+/** A build with the user who started it and the runner that took it, read in the build's statement. */
+export interface BuildWithPeople {
+  build: BuildRow;
+  user?: User;
+  runner?: RunnerSummary;
+}
+
+const RUNNER_COLUMNS = `r.id AS "runner.id", r.description AS "runner.description", r.active AS "runner.active",
+  r.is_shared AS "runner.isShared", r.name AS "runner.name"`;
+
 /** The number of a project's builds (`$1`), and of those in some statuses (`$2`). */
 const COUNT_BUILDS = `SELECT count(*) FROM ci_builds cb WHERE cb.project_id = $1`;
 const COUNT_BUILDS_WITH_STATUS = `SELECT count(*) FROM ci_builds cb JOIN commit_statuses cs ON cs.id = cb.id
@@ -80,10 +101,50 @@ export interface Claimer {
 /** All SQL of builds. */
 @Injectable()
 export class BuildsRepository {
-  constructor(@InjectRepository(BuildDetails) private readonly builds: Repository<BuildDetails>) {}
+  private withPeopleSelect?: string;
+
+  constructor(
+    @InjectRepository(BuildDetails) private readonly builds: Repository<BuildDetails>,
+    private readonly users: UsersRepository,
+  ) {}
 
   private q<T>(sql: string, params: unknown[], m?: EntityManager): Promise<T[]> {
     return (m ?? this.builds.manager).query(sql, params).then((r) => rowsOf<T>(r));
+  }
+
+  /** SELECT_BUILD with the build's user (`user.*`) and runner (`runner.*`) joined in. */
+  private get selectWithPeople(): string {
+    this.withPeopleSelect ??= `${SELECT_BUILD.replace(
+      '\n  FROM ci_builds b',
+      `, ${this.users.joinedColumns('u', 'user')}, ${RUNNER_COLUMNS}\n  FROM ci_builds b`,
+    )}
+  LEFT JOIN users u ON u.id = b.user_id
+  LEFT JOIN ci_runners r ON r.id = b.runner_id`;
+    return this.withPeopleSelect;
+  }
+
+  /** A row read with selectWithPeople, split into the build, its user and its runner. */
+  private withPeople(row: Record<string, unknown>): BuildWithPeople {
+    const build: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(row)) if (!k.startsWith('user.') && !k.startsWith('runner.') && k !== 'total') build[k] = v;
+    const runner =
+      row['runner.id'] === null || row['runner.id'] === undefined
+        ? undefined
+        : {
+            id: row['runner.id'] as number,
+            description: row['runner.description'] as string | null,
+            active: row['runner.active'] as boolean,
+            isShared: row['runner.isShared'] as boolean,
+            name: row['runner.name'] as string | null,
+          };
+    return { build: build as unknown as BuildRow, user: this.users.joined(row, 'user') ?? undefined, runner };
+  }
+
+  /** The build with its user and runner: one statement. */
+  async findWithPeople(id: number): Promise<BuildWithPeople | undefined> {
+    if (!Number.isSafeInteger(id) || id <= 0 || id > 2147483647) return undefined;
+    const [row] = await this.q<Record<string, unknown>>(`${this.selectWithPeople} WHERE b.id = $1`, [id]);
+    return row && this.withPeople(row);
   }
 
   async find(id: number, m?: EntityManager): Promise<BuildRow | undefined> {
@@ -96,9 +157,9 @@ export class BuildsRepository {
    * total is an uncorrelated sub-select (computed once, from the narrow tables alone) rather than a
    * window count, which would build every joined row of the project: 10,000 builds cost ~100× more.
    */
-  async listByProject(projectId: number, statuses: string[] | undefined, page: { offset: number; perPage: number }): Promise<[BuildRow[], number]> {
-    const rows = await this.q<BuildRow & { total: string }>(
-      `${SELECT_BUILD.replace('SELECT s.id,', `SELECT (${statuses ? COUNT_BUILDS_WITH_STATUS : COUNT_BUILDS}) AS total, s.id,`)}
+  async listByProject(projectId: number, statuses: string[] | undefined, page: { offset: number; perPage: number }): Promise<[BuildWithPeople[], number]> {
+    const rows = await this.q<Record<string, unknown>>(
+      `${this.selectWithPeople.replace('SELECT s.id,', `SELECT (${statuses ? COUNT_BUILDS_WITH_STATUS : COUNT_BUILDS}) AS total, s.id,`)}
        WHERE b.project_id = $1 AND ($2::varchar[] IS NULL OR s.status = ANY($2::varchar[]))
        ORDER BY s.id DESC OFFSET $3 LIMIT $4`,
       [projectId, statuses ?? null, page.offset, page.perPage],
@@ -111,27 +172,34 @@ export class BuildsRepository {
       );
       return [[], Number(n)];
     }
-    return [rows, rows.length ? Number(rows[0].total) : 0];
+    return [rows.map((r) => this.withPeople(r)), rows.length ? Number(rows[0].total) : 0];
   }
 
-  /** A page of the builds of a commit's pipelines, id descending, with the total (as `listByProject`). */
-  async listBySha(projectId: number, sha: string, statuses: string[] | undefined, page: { offset: number; perPage: number }): Promise<[BuildRow[], number]> {
+  /**
+   * A page of the builds of a commit (`sha`) of the project, id descending, with the total and
+   * whether the commit has a pipeline at all: one statement, whatever the page (past the end too).
+   */
+  async listBySha(
+    projectId: number,
+    sha: string,
+    statuses: string[] | undefined,
+    page: { offset: number; perPage: number },
+  ): Promise<{ hasPipeline: boolean; items: BuildWithPeople[]; total: number }> {
     const where = `b.project_id = $1 AND s.sha = $2 AND ($3::varchar[] IS NULL OR s.status = ANY($3::varchar[]))`;
-    const count = `SELECT count(*) FROM ci_builds b JOIN commit_statuses s ON s.id = b.id WHERE ${where}`;
-    const rows = await this.q<BuildRow & { total: string }>(
-      `${SELECT_BUILD.replace('SELECT s.id,', `SELECT (${count}) AS total, s.id,`)} WHERE ${where} ORDER BY s.id DESC OFFSET $4 LIMIT $5`,
+    const rows = await this.q<Record<string, unknown> & { has_pipeline: boolean; total: string }>(
+      `SELECT h.has_pipeline, h.total, page.*
+         FROM (SELECT EXISTS (SELECT 1 FROM ci_pipelines WHERE project_id = $1 AND sha = $2) AS has_pipeline,
+                      (SELECT count(*) FROM ci_builds b JOIN commit_statuses s ON s.id = b.id WHERE ${where}) AS total) h
+         LEFT JOIN LATERAL (${this.selectWithPeople} WHERE ${where} ORDER BY s.id DESC OFFSET $4 LIMIT $5) page ON TRUE
+        ORDER BY page.id DESC`,
       [projectId, sha, statuses ?? null, page.offset, page.perPage],
     );
-    if (rows.length === 0 && page.offset > 0) {
-      const [{ count: n }] = await this.q<{ count: string }>(count, [projectId, sha, statuses ?? null]);
-      return [[], Number(n)];
-    }
-    return [rows, rows.length ? Number(rows[0].total) : 0];
-  }
-
-  async findInProject(projectId: number, id: number): Promise<BuildRow | undefined> {
-    const b = await this.find(id);
-    return b && b.projectId === projectId ? b : undefined;
+    const [first] = rows;
+    return {
+      hasPipeline: first.has_pipeline,
+      items: rows.filter((r) => r.id !== null).map(({ has_pipeline: _, ...r }) => this.withPeople(r)),
+      total: Number(first.total),
+    };
   }
 
   /** Erases trace and artifacts (the files are removed by the caller). */
@@ -141,17 +209,6 @@ export class BuildsRepository {
          erased_at = now(), erased_by_id = $2 WHERE id = $1`,
       [id, userId],
     );
-  }
-
-  /** Runner summaries by id (one query). */
-  async runnersByIds(ids: number[]): Promise<Map<number, { id: number; description: string | null; active: boolean; isShared: boolean; name: string | null }>> {
-    const unique = [...new Set(ids)];
-    if (unique.length === 0) return new Map();
-    const rows = await this.q<{ id: number; description: string | null; active: boolean; isShared: boolean; name: string | null }>(
-      `SELECT id, description, active, is_shared AS "isShared", name FROM ci_runners WHERE id = ANY($1::int[])`,
-      [unique],
-    );
-    return new Map(rows.map((r) => [r.id, r]));
   }
 
   async findByTokenDigest(digest: string): Promise<BuildRow | undefined> {

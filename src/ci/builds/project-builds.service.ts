@@ -8,11 +8,10 @@ import { ProjectResolver } from '../../projects/project-resolver.service';
 import { Project } from '../../projects/project.entity';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { User } from '../../users/user.entity';
-import { UsersRepository } from '../../users/users.repository';
 import { PipelinesService } from '../pipelines/pipelines.service';
 import { FINISHED } from './build.entity';
 import { BuildView } from './builds.presenter';
-import { BuildRow, BuildsRepository } from './builds.repository';
+import { BuildRow, BuildsRepository, BuildWithPeople } from './builds.repository';
 import { BuildsService } from './builds.service';
 import { ListBuildsDto } from './dto/builds.dto';
 
@@ -35,7 +34,6 @@ export class ProjectBuildsService {
     private readonly repo: BuildsRepository,
     private readonly builds: BuildsService,
     private readonly pipelines: PipelinesService,
-    private readonly users: UsersRepository,
     private readonly git: GitService,
     private readonly secrets: SecretsService,
   ) {}
@@ -45,7 +43,7 @@ export class ProjectBuildsService {
     const scope = parseScope(q.scope);
     const page = pageRequest(q);
     const [rows, total] = await this.repo.listByProject(project.id, scope, page);
-    return new Paginated(await this.views(project, rows), total, page);
+    return new Paginated(await this.withCommits(project, rows), total, page);
   }
 
   /** The builds of a commit's pipelines, a page at a time (GitLab paginates them too). */
@@ -55,16 +53,15 @@ export class ProjectBuildsService {
     const rev = parseRef(sha);
     const commit = rev ? await this.git.repository(project.id).commit(rev).catch(() => null) : null;
     if (!commit) throw new NotFound();
-    const pipelines = await this.pipelines.byProjectAndSha(project.id, commit.id);
-    if (pipelines.length === 0) throw new NotFound();
     const page = pageRequest(q);
-    const [rows, total] = await this.repo.listBySha(project.id, commit.id, scope, page);
-    return new Paginated(await this.views(project, rows), total, page);
+    const { hasPipeline, items, total } = await this.repo.listBySha(project.id, commit.id, scope, page);
+    if (!hasPipeline) throw new NotFound();
+    return new Paginated(await this.withCommits(project, items), total, page);
   }
 
   async get(user: User, ref: string, rawId: string): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
-    return (await this.views(project, [await this.find(project, rawId)]))[0];
+    return (await this.withCommits(project, [await this.findWithPeople(project, rawId)]))[0];
   }
 
   async artifacts(user: User, ref: string, rawId: string) {
@@ -95,7 +92,7 @@ export class ProjectBuildsService {
       await this.builds.signalTrace(build.id);
       await this.pipelines.buildFinished(finished);
     }
-    return (await this.views(project, [(await this.repo.find(build.id))!]))[0];
+    return (await this.withCommits(project, [(await this.repo.findWithPeople(build.id))!]))[0];
   }
 
   /** A finished build → a new pending build with the same job (decision 2); the old one keeps its status. */
@@ -104,7 +101,7 @@ export class ProjectBuildsService {
     const build = await this.find(project, rawId);
     if (!(FINISHED as string[]).includes(build.status) || !build.commands) throw new Forbidden('Build is not retryable');
     const id = await this.pipelines.retry(build, user.id);
-    return (await this.views(project, [(await this.repo.find(id))!]))[0];
+    return (await this.withCommits(project, [(await this.repo.findWithPeople(id))!]))[0];
   }
 
   /** A finished build with a trace or artifacts: both removed, `erased_at`/`erased_by` set, status unchanged. */
@@ -115,32 +112,28 @@ export class ProjectBuildsService {
     if (!erasable) throw new Forbidden('Build is not erasable!');
     await this.repo.erase(build.id, user.id);
     await this.builds.files.removeAll(build.id);
-    return (await this.views(project, [(await this.repo.find(build.id))!]))[0];
+    return (await this.withCommits(project, [(await this.repo.findWithPeople(build.id))!]))[0];
   }
 
   private async find(project: Project, rawId: string): Promise<BuildRow> {
-    const id = /^\d{1,10}$/.test(rawId) ? Number(rawId) : NaN;
-    const build = Number.isNaN(id) ? undefined : await this.repo.findInProject(project.id, id);
-    if (!build) throw new NotFound('Build');
-    return build;
+    return (await this.findWithPeople(project, rawId)).build;
   }
 
-  /** Commits, users and runners of a page of builds: one lookup per kind, whatever the page size. */
-  private async views(project: Project, rows: BuildRow[]): Promise<BuildView[]> {
+  /** The project's build `rawId` with its user and runner (`404 Build Not Found`): one statement. */
+  private async findWithPeople(project: Project, rawId: string): Promise<BuildWithPeople> {
+    const id = /^\d{1,10}$/.test(rawId) ? Number(rawId) : NaN;
+    const found = Number.isNaN(id) ? undefined : await this.repo.findWithPeople(id);
+    if (!found || found.build.projectId !== project.id) throw new NotFound('Build');
+    return found;
+  }
+
+  /** The commits of builds read with their users and runners: from git, nothing more from SQL. */
+  private async withCommits(project: Project, items: BuildWithPeople[]): Promise<BuildView[]> {
     const repo = this.git.repository(project.id);
-    const shas = [...new Set(rows.map((r) => r.sha))];
-    const [commits, users, runners] = await Promise.all([
-      Promise.all(shas.map((s) => (parseSha(s) ? repo.commit(parseSha(s)!).catch(() => null) : null))),
-      this.users.byIds(rows.map((r) => r.userId)),
-      this.repo.runnersByIds(rows.map((r) => r.runnerId).filter((x): x is number => x !== null)),
-    ]);
+    const shas = [...new Set(items.map((r) => r.build.sha))];
+    const commits = await Promise.all(shas.map((s) => (parseSha(s) ? repo.commit(parseSha(s)!).catch(() => null) : null)));
     const bySha = new Map<string, Commit>();
     commits.forEach((c, i) => c && bySha.set(shas[i], c));
-    return rows.map((b) => ({
-      build: b,
-      commit: bySha.get(b.sha),
-      user: b.userId !== null ? users.get(b.userId) : undefined,
-      runner: b.runnerId !== null ? runners.get(b.runnerId) : undefined,
-    }));
+    return items.map((b) => ({ ...b, commit: bySha.get(b.build.sha) }));
   }
 }

@@ -82,8 +82,4 @@ export class PipelinesRepository {
   async remove(id: number): Promise<void> {
     await this.pipelines.delete({ id });
   }
-
-  byProjectAndSha(projectId: number, sha: string): Promise<Pipeline[]> {
-    return this.pipelines.find({ where: { projectId, sha }, order: { id: 'ASC' } });
-  }
 }

@@ -338,10 +338,6 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     return this.pipelines.remove(pipelineId);
   }
 
-  byProjectAndSha(projectId: number, sha: string): Promise<Pipeline[]> {
-    return this.pipelines.byProjectAndSha(projectId, sha);
-  }
-
   /** Convenience for reads: the project of a pipeline (for CI paths). */
   project(projectId: number): Promise<CiProject | undefined> {
     return this.pipelines.project(projectId);
