@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { MIGRATIONS } from './migrations';
+import { embeddedNotices } from './notifications';
 import { QueryCounter } from './query-counter';
 
 /** Settings shared by the app's data source and the TypeORM CLI's (ormconfig.ts). */
@@ -30,7 +31,8 @@ export async function openDatabase(config: AppConfig, opts: { migrate?: boolean 
     connection = { url: config.databaseUrl, extra };
   } else {
     embedded = await EmbeddedPostgres.start(config.embeddedDbDir, config.embeddedTuning);
-    connection = { ...embedded.connectionOptions, extra: { max: 1 } };
+    // the pool's one connection also carries the notifications of the database's one session (see notifications.ts)
+    connection = { ...embedded.connectionOptions, extra: { max: 1, ...embeddedNotices() } };
   }
   const counter = new QueryCounter();
   const dataSource = new DataSource({

@@ -1,16 +1,40 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { Client } from 'pg';
+import { EventEmitter } from 'node:events';
+import { Client, ClientConfig, Notification } from 'pg';
 import { DataSource } from 'typeorm';
 import { Logger } from '../common/http/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 
 type Handler = (payload: string) => void;
 
+/** Where the embedded pool's connections report the notifications they receive (one per database). */
+type Notices = EventEmitter;
+
+/**
+ * Pool options for the embedded database: every connection the pool opens forwards the
+ * notifications it receives to one emitter, which DbNotifications reads. PGlite has a single
+ * session, shared by whatever connection the pool holds, so `LISTEN` issued once stays in force
+ * across reconnects, and a trigger's NOTIFY reaches the pool's connection with the answer of the
+ * committing statement, before that statement's promise resolves.
+ */
+export function embeddedNotices(): { Client: typeof Client; notices: Notices } {
+  const notices: Notices = new EventEmitter();
+  class NotifyingClient extends Client {
+    constructor(options: ClientConfig) {
+      super(options);
+      this.on('notification', (n) => notices.emit('notification', n));
+    }
+  }
+  return { Client: NotifyingClient, notices };
+}
+
 /**
  * Cross-instance signals over PostgreSQL LISTEN/NOTIFY, for caches that must not outlive a change
- * made through another app instance (application settings). On PostgreSQL one extra connection per
- * instance listens; if it drops, every handler runs (caches forget) and it reconnects. On the
- * embedded default there is only one instance, so a notification just runs the local handlers.
+ * made through another app instance (application settings) or by a database trigger (credentials,
+ * runners). On PostgreSQL one extra connection per instance listens; if it drops, every handler
+ * runs (caches forget) and it reconnects. On the embedded default there is only one instance:
+ * notify() just runs the local handlers, and the triggers' notifications arrive on the pool's own
+ * connection (embeddedNotices).
  */
 @Injectable()
 export class DbNotifications implements OnModuleDestroy {
@@ -32,9 +56,21 @@ export class DbNotifications implements OnModuleDestroy {
     const fresh = !set;
     if (!set) this.handlers.set(channel, (set = new Set()));
     set.add(handler);
-    if (!this.config.databaseUrl || !fresh) return;
+    if (!fresh) return;
+    if (!this.config.databaseUrl) {
+      const notices = this.embeddedNotices();
+      if (!notices) return;
+      if (notices.listenerCount('notification') === 0) notices.on('notification', (n: Notification) => this.run(n.channel, n.payload ?? ''));
+      await this.ds.query(`LISTEN ${channel}`);
+      return;
+    }
     await this.connect();
     await this.client?.query(`LISTEN ${channel}`);
+  }
+
+  private embeddedNotices(): Notices | undefined {
+    const pool = (this.ds.driver as unknown as { master?: { options?: { notices?: Notices } } }).master;
+    return pool?.options?.notices;
   }
 
   /** Stops running `handler` (the channel stays listened to: other handlers come and go). */

@@ -1,6 +1,5 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { NotifiedCache } from '../../common/cache/notified-cache';
-import { APP_CONFIG, AppConfig } from '../../config/config';
 import { DbNotifications } from '../../database/notifications';
 
 /**
@@ -8,15 +7,14 @@ import { DbNotifications } from '../../database/notifications';
  * empty poll costs one statement, the claim. Every update or deletion of a runner row (pause, tags,
  * removal, contact time), through any instance or by hand, fires a trigger notifying
  * `runner_changed` with its id (migration RunnerChangedNotify), and every instance drops it; this
- * instance's own writes drop it at once as well (RunnersRepository). Off on the embedded database.
+ * instance's own writes drop it at once as well (RunnersRepository).
  */
 @Injectable()
 export class RunnerCache extends NotifiedCache implements OnModuleInit {
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
     private readonly notifications: DbNotifications,
   ) {
-    super({ channel: 'runner_changed', ttlMs: 30_000, max: 10_000, enabled: !!config.databaseUrl });
+    super({ channel: 'runner_changed', ttlMs: 30_000, max: 10_000, enabled: true });
   }
 
   onModuleInit(): Promise<void> {

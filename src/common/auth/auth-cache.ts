@@ -1,5 +1,4 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../../config/config';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DbNotifications } from '../../database/notifications';
 import { NotifiedCache } from '../cache/notified-cache';
 
@@ -12,16 +11,15 @@ export const AUTH_CACHE_MAX = 10_000;
  * Credential → user lookups (private tokens, OAuth tokens), so that a request does not pay a
  * statement to authenticate. Every update or deletion of a user row or an OAuth access token fires
  * a trigger notifying `auth_changed` with the user's id (migration AuthChangedNotify), and every
- * instance drops that user's entries. On the embedded database (one instance, no listener
- * connection) the cache is off.
+ * instance drops that user's entries (on the embedded database the notifications arrive on the
+ * pool's own connection: DbNotifications).
  */
 @Injectable()
 export class AuthCache extends NotifiedCache implements OnModuleInit {
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
     private readonly notifications: DbNotifications,
   ) {
-    super({ channel: 'auth_changed', ttlMs: AUTH_CACHE_MS, max: AUTH_CACHE_MAX, enabled: !!config.databaseUrl });
+    super({ channel: 'auth_changed', ttlMs: AUTH_CACHE_MS, max: AUTH_CACHE_MAX, enabled: true });
   }
 
   onModuleInit(): Promise<void> {

@@ -13,7 +13,7 @@ export interface NotifiedCacheOptions {
   ttlMs: number;
   /** At most this many entries are held (least recently used first out). */
   max: number;
-  /** Off: every get() loads (the embedded database: one instance, no listener connection). */
+  /** Off: every get() loads. */
   enabled: boolean;
 }
 
