@@ -21,7 +21,7 @@ const TRIGRAM_INDEXES: [name: string, on: string][] = [
  * pg_trgm ships with PostgreSQL (contrib) and the embedded PGlite loads it (embedded-postgres.ts),
  * but creating an extension needs a privilege a production role may lack. Then the extension and
  * its indexes are skipped with a warning (inside a savepoint, so the migration and the start go on):
- * search still works, unindexed. Installing pg_trgm later and re-running this migration's SQL adds them.
+ * search still works, unindexed (the warning says how to add them later).
  */
 export class SearchTrigramIndexes1733800000000 implements MigrationInterface {
   name = 'SearchTrigramIndexes1733800000000';
@@ -39,7 +39,9 @@ export class SearchTrigramIndexes1733800000000 implements MigrationInterface {
         JSON.stringify({
           time: new Date().toISOString(),
           level: 'warn',
-          msg: 'pg_trgm unavailable: search filters stay unindexed (CREATE EXTENSION pg_trgm as a privileged role, then re-create the trigram indexes)',
+          msg:
+            'pg_trgm unavailable: the search filters stay unindexed (to index them: CREATE EXTENSION pg_trgm as a privileged role, ' +
+            'then the CREATE INDEX statements of migration SearchTrigramIndexes1733800000000)',
           error: e instanceof Error ? e.message : String(e),
         }) + '\n',
       );
