@@ -1,9 +1,14 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { Extension, PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import * as tar from 'tar';
+
+// pg_trgm serves the `search` filters (LIKE '%term%') from trigram indexes (see the search indexes
+// migration). Required, not imported: moduleResolution node10 does not read the package's `exports`.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
 
 /** Memory settings of the embedded server (GUCs given at start; Postgres' own defaults are sized for a dedicated host). */
 export interface EmbeddedTuning {
@@ -54,6 +59,7 @@ export class EmbeddedPostgres {
         '-c', `maintenance_work_mem=${tuning.maintenanceWorkMem}`,
       ],
       loadDataDir,
+      extensions: { pg_trgm },
     });
     // A short, private folder for the socket (Unix socket paths are limited to ~107 bytes).
     const socketDir = mkdtempSync(join(tmpdir(), 'pgl-'));

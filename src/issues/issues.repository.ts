@@ -229,10 +229,13 @@ export class IssuesRepository {
     for (const c of [...(f.projectConditions ?? []), ...(f.conditions ?? [])]) qb.andWhere(c.sql, c.params);
     if (f.states) qb.andWhere('i.state IN (:...states)', { states: f.states });
     if (f.labels?.length) {
-      // GitLab 8.8: an issue matches when it has at least one of the labels
+      // GitLab 8.8: an issue matches when it has at least one of the labels. EXISTS, not a correlated
+      // IN: the planner turns it into a join driven from the labels' links (label_links_key), where
+      // the IN was a subplan run once per issue of the project
       qb.andWhere(
-        `i.id IN (SELECT ll.target_id FROM label_links ll JOIN labels l ON l.id = ll.label_id
-                   WHERE ll.target_type = 'Issue' AND l.project_id = i.project_id AND lower(l.title) IN (:...labelTitles))`,
+        `EXISTS (SELECT 1 FROM label_links ll JOIN labels l ON l.id = ll.label_id
+                  WHERE ll.target_type = 'Issue' AND ll.target_id = i.id AND l.project_id = i.project_id
+                    AND lower(l.title) IN (:...labelTitles))`,
         { labelTitles: f.labels },
       );
     }

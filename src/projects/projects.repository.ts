@@ -150,10 +150,15 @@ export class ProjectsRepository {
     if (q.visibilityLevel !== undefined) qb.andWhere('p.visibility_level = :level', { level: q.visibilityLevel });
     if (q.search) {
       const like = containsPattern(q.search.term);
+      // each column matched on its own (a union of ids) so that each reads its trigram index (the
+      // search indexes migration); one OR across projects and namespaces could only scan both tables
       qb.andWhere(
         q.search.nameOnly
           ? 'lower(p.name) LIKE :like'
-          : "(lower(p.name) LIKE :like OR lower(p.path) LIKE :like OR lower(coalesce(p.description, '')) LIKE :like OR lower(n.name) LIKE :like)",
+          : `p.id IN (SELECT sp.id FROM projects sp WHERE lower(sp.name) LIKE :like
+                      UNION ALL SELECT sp.id FROM projects sp WHERE lower(sp.path) LIKE :like
+                      UNION ALL SELECT sp.id FROM projects sp WHERE lower(coalesce(sp.description, '')) LIKE :like
+                      UNION ALL SELECT sp.id FROM projects sp JOIN namespaces sn ON sn.id = sp.namespace_id WHERE lower(sn.name) LIKE :like)`,
         { like },
       );
     }

@@ -111,7 +111,7 @@ export class UsersRepository {
   }
 
   /**
-   * A page of users, id descending, with the total in the same round trip (window count) and, with
+   * A page of users, id descending, with the total in the same round trip (a sub-select) and, with
    * `fullView`, identities and project counts. Only a page past the end needs a second (count) query.
    */
   async page(filter: UserFilter, page: PageRequest, opts: { fullView?: boolean } = {}): Promise<[User[], number]> {
@@ -129,8 +129,10 @@ export class UsersRepository {
     if (filter.blocked) where.push(`u.state IN ('blocked', 'ldap_blocked')`);
     const condition = where.length ? where.join(' AND ') : 'TRUE';
     const filterParams = [...params];
+    // the total as an uncorrelated sub-select (run once, an index-only count): a window count would
+    // read every matching row whole before the page's LIMIT
     const rows: (User & { total_count?: string })[] = await this.users.manager.query(
-      `SELECT ${this.columns}${opts.fullView ? `, ${FULL_VIEW_COLUMNS}` : ''}, count(*) OVER() AS total_count
+      `SELECT ${this.columns}${opts.fullView ? `, ${FULL_VIEW_COLUMNS}` : ''}, (SELECT count(*) FROM users u WHERE ${condition}) AS total_count
          FROM users u WHERE ${condition}
         ORDER BY u.id DESC LIMIT ${param(page.perPage)} OFFSET ${param(page.offset)}`,
       params,
