@@ -50,18 +50,13 @@ export async function serveSmartHttp(runner: GitRunner, o: SmartHttpRequest): Pr
     REMOTE_ADDR: o.req.ip ?? '',
     GIT_HTTP_EXPORT_ALL: '1',
     GIT_HTTP_MAX_REQUEST_BUFFER: '100M',
-    ...gitConfigEnv([
-      ['core.hooksPath', o.hooksPath],
-      ['http.receivepack', o.pushRules ? 'true' : 'false'],
-      ['uploadpack.allowFilter', 'true'],
-      // Bounded memory for big repositories: git maps pack files in windows of up to 1 GB (8 GB in
-      // all) by default, and those mapped pages count as the transfer's resident memory; delta search
-      // and the delta base cache get fixed budgets too.
-      ['core.packedGitWindowSize', '32m'],
-      ['core.packedGitLimit', '256m'],
-      ['core.deltaBaseCacheLimit', '32m'],
-      ['pack.windowMemory', '64m'],
-    ]),
+    GIT_CONFIG_COUNT: '3',
+    GIT_CONFIG_KEY_0: 'core.hooksPath',
+    GIT_CONFIG_VALUE_0: o.hooksPath,
+    GIT_CONFIG_KEY_1: 'http.receivepack',
+    GIT_CONFIG_VALUE_1: o.pushRules ? 'true' : 'false',
+    GIT_CONFIG_KEY_2: 'uploadpack.allowFilter',
+    GIT_CONFIG_VALUE_2: 'true',
   };
   const encoding = o.req.headers['content-encoding'];
   if (typeof encoding === 'string') env.HTTP_CONTENT_ENCODING = encoding;
@@ -141,14 +136,4 @@ export async function serveSmartHttp(runner: GitRunner, o: SmartHttpRequest): Pr
     o.res.end();
   }
   return updates;
-}
-
-/** `-c` settings through the environment (GIT_CONFIG_COUNT/KEY/VALUE): values are never parsed as options. */
-function gitConfigEnv(pairs: [string, string][]): Record<string, string> {
-  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(pairs.length) };
-  pairs.forEach(([k, v], i) => {
-    env[`GIT_CONFIG_KEY_${i}`] = k;
-    env[`GIT_CONFIG_VALUE_${i}`] = v;
-  });
-  return env;
 }
