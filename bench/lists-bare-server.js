@@ -79,10 +79,17 @@ const PROJECT_EXTRAS_SQL = `SELECT x.id AS "id",
          LEFT JOIN group_members gm ON gm.namespace_id = x.namespace_id AND gm.user_id = $3`;
 
 /** The project with the caller's project and group memberships (ProjectResolver): the access check. */
-const RESOLVE_SQL = `${PROJECT_SELECT}, "pm"."access_level" AS "pm_access_level", "pm"."notification_level" AS "pm_notification_level", "gm"."access_level" AS "gm_access_level", "gm"."notification_level" AS "gm_notification_level" ${FROM_PROJECTS}  LEFT JOIN "project_members" "pm" ON "pm"."project_id" = "p"."id" AND "pm"."user_id" = $1  LEFT JOIN "group_members" "gm" ON "gm"."namespace_id" = "p"."namespace_id" AND "gm"."user_id" = $1 WHERE "p"."id" = $2`;
+const RESOLVE_SQL = `SELECT ${joined('p', 'p', PROJECT_COLUMNS)}, ${joined('n', 'n', NAMESPACE_COLUMNS)},
+              pm.access_level AS "pm_access_level", pm.notification_level AS "pm_notification_level",
+              gm.access_level AS "gm_access_level", gm.notification_level AS "gm_notification_level"
+         FROM projects p JOIN namespaces n ON n.id = p.namespace_id
+         LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = $1
+         LEFT JOIN group_members gm ON gm.namespace_id = p.namespace_id AND gm.user_id = $1
+        WHERE p.id = $2
+        LIMIT 1`;
 
 /** A page of issues with authors, assignees, milestones, note statistics and subscriptions (IssuesRepository.listDetailed). */
-function issuesSql(visibility, perPage, offset, v, pat) {
+function issuesSqlText(visibility, perPage, offset, v, pat) {
   return `WITH page AS MATERIALIZED (SELECT "i"."id" AS "id", count(*) OVER () AS "total" FROM "issues" "i" WHERE "i"."deleted_at" IS NULL AND "i"."project_id" = $1 AND ${visibility} ORDER BY "i"."created_at" DESC, "i"."id" DESC LIMIT ${perPage} OFFSET ${offset})
        SELECT page.total AS "total", ${joined('i', 'i', ISSUE_COLUMNS)}, ${joinedUser('a', 'author')},
               ${joinedUser('s', 'assignee')}, ${joined('m', 'm', MILESTONE_COLUMNS)},
@@ -102,7 +109,7 @@ function issuesSql(visibility, perPage, offset, v, pat) {
 }
 
 /** The same for merge requests, with votes (MergeRequestsRepository.listDetailed). */
-function mergeRequestsSql(perPage, offset) {
+function mergeRequestsSqlText(perPage, offset) {
   return `WITH page AS MATERIALIZED (SELECT "mr"."id" AS "id", count(*) OVER () AS "total" FROM "merge_requests" "mr" WHERE "mr"."project_id" = $1 AND "mr"."deleted_at" IS NULL ORDER BY "mr"."created_at" DESC, "mr"."id" DESC LIMIT ${perPage} OFFSET ${offset})
        SELECT page.total AS "total", ${joined('mr', 'mr', MR_COLUMNS)}, ${joinedUser('a', 'author')},
               ${joinedUser('s', 'assignee')}, ${joined('m', 'm', MILESTONE_COLUMNS)},
@@ -123,6 +130,20 @@ function mergeRequestsSql(perPage, offset) {
              FROM notes n WHERE n.noteable_type = 'MergeRequest' AND n.noteable_id = mr.id) ns ON TRUE
         ORDER BY mr.created_at DESC, mr.id DESC`;
 }
+
+/** Each statement's text built once (per page size, offset and visibility), as a server would keep it. */
+const memo = (build) => {
+  const texts = new Map();
+  return (...args) => {
+    const k = args.join('\0');
+    let t = texts.get(k);
+    if (t === undefined) texts.set(k, (t = build(...args)));
+    return t;
+  };
+};
+const issuesSql = memo(issuesSqlText);
+const mergeRequestsSql = memo(mergeRequestsSqlText);
+const memberProjectsSql = memo(MEMBER_PROJECTS_SQL);
 
 /** Labels of a page of issues or merge requests (LabelsRepository.labelsOf). */
 const LABELS_SQL = `SELECT ll.target_id, l.id, l.project_id, l.title, l.color, l.description, l.template, l.created_at, l.updated_at
@@ -194,11 +215,12 @@ function milestone(r) {
 
 const membership = (access, notification) => (access === null ? null : { access_level: access, notification_level: notification });
 
-/** The caller's access level to a project row with its memberships (accessFrom), and what it may read (projectAbilities). */
+/** The caller's access level to a project (accessFrom) and whether it may read it (projectAbilities), from the resolver's row. */
 function projectAccess(viewer, p) {
-  const owner = p.n_kind === 'user' && p.n_owner_id === viewer.id ? 50 : 0;
+  const owner = p['n.kind'] === 'user' && p['n.owner_id'] === viewer.id ? 50 : 0;
   const level = viewer.admin ? 50 : Math.max(p.pm_access_level ?? 0, p.gm_access_level ?? 0, owner);
-  const readable = level >= 10 || p.p_visibility_level === 20 || (p.p_visibility_level === 10 && !viewer.external);
+  const visibility = p['p.visibility_level'];
+  const readable = level >= 10 || visibility === 20 || (visibility === 10 && !viewer.external);
   return { level, readable };
 }
 
@@ -236,7 +258,7 @@ function onlyPaging(query) {
 // ------------------------------------------------------------------------------------------------
 async function listProjects(viewer, query, path, gravatar) {
   const page = pageRequest(query);
-  const { rows } = await pool.query(MEMBER_PROJECTS_SQL(page.perPage, page.offset), [viewer.id]);
+  const { rows } = await pool.query(memberProjectsSql(page.perPage, page.offset), [viewer.id]);
   let total = rows.length ? Number(rows[0].window_total) : 0;
   if (!rows.length && page.offset > 0) {
     total = Number(
@@ -323,7 +345,7 @@ async function resolve(viewer, id, feature) {
   if (!p) return { error: { status: 404, body: { message: '404 Project Not Found' } } };
   const access = projectAccess(viewer, p);
   if (!access.readable) return { error: { status: 404, body: { message: '404 Project Not Found' } } };
-  if (!p[`p_${feature}_enabled`]) return { error: { status: 403, body: { message: '403 Forbidden' } } };
+  if (!p[`p.${feature}_enabled`]) return { error: { status: 403, body: { message: '403 Forbidden' } } };
   return { project: p, access };
 }
 
@@ -344,7 +366,7 @@ async function listIssues(viewer, projectId, query, path, gravatar) {
   const { project, access, error } = await resolve(viewer, projectId, 'issues');
   if (error) return error;
   const page = pageRequest(query);
-  const params = [project.p_id];
+  const params = [project['p.id']];
   let visibility = 'TRUE';
   if (!(viewer.admin || access.level >= 10)) {
     params.push(viewer.id);
@@ -384,10 +406,10 @@ async function listMergeRequests(viewer, projectId, query, path, gravatar) {
   if (error) return error;
   const page = pageRequest(query);
   const pattern = mentionPattern(viewer.username);
-  const { rows } = await pool.query(mergeRequestsSql(page.perPage, page.offset), [project.p_id, viewer.id, pattern]);
+  const { rows } = await pool.query(mergeRequestsSql(page.perPage, page.offset), [project['p.id'], viewer.id, pattern]);
   let total = rows.length ? Number(rows[0].total) : 0;
   if (!rows.length && page.offset > 0) {
-    const c = await pool.query(`SELECT count(*)::int AS n FROM merge_requests WHERE project_id = $1 AND deleted_at IS NULL`, [project.p_id]);
+    const c = await pool.query(`SELECT count(*)::int AS n FROM merge_requests WHERE project_id = $1 AND deleted_at IS NULL`, [project['p.id']]);
     total = c.rows[0].n;
   }
   const labels = await labelTitles('MergeRequest', rows.map((r) => r['mr.id']));
