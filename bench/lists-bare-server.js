@@ -49,20 +49,21 @@ const MR_COLUMNS = ['id', 'iid', 'project_id', 'source_project_id', 'source_bran
   'merge_status', 'author_id', 'assignee_id', 'milestone_id', 'merge_when_build_succeeds', 'merge_user_id', 'merge_params',
   'merge_commit_sha', 'merged_at', 'deleted_at', 'created_at', 'updated_at'];
 
-/** `alias."col" AS "prefix.col"` (the app's joined rows), or `"alias"."col" AS "alias_col"` (TypeORM's query builder). */
+/** `alias."col" AS "prefix.col"`, as the app's joined rows (JoinedEntity) read them. */
 const joined = (alias, prefix, cols) => cols.map((c) => `${alias}."${c}" AS "${prefix}.${c}"`).join(', ');
-const built = (alias, cols) => cols.map((c) => `"${alias}"."${c}" AS "${alias}_${c}"`).join(', ');
 const joinedUser = (alias, prefix) => USER_FIELDS.map(([c, p]) => `${alias}."${c}" AS "${prefix}.${p}"`).join(', ');
 
 const USER_COLUMNS = USER_FIELDS.map(([c]) => c).join(', ');
-const PROJECT_SELECT = `SELECT ${built('p', PROJECT_COLUMNS)}, ${built('n', NAMESPACE_COLUMNS)}`;
-const FROM_PROJECTS = `FROM "projects" "p" INNER JOIN "namespaces" "n" ON "n"."id"="p"."namespace_id"`;
 
-/** The page of projects the user is a member of (PolicyService.memberProjectsCondition), with the window count. */
+/** The projects the user is a member of (PolicyService.memberProjectsCondition). */
+const MEMBER_FROM = `FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE ((p.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = $1)
+         OR p.id IN (SELECT project_id FROM project_members WHERE user_id = $1)
+         OR p.namespace_id IN (SELECT namespace_id FROM group_members WHERE user_id = $1)))`;
+
+/** Their page, newest first, with the window count (ProjectsRepository.list). */
 const MEMBER_PROJECTS_SQL = (perPage, offset) =>
-  `${PROJECT_SELECT}, count(*) OVER () AS "window_total" ${FROM_PROJECTS} WHERE ("p"."namespace_id" IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = $1)
-         OR "p"."id" IN (SELECT project_id FROM project_members WHERE user_id = $1)
-         OR "p"."namespace_id" IN (SELECT namespace_id FROM group_members WHERE user_id = $1)) ORDER BY "p"."created_at" DESC, "p"."id" DESC LIMIT ${perPage} OFFSET ${offset}`;
+  `SELECT ${joined('p', 'p', PROJECT_COLUMNS)}, ${joined('n', 'n', NAMESPACE_COLUMNS)}, count(*) OVER () AS "window_total" ${MEMBER_FROM}
+        ORDER BY p.created_at DESC, p.id DESC LIMIT ${perPage} OFFSET ${offset}`;
 
 /** Counts, owner and the viewer's memberships of each project of a page (ProjectsRepository.listExtras). */
 const PROJECT_EXTRAS_SQL = `SELECT x.id AS "id",
@@ -261,74 +262,65 @@ async function listProjects(viewer, query, path, gravatar) {
   const { rows } = await pool.query(memberProjectsSql(page.perPage, page.offset), [viewer.id]);
   let total = rows.length ? Number(rows[0].window_total) : 0;
   if (!rows.length && page.offset > 0) {
-    total = Number(
-      (
-        await pool.query(
-          `SELECT COUNT(DISTINCT("p"."id")) AS "cnt" ${FROM_PROJECTS} WHERE ("p"."namespace_id" IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = $1)
-         OR "p"."id" IN (SELECT project_id FROM project_members WHERE user_id = $1)
-         OR "p"."namespace_id" IN (SELECT namespace_id FROM group_members WHERE user_id = $1))`,
-          [viewer.id],
-        )
-      ).rows[0].cnt,
-    );
+    total = (await pool.query(`SELECT count(*)::int AS "n" ${MEMBER_FROM}`, [viewer.id])).rows[0].n;
   }
-  if (rows.some((p) => p.p_forked_from_project_id !== null)) return { status: 501, body: { message: 'baseline does not present forks' } };
+  if (rows.some((p) => p['p.forked_from_project_id'] !== null)) return { status: 501, body: { message: 'baseline does not present forks' } };
   const extras = new Map();
   if (rows.length) {
-    const x = await pool.query(PROJECT_EXTRAS_SQL, [rows.map((p) => p.p_id), rows.map((p) => p.p_namespace_id), viewer.id]);
+    const x = await pool.query(PROJECT_EXTRAS_SQL, [rows.map((p) => p['p.id']), rows.map((p) => p['p.namespace_id']), viewer.id]);
     for (const r of x.rows) extras.set(r.id, r);
   }
   const body = rows.map((p) => {
-    const x = extras.get(p.p_id);
-    const full = `${p.n_path}/${p.p_path}`;
-    const owner = p.n_kind === 'user' && x['owner.id'] !== null ? x : null;
+    const x = extras.get(p['p.id']);
+    const full = `${p['n.path']}/${p['p.path']}`;
+    const owner = p['n.kind'] === 'user' && x['owner.id'] !== null ? x : null;
     const view = {
-      id: p.p_id,
-      description: p.p_description,
-      default_branch: p.p_default_branch,
+      id: p['p.id'],
+      description: p['p.description'],
+      default_branch: p['p.default_branch'],
       tag_list: [],
-      public: p.p_visibility_level === 20,
-      archived: p.p_archived,
-      visibility_level: p.p_visibility_level,
+      public: p['p.visibility_level'] === 20,
+      archived: p['p.archived'],
+      visibility_level: p['p.visibility_level'],
       ssh_url_to_repo: `git@${SSH_HOST}:${full}.git`,
       http_url_to_repo: `${EXTERNAL_URL}/${full}.git`,
       web_url: `${EXTERNAL_URL}/${full}`,
     };
     if (owner) view.owner = { ...userBasic(owner, 'owner', gravatar), created_at: owner['owner.createdAt'] };
-    view.name = p.p_name;
-    view.name_with_namespace = `${owner ? owner['owner.name'] : p.n_name} / ${p.p_name}`;
-    view.path = p.p_path;
+    view.name = p['p.name'];
+    view.name_with_namespace = `${owner ? owner['owner.name'] : p['n.name']} / ${p['p.name']}`;
+    view.path = p['p.path'];
     view.path_with_namespace = full;
-    view.issues_enabled = p.p_issues_enabled;
-    view.merge_requests_enabled = p.p_merge_requests_enabled;
-    view.wiki_enabled = p.p_wiki_enabled;
-    view.builds_enabled = p.p_builds_enabled;
-    view.snippets_enabled = p.p_snippets_enabled;
-    view.container_registry_enabled = p.p_container_registry_enabled;
-    view.created_at = p.p_created_at;
-    view.last_activity_at = p.p_last_activity_at;
-    view.shared_runners_enabled = p.p_shared_runners_enabled;
-    view.creator_id = p.p_creator_id;
+    view.issues_enabled = p['p.issues_enabled'];
+    view.merge_requests_enabled = p['p.merge_requests_enabled'];
+    view.wiki_enabled = p['p.wiki_enabled'];
+    view.builds_enabled = p['p.builds_enabled'];
+    view.snippets_enabled = p['p.snippets_enabled'];
+    view.container_registry_enabled = p['p.container_registry_enabled'];
+    view.created_at = p['p.created_at'];
+    view.last_activity_at = p['p.last_activity_at'];
+    view.shared_runners_enabled = p['p.shared_runners_enabled'];
+    view.creator_id = p['p.creator_id'];
     view.namespace = {
-      id: p.n_id,
-      name: p.n_name,
-      path: p.n_path,
-      kind: p.n_kind,
-      owner_id: p.n_owner_id,
-      created_at: p.n_created_at,
-      updated_at: p.n_updated_at,
-      type: p.n_kind === 'group' ? 'Group' : null,
-      description: p.n_description,
+      id: p['n.id'],
+      name: p['n.name'],
+      path: p['n.path'],
+      kind: p['n.kind'],
+      owner_id: p['n.owner_id'],
+      created_at: p['n.created_at'],
+      updated_at: p['n.updated_at'],
+      type: p['n.kind'] === 'group' ? 'Group' : null,
+      description: p['n.description'],
       avatar: null,
       share_with_group_lock: false,
-      visibility_level: p.n_visibility_level,
+      visibility_level: p['n.visibility_level'],
     };
     view.avatar_url = null;
-    view.star_count = p.p_star_count;
+    view.star_count = p['p.star_count'];
     view.forks_count = x.forks;
-    if (p.p_issues_enabled) view.open_issues_count = x.open_issues;
-    view.public_builds = p.p_public_builds;
-    view.import_status = p.p_import_status;
+    if (p['p.issues_enabled']) view.open_issues_count = x.open_issues;
+    view.public_builds = p['p.public_builds'];
+    view.import_status = p['p.import_status'];
     view.permissions = {
       project_access: membership(x.pm_access_level, x.pm_notification_level),
       group_access: membership(x.gm_access_level, x.gm_notification_level),

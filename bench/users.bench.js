@@ -6,7 +6,7 @@
  *   npm run bench          (builds first)
  *
  * Env (all optional): BENCH_PG_URL (server URL without database, default postgres://postgres@127.0.0.1:5432),
- * BENCH_USERS (1000), BENCH_CONNECTIONS (32), BENCH_DURATION (10 s), BENCH_WARMUP (3 s), DB_POOL_SIZE (10),
+ * BENCH_USERS (1000), BENCH_CONNECTIONS (32), BENCH_DURATION or BENCH_SECONDS (10 s), BENCH_WARMUP (3 s), DB_POOL_SIZE (10),
  * BENCH_APP_MAIN (the app's entry point, default dist/main.js: e.g. a copy of dist built from another revision),
  * BENCH_ONLY=<substring of the path> (e.g. `users?`: run only the matching endpoints),
  * BENCH_PROFILE=1 (runs both servers with --cpu-prof; .cpuprofile files written to bench/results/).

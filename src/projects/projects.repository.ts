@@ -109,10 +109,7 @@ export class ProjectsRepository {
     }
     // Every project route runs this: plain SQL read into the entities like the query builder's
     // (JoinedEntity), because building the builder's statement cost more than the rest of the read.
-    const { project: projectRow, namespace: namespaceRow } = (this.rows ??= {
-      project: new JoinedEntity(this.projects.manager.connection, Project, 'p', 'p'),
-      namespace: new JoinedEntity(this.projects.manager.connection, Namespace, 'n', 'n'),
-    });
+    const { project: projectRow, namespace: namespaceRow } = this.joinedRows();
     const byId = 'id' in key;
     const rows: (Record<string, unknown> & MembershipRaw)[] = await this.projects.query(
       `SELECT ${projectRow.columns}, ${namespaceRow.columns},
@@ -140,40 +137,76 @@ export class ProjectsRepository {
 
   private rows?: { project: JoinedEntity<Project>; namespace: JoinedEntity<Namespace> };
 
+  /** A project row and its namespace as read by the plain statements (`p.col`, `n.col`). */
+  private joinedRows() {
+    return (this.rows ??= {
+      project: new JoinedEntity(this.projects.manager.connection, Project, 'p', 'p'),
+      namespace: new JoinedEntity(this.projects.manager.connection, Namespace, 'n', 'n'),
+    });
+  }
+
   find(key: ProjectKey, tx?: Tx): Promise<Project | null> {
     return this.byKey(this.withNamespace(tx), key).getOne();
   }
 
-  /** A page of projects with the total: one count and one page query. */
-  list(q: ProjectListQuery, page: PageRequest): Promise<[Project[], number]> {
-    const qb = this.withNamespace();
+  /**
+   * A page of projects with the total (a window count; only a page past the end costs a count
+   * statement). Plain SQL read into the entities (JoinedEntity): TypeORM's query building and
+   * hydration cost as much CPU as the page's statement itself.
+   */
+  async list(q: ProjectListQuery, page: PageRequest): Promise<[Project[], number]> {
+    const conditions: string[] = [];
+    const params: Record<string, unknown> = {};
+    const where = (sql: string, values: Record<string, unknown> = {}) => {
+      conditions.push(sql);
+      Object.assign(params, values);
+    };
     const scope = q.scope;
-    if (scope.kind === 'where') qb.where(scope.condition.sql, scope.condition.params);
+    if (scope.kind === 'where') where(scope.condition.sql, scope.condition.params);
     else if (scope.kind === 'owned') {
-      // parenthesized as a whole: the filters are ANDed onto it
-      qb.where(
+      where(
         `((n.kind = 'user' AND n.owner_id = :ownerId) OR
           (n.kind = 'group' AND n.id IN (SELECT namespace_id FROM group_members WHERE user_id = :ownerId AND access_level = 50)))`,
         { ownerId: scope.userId },
       );
     } else if (scope.kind === 'starred') {
-      qb.where('p.id IN (SELECT project_id FROM users_star_projects WHERE user_id = :starUid)', { starUid: scope.userId });
-      qb.andWhere(scope.readable.sql, scope.readable.params);
+      where('p.id IN (SELECT project_id FROM users_star_projects WHERE user_id = :starUid)', { starUid: scope.userId });
+      where(scope.readable.sql, scope.readable.params);
     }
-    if (q.archived !== undefined) qb.andWhere('p.archived = :archived', { archived: q.archived });
-    if (q.visibilityLevel !== undefined) qb.andWhere('p.visibility_level = :level', { level: q.visibilityLevel });
+    if (q.archived !== undefined) where('p.archived = :archived', { archived: q.archived });
+    if (q.visibilityLevel !== undefined) where('p.visibility_level = :level', { level: q.visibilityLevel });
     if (q.search) {
-      const like = containsPattern(q.search.term);
-      qb.andWhere(
+      where(
         q.search.nameOnly
           ? 'lower(p.name) LIKE :like'
           : "(lower(p.name) LIKE :like OR lower(p.path) LIKE :like OR lower(coalesce(p.description, '')) LIKE :like OR lower(n.name) LIKE :like)",
-        { like },
+        { like: containsPattern(q.search.term) },
       );
     }
     const dir = q.ascending ? 'ASC' : 'DESC';
-    qb.orderBy(ORDER_COLUMNS[q.orderBy], dir).addOrderBy('p.id', dir);
-    return manyWithTotal(qb.offset(page.offset).limit(page.perPage));
+    if (!Number.isSafeInteger(page.perPage) || !Number.isSafeInteger(page.offset)) throw new Error('invalid page');
+    const from = `FROM projects p JOIN namespaces n ON n.id = p.namespace_id${conditions.length ? ` WHERE ${conditions.map((c) => `(${c})`).join(' AND ')}` : ''}`;
+    const { project: projectRow, namespace: namespaceRow } = this.joinedRows();
+    const driver = this.projects.manager.connection.driver;
+    const [sql, values] = driver.escapeQueryWithParameters(
+      `SELECT ${projectRow.columns}, ${namespaceRow.columns}, count(*) OVER () AS "window_total" ${from}
+        ORDER BY ${ORDER_COLUMNS[q.orderBy]} ${dir}, p.id ${dir} LIMIT ${page.perPage} OFFSET ${page.offset}`,
+      params,
+      {},
+    );
+    const rows: Record<string, unknown>[] = await this.projects.query(sql, values);
+    if (rows.length) {
+      const items = rows.map((r) => {
+        const project = projectRow.from(r) as Project;
+        project.namespace = namespaceRow.from(r) as Namespace;
+        return project;
+      });
+      return [items, Number(rows[0].window_total)];
+    }
+    if (page.offset === 0) return [[], 0];
+    const [countSql, countValues] = driver.escapeQueryWithParameters(`SELECT count(*)::int AS "n" ${from}`, params, {});
+    const counted: { n: number }[] = await this.projects.query(countSql, countValues);
+    return [[], counted[0].n];
   }
 
   /** A group's projects that match `readable` (alias `p`), id descending, with the total. */
