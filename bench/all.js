@@ -4,7 +4,7 @@
  * server, the floor it is compared with, the ratio, p99 and resident memory — written to the console
  * and to bench/results/all-latest.md. Each benchmark also prints its own detailed table.
  *
- * Env: BENCH_SKIP=<comma list of names> (users,ci,git,hooks,data,transfer,embedded,scale) skips some;
+ * Env: BENCH_SKIP=<comma list of names> (users,lists,ci,git,hooks,data,transfer,embedded,scale) skips some;
  * BENCH_ONLY_SUITES=<comma list> runs only those. Every benchmark's own env applies (see its header).
  */
 const { spawnSync } = require('node:child_process');
@@ -33,6 +33,17 @@ const SUITES = [
         const a = r.results.find((x) => x.endpoint === ep && x.server === 'app');
         const b = r.results.find((x) => x.endpoint === ep && x.server === 'bare');
         return [ep, `${n(a.req_per_s, 0)} req/s`, `${n(b.req_per_s, 0)} req/s (bare node:http + pg)`, a.req_per_s / b.req_per_s, `${a.latency_p99_ms} ms`, a.peak_rss_mb];
+      }),
+  },
+  {
+    name: 'lists',
+    script: 'lists.bench.js',
+    file: 'lists-latest.json',
+    rows: (r) =>
+      [...new Set(r.results.map((x) => x.endpoint))].map((ep) => {
+        const a = r.results.find((x) => x.endpoint === ep && x.server === 'app');
+        const b = r.results.find((x) => x.endpoint === ep && x.server === 'bare');
+        return [ep, `${n(a.req_per_s, 0)} req/s`, `${n(b.req_per_s, 0)} req/s (bare node:http + pg, same SQL)`, a.req_per_s / b.req_per_s, `${a.latency_p99_ms} ms`, a.peak_rss_mb];
       }),
   },
   {

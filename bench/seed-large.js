@@ -96,8 +96,9 @@ async function buildRepository(dir, commits, files) {
   execFileSync('git', ['--git-dir', dir, 'repack', '-a', '-d', '-q', '--write-bitmap-index'], { env });
 }
 
-async function seedLarge({ dbUrl, dataDir, secretKey, scale = 1, repo = true, log = () => undefined }) {
-  const s = sizes(scale);
+async function seedLarge({ dbUrl, dataDir, secretKey, scale = 1, repo = true, counts: only, log = () => undefined }) {
+  // `counts` overrides some of the sizes at this scale (e.g. { users: 1000, issues: 10000, bigIssues: 10000 })
+  const s = { ...sizes(scale), ...(only || {}) };
   const tools = tokenTools(secretKey);
   const viewerToken = randomBytes(15).toString('base64url');
   const ownerToken = randomBytes(15).toString('base64url');

@@ -6,7 +6,7 @@
  *   npm run bench          (builds first)
  *
  * Env (all optional): BENCH_PG_URL (server URL without database, default postgres://postgres@127.0.0.1:5432),
- * BENCH_USERS (1000), BENCH_CONNECTIONS (32), BENCH_DURATION (10 s), BENCH_WARMUP (3 s), DB_POOL_SIZE (10),
+ * BENCH_USERS (1000), BENCH_CONNECTIONS (32), BENCH_DURATION or BENCH_SECONDS (10 s), BENCH_WARMUP (3 s), DB_POOL_SIZE (10),
  * BENCH_APP_MAIN (the app's entry point, default dist/main.js: e.g. a copy of dist built from another revision),
  * BENCH_ONLY=<substring of the path> (e.g. `users?`: run only the matching endpoints),
  * BENCH_PROFILE=1 (runs both servers with --cpu-prof; .cpuprofile files written to bench/results/).
@@ -18,20 +18,15 @@ const { createCipheriv, createHmac, hkdfSync, randomBytes } = require('node:cryp
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { isDeepStrictEqual } = require('node:util');
 const bcrypt = require('bcryptjs');
 const { Client } = require('pg');
 
-const { createHarness, CLK_TCK } = require('./harness');
+const { createHarness } = require('./harness');
+const { createApiBench } = require('./api-bench');
 
 const ROOT = path.resolve(__dirname, '..');
-const RESULTS_DIR = path.join(__dirname, 'results');
 const USERS = Number(process.env.BENCH_USERS || 1000);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32);
-const DURATION = Number(process.env.BENCH_DURATION || 10);
-const WARMUP = Number(process.env.BENCH_WARMUP || 3);
 const POOL_SIZE = Number(process.env.DB_POOL_SIZE || 10);
-const PROFILE = process.env.BENCH_PROFILE === '1';
 const SECRET_KEY = 'bench-secret-key-0123456789abcdef0123456789abcdef';
 const ROOT_PASSWORD = 'bench-root-password';
 const EXTERNAL_URL = 'http://gitlab.bench.example';
@@ -43,54 +38,8 @@ const ENDPOINTS = [
 ].filter((ep) => !process.env.BENCH_ONLY || ep.path.includes(process.env.BENCH_ONLY));
 
 const h = createHarness('bench');
-const { log, sleep } = h;
-
-// ---------------------------------------------------------------------------------------------
-// Processes, database and cleanup (bench/harness.js); the load generator and the monitor connection
-// are stopped first, so that the servers stop at once.
-let monitor; // the pg client that watches the bench database's backends
-h.onCleanup(async () => {
-  if (monitor) await monitor.end().catch(() => undefined);
-  monitor = undefined;
-});
-const { freePort, startProcess, waitReady, cpuMs, cannon } = h;
-
-/** Busy CPU time of the whole machine (all CPUs), in ms. */
-function machineBusyMs() {
-  try {
-    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    // user nice system idle iowait irq softirq steal
-    return ((f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] || 0)) * 1000) / CLK_TCK;
-  } catch {
-    return 0;
-  }
-}
-
-/** PIDs of the PostgreSQL backends connected to the bench database (the servers' pools), via one monitor connection. */
-async function backendPids(dbUrl) {
-  if (!monitor) {
-    monitor = new Client({ connectionString: dbUrl });
-    monitor.on('error', () => undefined); // the database goes away at cleanup
-    await monitor.connect();
-  }
-  const { rows } = await monitor.query(
-    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-  );
-  return rows.map((r) => r.pid);
-}
-
-function profileArgs(name) {
-  return PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS_DIR}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
-}
-
-function rssMb(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const { log, freePort, startProcess, waitReady } = h;
+const { CONNECTIONS, DURATION, WARMUP, RESULTS_DIR, profileArgs, checkSameResponses, measure, table } = createApiBench(h);
 
 // ---------------------------------------------------------------------------------------------
 /** 1,000 users (+ namespaces, an identity for every third one, a project for every fifth) in a few statements. */
@@ -179,126 +128,6 @@ async function seed(dbUrl) {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-const PAGINATION_HEADERS = ['link', 'x-total', 'x-total-pages', 'x-per-page', 'x-page', 'x-next-page', 'x-prev-page'];
-
-async function getJson(base, p, token) {
-  const r = await fetch(base + p, { headers: { 'PRIVATE-TOKEN': token } });
-  const text = await r.text();
-  if (r.status !== 200) throw new Error(`GET ${base}${p}: ${r.status} ${text.slice(0, 300)}`);
-  const headers = {};
-  for (const name of PAGINATION_HEADERS) if (r.headers.has(name)) headers[name] = r.headers.get(name);
-  return { body: JSON.parse(text), headers };
-}
-
-/** Both servers must answer each endpoint identically (body and pagination headers). */
-async function checkSameResponses(appBase, bareBase, token) {
-  for (const ep of ENDPOINTS) {
-    const [a, b] = await Promise.all([getJson(appBase, ep.path, token), getJson(bareBase, ep.path, token)]);
-    if (!isDeepStrictEqual(a, b)) {
-      throw new Error(
-        `${ep.name}: the baseline answers differently from the app\napp:  ${JSON.stringify(a).slice(0, 1500)}\n` +
-          `bare: ${JSON.stringify(b).slice(0, 1500)}`,
-      );
-    }
-    const n = Array.isArray(a.body) ? `${a.body.length} items, X-Total ${a.headers['x-total']}` : 'one object';
-    log(`${ep.name}: app and baseline responses identical (${n})`);
-  }
-}
-
-async function measure(server, ep, token, dbUrl) {
-  const url = server.base + ep.path;
-  const headers = { 'PRIVATE-TOKEN': token };
-  if (WARMUP > 0) await cannon({ url, headers, connections: CONNECTIONS, duration: WARMUP });
-  // PostgreSQL backends come and go (pg-pool closes idle clients): track each one from first to last sight.
-  const pgCpu = new Map(); // pid -> { first, last }
-  const samplePg = (pids) => {
-    for (const pid of pids) {
-      const ms = cpuMs(pid);
-      if (!ms) continue;
-      const e = pgCpu.get(pid);
-      if (e) e.last = ms;
-      else pgCpu.set(pid, { first: ms, last: ms });
-    }
-  };
-  let pgPids = await backendPids(dbUrl);
-  samplePg(pgPids);
-  const cpu0 = { server: cpuMs(server.child.pid), self: process.cpuUsage(), machine: machineBusyMs() };
-  let peak = rssMb(server.child.pid) ?? 0;
-  let ticks = 0;
-  const sampler = setInterval(() => {
-    const v = rssMb(server.child.pid);
-    if (v !== undefined && v > peak) peak = v;
-    samplePg(pgPids);
-    if (++ticks % 5 === 0) backendPids(dbUrl).then((p) => (pgPids = p), () => undefined);
-  }, 200);
-  let r;
-  try {
-    r = await cannon({ url, headers, connections: CONNECTIONS, duration: DURATION });
-  } finally {
-    clearInterval(sampler);
-  }
-  samplePg(pgPids);
-  const serverCpu = cpuMs(server.child.pid) - cpu0.server;
-  const pgCpuMs = [...pgCpu.values()].reduce((a, e) => a + e.last - e.first, 0);
-  const selfCpu = process.cpuUsage(cpu0.self);
-  const otherCpu = machineBusyMs() - cpu0.machine - serverCpu - pgCpuMs - (selfCpu.user + selfCpu.system) / 1000;
-  const v = rssMb(server.child.pid);
-  if (v !== undefined && v > peak) peak = v;
-  const total = r.requests.total || 1;
-  const res = {
-    endpoint: ep.name,
-    server: server.name,
-    req_per_s: r.requests.average,
-    requests_total: r.requests.total,
-    duration_s: r.duration,
-    latency_p50_ms: r.latency.p50,
-    latency_p99_ms: r.latency.p99,
-    latency_avg_ms: r.latency.average,
-    non2xx: r.non2xx,
-    errors: r.errors,
-    timeouts: r.timeouts,
-    peak_rss_mb: Math.round(peak * 10) / 10,
-    // CPU spent during the measured run: the server process, its pool's PostgreSQL backends, the load generator.
-    server_cpu_ms_per_req: Math.round((serverCpu / total) * 1000) / 1000,
-    server_cpu_percent: Math.round((serverCpu / (r.duration * 1000)) * 1000) / 10,
-    postgres_cpu_ms_per_req: Math.round((pgCpuMs / total) * 1000) / 1000,
-    postgres_cpu_percent: Math.round((pgCpuMs / (r.duration * 1000)) * 1000) / 10,
-    loadgen_cpu_percent: Math.round(((selfCpu.user + selfCpu.system) / 1000 / (r.duration * 1000)) * 1000) / 10,
-    // everything else the machine ran meanwhile (other processes, the other server idling, the kernel):
-    // well above ~10%, req/s and latencies are skewed by work that is not this benchmark
-    other_cpu_percent: Math.max(0, Math.round((otherCpu / (r.duration * 1000)) * 1000) / 10),
-  };
-  log(
-    `${server.name.padEnd(4)} ${ep.name}: ${res.req_per_s.toFixed(1)} req/s, p50 ${res.latency_p50_ms} ms, ` +
-      `p99 ${res.latency_p99_ms} ms, non-2xx ${res.non2xx}, errors ${res.errors}, RSS ${res.peak_rss_mb} MB, ` +
-      `CPU server ${res.server_cpu_percent}% (${res.server_cpu_ms_per_req} ms/req), ` +
-      `postgres ${res.postgres_cpu_percent}% (${res.postgres_cpu_ms_per_req} ms/req), load generator ${res.loadgen_cpu_percent}%, ` +
-      `other ${res.other_cpu_percent}%`,
-  );
-  return res;
-}
-
-function table(results) {
-  const lines = [
-    '| endpoint | server | req/s | p50 ms | p99 ms | RSS MB |',
-    '| --- | --- | ---: | ---: | ---: | ---: |',
-  ];
-  for (const r of results) {
-    lines.push(
-      `| ${r.endpoint} | ${r.server} | ${r.req_per_s.toFixed(1)} | ${r.latency_p50_ms} | ${r.latency_p99_ms} | ${r.peak_rss_mb.toFixed(1)} |`,
-    );
-  }
-  lines.push('', '| endpoint | server | server CPU ms/req | server CPU % | postgres CPU ms/req | postgres CPU % | load gen CPU % | other CPU % |');
-  lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
-  for (const r of results) {
-    lines.push(
-      `| ${r.endpoint} | ${r.server} | ${r.server_cpu_ms_per_req.toFixed(3)} | ${r.server_cpu_percent} | ` +
-        `${r.postgres_cpu_ms_per_req.toFixed(3)} | ${r.postgres_cpu_percent} | ${r.loadgen_cpu_percent} | ${r.other_cpu_percent} |`,
-    );
-  }
-  return lines.join('\n');
-}
 
 // ---------------------------------------------------------------------------------------------
 async function main() {
@@ -360,7 +189,7 @@ async function main() {
   await waitReady(bare.child, bare.base);
   log(`baseline ready on ${bare.base} (pid ${bare.child.pid})`);
 
-  await checkSameResponses(app.base, bare.base, token);
+  await checkSameResponses(app.base, bare.base, ENDPOINTS, token);
 
   const results = [];
   for (const ep of ENDPOINTS) {

@@ -1,4 +1,5 @@
-import { DataSource, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { DataSource, EntityMetadata, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 
 /**
  * Reading several entities out of one joined row: a list's page comes in one statement with the
@@ -33,14 +34,25 @@ export class JoinedEntity<T extends ObjectLiteral> {
 
   /** The entity of `row`, or null when the join found none (its primary key is null). */
   from(row: Record<string, unknown>): T | null {
-    const meta = this.ds.getMetadata(this.target);
-    const primary = meta.primaryColumns[0];
-    if (row[`${this.prefix}.${primary.databaseName}`] === null || row[`${this.prefix}.${primary.databaseName}`] === undefined) return null;
-    const entity = meta.create() as T;
-    for (const c of meta.columns) {
-      c.setEntityValue(entity, this.ds.driver.prepareHydratedValue(row[`${this.prefix}.${c.databaseName}`], c));
-    }
+    // the metadata and the result keys once: looking them up and building the keys for every row cost more than the hydration
+    const h = (this.hydration ??= this.prepareHydration());
+    const id = row[h.primaryKey];
+    if (id === null || id === undefined) return null;
+    const entity = h.meta.create() as T;
+    const driver = this.ds.driver;
+    for (const [c, key] of h.columns) c.setEntityValue(entity, driver.prepareHydratedValue(row[key], c));
     return entity;
+  }
+
+  private hydration?: { meta: EntityMetadata; primaryKey: string; columns: [ColumnMetadata, string][] };
+
+  private prepareHydration() {
+    const meta = this.ds.getMetadata(this.target);
+    return {
+      meta,
+      primaryKey: `${this.prefix}.${meta.primaryColumns[0].databaseName}`,
+      columns: meta.columns.map((c): [ColumnMetadata, string] => [c, `${this.prefix}.${c.databaseName}`]),
+    };
   }
 }
 

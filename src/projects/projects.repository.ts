@@ -4,12 +4,12 @@ import { Repository, SelectQueryBuilder } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
 import { containsPattern } from '../common/params/params';
 import { Tx } from '../database/transactions';
-import { GroupMember, ProjectMember } from '../members/member.entities';
+import { ProjectMember } from '../members/member.entities';
 import { Namespace } from '../namespaces/namespace.entity';
 import { User } from '../users/user.entity';
 import { ForkParent } from './projects.presenter';
 import { Project } from './project.entity';
-import { manyWithTotal } from '../database/joined-rows';
+import { JoinedEntity, manyWithTotal } from '../database/joined-rows';
 import { UsersRepository } from '../users/users.repository';
 
 /** `:id` parsed: a number, or `namespace/path` (case-insensitive). */
@@ -103,22 +103,31 @@ export class ProjectsRepository {
    * (the resolver's single round trip).
    */
   async findWithMemberships(key: ProjectKey, userId: number | null): Promise<ProjectWithMemberships | null> {
-    const qb = this.byKey(this.withNamespace(), key);
     if (userId === null) {
-      const project = await qb.getOne();
+      const project = await this.byKey(this.withNamespace(), key).getOne();
       return project ? { project, projectMember: null, groupMember: null } : null;
     }
-    qb.leftJoin(ProjectMember, 'pm', 'pm.project_id = p.id AND pm.user_id = :uid', { uid: userId })
-      .leftJoin(GroupMember, 'gm', 'gm.namespace_id = p.namespace_id AND gm.user_id = :uid')
-      .addSelect('pm.access_level', 'pm_access_level')
-      .addSelect('pm.notification_level', 'pm_notification_level')
-      .addSelect('gm.access_level', 'gm_access_level')
-      .addSelect('gm.notification_level', 'gm_notification_level');
-    const { entities, raw } = await qb.getRawAndEntities<MembershipRaw>();
-    if (!entities.length) return null;
-    const r = raw[0];
+    // Every project route runs this: plain SQL read into the entities like the query builder's
+    // (JoinedEntity), because building the builder's statement cost more than the rest of the read.
+    const { project: projectRow, namespace: namespaceRow } = this.joinedRows();
+    const byId = 'id' in key;
+    const rows: (Record<string, unknown> & MembershipRaw)[] = await this.projects.query(
+      `SELECT ${projectRow.columns}, ${namespaceRow.columns},
+              pm.access_level AS "pm_access_level", pm.notification_level AS "pm_notification_level",
+              gm.access_level AS "gm_access_level", gm.notification_level AS "gm_notification_level"
+         FROM projects p JOIN namespaces n ON n.id = p.namespace_id
+         LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = $1
+         LEFT JOIN group_members gm ON gm.namespace_id = p.namespace_id AND gm.user_id = $1
+        WHERE ${byId ? 'p.id = $2' : 'lower(n.path) = lower($2) AND lower(p.path) = lower($3)'}
+        LIMIT 1`,
+      byId ? [userId, key.id] : [userId, key.namespace, key.path],
+    );
+    if (!rows.length) return null;
+    const r = rows[0];
+    const project = projectRow.from(r) as Project;
+    project.namespace = namespaceRow.from(r) as Namespace;
     return {
-      project: entities[0],
+      project,
       projectMember:
         r.pm_access_level === null ? null : { accessLevel: r.pm_access_level, notificationLevel: r.pm_notification_level as number },
       groupMember:
@@ -126,33 +135,51 @@ export class ProjectsRepository {
     };
   }
 
+  private rows?: { project: JoinedEntity<Project>; namespace: JoinedEntity<Namespace> };
+
+  /** A project row and its namespace as read by the plain statements (`p.col`, `n.col`). */
+  private joinedRows() {
+    return (this.rows ??= {
+      project: new JoinedEntity(this.projects.manager.connection, Project, 'p', 'p'),
+      namespace: new JoinedEntity(this.projects.manager.connection, Namespace, 'n', 'n'),
+    });
+  }
+
   find(key: ProjectKey, tx?: Tx): Promise<Project | null> {
     return this.byKey(this.withNamespace(tx), key).getOne();
   }
 
-  /** A page of projects with the total: one count and one page query. */
-  list(q: ProjectListQuery, page: PageRequest): Promise<[Project[], number]> {
-    const qb = this.withNamespace();
+  /**
+   * A page of projects with the total (a window count; only a page past the end costs a count
+   * statement). Plain SQL read into the entities (JoinedEntity): TypeORM's query building and
+   * hydration cost as much CPU as the page's statement itself.
+   */
+  async list(q: ProjectListQuery, page: PageRequest): Promise<[Project[], number]> {
+    const conditions: string[] = [];
+    const params: Record<string, unknown> = {};
+    const where = (sql: string, values: Record<string, unknown> = {}) => {
+      conditions.push(sql);
+      Object.assign(params, values);
+    };
     const scope = q.scope;
-    if (scope.kind === 'where') qb.where(scope.condition.sql, scope.condition.params);
+    if (scope.kind === 'where') where(scope.condition.sql, scope.condition.params);
     else if (scope.kind === 'owned') {
-      // parenthesized as a whole: the filters are ANDed onto it
-      qb.where(
+      where(
         `((n.kind = 'user' AND n.owner_id = :ownerId) OR
           (n.kind = 'group' AND n.id IN (SELECT namespace_id FROM group_members WHERE user_id = :ownerId AND access_level = 50)))`,
         { ownerId: scope.userId },
       );
     } else if (scope.kind === 'starred') {
-      qb.where('p.id IN (SELECT project_id FROM users_star_projects WHERE user_id = :starUid)', { starUid: scope.userId });
-      qb.andWhere(scope.readable.sql, scope.readable.params);
+      where('p.id IN (SELECT project_id FROM users_star_projects WHERE user_id = :starUid)', { starUid: scope.userId });
+      where(scope.readable.sql, scope.readable.params);
     }
-    if (q.archived !== undefined) qb.andWhere('p.archived = :archived', { archived: q.archived });
-    if (q.visibilityLevel !== undefined) qb.andWhere('p.visibility_level = :level', { level: q.visibilityLevel });
+    if (q.archived !== undefined) where('p.archived = :archived', { archived: q.archived });
+    if (q.visibilityLevel !== undefined) where('p.visibility_level = :level', { level: q.visibilityLevel });
     if (q.search) {
       const like = containsPattern(q.search.term);
       // each column matched on its own (a union of ids) so that each reads its trigram index (the
       // search indexes migration); one OR across projects and namespaces could only scan both tables
-      qb.andWhere(
+      where(
         q.search.nameOnly
           ? 'lower(p.name) LIKE :like'
           : `p.id IN (SELECT sp.id FROM projects sp WHERE lower(sp.name) LIKE :like
@@ -163,8 +190,29 @@ export class ProjectsRepository {
       );
     }
     const dir = q.ascending ? 'ASC' : 'DESC';
-    qb.orderBy(ORDER_COLUMNS[q.orderBy], dir).addOrderBy('p.id', dir);
-    return manyWithTotal(qb.offset(page.offset).limit(page.perPage));
+    if (!Number.isSafeInteger(page.perPage) || !Number.isSafeInteger(page.offset)) throw new Error('invalid page');
+    const from = `FROM projects p JOIN namespaces n ON n.id = p.namespace_id${conditions.length ? ` WHERE ${conditions.map((c) => `(${c})`).join(' AND ')}` : ''}`;
+    const { project: projectRow, namespace: namespaceRow } = this.joinedRows();
+    const driver = this.projects.manager.connection.driver;
+    const [sql, values] = driver.escapeQueryWithParameters(
+      `SELECT ${projectRow.columns}, ${namespaceRow.columns}, count(*) OVER () AS "window_total" ${from}
+        ORDER BY ${ORDER_COLUMNS[q.orderBy]} ${dir}, p.id ${dir} LIMIT ${page.perPage} OFFSET ${page.offset}`,
+      params,
+      {},
+    );
+    const rows: Record<string, unknown>[] = await this.projects.query(sql, values);
+    if (rows.length) {
+      const items = rows.map((r) => {
+        const project = projectRow.from(r) as Project;
+        project.namespace = namespaceRow.from(r) as Namespace;
+        return project;
+      });
+      return [items, Number(rows[0].window_total)];
+    }
+    if (page.offset === 0) return [[], 0];
+    const [countSql, countValues] = driver.escapeQueryWithParameters(`SELECT count(*)::int AS "n" ${from}`, params, {});
+    const counted: { n: number }[] = await this.projects.query(countSql, countValues);
+    return [[], counted[0].n];
   }
 
   /** A group's projects that match `readable` (alias `p`), id descending, with the total. */

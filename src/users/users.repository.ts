@@ -38,6 +38,10 @@ const FULL_VIEW_COLUMNS = `
 @Injectable()
 export class UsersRepository {
   private selectList?: string;
+  /** Per joined prefix: [property, result key] of every column (joined). */
+  private readonly joinedKeys = new Map<string, [string, string][]>();
+  /** joinedColumns per `alias prefix` (a handful: the lists' authors, assignees, owners). */
+  private readonly joinedLists = new Map<string, string>();
 
   constructor(@InjectRepository(User) private readonly users: Repository<User>) {}
 
@@ -59,8 +63,14 @@ export class UsersRepository {
   /** `SELECT <the entity's columns> FROM users u WHERE <where> <tail>`: rows shaped as Users. */
   /** The lean select list of a users row joined as `alias` in another area's query, each column under `prefix.property`. */
   joinedColumns(alias: string, prefix: string): string {
-    const esc = (name: string) => this.users.manager.connection.driver.escape(name);
-    return this.users.metadata.columns.map((c) => `${alias}.${esc(c.databaseName)} AS ${esc(`${prefix}.${c.propertyName}`)}`).join(', ');
+    const key = `${alias} ${prefix}`;
+    let list = this.joinedLists.get(key);
+    if (list === undefined) {
+      const esc = (name: string) => this.users.manager.connection.driver.escape(name);
+      list = this.users.metadata.columns.map((c) => `${alias}.${esc(c.databaseName)} AS ${esc(`${prefix}.${c.propertyName}`)}`).join(', ');
+      this.joinedLists.set(key, list);
+    }
+    return list;
   }
 
   /** joinedColumns as [expression, result name] pairs, for a query builder's addSelect. */
@@ -71,9 +81,16 @@ export class UsersRepository {
 
   /** The lean user of a row read with joinedColumns(…, `prefix`), or null when the join found none. */
   joined(row: Record<string, unknown>, prefix: string): User | null {
-    if (row[`${prefix}.id`] === null || row[`${prefix}.id`] === undefined) return null;
+    let keys = this.joinedKeys.get(prefix);
+    if (keys === undefined) {
+      // the result keys once per prefix: building `prefix.property` for every column of every row cost more than the copy
+      keys = this.users.metadata.columns.map((c): [string, string] => [c.propertyName, `${prefix}.${c.propertyName}`]);
+      this.joinedKeys.set(prefix, keys);
+    }
+    const id = row[`${prefix}.id`];
+    if (id === null || id === undefined) return null;
     const user: Record<string, unknown> = {};
-    for (const c of this.users.metadata.columns) user[c.propertyName] = row[`${prefix}.${c.propertyName}`];
+    for (const [property, key] of keys) user[property] = row[key];
     return user as unknown as User;
   }
 

@@ -1,0 +1,179 @@
+'use strict';
+/**
+ * Hot list reads at scale (issue 17, goal 1): the built app (dist/main.js) against a bare node:http
+ * baseline (bench/lists-bare-server.js) sending the same SQL and building the same JSON, on a
+ * throw-away PostgreSQL database seeded with bench/seed-large.js's shape at these sizes:
+ * 10,000 private projects of which the viewer (`seed_viewer`, a developer, not an administrator)
+ * is a member of 1,000; one project with 10,000 issues (authors, assignees, milestones, one or two
+ * labels, two notes each) and 2,000 merge requests; 20,000 more issues spread over the other
+ * projects (two each: with every issue in one project, PostgreSQL's statistics make it count a
+ * project's open issues by scanning the whole table, which no real instance looks like); 1,000 users.
+ *
+ *   GET /api/v3/projects                        (20 of the viewer's 1,000)
+ *   GET /api/v3/projects/:id/issues             (20 of 10,000, author/assignee/milestone/labels)
+ *   GET /api/v3/projects/:id/merge_requests     (20 of 2,000)
+ *
+ *   npm run bench:lists          (builds first)
+ *
+ * Both servers must answer each route identically (body, key order, pagination headers) before
+ * anything is measured. Then each route is loaded with autocannon (BENCH_CONNECTIONS, 32) for
+ * BENCH_DURATION / BENCH_SECONDS (10 s, after BENCH_WARMUP, 3 s) on each server: req/s, p50, p99,
+ * server and PostgreSQL CPU per request, peak RSS.
+ *
+ * Env (all optional): BENCH_PG_URL, BENCH_CONNECTIONS, BENCH_DURATION (or BENCH_SECONDS), BENCH_WARMUP,
+ * DB_POOL_SIZE (10), BENCH_APP_MAIN (default dist/main.js), BENCH_ONLY=<substring of the route name>,
+ * BENCH_PROFILE=1 (both servers with --cpu-prof; profiles in bench/results/), BENCH_ISSUES (10000: the
+ * listed project's), BENCH_OTHER_ISSUES (20000), BENCH_PROJECTS (10000: the viewer is a member of one in ten).
+ *
+ * Prints a markdown table and writes bench/results/lists-latest.json. Exits non-zero on any error,
+ * non-2xx response, or response mismatch between the two servers.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const { createHarness } = require('./harness');
+const { createApiBench } = require('./api-bench');
+const { seedLarge } = require('./seed-large');
+
+const ROOT = path.resolve(__dirname, '..');
+const POOL_SIZE = Number(process.env.DB_POOL_SIZE || 10);
+const ISSUES = Number(process.env.BENCH_ISSUES || 10_000);
+const OTHER_ISSUES = Number(process.env.BENCH_OTHER_ISSUES ?? 20_000);
+const PROJECTS = Number(process.env.BENCH_PROJECTS || 10_000);
+const SECRET_KEY = 'bench-secret-key-0123456789abcdef0123456789abcdef';
+const ROOT_PASSWORD = 'bench-root-password';
+const EXTERNAL_URL = 'http://gitlab.bench.example';
+const DB_NAME = `bench_lists_${Date.now()}_${process.pid}`;
+
+const h = createHarness('lists');
+const { log, freePort, startProcess, waitReady } = h;
+const { CONNECTIONS, DURATION, WARMUP, RESULTS_DIR, profileArgs, checkSameResponses, measure, table } = createApiBench(h);
+
+function endpoints(bigId) {
+  return [
+    { name: `GET /projects (member of ${PROJECTS / 10} of ${PROJECTS})`, path: '/api/v3/projects' },
+    { name: `GET /projects/:id/issues (20 of ${ISSUES})`, path: `/api/v3/projects/${bigId}/issues` },
+    { name: 'GET /projects/:id/merge_requests (20 of 2000)', path: `/api/v3/projects/${bigId}/merge_requests` },
+  ].filter((ep) => !process.env.BENCH_ONLY || ep.name.includes(process.env.BENCH_ONLY));
+}
+
+async function main() {
+  const mainJs = path.resolve(ROOT, process.env.BENCH_APP_MAIN || 'dist/main.js');
+  if (!fs.existsSync(mainJs)) throw new Error(`${mainJs} not found: run \`npm run build\` (npm run bench:lists does)`);
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const dataDir = h.tempDir('gitlab-bench-lists-');
+  const dbUrl = await h.createDatabase(DB_NAME);
+
+  const [appPort, barePort] = [await freePort(), await freePort()];
+  const app = {
+    name: 'app',
+    base: `http://127.0.0.1:${appPort}`,
+    child: startProcess('app', [...profileArgs('app'), mainJs], {
+      DATABASE_URL: dbUrl,
+      PORT: String(appPort),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      SECRET_KEY,
+      ROOT_PASSWORD,
+      EXTERNAL_URL,
+      LOG_LEVEL: 'error',
+      DB_POOL_SIZE: String(POOL_SIZE),
+      NODE_ENV: 'production',
+    }),
+  };
+  await waitReady(app.child, app.base); // migrations ran
+  log(`app ready on ${app.base} (pid ${app.child.pid})`);
+
+  const t0 = Date.now();
+  const seed = await seedLarge({
+    dbUrl,
+    secretKey: SECRET_KEY,
+    repo: false,
+    counts: { users: 1000, projects: PROJECTS, issues: ISSUES + OTHER_ISSUES, bigIssues: ISSUES, mergeRequests: 2000, builds: 100 },
+  });
+  log(`seeded in ${Date.now() - t0} ms: ${JSON.stringify(seed.counts)}`);
+  const ENDPOINTS = endpoints(seed.bigProjectId);
+  if (ENDPOINTS.length === 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no route`);
+
+  const bare = {
+    name: 'bare',
+    base: `http://127.0.0.1:${barePort}`,
+    child: startProcess('bare', [...profileArgs('bare'), path.join(__dirname, 'lists-bare-server.js')], {
+      DATABASE_URL: dbUrl,
+      PORT: String(barePort),
+      HOST: '127.0.0.1',
+      SECRET_KEY,
+      EXTERNAL_URL,
+      DB_POOL_SIZE: String(POOL_SIZE),
+      NODE_ENV: 'production',
+    }),
+  };
+  await waitReady(bare.child, bare.base);
+  log(`baseline ready on ${bare.base} (pid ${bare.child.pid})`);
+
+  const token = seed.viewerToken;
+  await checkSameResponses(app.base, bare.base, ENDPOINTS, token);
+
+  const results = [];
+  for (const ep of ENDPOINTS) {
+    for (const server of [app, bare]) {
+      if (server.child.exitCode !== null) throw new Error(`${server.name} died:\n${server.child.tail()}`);
+      results.push(await measure(server, ep, token, dbUrl));
+    }
+  }
+
+  const ratios = ENDPOINTS.map((ep) => {
+    const a = results.find((r) => r.endpoint === ep.name && r.server === 'app');
+    const b = results.find((r) => r.endpoint === ep.name && r.server === 'bare');
+    return { endpoint: ep.name, app_over_bare_req_per_s: Math.round((a.req_per_s / b.req_per_s) * 100) / 100 };
+  });
+  const out = [
+    '',
+    `Hot list reads — ${PROJECTS} projects (viewer member of ${PROJECTS / 10}), ${ISSUES} issues in the listed project ` +
+      `(${OTHER_ISSUES} in the others), 2000 merge requests; ` +
+      `${CONNECTIONS} connections, ${DURATION} s per run (after ${WARMUP} s warm-up), pool ${POOL_SIZE}, node ${process.version}, ` +
+      `${os.cpus().length} CPUs`,
+    '',
+    table(results),
+    '',
+    '| endpoint | app/bare req/s |',
+    '| --- | ---: |',
+    ...ratios.map((r) => `| ${r.endpoint} | ${r.app_over_bare_req_per_s.toFixed(2)} |`),
+    '',
+  ].join('\n');
+  process.stdout.write(out + '\n');
+  const busiest = Math.max(...results.map((r) => r.other_cpu_percent));
+  if (busiest > 25) {
+    process.stdout.write(
+      `Note: other work used up to ${busiest}% CPU (of ${os.cpus().length * 100}%) during the runs: ` +
+        'req/s and latencies are skewed by it; CPU ms/req is the steadier comparison.\n\n',
+    );
+  }
+
+  const report = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model,
+    seeded: seed.counts,
+    connections: CONNECTIONS,
+    duration_s: DURATION,
+    warmup_s: WARMUP,
+    db_pool_size: POOL_SIZE,
+    results,
+    ratios,
+  };
+  fs.writeFileSync(path.join(RESULTS_DIR, 'lists-latest.json'), JSON.stringify(report, null, 2) + '\n');
+  log(`wrote ${path.relative(ROOT, path.join(RESULTS_DIR, 'lists-latest.json'))}`);
+
+  const bad = results.filter((r) => r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.requests_total === 0);
+  if (bad.length) {
+    throw new Error(
+      `failed requests: ${bad.map((r) => `${r.server} ${r.endpoint} (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})`).join('; ')}`,
+    );
+  }
+  for (const s of [app, bare]) s.child.stopping = true;
+}
+
+h.run(main);
