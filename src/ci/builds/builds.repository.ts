@@ -3,7 +3,6 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import type { BuildAttributes, JobOptions, When, YamlVariable } from '../pipelines/ci-config';
 import { User } from '../../users/user.entity';
-import { UsersRepository } from '../../users/users.repository';
 import { rowsOf } from '../sql';
 import { BuildDetails, BuildStatus } from './build.entity';
 
@@ -75,7 +74,7 @@ export interface RunnerSummary {
   name: string | null;
 }
 
-/** A build with the user who started it and the runner that took it, read in the build's statement. */
+/** A build with the runner that took it (read in the build's statement) and the user who started it. */
 export interface BuildWithPeople {
   build: BuildRow;
   user?: User;
@@ -103,30 +102,23 @@ export interface Claimer {
 export class BuildsRepository {
   private withPeopleSelect?: string;
 
-  constructor(
-    @InjectRepository(BuildDetails) private readonly builds: Repository<BuildDetails>,
-    private readonly users: UsersRepository,
-  ) {}
+  constructor(@InjectRepository(BuildDetails) private readonly builds: Repository<BuildDetails>) {}
 
   private q<T>(sql: string, params: unknown[], m?: EntityManager): Promise<T[]> {
     return (m ?? this.builds.manager).query(sql, params).then((r) => rowsOf<T>(r));
   }
 
-  /** SELECT_BUILD with the build's user (`user.*`) and runner (`runner.*`) joined in. */
+  /** SELECT_BUILD with the build's runner (`runner.*`) joined in (its user is read in one batch by the caller). */
   private get selectWithPeople(): string {
-    this.withPeopleSelect ??= `${SELECT_BUILD.replace(
-      '\n  FROM ci_builds b',
-      `, ${this.users.joinedColumns('u', 'user')}, ${RUNNER_COLUMNS}\n  FROM ci_builds b`,
-    )}
-  LEFT JOIN users u ON u.id = b.user_id
+    this.withPeopleSelect ??= `${SELECT_BUILD.replace('\n  FROM ci_builds b', `, ${RUNNER_COLUMNS}\n  FROM ci_builds b`)}
   LEFT JOIN ci_runners r ON r.id = b.runner_id`;
     return this.withPeopleSelect;
   }
 
-  /** A row read with selectWithPeople, split into the build, its user and its runner. */
+  /** A row read with selectWithPeople, split into the build and its runner. */
   private withPeople(row: Record<string, unknown>): BuildWithPeople {
     const build: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(row)) if (!k.startsWith('user.') && !k.startsWith('runner.') && k !== 'total') build[k] = v;
+    for (const [k, v] of Object.entries(row)) if (!k.startsWith('runner.') && k !== 'total') build[k] = v;
     const runner =
       row['runner.id'] === null || row['runner.id'] === undefined
         ? undefined
@@ -137,10 +129,10 @@ export class BuildsRepository {
             isShared: row['runner.isShared'] as boolean,
             name: row['runner.name'] as string | null,
           };
-    return { build: build as unknown as BuildRow, user: this.users.joined(row, 'user') ?? undefined, runner };
+    return { build: build as unknown as BuildRow, runner };
   }
 
-  /** The build with its user and runner: one statement. */
+  /** The build with its runner: one statement. */
   async findWithPeople(id: number): Promise<BuildWithPeople | undefined> {
     if (!Number.isSafeInteger(id) || id <= 0 || id > 2147483647) return undefined;
     const [row] = await this.q<Record<string, unknown>>(`${this.selectWithPeople} WHERE b.id = $1`, [id]);
