@@ -10,6 +10,7 @@
  * BENCH_WARMUP (3 s), BENCH_PROFILE=1 (--cpu-prof for both servers, profiles in bench/results/).
  */
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { isDeepStrictEqual } = require('node:util');
 const { Client } = require('pg');
@@ -204,7 +205,80 @@ function createApiBench(h) {
     return lines.join('\n');
   }
 
-  return { CONNECTIONS, DURATION, WARMUP, PROFILE, RESULTS_DIR, profileArgs, getJson, checkSameResponses, measure, table };
+  /**
+   * Measures every endpoint on the app and on the bare handler, prints the table and the app/bare
+   * ratios under `title`, writes `file` (with `extra` fields) in bench/results, and fails on any
+   * failed request.
+   */
+  async function runAndReport({ app, bare, endpoints, token, dbUrl, title, file, extra = {} }) {
+    const results = [];
+    for (const ep of endpoints) {
+      for (const server of [app, bare]) {
+        if (server.child.exitCode !== null) throw new Error(`${server.name} died:\n${server.child.tail()}`);
+        results.push(await measure(server, ep, token, dbUrl));
+      }
+    }
+    const ratios = endpoints.map((ep) => {
+      const a = results.find((r) => r.endpoint === ep.name && r.server === 'app');
+      const b = results.find((r) => r.endpoint === ep.name && r.server === 'bare');
+      return { endpoint: ep.name, app_over_bare_req_per_s: Math.round((a.req_per_s / b.req_per_s) * 100) / 100 };
+    });
+    const out = [
+      '',
+      title,
+      '',
+      table(results),
+      '',
+      '| endpoint | app/bare req/s |',
+      '| --- | ---: |',
+      ...ratios.map((r) => `| ${r.endpoint} | ${r.app_over_bare_req_per_s.toFixed(2)} |`),
+      '',
+    ].join('\n');
+    process.stdout.write(out + '\n');
+    const busiest = Math.max(...results.map((r) => r.other_cpu_percent));
+    if (busiest > 25) {
+      process.stdout.write(
+        `Note: other work used up to ${busiest}% CPU (of ${os.cpus().length * 100}%) during the runs: ` +
+          'req/s and latencies are skewed by it; CPU ms/req is the steadier comparison.\n\n',
+      );
+    }
+    const report = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model,
+      ...extra,
+      connections: CONNECTIONS,
+      duration_s: DURATION,
+      warmup_s: WARMUP,
+      results,
+      ratios,
+    };
+    fs.writeFileSync(path.join(RESULTS_DIR, file), JSON.stringify(report, null, 2) + '\n');
+    h.log(`wrote bench/results/${file}`);
+    const bad = results.filter((r) => r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.requests_total === 0);
+    if (bad.length) {
+      throw new Error(
+        `failed requests: ${bad.map((r) => `${r.server} ${r.endpoint} (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})`).join('; ')}`,
+      );
+    }
+    for (const s of [app, bare]) s.child.stopping = true;
+  }
+
+  /** Starts the bare baseline `script` (in bench/) on a free port with `env`, and waits for it. */
+  async function startBare(script, env) {
+    const port = await h.freePort();
+    const bare = {
+      name: 'bare',
+      base: `http://127.0.0.1:${port}`,
+      child: h.startProcess('bare', [...profileArgs('bare'), path.join(__dirname, script)], { PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', ...env }),
+    };
+    await h.waitReady(bare.child, bare.base);
+    h.log(`baseline ready on ${bare.base} (pid ${bare.child.pid})`);
+    return bare;
+  }
+
+  return { CONNECTIONS, DURATION, WARMUP, PROFILE, RESULTS_DIR, profileArgs, getJson, checkSameResponses, measure, table, runAndReport, startBare };
 }
 
 module.exports = { createApiBench };

@@ -7,6 +7,7 @@
  * Env: DATABASE_URL, PORT, HOST, SECRET_KEY, EXTERNAL_URL, DB_POOL_SIZE (default 10).
  */
 const { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } = require('node:crypto');
+const http = require('node:http');
 const { Pool } = require('pg');
 
 function bareSetup(defaultPort) {
@@ -39,7 +40,40 @@ function bareSetup(defaultPort) {
     return Buffer.concat([d.update(Buffer.from(data, 'base64')), d.final()]).toString('utf8');
   }
 
-  return { PORT, HOST, EXTERNAL_URL, pool, digest, encrypt, decrypt };
+  // Application settings, cached for 5 s like ApplicationSettingsService.
+  let settings;
+  async function gravatarEnabled() {
+    if (settings && Date.now() - settings.at < 5000) return settings.gravatar;
+    const { rows } = await pool.query('SELECT gravatar_enabled FROM application_settings ORDER BY id ASC LIMIT 1');
+    settings = { gravatar: rows.length ? rows[0].gravatar_enabled : true, at: Date.now() };
+    return settings.gravatar;
+  }
+
+  /** Serves `handle(req, res)` (a 500 on a throw), prints the listening line, stops on SIGTERM/SIGINT. */
+  function serve(name, handle, send) {
+    const server = http.createServer((req, res) => {
+      handle(req, res).catch((e) => {
+        process.stderr.write(`${name}: ${e && e.stack ? e.stack : e}\n`);
+        if (!res.headersSent) send(res, 500, { message: '500 Internal Server Error' });
+        else res.destroy();
+      });
+    });
+    server.keepAliveTimeout = 65_000;
+    server.listen(PORT, HOST, () => {
+      process.stdout.write(JSON.stringify({ level: 'info', msg: 'listening', address: `${HOST}:${PORT}` }) + '\n');
+    });
+    const stop = () => {
+      server.close();
+      server.closeAllConnections?.();
+      pool.end().finally(() => process.exit(0));
+      setTimeout(() => process.exit(0), 2000).unref();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    return server;
+  }
+
+  return { PORT, HOST, EXTERNAL_URL, pool, digest, encrypt, decrypt, gravatarEnabled, serve };
 }
 
 /** page/per_page as the app reads them (src/common/pagination/pagination.ts). */

@@ -10,20 +10,11 @@
  *
  * Env: DATABASE_URL, PORT, HOST, SECRET_KEY, EXTERNAL_URL, DB_POOL_SIZE (default 10).
  */
-const http = require('node:http');
 const { createHash } = require('node:crypto');
 const { bareSetup, pageRequest, paginationHeaders } = require('./bare-common');
 
-const { PORT, HOST, EXTERNAL_URL, pool, digest, decrypt } = bareSetup(8081);
+const { EXTERNAL_URL, pool, digest, decrypt, gravatarEnabled, serve } = bareSetup(8081);
 
-// Application settings, cached for 5 s like ApplicationSettingsService.
-let settings;
-async function gravatarEnabled() {
-  if (settings && Date.now() - settings.at < 5000) return settings.gravatar;
-  const { rows } = await pool.query('SELECT gravatar_enabled FROM application_settings ORDER BY id ASC LIMIT 1');
-  settings = { gravatar: rows.length ? rows[0].gravatar_enabled : true, at: Date.now() };
-  return settings.gravatar;
-}
 
 const USER_COLUMNS = `id, username, email, name, encrypted_password, state, admin, projects_limit, can_create_group,
   external, bio, location, skype, linkedin, twitter, website_url, theme_id, color_scheme_id, two_factor_enabled,
@@ -158,23 +149,4 @@ async function handle(req, res) {
   return send(res, 200, body, paginationHeaders(EXTERNAL_URL, path, query, total, page));
 }
 
-const server = http.createServer((req, res) => {
-  handle(req, res).catch((e) => {
-    process.stderr.write(`bare-server: ${e && e.stack ? e.stack : e}\n`);
-    if (!res.headersSent) send(res, 500, { message: '500 Internal Server Error' });
-    else res.destroy();
-  });
-});
-server.keepAliveTimeout = 65_000;
-server.listen(PORT, HOST, () => {
-  process.stdout.write(JSON.stringify({ level: 'info', msg: 'listening', address: `${HOST}:${PORT}` }) + '\n');
-});
-
-const stop = () => {
-  server.close();
-  server.closeAllConnections?.();
-  pool.end().finally(() => process.exit(0));
-  setTimeout(() => process.exit(0), 2000).unref();
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+serve('bare-server', handle, send);

@@ -22,7 +22,7 @@ const { join } = require('node:path');
 const { createHash, randomInt } = require('node:crypto');
 const { bareSetup, pageRequest, paginationHeaders } = require('./bare-common');
 
-const { PORT, HOST, EXTERNAL_URL, pool, digest, encrypt, decrypt } = bareSetup(8082);
+const { PORT, HOST, EXTERNAL_URL, pool, digest, encrypt, decrypt, gravatarEnabled } = bareSetup(8082);
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 function token20() {
@@ -121,14 +121,6 @@ const USER_COLUMNS = `id, username, email, name, encrypted_password, state, admi
   confirmed_at, last_sign_in_at, current_sign_in_at, sign_in_count, private_token_digest, private_token_encrypted,
   created_at, updated_at`;
 
-// Application settings, cached for 5 s like ApplicationSettingsService.
-let settings;
-async function gravatarEnabled() {
-  if (settings && Date.now() - settings.at < 5000) return settings.gravatar;
-  const { rows } = await pool.query('SELECT gravatar_enabled FROM application_settings ORDER BY id ASC LIMIT 1');
-  settings = { gravatar: rows.length ? rows[0].gravatar_enabled : true, at: Date.now() };
-  return settings.gravatar;
-}
 
 /** One `git cat-file --batch` per repository, requests answered in order (like src/git/cat-file-pool.ts). */
 const catFiles = new Map();

@@ -15,7 +15,6 @@
  *
  * Env: DATABASE_URL, PORT, HOST, SECRET_KEY, EXTERNAL_URL, DB_POOL_SIZE (default 10).
  */
-const http = require('node:http');
 const { createHash } = require('node:crypto');
 const { types } = require('pg');
 const { bareSetup, pageRequest, paginationHeaders } = require('./bare-common');
@@ -23,7 +22,7 @@ const { bareSetup, pageRequest, paginationHeaders } = require('./bare-common');
 // `date` columns (milestones.due_date) as the 'YYYY-MM-DD' text the API shows.
 types.setTypeParser(1082, (v) => v);
 
-const { PORT, HOST, EXTERNAL_URL, pool, digest } = bareSetup(8082);
+const { EXTERNAL_URL, pool, digest, gravatarEnabled, serve } = bareSetup(8082);
 const SSH_HOST = new URL(EXTERNAL_URL).hostname;
 
 // ------------------------------------------------------------------------------------------------
@@ -152,15 +151,6 @@ const LABELS_SQL = `SELECT ll.target_id, l.id, l.project_id, l.title, l.color, l
         WHERE ll.target_type = $1 AND ll.target_id = ANY($2)
         ORDER BY lower(l.title) COLLATE "C" ASC, l.id ASC`;
 
-// ------------------------------------------------------------------------------------------------
-// Application settings, cached for 5 s like ApplicationSettingsService.
-let settings;
-async function gravatarEnabled() {
-  if (settings && Date.now() - settings.at < 5000) return settings.gravatar;
-  const { rows } = await pool.query('SELECT gravatar_enabled FROM application_settings ORDER BY id ASC LIMIT 1');
-  settings = { gravatar: rows.length ? rows[0].gravatar_enabled : true, at: Date.now() };
-  return settings.gravatar;
-}
 
 async function authenticate(req, query) {
   const q = query.get('private_token');
@@ -462,23 +452,4 @@ async function handle(req, res) {
   return send(res, r.status, r.body, r.headers);
 }
 
-const server = http.createServer((req, res) => {
-  handle(req, res).catch((e) => {
-    process.stderr.write(`lists-bare-server: ${e && e.stack ? e.stack : e}\n`);
-    if (!res.headersSent) send(res, 500, { message: '500 Internal Server Error' });
-    else res.destroy();
-  });
-});
-server.keepAliveTimeout = 65_000;
-server.listen(PORT, HOST, () => {
-  process.stdout.write(JSON.stringify({ level: 'info', msg: 'listening', address: `${HOST}:${PORT}` }) + '\n');
-});
-
-const stop = () => {
-  server.close();
-  server.closeAllConnections?.();
-  pool.end().finally(() => process.exit(0));
-  setTimeout(() => process.exit(0), 2000).unref();
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+serve('lists-bare-server', handle, send);

@@ -48,7 +48,7 @@ const DB_NAME = `bench_lists_${Date.now()}_${process.pid}`;
 
 const h = createHarness('lists');
 const { log, freePort, startProcess, waitReady } = h;
-const { CONNECTIONS, DURATION, WARMUP, RESULTS_DIR, profileArgs, checkSameResponses, measure, table } = createApiBench(h);
+const { CONNECTIONS, DURATION, WARMUP, RESULTS_DIR, profileArgs, checkSameResponses, runAndReport, startBare } = createApiBench(h);
 
 function endpoints(bigId) {
   return [
@@ -65,7 +65,7 @@ async function main() {
   const dataDir = h.tempDir('gitlab-bench-lists-');
   const dbUrl = await h.createDatabase(DB_NAME);
 
-  const [appPort, barePort] = [await freePort(), await freePort()];
+  const appPort = await freePort();
   const app = {
     name: 'app',
     base: `http://127.0.0.1:${appPort}`,
@@ -96,84 +96,25 @@ async function main() {
   const ENDPOINTS = endpoints(seed.bigProjectId);
   if (ENDPOINTS.length === 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no route`);
 
-  const bare = {
-    name: 'bare',
-    base: `http://127.0.0.1:${barePort}`,
-    child: startProcess('bare', [...profileArgs('bare'), path.join(__dirname, 'lists-bare-server.js')], {
-      DATABASE_URL: dbUrl,
-      PORT: String(barePort),
-      HOST: '127.0.0.1',
-      SECRET_KEY,
-      EXTERNAL_URL,
-      DB_POOL_SIZE: String(POOL_SIZE),
-      NODE_ENV: 'production',
-    }),
-  };
-  await waitReady(bare.child, bare.base);
-  log(`baseline ready on ${bare.base} (pid ${bare.child.pid})`);
+  const bare = await startBare('lists-bare-server.js', { DATABASE_URL: dbUrl, SECRET_KEY, EXTERNAL_URL, DB_POOL_SIZE: String(POOL_SIZE) });
 
   const token = seed.viewerToken;
   await checkSameResponses(app.base, bare.base, ENDPOINTS, token);
 
-  const results = [];
-  for (const ep of ENDPOINTS) {
-    for (const server of [app, bare]) {
-      if (server.child.exitCode !== null) throw new Error(`${server.name} died:\n${server.child.tail()}`);
-      results.push(await measure(server, ep, token, dbUrl));
-    }
-  }
-
-  const ratios = ENDPOINTS.map((ep) => {
-    const a = results.find((r) => r.endpoint === ep.name && r.server === 'app');
-    const b = results.find((r) => r.endpoint === ep.name && r.server === 'bare');
-    return { endpoint: ep.name, app_over_bare_req_per_s: Math.round((a.req_per_s / b.req_per_s) * 100) / 100 };
-  });
-  const out = [
-    '',
-    `Hot list reads — ${PROJECTS} projects (viewer member of ${PROJECTS / 10}), ${ISSUES} issues in the listed project ` +
+  await runAndReport({
+    app,
+    bare,
+    endpoints: ENDPOINTS,
+    token,
+    dbUrl,
+    title:
+      `Hot list reads — ${PROJECTS} projects (viewer member of ${PROJECTS / 10}), ${ISSUES} issues in the listed project ` +
       `(${OTHER_ISSUES} in the others), 2000 merge requests; ` +
       `${CONNECTIONS} connections, ${DURATION} s per run (after ${WARMUP} s warm-up), pool ${POOL_SIZE}, node ${process.version}, ` +
       `${os.cpus().length} CPUs`,
-    '',
-    table(results),
-    '',
-    '| endpoint | app/bare req/s |',
-    '| --- | ---: |',
-    ...ratios.map((r) => `| ${r.endpoint} | ${r.app_over_bare_req_per_s.toFixed(2)} |`),
-    '',
-  ].join('\n');
-  process.stdout.write(out + '\n');
-  const busiest = Math.max(...results.map((r) => r.other_cpu_percent));
-  if (busiest > 25) {
-    process.stdout.write(
-      `Note: other work used up to ${busiest}% CPU (of ${os.cpus().length * 100}%) during the runs: ` +
-        'req/s and latencies are skewed by it; CPU ms/req is the steadier comparison.\n\n',
-    );
-  }
-
-  const report = {
-    date: new Date().toISOString(),
-    node: process.version,
-    cpus: os.cpus().length,
-    cpu_model: os.cpus()[0]?.model,
-    seeded: seed.counts,
-    connections: CONNECTIONS,
-    duration_s: DURATION,
-    warmup_s: WARMUP,
-    db_pool_size: POOL_SIZE,
-    results,
-    ratios,
-  };
-  fs.writeFileSync(path.join(RESULTS_DIR, 'lists-latest.json'), JSON.stringify(report, null, 2) + '\n');
-  log(`wrote ${path.relative(ROOT, path.join(RESULTS_DIR, 'lists-latest.json'))}`);
-
-  const bad = results.filter((r) => r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.requests_total === 0);
-  if (bad.length) {
-    throw new Error(
-      `failed requests: ${bad.map((r) => `${r.server} ${r.endpoint} (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})`).join('; ')}`,
-    );
-  }
-  for (const s of [app, bare]) s.child.stopping = true;
+    file: 'lists-latest.json',
+    extra: { seeded: seed.counts, db_pool_size: POOL_SIZE },
+  });
 }
 
 h.run(main);

@@ -39,7 +39,7 @@ const ENDPOINTS = [
 
 const h = createHarness('bench');
 const { log, freePort, startProcess, waitReady } = h;
-const { CONNECTIONS, DURATION, WARMUP, RESULTS_DIR, profileArgs, checkSameResponses, measure, table } = createApiBench(h);
+const { CONNECTIONS, DURATION, WARMUP, RESULTS_DIR, profileArgs, checkSameResponses, runAndReport, startBare } = createApiBench(h);
 
 // ---------------------------------------------------------------------------------------------
 /** 1,000 users (+ namespaces, an identity for every third one, a project for every fifth) in a few statements. */
@@ -138,7 +138,7 @@ async function main() {
   const dataDir = h.tempDir('gitlab-bench-');
   const dbUrl = await h.createDatabase(DB_NAME);
 
-  const [appPort, barePort] = [await freePort(), await freePort()];
+  const appPort = await freePort();
   const appArgs = [...profileArgs('app'), mainJs];
   const app = {
     name: 'app',
@@ -173,83 +173,22 @@ async function main() {
   const counts = await seed(dbUrl);
   log(`seeded in ${Date.now() - t0} ms: ${JSON.stringify(counts)}`);
 
-  const bare = {
-    name: 'bare',
-    base: `http://127.0.0.1:${barePort}`,
-    child: startProcess('bare', [...profileArgs('bare'), path.join(__dirname, 'bare-server.js')], {
-      DATABASE_URL: dbUrl,
-      PORT: String(barePort),
-      HOST: '127.0.0.1',
-      SECRET_KEY,
-      EXTERNAL_URL,
-      DB_POOL_SIZE: String(POOL_SIZE),
-      NODE_ENV: 'production',
-    }),
-  };
-  await waitReady(bare.child, bare.base);
-  log(`baseline ready on ${bare.base} (pid ${bare.child.pid})`);
+  const bare = await startBare('bare-server.js', { DATABASE_URL: dbUrl, SECRET_KEY, EXTERNAL_URL, DB_POOL_SIZE: String(POOL_SIZE) });
 
   await checkSameResponses(app.base, bare.base, ENDPOINTS, token);
 
-  const results = [];
-  for (const ep of ENDPOINTS) {
-    for (const server of [app, bare]) {
-      if (server.child.exitCode !== null) throw new Error(`${server.name} died:\n${server.child.tail()}`);
-      results.push(await measure(server, ep, token, dbUrl));
-    }
-  }
-
-  const ratios = ENDPOINTS.map((ep) => {
-    const a = results.find((r) => r.endpoint === ep.name && r.server === 'app');
-    const b = results.find((r) => r.endpoint === ep.name && r.server === 'bare');
-    return { endpoint: ep.name, app_over_bare_req_per_s: Math.round((a.req_per_s / b.req_per_s) * 100) / 100 };
-  });
-
-  const out = [
-    '',
-    `Users API benchmark — ${USERS} seeded users, ${CONNECTIONS} connections, ${DURATION} s per run ` +
+  await runAndReport({
+    app,
+    bare,
+    endpoints: ENDPOINTS,
+    token,
+    dbUrl,
+    title:
+      `Users API benchmark — ${USERS} seeded users, ${CONNECTIONS} connections, ${DURATION} s per run ` +
       `(after ${WARMUP} s warm-up), pool ${POOL_SIZE}, node ${process.version}, ${os.cpus().length} CPUs`,
-    '',
-    table(results),
-    '',
-    '| endpoint | app/bare req/s |',
-    '| --- | ---: |',
-    ...ratios.map((r) => `| ${r.endpoint} | ${r.app_over_bare_req_per_s.toFixed(2)} |`),
-    '',
-  ].join('\n');
-  process.stdout.write(out + '\n');
-  const busiest = Math.max(...results.map((r) => r.other_cpu_percent));
-  if (busiest > 25) {
-    process.stdout.write(
-      `Note: other work used up to ${busiest}% CPU (of ${os.cpus().length * 100}%) during the runs: ` +
-        'req/s and latencies are skewed by it; CPU ms/req is the steadier comparison.\n\n',
-    );
-  }
-
-  const report = {
-    date: new Date().toISOString(),
-    node: process.version,
-    cpus: os.cpus().length,
-    cpu_model: os.cpus()[0]?.model,
-    users_seeded: counts.users,
-    seeded: counts,
-    connections: CONNECTIONS,
-    duration_s: DURATION,
-    warmup_s: WARMUP,
-    db_pool_size: POOL_SIZE,
-    results,
-    ratios,
-  };
-  fs.writeFileSync(path.join(RESULTS_DIR, 'users-latest.json'), JSON.stringify(report, null, 2) + '\n');
-  log(`wrote ${path.relative(ROOT, path.join(RESULTS_DIR, 'users-latest.json'))}`);
-
-  const bad = results.filter((r) => r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.requests_total === 0);
-  if (bad.length) {
-    throw new Error(
-      `failed requests: ${bad.map((r) => `${r.server} ${r.endpoint} (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})`).join('; ')}`,
-    );
-  }
-  for (const s of [app, bare]) s.child.stopping = true;
+    file: 'users-latest.json',
+    extra: { users_seeded: counts.users, seeded: counts, db_pool_size: POOL_SIZE },
+  });
 }
 
 h.run(main);
