@@ -127,6 +127,7 @@ h.run(async () => {
   const body = `${pkt(`want ${want} no-progress\n`)}0000${pkt('done\n')}`;
   const auth = `Basic ${Buffer.from(`root:${ROOT_PASSWORD}`).toString('base64')}`;
   let busyMax = 0;
+  const busyQueries = new Set();
   let samples = 0;
   let received = 0;
   await new Promise((resolve, reject) => {
@@ -140,9 +141,10 @@ h.run(async () => {
       const deadline = Date.now() + 120_000;
       const step = async () => {
         const { rows } = await monitor.query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-             AND state IN ('active', 'idle in transaction')`);
-        busyMax = Math.max(busyMax, rows[0].n);
+          `SELECT state, left(regexp_replace(query, '\\s+', ' ', 'g'), 80) AS query FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')`);
+        busyMax = Math.max(busyMax, rows.length);
+        for (const r of rows) busyQueries.add(`${r.state}: ${r.query}`); // what held one: a request or background work
         samples++;
         let c;
         let n = 0;
@@ -161,13 +163,13 @@ h.run(async () => {
     req.on('error', reject);
     req.end(body);
   });
-  log(`slow client: ${samples} samples (reading stalled to 640 KB/s for 5 s), ${Math.round(received / 1024)} KB read, busy backends at most ${busyMax}`);
+  log(`slow client: ${samples} samples (reading stalled to 640 KB/s for 5 s), ${Math.round(received / 1024)} KB read, busy backends at most ${busyMax}${busyQueries.size ? ` (${[...busyQueries].join(' | ')})` : ''}`);
   await sleep(500);
 
   const results = {
     size_mb: files * 8, idle_rss_mb: idle, push, clone, local_clone_seconds: localSeconds,
     clone_vs_local: Math.round((localSeconds / clone.seconds) * 100) / 100,
-    slow_client: { seconds: 5, samples, kb_read: Math.round(received / 1024), busy_db_backends_max: busyMax },
+    slow_client: { seconds: 5, samples, kb_read: Math.round(received / 1024), busy_db_backends_max: busyMax, busy_queries: [...busyQueries] },
   };
   fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
   fs.writeFileSync(path.join(__dirname, 'results', 'transfer-latest.json'), JSON.stringify(results, null, 2));
