@@ -149,12 +149,14 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
   start(): Promise<void> {
     this.started ??= (async () => {
       await this.boss.start();
-      for (const q of this.queues.values()) await this.setup(q);
+      // one read of every queue's settings: a restart then writes only the queues whose settings changed
+      const existing = new Map((await this.boss.getQueues()).map((x) => [x.name, x as unknown as Record<string, unknown>]));
+      for (const q of this.queues.values()) await this.setup(q, existing);
     })();
     return this.started;
   }
 
-  private async setup(q: Registered): Promise<void> {
+  private async setup(q: Registered, existing?: Map<string, Record<string, unknown>>): Promise<void> {
     const options = {
       name: q.name,
       policy: 'standard' as const,
@@ -163,8 +165,11 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
       retryBackoff: q.def.retryBackoff ?? true,
       expireInSeconds: q.def.expireInSeconds ?? 900,
     };
-    if (await this.boss.getQueue(q.name)) await this.boss.updateQueue(q.name, options);
-    else
+    const current = existing ? existing.get(q.name) : await this.boss.getQueue(q.name);
+    if (current) {
+      const same = (['policy', 'retryLimit', 'retryDelay', 'retryBackoff', 'expireInSeconds'] as const).every((k) => current[k] === options[k]);
+      if (!same) await this.boss.updateQueue(q.name, options);
+    } else
       await this.boss.createQueue(q.name, options).catch(async (e) => {
         if (!(await this.boss.getQueue(q.name))) throw e; // created meanwhile by another instance
       });
