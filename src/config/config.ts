@@ -31,6 +31,8 @@ export interface AppConfig {
   webhooks: { timeoutMs: number; retryLimit: number; retryDelaySeconds: number; disableAfterFailures: number };
   /** Longest a single SQL statement may run (ms); past it the request answers 503. */
   dbStatementTimeoutMs: number;
+  /** Recurring statements as named prepared statements (off for a transaction-mode pooler: DB_PREPARED_STATEMENTS=false). */
+  dbPreparedStatements: boolean;
   /** How long SIGTERM waits for in-flight requests, git transfers and queue workers (ms). */
   shutdownTimeoutMs: number;
   /** Browser origins allowed by CORS (exact `scheme://host[:port]`); empty: no CORS headers at all. */
@@ -168,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       disableAfterFailures: intEnv(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 40, 0, 1_000_000),
     },
     dbStatementTimeoutMs: intEnv(env, 'DB_STATEMENT_TIMEOUT', 15, 0, 3600) * 1000,
+    dbPreparedStatements: !/^(false|0|no)$/i.test(env.DB_PREPARED_STATEMENTS ?? ''),
     shutdownTimeoutMs: intEnv(env, 'SHUTDOWN_TIMEOUT', 30, 1, 3600) * 1000,
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     metricsAllowedIps: listEnv(env.METRICS_ALLOWED_IPS),

@@ -1,8 +1,10 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { MIGRATIONS } from './migrations';
 import { embeddedNotices } from './notifications';
+import { preparingClient } from './prepared-statements';
 import { QueryCounter } from './query-counter';
 
 /** Settings shared by the app's data source and the TypeORM CLI's (ormconfig.ts). */
@@ -26,13 +28,16 @@ export async function openDatabase(config: AppConfig, opts: { migrate?: boolean 
   let connection: Record<string, unknown>;
   if (config.databaseUrl) {
     const extra: Record<string, unknown> = { max: config.dbPoolSize };
+    if (config.dbPreparedStatements) extra.Client = preparingClient(Client);
     // a statement past DB_STATEMENT_TIMEOUT is cancelled by the server (57014) and the request answers 503
     if (config.dbStatementTimeoutMs > 0) extra.statement_timeout = config.dbStatementTimeoutMs;
     connection = { url: config.databaseUrl, extra };
   } else {
     embedded = await EmbeddedPostgres.start(config.embeddedDbDir, config.embeddedTuning);
     // the pool's one connection also carries the notifications of the database's one session (see notifications.ts)
-    connection = { ...embedded.connectionOptions, extra: { max: 1, ...embeddedNotices() } };
+    const notifying = embeddedNotices();
+    const client = config.dbPreparedStatements ? preparingClient(notifying.Client) : notifying.Client;
+    connection = { ...embedded.connectionOptions, extra: { max: 1, ...notifying, Client: client } };
   }
   const counter = new QueryCounter();
   const dataSource = new DataSource({
