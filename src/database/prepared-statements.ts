@@ -3,8 +3,8 @@ import { Client } from 'pg';
 
 /** A statement text becomes a named prepared statement on its PREPARE_AFTER-th use. */
 const PREPARE_AFTER = 3;
-/** At most this many names per process (each connection prepares a name once, on its first use there). */
-const MAX_NAMES = 1000;
+/** At most this many names per process (each connection prepares a name once, on its first use there, and keeps its plan: memory in every backend, and in this process on the embedded default). */
+const MAX_NAMES = 250;
 /** At most this many texts counted while they wait to be hot. */
 const MAX_COUNTED = 2000;
 
