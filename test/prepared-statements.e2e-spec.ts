@@ -4,8 +4,9 @@ import { startTestApp, TestApp } from './helpers/test-app';
 /**
  * Recurring statements become named prepared statements (src/database/prepared-statements.ts):
  * on one connection, a parameterised statement is sent unnamed twice, then prepared on its third
- * use and reused from then on; with DB_PREPARED_STATEMENTS=false nothing is ever prepared. Runs on
- * PostgreSQL and on the embedded default alike (pg_prepared_statements exists in both).
+ * use and reused from then on; with DB_PREPARED_STATEMENTS=false nothing is ever prepared. By
+ * default it is on with PostgreSQL and off on the embedded database (whose plans would live in the
+ * app's process). Runs on both (pg_prepared_statements exists in both).
  */
 describe('prepared statements', () => {
   async function preparedOnOneConnection(t: TestApp, text: string, times: number): Promise<{ statement: string }[]> {
@@ -21,10 +22,10 @@ describe('prepared statements', () => {
     }
   }
 
-  describe('on (the default)', () => {
+  describe('on (DB_PREPARED_STATEMENTS=true)', () => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await startTestApp();
+      t = await startTestApp({ DB_PREPARED_STATEMENTS: 'true' });
     });
     afterAll(async () => {
       await t.close();
@@ -61,6 +62,22 @@ describe('prepared statements', () => {
     it('nothing is prepared however often a statement recurs', async () => {
       const text = `SELECT $1::int + 1 AS n /* off ${Date.now()} */`;
       expect(await preparedOnOneConnection(t, text, 6)).toEqual([]);
+    });
+  });
+
+  describe('the default', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp();
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    it(process.env.DATABASE_URL ? 'PostgreSQL: on' : 'embedded: off', async () => {
+      const text = `SELECT $1::int + 1 AS n /* default ${Date.now()} */`;
+      const prepared = await preparedOnOneConnection(t, text, 4);
+      expect(prepared).toEqual(process.env.DATABASE_URL ? [{ statement: text }] : []);
     });
   });
 });

