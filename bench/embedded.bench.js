@@ -20,7 +20,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { createHarness } = require('./harness');
+const { createHarness, treeRssMb: treeRss } = require('./harness');
 
 const h = createHarness('bench:embedded');
 const ROOT = path.resolve(__dirname, '..');
@@ -31,28 +31,7 @@ const IDLE_S = Number(process.env.BENCH_IDLE_S || 5);
 const ROOT_PASSWORD = 'bench-root-password';
 const SECRET_KEY = 'bench-secret-key-0123456789abcdef0123456789abcdef';
 const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
-
-/** Resident memory of a process and all its descendants, in MB. */
-function treeRssMb(pid) {
-  const seen = new Set();
-  let kb = 0;
-  const visit = (p) => {
-    if (seen.has(p)) return;
-    seen.add(p);
-    try {
-      const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'));
-      if (m) kb += Number(m[1]);
-      for (const t of fs.readdirSync(`/proc/${p}/task`)) {
-        const kids = fs.readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim();
-        for (const k of kids ? kids.split(/\s+/) : []) visit(Number(k));
-      }
-    } catch {
-      /* gone */
-    }
-  };
-  visit(pid);
-  return round(kb / 1024);
-}
+const treeRssMb = (pid) => round(treeRss(pid));
 
 async function api(base, method, p, body, token) {
   const r = await fetch(`${base}${p}`, {

@@ -14,7 +14,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { Client } = require('pg');
-const { createHarness } = require('./harness');
+const { createHarness, rssMb, treeRssMb } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const MB = Number(process.env.BENCH_GIT_MB || 1024);
@@ -24,28 +24,6 @@ const DB_NAME = `bench_transfer_${Date.now()}_${process.pid}`;
 
 const h = createHarness('bench:transfer');
 const { log, freePort, startProcess, waitReady, sleep } = h;
-
-function rssMb(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** RSS of a process and all its descendants (the server and the git processes it spawned). */
-function treeRssMb(pid) {
-  let total = rssMb(pid);
-  let kids = [];
-  try {
-    kids = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    /* gone */
-  }
-  for (const k of kids) total += treeRssMb(k);
-  return total;
-}
 
 /** Samples the peak RSS of `pid` (own, and with its children) while `work` runs. */
 async function peakDuring(pid, work) {

@@ -27,6 +27,37 @@ function cpuMs(pid) {
   }
 }
 
+/** Resident memory of a process (MB; 0 when it is gone). */
+function rssMb(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident memory of a process and all its descendants (MB): a server and the processes it spawned. */
+function treeRssMb(pid) {
+  let total = rssMb(pid);
+  let tasks = [];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return total;
+  }
+  for (const t of tasks) {
+    let kids = '';
+    try {
+      kids = fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim();
+    } catch {
+      /* gone */
+    }
+    for (const k of kids ? kids.split(/\s+/) : []) total += treeRssMb(Number(k));
+  }
+  return total;
+}
+
 function createHarness(label) {
   const log = (msg) => process.stderr.write(`[${label}] ${msg}\n`);
   const children = new Set();
@@ -208,4 +239,4 @@ function createHarness(label) {
   };
 }
 
-module.exports = { createHarness, cpuMs, CLK_TCK };
+module.exports = { createHarness, cpuMs, CLK_TCK, rssMb, treeRssMb };
