@@ -200,7 +200,7 @@ describe('repository API', () => {
       expect(await branchTip('by-reporter')).toBeNull();
     });
 
-    it('deletes a branch (200 {branch_name}); 404 No such branch; 405 for HEAD and protected branches', async () => {
+    it('deletes a branch (200 {branch_name}); 404 No such branch; 400 for HEAD and protected branches (spec: 400 otherwise)', async () => {
       await as(bob, t.http.post(`${R}/branches`)).send({ branch_name: 'doomed/one', ref: 'master' }).expect(201);
       await as(bob, t.http.post(`${R}/branches`)).send({ branch_name: 'doomed-two', ref: 'master' }).expect(201);
       expect((await as(carol, t.http.delete(`${R}/branches/doomed-two`)).expect(403)).body).toEqual({ message: '403 Forbidden' });
@@ -209,10 +209,10 @@ describe('repository API', () => {
       expect(await branchTip('doomed/one')).toBeNull();
       expect(await branchTip('doomed-two')).toBeNull();
       expect((await as(bob, t.http.delete(`${R}/branches/doomed-two`)).expect(404)).body).toEqual({ message: 'No such branch' });
-      expect((await as(alice, t.http.delete(`${R}/branches/master`)).expect(405)).body).toEqual({ message: 'Cannot remove HEAD branch' });
+      expect((await as(alice, t.http.delete(`${R}/branches/master`)).expect(400)).body).toEqual({ message: 'Cannot remove HEAD branch' });
       await as(alice, t.http.put(`${R}/branches/zeta/protect`)).expect(200);
       try {
-        expect((await as(alice, t.http.delete(`${R}/branches/zeta`)).expect(405)).body).toEqual({ message: 'Protected branch cant be removed' });
+        expect((await as(alice, t.http.delete(`${R}/branches/zeta`)).expect(400)).body).toEqual({ message: 'Protected branch cant be removed' });
         expect(await branchTip('zeta')).toBe(c1);
       } finally {
         await as(alice, t.http.put(`${R}/branches/zeta/unprotect`)).expect(200);

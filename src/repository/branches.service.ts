@@ -97,9 +97,9 @@ export class BranchesService {
       const branch = name === null ? null : await ctx.repo.branch(name);
       if (!branch) throw apiError(404, 'No such branch');
       const head = await this.access.defaultRef(ctx);
-      if (head === branch.name) throw apiError(405, 'Cannot remove HEAD branch');
+      if (head === branch.name) throw apiError(400, 'Cannot remove HEAD branch');
       if (PushService.matches(await this.push.protectedBranches(ctx.project.id), branch.name)) {
-        throw apiError(405, 'Protected branch cant be removed');
+        throw apiError(400, 'Protected branch cant be removed');
       }
       try {
         await ctx.repo.updateRef(branchRef(branch.name), ZERO_SHA, branch.commit.id);
