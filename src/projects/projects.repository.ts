@@ -353,6 +353,32 @@ export class ProjectsRepository {
     if (Object.keys(changes).length) await this.repo(tx).update({ id }, changes);
   }
 
+  /**
+   * A fork source's visibility, its row share-locked until the transaction ends: a concurrent change
+   * of the source's visibility (which lowers its forks in its own transaction) waits, or is waited
+   * for and seen. Null when the source is gone.
+   */
+  async lockVisibility(tx: Tx, projectId: number): Promise<number | null> {
+    const rows: { level: number }[] = await tx.query(`SELECT visibility_level AS level FROM projects WHERE id = $1 FOR SHARE`, [projectId]);
+    return rows.length ? rows[0].level : null;
+  }
+
+  /** Lowers every fork of the project, and their forks, that is more visible than `level` to `level`; their ids. */
+  async lowerForksVisibility(tx: Tx, projectId: number, level: number): Promise<number[]> {
+    const [rows] = (await tx.query(
+      `WITH RECURSIVE forks(id) AS (
+         SELECT id FROM projects WHERE forked_from_project_id = $1
+         UNION
+         SELECT p.id FROM projects p JOIN forks f ON p.forked_from_project_id = f.id
+       )
+       UPDATE projects SET visibility_level = $2, updated_at = now()
+        WHERE id IN (SELECT id FROM forks) AND visibility_level > $2
+       RETURNING id`,
+      [projectId, level],
+    )) as [{ id: number }[], number];
+    return rows.map((r) => r.id);
+  }
+
   /** Stars the project for the user; false when it already was. */
   async star(tx: Tx, userId: number, projectId: number): Promise<boolean> {
     const r: unknown[] = await tx.query(

@@ -340,7 +340,10 @@ export class ProjectsService implements OnModuleInit {
       try {
         await this.tx.run(async (tx) => {
           await this.assertFree(tx, project.namespaceId, changes.name ?? null, changes.path ?? null, project.id);
+          if (changes.visibilityLevel !== undefined) await this.assertVisibleAsFork(tx, project, changes.visibilityLevel);
           await this.projects.update(project.id, changes, tx);
+          // forks (and theirs) never stay more visible than their source: lowered in this transaction
+          if (changes.visibilityLevel !== undefined) await this.projects.lowerForksVisibility(tx, project.id, changes.visibilityLevel);
           if (changes.path !== undefined && changes.path !== project.path) {
             const renamed = projectSnapshot({ ...project, ...changes, updatedAt: new Date() } as Project);
             await this.outbox.add(tx, 'project.renamed', { project: renamed, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
@@ -352,6 +355,20 @@ export class ProjectsService implements OnModuleInit {
       }
     }
     return this.resolver.find(project.id);
+  }
+
+  /**
+   * GitLab's `visibility_level_allowed_as_fork`: a fork is never more visible than its source (read
+   * share-locked, so a concurrent restriction of the source is waited for and seen).
+   */
+  private async assertVisibleAsFork(tx: Tx, project: Project, level: number): Promise<void> {
+    if (project.forkedFromProjectId === null || level === project.visibilityLevel) return;
+    const sourceLevel = await this.projects.lockVisibility(tx, project.forkedFromProjectId);
+    if (sourceLevel !== null && level > sourceLevel) {
+      throw new ValidationFailed({
+        visibility_level: [`${VISIBILITY_LABEL[level].toLowerCase()} is not allowed since the fork source project has lower visibility.`],
+      });
+    }
   }
 
   // ---------------------------------------------------------------- fork, star, archive, delete
@@ -385,6 +402,13 @@ export class ProjectsService implements OnModuleInit {
       },
       token,
       async (tx, created) => {
+        // never more visible than the source as it is now (a concurrent restriction is waited for)
+        const sourceLevel = await this.projects.lockVisibility(tx, source.id);
+        if (sourceLevel === null) throw new NotFound('Project');
+        if (created.visibilityLevel > sourceLevel) {
+          await this.projects.update(created.id, { visibilityLevel: sourceLevel }, tx);
+          created.visibilityLevel = sourceLevel;
+        }
         await this.git.fork(source.id, created.id);
         await this.projects.addCreatorMember(tx, created.id, user.id, AccessLevel.MASTER);
         await this.outbox.add(tx, 'project.created', { project: projectSnapshot(created) }); // system hooks
