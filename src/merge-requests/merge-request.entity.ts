@@ -32,6 +32,8 @@ export class MergeRequest {
   @Column({ name: 'merge_when_build_succeeds' }) mergeWhenBuildSucceeds: boolean;
   @Column({ name: 'merge_user_id', type: 'integer', nullable: true }) mergeUserId: number | null;
   @Column({ name: 'merge_params', type: 'jsonb', nullable: true }) mergeParams: MergeParams | null;
+  /** The source head the merging user approved: the automatic merge merges exactly this commit, only while it is the head. */
+  @Column({ name: 'merge_when_build_succeeds_sha', type: 'varchar', nullable: true }) mergeWhenBuildSucceedsSha: string | null;
   @Column({ name: 'merge_commit_sha', type: 'varchar', nullable: true }) mergeCommitSha: string | null;
   @Column({ name: 'merged_at', type: 'timestamptz', nullable: true }) mergedAt: Date | null;
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true }) deletedAt: Date | null;

@@ -160,6 +160,7 @@ export class MergeRequestsRepository {
         mergeWhenBuildSucceeds: false,
         mergeUserId: null,
         mergeParams: null,
+        mergeWhenBuildSucceedsSha: null,
         mergeCommitSha: null,
         mergedAt: null,
         deletedAt: null,

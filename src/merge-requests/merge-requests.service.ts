@@ -285,6 +285,11 @@ export class MergeRequestsService {
           changes.targetBranch = targetBranch;
           changes.mergeStatus = 'unchecked';
           notes.push(`Target branch changed from \`${current.targetBranch}\` to \`${targetBranch}\``);
+          // the automatic merge was approved into the old target: it does not carry over to another
+          if (current.mergeWhenBuildSucceeds) {
+            Object.assign(changes, { mergeWhenBuildSucceeds: false, mergeUserId: null, mergeParams: null, mergeWhenBuildSucceedsSha: null });
+            notes.push('Canceled the automatic merge');
+          }
         }
         assignmentChanges(current, { assigneeId, assignee, milestoneId, milestone }, changes, notes);
         let transition: 'closed' | 'reopened' | undefined;
@@ -294,6 +299,8 @@ export class MergeRequestsService {
           changes.state = 'closed';
           changes.mergeWhenBuildSucceeds = false;
           changes.mergeUserId = null;
+          changes.mergeParams = null;
+          changes.mergeWhenBuildSucceedsSha = null;
         }
         if (transition === 'reopened') {
           changes.state = 'opened';

@@ -33,6 +33,14 @@ const ACTIVE = ['pending', 'running'];
 
 const cannotMerge = () => new MethodNotAllowed('Branch cannot be merged');
 
+/** GitLab's system note when an automatic merge is called off (by hand, or because its source moved). */
+const CANCELED = 'Canceled the automatic merge';
+/** The columns of a merge request that no longer waits to be merged automatically. */
+const AUTO_MERGE_OFF = { mergeWhenBuildSucceeds: false, mergeUserId: null, mergeParams: null, mergeWhenBuildSucceedsSha: null } satisfies Partial<MergeRequest>;
+
+/** The source head is no longer the commit the merging user approved: the automatic merge is off. */
+class SourceMoved extends Error {}
+
 /** GitLab's default merge commit message. */
 export function defaultMergeMessage(mr: MergeRequest): string {
   return `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\n${mr.description ?? ''}\n\nSee merge request !${mr.iid}`;
@@ -107,19 +115,20 @@ export class MergeService implements OnModuleInit {
     const cancelled = await this.tx.run(async (m) => {
       const current = await this.repo.lock(m, mr.id);
       if (!current || !current.mergeWhenBuildSucceeds) return false;
-      await this.repo.update(m, mr.id, { mergeWhenBuildSucceeds: false, mergeUserId: null, mergeParams: null });
-      await addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, ['Canceled the automatic merge']);
+      await this.repo.update(m, mr.id, AUTO_MERGE_OFF);
+      await addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, [CANCELED]);
       return true;
     });
     if (!cancelled) throw apiError(406, '406 Not Acceptable');
     return this.repo.byId(mr.id);
   }
 
-  private async waitForBuild(user: User, project: Project, mr: MergeRequest, sha: string, params: MergeParams): Promise<MergeRequest> {
+  /** Sets the automatic merge of exactly `sha`, the source head the user saw (the approved sha). */
+  private async waitForBuild(user: User, project: Project, mr: MergeRequest, sha: Sha, params: MergeParams): Promise<MergeRequest> {
     await this.tx.run(async (m) => {
       const current = await this.repo.lock(m, mr.id);
       if (!current || !isOpen(current)) throw new MethodNotAllowed();
-      await this.repo.update(m, mr.id, { mergeWhenBuildSucceeds: true, mergeUserId: user.id, mergeParams: params });
+      await this.repo.update(m, mr.id, { mergeWhenBuildSucceeds: true, mergeUserId: user.id, mergeParams: params, mergeWhenBuildSucceedsSha: sha });
       await addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, [
         `Enabled an automatic merge when the build for ${sha} succeeds`,
       ]);
@@ -134,13 +143,13 @@ export class MergeService implements OnModuleInit {
    * MERGE_ATTEMPTS times. Then: merged, system note and event, the push's after-effects, closed
    * issues, and the source branch removed if asked.
    */
-  private async mergeNow(user: User, project: Project, mr: MergeRequest, params: MergeParams): Promise<MergeRequest> {
+  private async mergeNow(user: User, project: Project, mr: MergeRequest, params: MergeParams, approved?: Sha): Promise<MergeRequest> {
     const previous = await this.repo.claimForMerge(mr.id);
     if (!previous) throw new MethodNotAllowed();
     let merged: { sha: Sha; target: Sha; source: Sha; closes: Issue[] } | undefined;
     try {
       // a repository write: serialised with the others of the target repository, across instances
-      merged = await this.locks.run(project.id, () => this.writeMerge(user, project, mr, params, previous));
+      merged = await this.locks.run(project.id, () => this.writeMerge(user, project, mr, params, previous, approved));
     } finally {
       if (!merged) await this.repo.release(mr.id, previous);
     }
@@ -153,6 +162,7 @@ export class MergeService implements OnModuleInit {
         mergeWhenBuildSucceeds: false,
         mergeUserId: user.id,
         mergeParams: null,
+        mergeWhenBuildSucceedsSha: null,
         updatedAt: new Date(),
       });
       await addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, ['Status changed to merged']);
@@ -167,12 +177,21 @@ export class MergeService implements OnModuleInit {
     return this.repo.byId(mr.id);
   }
 
-  private async writeMerge(user: User, project: Project, mr: MergeRequest, params: MergeParams, previous: MergeRequestState) {
+  /**
+   * Writes the merge commit of the source head into the target. With `approved` (an automatic merge)
+   * the source head must be exactly that commit — compare-and-swap on what was approved: a source
+   * that moved since is never merged (SourceMoved).
+   */
+  private async writeMerge(user: User, project: Project, mr: MergeRequest, params: MergeParams, previous: MergeRequestState, approved?: Sha) {
     for (let attempt = 0; attempt < MERGE_ATTEMPTS; attempt++) {
       const heads = await this.mrGit.heads(mr);
       if (!heads.source || !heads.target) {
         await this.repo.release(mr.id, previous, 'cannot_be_merged');
         throw cannotMerge();
+      }
+      if (approved !== undefined && heads.source !== approved) {
+        await this.repo.release(mr.id, previous);
+        throw new SourceMoved();
       }
       const closes =
         project.defaultBranch === mr.targetBranch
@@ -229,6 +248,7 @@ export class MergeService implements OnModuleInit {
   async afterPush(e: PushReceived): Promise<void> {
     const branches = e.updates.filter((u) => u.ref.startsWith('refs/heads/')).map((u) => u.ref.slice('refs/heads/'.length));
     const touched = await this.repo.openTouching(e.projectId, branches);
+    await this.resetMergeWhenBuildSucceeds(e, touched);
     await this.repo.setMergeStatus(
       touched.map((m) => m.id),
       'unchecked',
@@ -239,6 +259,32 @@ export class MergeService implements OnModuleInit {
       this.logger.error('closing issues after a push failed', { project_id: e.projectId, error: err instanceof Error ? err.message : String(err) });
     }
     for (const mr of touched) await this.recheck(mr);
+  }
+
+  /**
+   * GitLab's `RefreshService#reset_merge_when_build_succeeds`: a push that moves the source branch of
+   * a merge request waiting to be merged automatically calls that merge off (flag, merging user and
+   * parameters cleared, "Canceled the automatic merge" as the pusher), whatever the transport — smart
+   * HTTP, the files API, branch API, a merge, a fork's own push. What was approved was the old head.
+   * A push whose new head is the approved sha itself (approved after the push) keeps it.
+   */
+  private async resetMergeWhenBuildSucceeds(e: PushReceived, touched: MergeRequest[]): Promise<void> {
+    for (const mr of touched) {
+      if (!mr.mergeWhenBuildSucceeds || mr.sourceProjectId !== e.projectId) continue;
+      const update = e.updates.find((u) => u.ref === `refs/heads/${mr.sourceBranch}`);
+      if (!update || update.newSha === mr.mergeWhenBuildSucceedsSha) continue;
+      await this.cancelAutomaticMerge(mr.id, e.userId, (current) => current.mergeWhenBuildSucceedsSha !== update.newSha);
+    }
+  }
+
+  /** Clears the automatic merge of `id` (when still set and `still(current)`), with GitLab's note by `userId`. */
+  private async cancelAutomaticMerge(id: number, userId: number | null, still: (current: MergeRequest) => boolean = () => true): Promise<void> {
+    await this.tx.run(async (m) => {
+      const current = await this.repo.lock(m, id);
+      if (!current || !current.mergeWhenBuildSucceeds || !still(current)) return;
+      await this.repo.update(m, id, { ...AUTO_MERGE_OFF, updatedAt: new Date() });
+      if (userId !== null) await addSystemNotes(m, { projectId: current.projectId, type: 'MergeRequest', id }, userId, [CANCELED]);
+    });
   }
 
   /** Recomputes `merge_status` of an open merge request. */
@@ -280,14 +326,24 @@ export class MergeService implements OnModuleInit {
     for (const mr of waiting) {
       try {
         const heads = await this.mrGit.heads(mr);
-        if (heads.source !== e.sha || mr.mergeUserId === null) continue;
+        const approved = parseSha(mr.mergeWhenBuildSucceedsSha);
+        if (e.sha !== approved && e.sha !== heads.source) continue;
+        // the build that succeeded must be of the approved commit, and that commit still the source head
+        if (approved === null || heads.source !== approved || mr.mergeUserId === null) {
+          await this.cancelAutomaticMerge(mr.id, mr.mergeUserId, (c) => c.mergeWhenBuildSucceedsSha === mr.mergeWhenBuildSucceedsSha);
+          continue;
+        }
         const user = await this.users.byId(mr.mergeUserId);
         if (!user) continue;
         const project = await this.projects.find(mr.projectId);
         const abilities = await this.policy.projectAbilities(user, project);
         if (!(await this.push.canWriteBranch(project.id, mr.targetBranch, abilities)) || isWorkInProgress(mr.title)) continue;
-        await this.mergeNow(user, project, mr, mr.mergeParams ?? {});
+        await this.mergeNow(user, project, mr, mr.mergeParams ?? {}, approved);
       } catch (err) {
+        if (err instanceof SourceMoved) {
+          await this.cancelAutomaticMerge(mr.id, mr.mergeUserId).catch(() => undefined);
+          continue;
+        }
         this.logger.error('automatic merge failed', { merge_request_id: mr.id, error: err instanceof Error ? err.message : String(err) });
       }
     }
