@@ -18,6 +18,7 @@ import { MembersModule } from './members/members.module';
 import { ProjectsModule } from './projects/projects.module';
 import { RepositoryModule } from './repository/repository.module';
 import { GitHttpModule } from './git-http/git-http.module';
+import { SshModule } from './ssh/ssh.module';
 import { IssuesModule } from './issues/issues.module';
 import { MilestonesModule } from './milestones/milestones.module';
 import { LabelsModule } from './labels/labels.module';
@@ -54,6 +55,7 @@ export class AppModule {
         MembersModule,
         RepositoryModule,
         GitHttpModule,
+        SshModule,
         IssuesModule,
         MilestonesModule,
         LabelsModule,

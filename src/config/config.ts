@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
@@ -20,8 +21,14 @@ export interface AppConfig {
   embeddedTuning: { sharedBuffers: string; workMem: string; maintenanceWorkMem: string };
   /** Key for token digests and encryption of tokens the API must show again. */
   secretKey: Buffer;
-  /** Express `trust proxy` value: false, true, a hop count or a list of addresses. */
-  trustProxy: boolean | number | string;
+  /**
+   * Express `trust proxy` value: false, true, a hop count, or the addresses/CIDR ranges of the
+   * proxies whose `X-Forwarded-For` is believed (validated at boot; `loopback`, `linklocal` and
+   * `uniquelocal` name ranges).
+   */
+  trustProxy: boolean | number | string[];
+  /** Largest file the files API returns inside its JSON answer (base64); larger ones answer 413. */
+  filesApiJsonMaxBytes: number;
   logLevel: LogLevel;
   rootPassword?: string;
   dbPoolSize: number;
@@ -46,6 +53,27 @@ export interface AppConfig {
   gitAuthBan: { maxRetry: number; findTimeSeconds: number; banTimeSeconds: number; ipWhitelist: string[] };
   /** Optional request rate limit per IP and per token over `periodSeconds` (0: off, the default). */
   rateLimit: { perIp: number; perToken: number; periodSeconds: number };
+  /** The built-in SSH server for git (src/ssh). */
+  ssh: SshConfig;
+  /** What clone URLs over SSH begin with: `git@HOST:` on port 22, `ssh://git@HOST:PORT/` on any other. */
+  sshUrlPrefix: string;
+}
+
+export interface SshConfig {
+  enabled: boolean;
+  /** Listening port (SSH_PORT, default 2222 so that it runs unprivileged; 0 picks a free one). */
+  port: number;
+  /** Whether SSH_PORT was set: a port in use is then fatal; the default port in use only skips SSH. */
+  portExplicit: boolean;
+  listen: string;
+  /** The port URLs show (SSH_EXTERNAL_PORT) when a proxy or port mapping sits in front. */
+  externalPort?: number;
+  /** Host keys to load instead of generating them into DATA_DIR (SSH_HOST_KEY_FILES). */
+  hostKeyFiles: string[];
+  maxSessions: number;
+  maxSessionsPerIp: number;
+  authTimeoutMs: number;
+  idleTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -68,11 +96,37 @@ function floatEnv(env: NodeJS.ProcessEnv, name: string, dflt: number, min: numbe
   return n;
 }
 
-function parseTrustProxy(raw: string | undefined): boolean | number | string {
-  if (raw === undefined || raw === '' || /^(false|0|no)$/i.test(raw)) return false;
-  if (/^(true|yes)$/i.test(raw)) return true;
-  if (/^\d+$/.test(raw)) return Number(raw);
-  return raw; // e.g. "loopback, 10.0.0.0/8"
+const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An IPv4/IPv6 address, a CIDR range of one, or a range name (what proxy-addr accepts, minus netmask notation). */
+function isProxyAddress(entry: string): boolean {
+  if (TRUST_PROXY_NAMES.includes(entry)) return true;
+  const [addr, bits, extra] = entry.split('/');
+  if (extra !== undefined) return false;
+  const v4 = ipaddr.IPv4.isValidFourPartDecimal(addr);
+  if (!v4 && !(addr.includes(':') && ipaddr.IPv6.isValid(addr))) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (v4 ? 32 : 128));
+}
+
+/**
+ * TRUST_PROXY: `false`, `true` (every hop: only when nothing but the proxy can reach the app), a hop
+ * count, or a list of the proxies' addresses and CIDR ranges (`172.28.0.10`, `10.0.0.0/8, ::1`,
+ * `loopback`): then `X-Forwarded-For` is believed only from those peers, so a client that reaches
+ * the app directly cannot choose the IP the sign-in throttle and bans count.
+ */
+export function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
+  const v = (raw ?? '').trim();
+  if (v === '' || /^(false|0|no)$/i.test(v)) return false;
+  if (/^(true|yes)$/i.test(v)) return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  const list = listEnv(v);
+  const bad = list.find((entry) => !isProxyAddress(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY: "${bad}" is not an address or CIDR range (use false, true, a hop count, or addresses/CIDRs such as 172.28.0.10 or 10.0.0.0/8; names: ${TRUST_PROXY_NAMES.join(', ')})`,
+    );
+  }
+  return list;
 }
 
 function listEnv(raw: string | undefined): string[] {
@@ -142,6 +196,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (env.ROOT_PASSWORD !== undefined && env.ROOT_PASSWORD !== '' && env.ROOT_PASSWORD.length < 8) {
     throw new ConfigError('ROOT_PASSWORD must be at least 8 characters');
   }
+  const sshPortExplicit = env.SSH_PORT !== undefined && env.SSH_PORT !== '';
+  const ssh: SshConfig = {
+    enabled: !/^(false|0|no|off)$/i.test(env.SSH_ENABLED ?? ''),
+    port: intEnv(env, 'SSH_PORT', 2222, 0, 65535),
+    portExplicit: sshPortExplicit,
+    listen: env.SSH_LISTEN || env.SSH_HOST || host,
+    externalPort: env.SSH_EXTERNAL_PORT ? intEnv(env, 'SSH_EXTERNAL_PORT', 22, 1, 65535) : undefined,
+    hostKeyFiles: listEnv(env.SSH_HOST_KEY_FILES),
+    maxSessions: intEnv(env, 'SSH_MAX_SESSIONS', 200, 1, 100_000),
+    maxSessionsPerIp: intEnv(env, 'SSH_MAX_SESSIONS_PER_IP', 20, 1, 100_000),
+    authTimeoutMs: intEnv(env, 'SSH_AUTH_TIMEOUT', 30, 1, 3600) * 1000,
+    idleTimeoutMs: intEnv(env, 'SSH_IDLE_TIMEOUT', 600, 1, 86_400) * 1000,
+  };
+  // a disabled server keeps the field (clients expect it): then it shows port 22 unless told otherwise
+  const sshShownPort = ssh.externalPort ?? (ssh.enabled ? ssh.port : 22);
+  const sshHost = new URL(externalUrl).hostname;
+  const sshUrlPrefix = sshShownPort === 22 ? `git@${sshHost}:` : `ssh://git@${sshHost}:${sshShownPort}/`;
   return {
     port,
     host,
@@ -156,6 +227,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     secretKey: loadSecretKey(env, dataDir),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    // the base64 answer costs ~4x the file in memory; raw routes stream any size
+    filesApiJsonMaxBytes: intEnv(env, 'FILES_API_JSON_MAX_BYTES', 50 * 1024 * 1024, 1, 256 * 1024 * 1024),
     logLevel,
     rootPassword: env.ROOT_PASSWORD || undefined,
     dbPoolSize: intEnv(env, 'DB_POOL_SIZE', 10, 1, 200),
@@ -188,6 +261,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       perToken: intEnv(env, 'RATE_LIMIT_PER_TOKEN', 0, 0, 100_000_000),
       periodSeconds: intEnv(env, 'RATE_LIMIT_PERIOD', 60, 1, 86_400),
     },
+    ssh,
+    sshUrlPrefix,
   };
 }
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ProjectsModule } from '../projects/projects.module';
 import { RepositoryModule } from '../repository/repository.module';
 import { UsersModule } from '../users/users.module';
+import { GitAccess } from './git-access.service';
 import { GitAuthBan } from './git-auth-ban';
 import { GitHttpController } from './git-http.controller';
 import { GitHttpService } from './git-http.service';
@@ -9,7 +10,7 @@ import { GitHttpService } from './git-http.service';
 @Module({
   imports: [ProjectsModule, UsersModule, RepositoryModule],
   controllers: [GitHttpController],
-  providers: [GitHttpService, GitAuthBan],
-  exports: [GitHttpService],
+  providers: [GitHttpService, GitAuthBan, GitAccess],
+  exports: [GitHttpService, GitAccess, GitAuthBan],
 })
 export class GitHttpModule {}

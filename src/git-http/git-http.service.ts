@@ -2,30 +2,17 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AuthService } from '../common/auth/auth.service';
 import { DomainError, NotFound, TooManyRequests } from '../common/errors/domain-errors';
-import { ProjectAbility } from '../common/policy/policy';
 import { GitService } from '../git/git.service';
 import { SmartHttpAction } from '../git/smart-http';
-import { Project } from '../projects/project.entity';
-import { ProjectResolver } from '../projects/project-resolver.service';
-import { RepositoryLocks } from '../database/repository-locks';
-import { PushService } from '../repository/push.service';
 import { SessionService } from '../users/session.service';
-import { User } from '../users/user.entity';
+import { BuildTokenGrant, GitAccess, GitAccessDenied, GitCaller, GitGrant } from './git-access.service';
 import { GitAuthBan } from './git-auth-ban';
 
 export type GitAction = SmartHttpAction;
-
-/** What a CI build token grants: read access to its own project's repository. */
-export interface BuildTokenGrant {
-  projectId: number;
-  user?: User;
-}
+export type { BuildTokenGrant };
 export type BuildTokenResolver = (token: string) => Promise<BuildTokenGrant | undefined>;
 
-interface Caller {
-  user?: User;
-  build?: BuildTokenGrant;
-}
+type Caller = GitCaller;
 
 class GitHttpError extends DomainError {
   constructor(
@@ -54,13 +41,11 @@ export class GitHttpService {
   private buildTokens?: BuildTokenResolver;
 
   constructor(
-    private readonly projects: ProjectResolver,
+    private readonly access: GitAccess,
     private readonly auth: AuthService,
     private readonly session: SessionService,
     private readonly git: GitService,
-    private readonly push: PushService,
     private readonly ban: GitAuthBan,
-    private readonly locks: RepositoryLocks,
   ) {}
 
   /** The CI area registers how build tokens resolve (`gitlab-ci-token` clones). */
@@ -86,52 +71,25 @@ export class GitHttpService {
     }
     if (caller.user || caller.build) await this.ban.succeeded(ip);
     const path = `${namespace}/${repo.replace(/\.git$/i, '')}`;
-    let project: Project;
-    let abilities: Set<ProjectAbility>;
+    let grant: GitGrant;
     try {
-      ({ project, abilities } = await this.resolve(caller, path));
+      grant = await this.access.authorize(caller, path, service);
     } catch (e) {
-      if (e instanceof NotFound && !caller.user && !caller.build) throw unauthorized();
+      // anonymous callers are asked for credentials rather than told what they may not see or do
+      if ((e instanceof NotFound || e instanceof GitAccessDenied) && !caller.user && !caller.build) throw unauthorized();
+      if (e instanceof GitAccessDenied) throw new GitHttpError(403, e.message);
       throw e;
     }
-    const needed: ProjectAbility = service === 'git-receive-pack' ? 'push_code' : 'download_code';
-    if (!abilities.has('read_project')) {
-      if (!caller.user && !caller.build) throw unauthorized();
-      throw new NotFound('Project');
-    }
-    if (!abilities.has(needed)) {
-      if (!caller.user && !caller.build) throw unauthorized();
-      throw new GitHttpError(403, service === 'git-receive-pack' ? 'You are not allowed to push code to this project.' : 'You are not allowed to download code from this project.');
-    }
-    if (!this.git.exists(project.id)) await this.git.create(project.id);
-    const pushRules = service === 'git-receive-pack' ? await this.push.rulesFor(project, abilities) : undefined;
-    const user = caller.user;
-    const serve = () =>
-      this.git.serveSmartHttp(project.id, {
+    await this.access.run(grant, caller, 'http', (onUpdates) =>
+      this.git.serveSmartHttp(grant.project.id, {
         req,
         res,
         action,
         remoteUser: caller.user?.username ?? 'anonymous',
-        pushRules,
-        onUpdates: user ? (updates) => this.push.afterPush(project, user, updates) : undefined,
-      });
-    // a push is a repository write: serialised per repository across instances (fetches are not)
-    if (service === 'git-receive-pack') await this.locks.run(project.id, serve);
-    else await serve();
-  }
-
-  /**
-   * The project and what the caller may do with it: a user's (or anonymous) abilities come with the
-   * project from the one resolver (one SQL statement); a build token reads its own project only.
-   */
-  private async resolve(caller: Caller, path: string): Promise<{ project: Project; abilities: Set<ProjectAbility> }> {
-    if (caller.build) {
-      const project = await this.projects.find(path);
-      const own = caller.build.projectId === project.id;
-      return { project, abilities: new Set<ProjectAbility>(own ? ['read_project', 'download_code'] : []) };
-    }
-    // unreadable or unknown: 404 Project Not Found (401 for anonymous callers, in handle)
-    return this.projects.resolve(caller.user, path, 'read_project');
+        pushRules: grant.pushRules,
+        onUpdates,
+      }),
+    );
   }
 
   private async authenticate(req: Request): Promise<Caller> {

@@ -13,6 +13,7 @@ import { installHooks, PushRules } from './hooks';
 import { branchRef, parseNewRefName, Sha } from './names';
 import { ArchiveFormat, Repository } from './repository';
 import { RefUpdate, serveSmartHttp, SmartHttpAction } from './smart-http';
+import { serveGitSsh, SshGitExchange } from './ssh-transport';
 
 /** An archive ready to stream: from the cache (with its length) or straight from `git archive`. */
 export interface ArchiveStream {
@@ -71,6 +72,15 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
       gitDir: this.repositoryPath(projectId),
       hooksPath: this.hooksPath,
     });
+  }
+
+  /**
+   * Runs one git service for an SSH channel of a project's repository (src/ssh), streaming both ways;
+   * the caller has authorised it. Resolves to git's exit code once a push's reactions have run.
+   */
+  serveSsh(projectId: number, x: Omit<SshGitExchange, 'gitDir' | 'hooksPath'>): Promise<number> {
+    if (!this.hooksPath) this.hooksPath = installHooks(this.config.dataDir);
+    return serveGitSsh(this.runner, { ...x, gitDir: this.repositoryPath(projectId), hooksPath: this.hooksPath });
   }
 
   /**

@@ -73,6 +73,7 @@ export class HookEventsService implements OnModuleInit {
       assignee: issue.assigneeId ? users.get(issue.assigneeId) ?? null : null,
       action: e.action,
       externalUrl: this.config.externalUrl,
+      sshUrlPrefix: this.config.sshUrlPrefix,
     });
     return [{ hooks, event: 'Issue Hook', trigger: 'issue', payload }];
   }
@@ -93,7 +94,7 @@ export class HookEventsService implements OnModuleInit {
       const snippet = await this.data.snippet(note.noteableId);
       if (snippet) noteable = { kind: 'snippet', attrs: snippet, ref: String(snippet.id) };
     }
-    const payload = noteHookPayload({ note, project, user, noteable, externalUrl: this.config.externalUrl });
+    const payload = noteHookPayload({ note, project, user, noteable, externalUrl: this.config.externalUrl, sshUrlPrefix: this.config.sshUrlPrefix });
     return [{ hooks, event: 'Note Hook', trigger: 'note', payload }];
   }
 
@@ -112,6 +113,7 @@ export class HookEventsService implements OnModuleInit {
       user,
       assignee: assigneeId ? users.get(assigneeId) ?? null : null,
       externalUrl: this.config.externalUrl,
+      sshUrlPrefix: this.config.sshUrlPrefix,
     });
     return [{ hooks, event: 'Merge Request Hook', trigger: 'merge_request', payload }];
   }
@@ -122,7 +124,7 @@ export class HookEventsService implements OnModuleInit {
     const project = await this.data.project(e.projectId);
     if (!project) return [];
     const user = e.build.userId ? (await this.data.users([e.build.userId])).get(e.build.userId) ?? null : null;
-    const payload = buildHookPayload({ build: e.build, project, user, externalUrl: this.config.externalUrl });
+    const payload = buildHookPayload({ build: e.build, project, user, externalUrl: this.config.externalUrl, sshUrlPrefix: this.config.sshUrlPrefix });
     return [{ hooks, event: 'Build Hook', trigger: 'build', payload }];
   }
 }

@@ -26,10 +26,10 @@ export interface UserRow {
 }
 
 /** Project#hook_attrs (8.8). */
-export function projectHookAttrs(p: ProjectRow, externalUrl: string) {
+export function projectHookAttrs(p: ProjectRow, externalUrl: string, sshUrlPrefix?: string) {
   const full = `${p.namespacePath}/${p.path}`;
   const web = `${externalUrl}/${full}`;
-  const ssh = `git@${new URL(externalUrl).hostname}:${full}.git`;
+  const ssh = `${sshUrlPrefix ?? `git@${new URL(externalUrl).hostname}:`}${full}.git`;
   return {
     name: p.name,
     description: p.description,
@@ -49,10 +49,10 @@ export function projectHookAttrs(p: ProjectRow, externalUrl: string) {
 }
 
 /** The legacy `repository` block of issue, note and MR hooks. */
-export function repositoryHookAttrs(p: ProjectRow, externalUrl: string) {
+export function repositoryHookAttrs(p: ProjectRow, externalUrl: string, sshUrlPrefix?: string) {
   const full = `${p.namespacePath}/${p.path}`;
   const web = `${externalUrl}/${full}`;
-  return { name: p.name, url: `git@${new URL(externalUrl).hostname}:${full}.git`, description: p.description, homepage: web };
+  return { name: p.name, url: `${sshUrlPrefix ?? `git@${new URL(externalUrl).hostname}:`}${full}.git`, description: p.description, homepage: web };
 }
 
 /** User#hook_attrs. */
@@ -98,12 +98,12 @@ export function issueHookAttrs(i: IssueRow, project: ProjectRow, externalUrl: st
 }
 
 /** `Issue Hook` payload. */
-export function issueHookPayload(o: { issue: IssueRow; project: ProjectRow; user: UserRow; assignee: UserRow | null; action: string; externalUrl: string }) {
+export function issueHookPayload(o: { issue: IssueRow; project: ProjectRow; user: UserRow; assignee: UserRow | null; action: string; externalUrl: string; sshUrlPrefix?: string }) {
   const out: Record<string, unknown> = {
     object_kind: 'issue',
     user: userHookAttrs(o.user),
-    project: projectHookAttrs(o.project, o.externalUrl),
-    repository: repositoryHookAttrs(o.project, o.externalUrl),
+    project: projectHookAttrs(o.project, o.externalUrl, o.sshUrlPrefix),
+    repository: repositoryHookAttrs(o.project, o.externalUrl, o.sshUrlPrefix),
     object_attributes: { ...issueHookAttrs(o.issue, o.project, o.externalUrl), action: o.action },
   };
   if (o.assignee) out.assignee = userHookAttrs(o.assignee);
@@ -127,7 +127,7 @@ export interface NoteRow {
 }
 
 /** `Note Hook` payload; `noteable` is the issue's (or MR's, snippet's, commit's) hook attributes. */
-export function noteHookPayload(o: { note: NoteRow; project: ProjectRow; user: UserRow; noteable: { kind: 'issue' | 'merge_request' | 'snippet' | 'commit'; attrs: Record<string, unknown>; ref: string } | null; externalUrl: string }) {
+export function noteHookPayload(o: { note: NoteRow; project: ProjectRow; user: UserRow; noteable: { kind: 'issue' | 'merge_request' | 'snippet' | 'commit'; attrs: Record<string, unknown>; ref: string } | null; externalUrl: string; sshUrlPrefix?: string }) {
   const base = `${o.externalUrl}/${o.project.namespacePath}/${o.project.path}`;
   const anchor = `#note_${o.note.id}`;
   const url = o.noteable
@@ -143,8 +143,8 @@ export function noteHookPayload(o: { note: NoteRow; project: ProjectRow; user: U
     object_kind: 'note',
     user: userHookAttrs(o.user),
     project_id: o.project.id,
-    project: projectHookAttrs(o.project, o.externalUrl),
-    repository: repositoryHookAttrs(o.project, o.externalUrl),
+    project: projectHookAttrs(o.project, o.externalUrl, o.sshUrlPrefix),
+    repository: repositoryHookAttrs(o.project, o.externalUrl, o.sshUrlPrefix),
     object_attributes: {
       id: o.note.id,
       note: o.note.body,
@@ -167,12 +167,12 @@ export function noteHookPayload(o: { note: NoteRow; project: ProjectRow; user: U
 }
 
 /** `Merge Request Hook` payload; the MR area supplies GitLab's MergeRequest#hook_attrs as `attributes`. */
-export function mergeRequestHookPayload(o: { attributes: Record<string, unknown>; action: string; project: ProjectRow; user: UserRow; assignee: UserRow | null; externalUrl: string }) {
+export function mergeRequestHookPayload(o: { attributes: Record<string, unknown>; action: string; project: ProjectRow; user: UserRow; assignee: UserRow | null; externalUrl: string; sshUrlPrefix?: string }) {
   const out: Record<string, unknown> = {
     object_kind: 'merge_request',
     user: userHookAttrs(o.user),
-    project: projectHookAttrs(o.project, o.externalUrl),
-    repository: repositoryHookAttrs(o.project, o.externalUrl),
+    project: projectHookAttrs(o.project, o.externalUrl, o.sshUrlPrefix),
+    repository: repositoryHookAttrs(o.project, o.externalUrl, o.sshUrlPrefix),
     object_attributes: { ...o.attributes, action: o.action },
   };
   if (o.assignee) out.assignee = userHookAttrs(o.assignee);
@@ -180,7 +180,7 @@ export function mergeRequestHookPayload(o: { attributes: Record<string, unknown>
 }
 
 /** `Build Hook` payload (Gitlab::BuildDataBuilder, 8.8). */
-export function buildHookPayload(o: { build: BuildHookInput; project: ProjectRow; user: UserRow | null; externalUrl: string }) {
+export function buildHookPayload(o: { build: BuildHookInput; project: ProjectRow; user: UserRow | null; externalUrl: string; sshUrlPrefix?: string }) {
   const b = o.build;
   const seconds = (a: Date | null, z: Date | null) => (a && z ? Math.max(0, Math.round((z.getTime() - a.getTime()) / 1000)) : null);
   const full = `${o.project.namespacePath}/${o.project.path}`;
@@ -215,11 +215,11 @@ export function buildHookPayload(o: { build: BuildHookInput; project: ProjectRow
     },
     repository: {
       name: o.project.name,
-      url: `git@${new URL(o.externalUrl).hostname}:${full}.git`,
+      url: `${o.sshUrlPrefix ?? `git@${new URL(o.externalUrl).hostname}:`}${full}.git`,
       description: o.project.description,
       homepage: web,
       git_http_url: `${web}.git`,
-      git_ssh_url: `git@${new URL(o.externalUrl).hostname}:${full}.git`,
+      git_ssh_url: `${o.sshUrlPrefix ?? `git@${new URL(o.externalUrl).hostname}:`}${full}.git`,
       visibility_level: o.project.visibilityLevel,
     },
   };

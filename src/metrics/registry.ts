@@ -140,3 +140,23 @@ const queueFailures = new Counter({
 export function queueJobFailed(queue: string): void {
   queueFailures.inc({ queue });
 }
+
+const sshSessions = new Counter({
+  name: 'ssh_sessions_total',
+  help: 'SSH connections by git command (or none) and result',
+  labelNames: ['command', 'result'],
+  registers: [registry],
+});
+const sshActive = new Gauge({ name: 'ssh_sessions_active', help: 'SSH connections open now', registers: [registry] });
+
+/** Called by src/ssh when a connection opens; the returned function records how it ended. */
+export function sshSessionStarted(): (command: string, result: string) => void {
+  sshActive.inc();
+  let done = false;
+  return (command, result) => {
+    if (done) return;
+    done = true;
+    sshActive.dec();
+    sshSessions.inc({ command, result });
+  };
+}

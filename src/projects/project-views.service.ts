@@ -35,7 +35,11 @@ export class ProjectViews {
   ) {}
 
   async context(): Promise<PresentContext> {
-    return { externalUrl: this.config.externalUrl, gravatarEnabled: (await this.settings.get()).gravatarEnabled };
+    return {
+      externalUrl: this.config.externalUrl,
+      gravatarEnabled: (await this.settings.get()).gravatarEnabled,
+      sshUrlPrefix: this.config.sshUrlPrefix,
+    };
   }
 
   async many(viewer: User | undefined, projects: Project[], opts: ViewOptions = {}) {

@@ -73,7 +73,7 @@ export function presentProject(p: Project, x: ProjectExtras, ctx: PresentContext
     public: p.visibilityLevel === 20,
     archived: p.archived,
     visibility_level: p.visibilityLevel,
-    ssh_url_to_repo: `git@${host(ctx)}:${full}.git`,
+    ssh_url_to_repo: `${ctx.sshUrlPrefix ?? `git@${host(ctx)}:`}${full}.git`,
     http_url_to_repo: `${ctx.externalUrl}/${full}.git`,
     web_url: `${ctx.externalUrl}/${full}`,
     ...(p.namespace.kind === 'user' && x.owner

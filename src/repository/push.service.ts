@@ -74,7 +74,7 @@ export class PushService {
    * push events with GitLab's push data and `last_activity_at` with the hooks' outbox job (one
    * transaction), then the in-process "push received" domain event (CI, merge requests).
    */
-  async afterPush(project: Project, user: User, updates: RefUpdate[], via: 'http' | 'api' = 'http'): Promise<void> {
+  async afterPush(project: Project, user: User, updates: RefUpdate[], via: 'http' | 'ssh' | 'api' = 'http'): Promise<void> {
     if (updates.length === 0) return;
     let data: Record<string, unknown>[] | undefined; // the push data, for the hooks
     let enqueued = false;
@@ -164,7 +164,7 @@ export class PushService {
         description: project.description,
         web_url: web,
         avatar_url: null,
-        git_ssh_url: `git@${new URL(this.config.externalUrl).hostname}:${projectFullPath(project)}.git`,
+        git_ssh_url: `${this.config.sshUrlPrefix}${projectFullPath(project)}.git`,
         git_http_url: `${web}.git`,
         namespace: project.namespace.name,
         visibility_level: project.visibilityLevel,
@@ -172,7 +172,7 @@ export class PushService {
         default_branch: project.defaultBranch,
         homepage: web,
         url: `${web}.git`,
-        ssh_url: `git@${new URL(this.config.externalUrl).hostname}:${projectFullPath(project)}.git`,
+        ssh_url: `${this.config.sshUrlPrefix}${projectFullPath(project)}.git`,
         http_url: `${web}.git`,
       },
       commits: commits.map((c, i) => ({
@@ -192,7 +192,7 @@ export class PushService {
         description: project.description,
         homepage: web,
         git_http_url: `${web}.git`,
-        git_ssh_url: `git@${new URL(this.config.externalUrl).hostname}:${projectFullPath(project)}.git`,
+        git_ssh_url: `${this.config.sshUrlPrefix}${projectFullPath(project)}.git`,
         visibility_level: project.visibilityLevel,
       },
     };

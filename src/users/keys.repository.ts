@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Tx } from '../database/transactions';
 import { SshKey } from './key.entity';
+import { User } from './user.entity';
 
 /** Every query on `keys` (users' SSH keys). */
 @Injectable()
@@ -11,6 +12,22 @@ export class KeysRepository {
 
   listFor(userId: number): Promise<SshKey[]> {
     return this.keys.find({ where: { userId }, order: { id: 'ASC' } });
+  }
+
+  /**
+   * The key with this fingerprint and its owner, in one statement on the unique fingerprint index
+   * (SSH authentication asks it on every connection, so a deleted key or a blocked owner is seen at
+   * once, whichever instance made the change).
+   */
+  async withOwnerByFingerprint(fingerprint: string): Promise<{ key: SshKey; owner: User } | null> {
+    const found = await this.keys
+      .createQueryBuilder('k')
+      .innerJoinAndMapOne('k.owner', User, 'u', 'u.id = k.user_id')
+      .where('k.fingerprint = :fingerprint', { fingerprint })
+      .getOne();
+    if (!found) return null;
+    const { owner } = found as SshKey & { owner: User };
+    return { key: found, owner };
   }
 
   byId(id: number): Promise<SshKey | null> {

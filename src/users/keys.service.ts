@@ -13,7 +13,7 @@ import { UserView } from './users.presenter';
 import { UsersRepository } from './users.repository';
 
 const ALLOWED_TYPES = new Set(['rsa', 'ed25519', 'ecdsa']);
-const MIN_RSA_BITS = 1024;
+const MIN_RSA_BITS = 2048; // the SSH server accepts nothing smaller (src/ssh)
 const MAX_KEY_LENGTH = 16 * 1024;
 
 export interface ParsedKey {
@@ -23,7 +23,7 @@ export interface ParsedKey {
   fingerprint: string;
 }
 
-/** Parses an OpenSSH public key; rsa (≥ 1024 bits), ed25519 and ecdsa only. Undefined when invalid. */
+/** Parses an OpenSSH public key; rsa (≥ 2048 bits), ed25519 and ecdsa only. Undefined when invalid. */
 export function parsePublicKey(raw: string): ParsedKey | undefined {
   const text = raw.trim().replace(/\s+/g, ' ');
   if (!text || text.length > MAX_KEY_LENGTH || !/^(ssh-|ecdsa-)/.test(text)) return undefined;
@@ -57,6 +57,11 @@ export class KeysService {
     const user = id === undefined ? null : await this.users.byId(id);
     if (!user) throw new NotFound('User');
     return user;
+  }
+
+  /** The stored key with this MD5 fingerprint and its owner (SSH authentication), or null. */
+  withOwnerByFingerprint(fingerprint: string): Promise<{ key: SshKey; owner: User } | null> {
+    return this.keys.withOwnerByFingerprint(fingerprint);
   }
 
   listOwn(user: User): Promise<SshKey[]> {

@@ -20,6 +20,6 @@ import { UsersService } from './users.service';
   imports: [TypeOrmModule.forFeature([User, Identity, SshKey, Email]), NamespacesModule],
   controllers: [UsersController],
   providers: [UsersRepository, KeysRepository, EmailsRepository, UsersService, UserViews, KeysService, EmailsService, SessionService, RootUser],
-  exports: [UsersRepository, UsersService, UserViews, SessionService, RootUser],
+  exports: [UsersRepository, UsersService, UserViews, SessionService, RootUser, KeysService],
 })
 export class UsersModule {}

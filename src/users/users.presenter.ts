@@ -8,6 +8,8 @@ import { User, UserIdentity } from './user.entity';
 export interface PresentContext {
   externalUrl: string;
   gravatarEnabled: boolean;
+  /** What SSH clone URLs begin with (config `sshUrlPrefix`); `git@HOST:` when absent. */
+  sshUrlPrefix?: string;
 }
 
 function avatarUrl(u: User, ctx: PresentContext): string | null {

@@ -53,6 +53,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     EMBEDDED_DB_DIR: 'memory://',
     DATABASE_URL: process.env.DATABASE_URL ?? '',
     LOG_LEVEL: 'silent',
+    SSH_ENABLED: 'false', // specs that need it turn it on with SSH_PORT=0
     ROOT_PASSWORD,
     EXTERNAL_URL,
     SECRET_KEY: 'test-secret-key-test-secret-key-0123456789',

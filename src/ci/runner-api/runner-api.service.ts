@@ -118,21 +118,27 @@ export class RunnerApiService implements OnModuleInit {
   }
 }
 
-/** Reads a raw request body up to `limit` bytes (413 beyond). */
+/**
+ * Reads a raw request body up to `limit` bytes. Beyond it: 413, and the rest of the body is read and
+ * dropped, so that the answer reaches the client instead of a connection reset.
+ */
 function readBody(req: Request, limit: number): Promise<Buffer> {
   if (Buffer.isBuffer(req.body)) return Promise.resolve(req.body);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
       if (size > limit) {
+        chunks.length = 0;
+        req.off('data', onData);
+        req.resume(); // drain
         reject(new RunnerApiError(413, { message: '413 Request Entity Too Large' }));
-        req.destroy();
         return;
       }
       chunks.push(c);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });

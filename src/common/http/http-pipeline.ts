@@ -77,6 +77,17 @@ function cors(origins: string[]): RequestHandler {
 /** Deepest nesting a JSON body may have: the DTO transformer walks bodies recursively (5,000 levels overflowed its stack). */
 export const MAX_JSON_DEPTH = 32;
 
+/**
+ * After a JSON body is parsed: as Grape did, a body that is not an object (`null`, an array, a
+ * string, a number, a boolean) carries no parameters; `nested too deeply` as an error type.
+ */
+export function jsonBodyParsed(req: Request, err?: unknown): unknown {
+  if (err) return err;
+  if (nestedDeeperThan(req.body, MAX_JSON_DEPTH)) return { type: 'entity.too.deep' };
+  if (req.body !== undefined && (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body))) req.body = {};
+  return undefined;
+}
+
 /** Whether `value` nests objects/arrays deeper than `max` (iterative: the check itself must not overflow). */
 export function nestedDeeperThan(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 0]];
@@ -122,7 +133,8 @@ export function httpPipeline(
   logger: Logger,
   opts: { bodyLimit: string; corsOrigins?: string[]; metrics?: HttpMetrics },
 ): RequestHandler[] {
-  const json = express.json({ limit: opts.bodyLimit, type: ['application/json', 'application/*+json'] });
+  // not strict: `null` (what v3-era Go clients send on every write without options), arrays and scalars are valid JSON
+  const json = express.json({ limit: opts.bodyLimit, type: ['application/json', 'application/*+json'], strict: false });
   const urlencoded = express.urlencoded({ extended: true, limit: opts.bodyLimit, parameterLimit: 2000 });
   const maxBytes = byteSize(opts.bodyLimit);
   const multipart = multer({
@@ -215,7 +227,7 @@ export function httpPipeline(
       return multipart(req, res, done);
     }
     if (type.startsWith('application/x-www-form-urlencoded')) return urlencoded(req, res, done);
-    return json(req, res, (err?: unknown) => done(err ?? (nestedDeeperThan(req.body, MAX_JSON_DEPTH) ? { type: 'entity.too.deep' } : undefined)));
+    return json(req, res, (err?: unknown) => done(jsonBodyParsed(req, err)));
   };
 
   return [requestLog, cors(opts.corsOrigins ?? []), normaliseUrl, jsonContentType, parseBody];

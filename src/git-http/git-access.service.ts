@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { NotFound } from '../common/errors/domain-errors';
+import { ProjectAbility } from '../common/policy/policy';
+import { RepositoryLocks } from '../database/repository-locks';
+import { GitService } from '../git/git.service';
+import { PushRules } from '../git/hooks';
+import { RefUpdate } from '../git/smart-http';
+import { Project } from '../projects/project.entity';
+import { ProjectResolver } from '../projects/project-resolver.service';
+import { PushService } from '../repository/push.service';
+import { User } from '../users/user.entity';
+
+/** A git service, whatever the transport (smart HTTP's two, plus SSH's `git-upload-archive`). */
+export type GitServiceName = 'git-upload-pack' | 'git-receive-pack' | 'git-upload-archive';
+
+/** What a CI build token grants: read access to its own project's repository. */
+export interface BuildTokenGrant {
+  projectId: number;
+  user?: User;
+}
+
+/** Who asks: a user, a CI build (HTTP only), or nobody (anonymous, HTTP only). */
+export interface GitCaller {
+  user?: User;
+  build?: BuildTokenGrant;
+}
+
+/** The caller may see the project but not run this service on it; `message` is GitLab's wording. */
+export class GitAccessDenied extends Error {}
+
+export interface GitGrant {
+  project: Project;
+  /** Given for pushes: the rules the pre-receive hook enforces. */
+  pushRules?: PushRules;
+}
+
+/**
+ * The transport-independent half of git over HTTP and SSH, so that no rule is written twice: which
+ * project a path names and what the caller may do with it (the one policy: visibility, membership,
+ * archived projects), the push rules (protected branches, default-branch protection), the per-repository
+ * write lock and the post-push reactions (events, pipelines, merge-request updates, hooks).
+ */
+@Injectable()
+export class GitAccess {
+  constructor(
+    private readonly projects: ProjectResolver,
+    private readonly git: GitService,
+    private readonly push: PushService,
+    private readonly locks: RepositoryLocks,
+  ) {}
+
+  /**
+   * Authorises `service` on the repository at `path` (`namespace/project`, no `.git`). Throws
+   * `NotFound('Project')` for what the caller may not see (or that does not exist: the same answer),
+   * and `GitAccessDenied` for what it sees but may not do.
+   */
+  async authorize(caller: GitCaller, path: string, service: GitServiceName): Promise<GitGrant> {
+    const { project, abilities } = await this.resolve(caller, path);
+    if (!abilities.has('read_project')) throw new NotFound('Project');
+    const needed: ProjectAbility = service === 'git-receive-pack' ? 'push_code' : 'download_code';
+    if (!abilities.has(needed)) {
+      throw new GitAccessDenied(
+        service === 'git-receive-pack' ? 'You are not allowed to push code to this project.' : 'You are not allowed to download code from this project.',
+      );
+    }
+    if (!this.git.exists(project.id)) await this.git.create(project.id);
+    const pushRules = service === 'git-receive-pack' ? await this.push.rulesFor(project, abilities) : undefined;
+    return { project, pushRules };
+  }
+
+  /**
+   * Runs an authorised transfer: a push under the repository's write lock (serialised across
+   * instances; fetches are not), with `onUpdates` running the post-push reactions as the pusher.
+   */
+  run<T>(grant: GitGrant, caller: GitCaller, via: 'http' | 'ssh', serve: (onUpdates?: (u: RefUpdate[]) => Promise<void>) => Promise<T>): Promise<T> {
+    const user = caller.user;
+    const onUpdates = user ? (updates: RefUpdate[]) => this.push.afterPush(grant.project, user, updates, via) : undefined;
+    if (grant.pushRules) return this.locks.run(grant.project.id, () => serve(onUpdates));
+    return serve(onUpdates);
+  }
+
+  /**
+   * The project and what the caller may do with it: a user's (or anonymous) abilities come with the
+   * project from the one resolver (one SQL statement); a build token reads its own project only.
+   */
+  private async resolve(caller: GitCaller, path: string): Promise<{ project: Project; abilities: Set<ProjectAbility> }> {
+    if (caller.build) {
+      const project = await this.projects.find(path);
+      const own = caller.build.projectId === project.id;
+      return { project, abilities: new Set<ProjectAbility>(own ? ['read_project', 'download_code'] : []) };
+    }
+    return this.projects.resolve(caller.user, path, 'read_project');
+  }
+}

@@ -1,0 +1,309 @@
+import { createHash } from 'node:crypto';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Algorithms, AuthContext, Connection, ServerChannel, Server as SshServer, utils } from 'ssh2';
+import sshpk from 'sshpk';
+import { NotFound } from '../common/errors/domain-errors';
+import { Logger } from '../common/http/logger';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { GitService } from '../git/git.service';
+import { GitAccess, GitAccessDenied, GitGrant } from '../git-http/git-access.service';
+import { GitAuthBan } from '../git-http/git-auth-ban';
+import { sshSessionStarted } from '../metrics/registry';
+import { KeysService } from '../users/keys.service';
+import { User } from '../users/user.entity';
+import { HostKey, loadHostKeys } from './host-keys';
+import { parseGitSshCommand } from './ssh-command';
+
+/** Modern algorithms only: no DSA, no SHA-1 signatures, MACs or key exchange, no CBC. */
+const ALGORITHMS: Algorithms = {
+  kex: [
+    'curve25519-sha256',
+    'curve25519-sha256@libssh.org',
+    'ecdh-sha2-nistp256',
+    'ecdh-sha2-nistp384',
+    'ecdh-sha2-nistp521',
+    'diffie-hellman-group-exchange-sha256',
+    'diffie-hellman-group14-sha256',
+    'diffie-hellman-group16-sha512',
+    'diffie-hellman-group18-sha512',
+  ],
+  serverHostKey: ['ssh-ed25519', 'rsa-sha2-512', 'rsa-sha2-256'],
+  cipher: ['aes128-gcm@openssh.com', 'aes256-gcm@openssh.com', 'aes128-ctr', 'aes192-ctr', 'aes256-ctr', 'chacha20-poly1305@openssh.com'],
+  hmac: ['hmac-sha2-256-etm@openssh.com', 'hmac-sha2-512-etm@openssh.com', 'hmac-sha2-256', 'hmac-sha2-512'],
+  compress: ['none'],
+};
+const ACCEPTED_KEY_TYPES = new Set(['ssh-ed25519', 'ssh-rsa', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521']);
+const MIN_RSA_BITS = 2048;
+const NOT_FOUND = 'GitLab: The project you were looking for could not be found.';
+
+interface Session {
+  client: Connection;
+  ip: string;
+  /** Git transfers running on this connection (a graceful stop waits for them). */
+  busy: number;
+}
+
+/** GitLab 8's MD5 fingerprint (`aa:bb:…`) of a public key blob, as the keys API stores it. */
+export function md5Fingerprint(blob: Buffer): string {
+  return (createHash('md5').update(blob).digest('hex').match(/../g) ?? []).join(':');
+}
+
+/**
+ * Git over SSH inside the app process (ssh2): public-key authentication against the keys stored
+ * through the API (one indexed lookup per attempt, so a deleted key or a blocked user is refused on
+ * the very next connection, whichever instance changed it), then only `git-upload-pack`,
+ * `git-receive-pack` and `git-upload-archive`, authorised and run through `GitAccess` — the same
+ * policy, push rules, write lock and post-push reactions as smart HTTP. No shell, no forwarding.
+ */
+@Injectable()
+export class SshServerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private server?: SshServer;
+  private hostKeys: HostKey[] = [];
+  private readonly sessions = new Set<Session>();
+  private readonly perIp = new Map<string, number>();
+  private boundPort?: number;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly keys: KeysService,
+    private readonly access: GitAccess,
+    private readonly git: GitService,
+    private readonly ban: GitAuthBan,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The port the server listens on (undefined when it is off). */
+  get port(): number | undefined {
+    return this.boundPort;
+  }
+
+  get fingerprints(): { type: string; fingerprint: string; publicKey: string }[] {
+    return this.hostKeys.map(({ type, fingerprint, publicKey }) => ({ type, fingerprint, publicKey }));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const c = this.config.ssh;
+    if (!c.enabled) return;
+    this.hostKeys = loadHostKeys(this.config.dataDir, c.hostKeyFiles);
+    const server = new SshServer(
+      { hostKeys: this.hostKeys.map((k) => k.privateKey), algorithms: ALGORITHMS, ident: 'GitLab-v3' },
+      (client, info) => this.onConnection(client, info.ip),
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(c.port, c.listen, () => {
+          server.removeListener('error', reject);
+          resolve();
+        });
+      });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      const why = code === 'EADDRINUSE' ? `port ${c.port} is in use` : code === 'EACCES' ? `port ${c.port} needs privileges` : (e as Error).message;
+      if (c.portExplicit) throw new Error(`SSH server: ${why}; set SSH_PORT to a free port, or SSH_ENABLED=false`);
+      this.logger.warn('SSH server not started', { reason: why, hint: 'set SSH_PORT to a free port, or SSH_ENABLED=false' });
+      return;
+    }
+    server.on('error', (e: Error) => this.logger.error('SSH server error', { error: e.message }));
+    this.server = server;
+    const address = (server as unknown as { address(): { port: number } | null }).address();
+    this.boundPort = address?.port ?? c.port;
+    // with SSH_PORT=0 the URLs show the port the system picked (unless SSH_EXTERNAL_PORT says otherwise)
+    if (c.port === 0 && c.externalPort === undefined) {
+      this.config.sshUrlPrefix = `ssh://git@${new URL(this.config.externalUrl).hostname}:${this.boundPort}/`;
+    }
+    this.logger.info('SSH server listening', {
+      address: `${c.listen}:${this.boundPort}`,
+      host_keys: this.hostKeys.map((k) => `${k.type} ${k.fingerprint}`),
+    });
+  }
+
+  /** A graceful stop: no new connections; running git transfers get SHUTDOWN_TIMEOUT to finish. */
+  async beforeApplicationShutdown(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    server.close();
+    for (const s of this.sessions) if (s.busy === 0) s.client.end();
+    const deadline = Date.now() + this.config.shutdownTimeoutMs;
+    while ([...this.sessions].some((s) => s.busy > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    for (const s of this.sessions) s.client.end();
+  }
+
+  private onConnection(client: Connection, rawIp: string): void {
+    const ip = rawIp.replace(/^::ffff:/, '');
+    const finish = sshSessionStarted();
+    client.on('error', () => undefined);
+    const c = this.config.ssh;
+    const fromIp = this.perIp.get(ip) ?? 0;
+    if (!this.server || this.sessions.size >= c.maxSessions || fromIp >= c.maxSessionsPerIp) {
+      finish('none', 'refused_limit');
+      client.end();
+      return;
+    }
+    const session: Session = { client, ip, busy: 0 };
+    this.sessions.add(session);
+    this.perIp.set(ip, fromIp + 1);
+    // idle connections are cut (nothing read or written for SSH_IDLE_TIMEOUT)
+    const sock = (client as unknown as { _sock?: { setTimeout(ms: number, cb: () => void): void } })._sock;
+    sock?.setTimeout(c.idleTimeoutMs, () => client.end());
+    let user: User | undefined;
+    let failedAttempt = false;
+    let bannedChecked: Promise<boolean> | undefined;
+    let command = 'none';
+    let result = 'unauthenticated';
+    const authTimer = setTimeout(() => {
+      result = 'auth_timeout';
+      client.end();
+    }, c.authTimeoutMs);
+
+    client.on('authentication', (ctx) => {
+      bannedChecked ??= this.ban.banned(ip).catch(() => false);
+      this.authenticate(ctx, bannedChecked).then(
+        (owner) => {
+          if (owner === 'banned') {
+            result = 'banned';
+            ctx.reject([]);
+            client.end();
+            return;
+          }
+          if (owner === 'query') return;
+          if (owner) {
+            user = owner;
+            ctx.accept();
+            void this.ban.succeeded(ip).catch(() => undefined);
+          } else {
+            if (ctx.method === 'publickey') failedAttempt = true;
+            ctx.reject(['publickey']);
+          }
+        },
+        (e) => {
+          this.logger.error('SSH authentication failed with an error', { error: e instanceof Error ? e.message : String(e) });
+          ctx.reject(['publickey']);
+        },
+      );
+    });
+    client.on('ready', () => {
+      clearTimeout(authTimer);
+      result = 'ok';
+    });
+    // no forwarding of any kind, no global requests
+    client.on('tcpip', (_accept, reject) => reject());
+    client.on('openssh.streamlocal', (_accept, reject) => reject());
+    client.on('request', (_accept, reject) => reject?.());
+    client.on('session', (acceptSession) => {
+      const s = acceptSession();
+      let protocol: string | undefined;
+      s.on('env', (accept, reject, info) => {
+        // only GIT_PROTOCOL (protocol v2), and only what git itself sends
+        if (info.key === 'GIT_PROTOCOL' && /^[a-z0-9=:.]{1,64}$/i.test(info.val)) {
+          protocol = info.val;
+          accept?.();
+        } else reject?.();
+      });
+      s.on('pty', (_a, reject) => reject?.());
+      s.on('x11', (_a, reject) => reject?.());
+      s.on('auth-agent', (_a, reject) => reject?.());
+      s.on('subsystem', (_a, reject) => reject?.());
+      s.on('sftp', (_a, reject) => reject?.());
+      s.on('shell', (accept) => {
+        const ch = accept();
+        command = 'shell';
+        // `ssh -T git@host`: GitLab's greeting, exit 0
+        ch.write(`Welcome to GitLab, @${user?.username ?? ''}!\n`);
+        ch.exit(0);
+        ch.end();
+      });
+      s.on('exec', (accept, _reject, info) => {
+        const ch = accept();
+        session.busy++;
+        this.exec(ch, info.command, user!, protocol, ip)
+          .then((r) => {
+            command = r.command;
+            result = r.result;
+          })
+          .finally(() => {
+            session.busy--;
+          });
+      });
+    });
+    client.on('close', () => {
+      clearTimeout(authTimer);
+      this.sessions.delete(session);
+      const left = (this.perIp.get(ip) ?? 1) - 1;
+      if (left > 0) this.perIp.set(ip, left);
+      else this.perIp.delete(ip);
+      if (!user && failedAttempt) {
+        result = 'denied';
+        void this.ban.failed(ip).catch(() => undefined);
+      }
+      finish(command, result);
+    });
+  }
+
+  /**
+   * One authentication attempt: the owner of the offered key when it is acceptable (for a signed
+   * attempt: the signature checked against the stored key), `query` when a key without a signature was
+   * acceptable (answered here with PK_OK), undefined when refused.
+   */
+  private async authenticate(ctx: AuthContext, banned: Promise<boolean>): Promise<User | undefined | 'query' | 'banned'> {
+    if (await banned) return 'banned';
+    if (ctx.method !== 'publickey') return undefined; // no password, no keyboard-interactive
+    const algo = ctx.key.algo;
+    if (!ACCEPTED_KEY_TYPES.has(algo)) return undefined; // DSA and anything unknown
+    if (algo === 'ssh-rsa' && ctx.signature && !ctx.hashAlgo) return undefined; // RSA with SHA-1
+    const found = await this.keys.withOwnerByFingerprint(md5Fingerprint(ctx.key.data));
+    if (!found || found.owner.state !== 'active') return undefined;
+    const stored = utils.parseKey(found.key.key);
+    if (stored instanceof Error || stored.type !== algo || !stored.getPublicSSH().equals(ctx.key.data)) return undefined;
+    if (algo === 'ssh-rsa' && sshpk.parseKey(found.key.key, 'ssh').size < MIN_RSA_BITS) return undefined;
+    if (!ctx.signature) {
+      ctx.accept(); // PK_OK: the client may sign with this key
+      return 'query';
+    }
+    return stored.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) === true ? found.owner : undefined;
+  }
+
+  private async exec(ch: ServerChannel, raw: string, user: User, protocol: string | undefined, ip: string): Promise<{ command: string; result: string }> {
+    const refuse = (message: string, command: string, result: string) => {
+      ch.stderr.write(message + '\n');
+      ch.exit(1);
+      ch.end();
+      return { command, result };
+    };
+    const cmd = parseGitSshCommand(raw);
+    if (!cmd) return refuse('GitLab: Disallowed command', 'disallowed', 'refused');
+    let grant: GitGrant;
+    try {
+      grant = await this.access.authorize({ user }, cmd.path, cmd.service);
+    } catch (e) {
+      if (e instanceof NotFound) return refuse(NOT_FOUND, cmd.service, 'not_found');
+      if (e instanceof GitAccessDenied) return refuse(`GitLab: ${e.message}`, cmd.service, 'forbidden');
+      this.logger.error('SSH git command failed', { user: user.username, command: cmd.service, error: e instanceof Error ? e.message : String(e) });
+      return refuse('GitLab: Internal server error', cmd.service, 'error');
+    }
+    const started = Date.now();
+    let code = 1;
+    try {
+      code = await this.access.run(grant, { user }, 'ssh', (onUpdates) =>
+        this.git.serveSsh(grant.project.id, {
+          service: cmd.service,
+          protocol,
+          stdin: ch,
+          stdout: ch,
+          stderr: ch.stderr,
+          pushRules: grant.pushRules,
+          onUpdates,
+          onAbort: (kill) => ch.once('close', kill),
+        }),
+      );
+    } catch (e) {
+      this.logger.error('SSH git command failed', { user: user.username, command: cmd.service, error: e instanceof Error ? e.message : String(e) });
+      return refuse('GitLab: Internal server error', cmd.service, 'error');
+    }
+    this.logger.info('ssh git', { user: user.username, ip, command: cmd.service, project: cmd.path, exit: code, duration_ms: Date.now() - started });
+    ch.exit(code);
+    ch.end();
+    return { command: cmd.service, result: code === 0 ? 'ok' : 'git_failed' };
+  }
+}
