@@ -2,10 +2,13 @@ import { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pipeline, Readable, Transform } from 'node:stream';
 import { CatFilePool } from './cat-file-pool';
 import { GitError, GitRunner } from './git-runner';
 import { branchRef, isSha, parseRef, QualifiedRef, RefName, RepoPath, repoPathProblem, Rev, Sha, tagRef, ZERO_SHA } from './names';
 import { Branch, Commit, DiffEntry, parseCommit, parseTagObject, parseTree, Tag, TreeEntry } from './objects';
+
+export { MAX_OBJECT_BYTES, ObjectTooLarge } from './cat-file-pool';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904' as Sha;
 
@@ -33,7 +36,17 @@ export const LIMITS = {
   readTimeoutMs: 30_000,
   writeTimeoutMs: 60_000,
   archiveTimeoutMs: 10 * 60_000,
+  /** A raw blob streamed to a client (any size, at the client's pace). */
+  blobStreamTimeoutMs: 60 * 60_000,
 };
+
+/** A blob opened for streaming: its full id, its size in bytes and its content. */
+export interface BlobStream {
+  sha: Sha;
+  size: number;
+  /** The exact bytes; fails (instead of ending short) if git stops early. Destroying it stops git. */
+  stream: Readable;
+}
 
 
 export interface Identity {
@@ -99,6 +112,55 @@ export class Repository {
   async blob(id: Rev): Promise<Buffer | null> {
     const o = await this.pool.read(this.gitDir, id);
     return o && o.type === 'blob' ? o.data : null;
+  }
+
+  /** The id and size of the blob at `path` of `ref`, without reading it; null when absent or not a blob. */
+  async blobInfoAt(ref: Rev, path: RepoPath): Promise<{ sha: Sha; size: number } | null> {
+    if (!path) return null;
+    const o = await this.pool.info(this.gitDir, `${ref}^{commit}:${path}`);
+    // the id as git printed it: a full SHA by construction
+    return o && o.type === 'blob' ? { sha: o.sha as Sha, size: o.size } : null;
+  }
+
+  /** Opens a blob by its (possibly abbreviated) id for streaming, whatever its size; null when it is no blob. */
+  async openBlob(id: Rev): Promise<BlobStream | null> {
+    const o = await this.pool.info(this.gitDir, id);
+    return o && o.type === 'blob' ? this.streamBlob(o.sha as Sha, o.size) : null;
+  }
+
+  /** Opens the blob at `path` of `ref` for streaming, whatever its size; null when absent or not a blob. */
+  async openBlobAt(ref: Rev, path: RepoPath): Promise<BlobStream | null> {
+    const o = await this.blobInfoAt(ref, path);
+    return o ? this.streamBlob(o.sha, o.size) : null;
+  }
+
+  /**
+   * `git cat-file blob <full sha>` in a process of its own (a slow reader never holds up the shared
+   * cat-file process), piped with backpressure: memory stays constant whatever the size.
+   */
+  private streamBlob(sha: Sha, size: number): BlobStream {
+    const child = this.runner.spawn(['cat-file', 'blob', sha], { gitDir: this.gitDir, timeoutMs: LIMITS.blobStreamTimeoutMs });
+    child.stdin.end();
+    child.stderr.resume();
+    let bytes = 0;
+    const exited = () => child.exitCode !== null || child.signalCode !== null;
+    const check = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        done(null, chunk);
+      },
+      flush(done) {
+        const finish = () =>
+          done(child.exitCode === 0 && bytes === size ? null : new GitError(`git cat-file blob stopped after ${bytes} of ${size} bytes`, child.exitCode, ''));
+        if (exited()) finish();
+        else child.once('exit', finish);
+      },
+    });
+    pipeline(child.stdout, check, () => undefined);
+    check.once('close', () => {
+      if (!exited()) child.kill('SIGKILL');
+    });
+    return { sha, size, stream: check };
   }
 
   // ------------------------------------------------------------------ refs
@@ -408,7 +470,7 @@ export class Repository {
   }
 
   async createAnnotatedTag(name: RefName, target: Sha, message: string, tagger: Identity): Promise<void> {
-    const obj = await this.pool.read(this.gitDir, target);
+    const obj = await this.pool.info(this.gitDir, target);
     if (!obj) throw new RefUpdateRejected('target not found');
     const now = Math.floor(Date.now() / 1000);
     const text = `object ${obj.sha}\ntype ${obj.type}\ntag ${name}\ntagger ${clean(tagger.name)} <${clean(tagger.email)}> ${now} +0000\n\n${message.endsWith('\n') ? message : message + '\n'}`;
@@ -440,7 +502,7 @@ export class Repository {
     try {
       if (o.parent) await this.git(['read-tree', o.parent], opts);
       for (const c of o.changes) {
-        const exists = o.parent ? (await this.pool.read(this.gitDir, `${o.parent}:${c.path}`)) !== null : false;
+        const exists = o.parent ? (await this.pool.info(this.gitDir, `${o.parent}:${c.path}`)) !== null : false;
         if (c.action === 'create' && exists) throw new FileConflict('exists');
         if ((c.action === 'update' || c.action === 'delete') && !exists) throw new FileConflict('missing');
         if (c.action === 'delete') {
@@ -453,7 +515,7 @@ export class Repository {
       }
       const tree = (await this.git(['write-tree'], opts)).stdout.toString('utf8').trim();
       if (o.parent) {
-        const parentTree = (await this.pool.read(this.gitDir, `${o.parent}^{tree}`))?.sha;
+        const parentTree = (await this.pool.info(this.gitDir, `${o.parent}^{tree}`))?.sha;
         if (parentTree === tree) throw new FileConflict('unchanged');
       }
       const commitArgs = ['commit-tree', tree, ...(o.parent ? ['-p', o.parent] : []), '-F', '-'];

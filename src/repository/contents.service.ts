@@ -1,9 +1,10 @@
-import { Injectable, StreamableFile } from '@nestjs/common';
-import { apiError, InvalidAttribute, NotFound } from '../common/errors/domain-errors';
+import { Inject, Injectable, StreamableFile } from '@nestjs/common';
+import { apiError, ErrorWithBody, InvalidAttribute, NotFound } from '../common/errors/domain-errors';
+import { APP_CONFIG, AppConfig } from '../config/config';
 import { GitService } from '../git/git.service';
 import { parseObjectId, parseRef, parseRepoPath, RefName, RepoPath, repoPathProblem, Sha } from '../git/names';
 import { Branch, Commit, DiffEntry, TreeEntry, ZERO_SHA } from '../git/objects';
-import { ArchiveFormat, FileChange, FileConflict, RefUpdateRejected, Repository } from '../git/repository';
+import { ArchiveFormat, BlobStream, FileChange, FileConflict, RefUpdateRejected, Repository } from '../git/repository';
 import { User } from '../users/user.entity';
 import { ArchiveDto, BlobDto, CompareDto, DeleteFileDto, GetFileDto, TreeDto, WriteFileDto } from './dto/contents.dto';
 import { RepositoryLocks } from '../database/repository-locks';
@@ -63,9 +64,13 @@ function readPath(raw: string, field: string, onUnsafe: () => Error, opts: { dir
   return path;
 }
 
-/** Raw file bytes: `text/plain` (GitLab's blob answer); never sniffed or rendered by a browser (see the controller's header). */
-function rawFile(data: Buffer): StreamableFile {
-  return new StreamableFile(data, { type: 'text/plain; charset=utf-8', length: data.length });
+/**
+ * Raw file bytes streamed from git (any size, constant memory, Content-Length from the object's
+ * size): `text/plain` (GitLab's blob answer); never sniffed or rendered by a browser (see the
+ * controller's header).
+ */
+function rawFile(blob: BlobStream): StreamableFile {
+  return new StreamableFile(blob.stream, { type: 'text/plain; charset=utf-8', length: blob.size });
 }
 
 @Injectable()
@@ -75,6 +80,7 @@ export class ContentsService {
     private readonly push: PushService,
     private readonly git: GitService,
     private readonly locks: RepositoryLocks,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async tree(user: User, ref: string, q: TreeDto): Promise<TreeEntry[]> {
@@ -92,17 +98,17 @@ export class ContentsService {
     const ctx = await this.access.open(user, ref);
     const path = readPath(q.filepath, 'filepath', () => new NotFound('File'));
     const commit = await this.access.commitOr404(ctx, sha);
-    const blob = await ctx.repo.blobAt(commit.id, path);
+    const blob = await ctx.repo.openBlobAt(commit.id, path);
     if (!blob) throw new NotFound('File');
-    return rawFile(blob.data);
+    return rawFile(blob);
   }
 
   async rawBlob(user: User, ref: string, sha: string): Promise<StreamableFile> {
     const ctx = await this.access.open(user, ref);
     const id = parseObjectId(sha);
-    const data = id === null ? null : await ctx.repo.blob(id);
-    if (!data) throw new NotFound('Blob');
-    return rawFile(data);
+    const blob = id === null ? null : await ctx.repo.openBlob(id);
+    if (!blob) throw new NotFound('Blob');
+    return rawFile(blob);
   }
 
   /**
@@ -158,15 +164,24 @@ export class ContentsService {
     const ctx = await this.access.open(user, ref);
     const filePath = readPath(q.file_path, 'file_path', () => new NotFound('File'));
     const commit = await this.access.commitOr404(ctx, q.ref);
-    const blob = await ctx.repo.blobAt(commit.id, filePath);
-    if (!blob) throw new NotFound('File');
+    const info = await ctx.repo.blobInfoAt(commit.id, filePath);
+    if (!info) throw new NotFound('File');
+    // the JSON answer holds the whole file (base64): above the limit, point at the raw route instead
+    const limit = this.config.filesApiJsonMaxBytes;
+    if (info.size > limit) {
+      throw new ErrorWithBody(413, {
+        message: `413 File too large to return as JSON (${info.size} bytes, limit ${limit}); read it raw from GET /api/v3/projects/${ctx.project.id}/repository/raw_blobs/${info.sha}`,
+      });
+    }
+    const data = await ctx.repo.blob(info.sha);
+    if (!data) throw new NotFound('File');
     return {
       fileName: filePath.split('/').pop() as string,
       filePath,
-      size: blob.data.length,
-      content: blob.data,
+      size: data.length,
+      content: data,
       ref: q.ref,
-      blobId: blob.sha,
+      blobId: info.sha,
       commitId: commit.id,
       lastCommitId: (await ctx.repo.lastCommitFor(commit.id, filePath)) ?? commit.id,
     };
@@ -257,9 +272,9 @@ export class ContentsService {
     return { head, newSha };
   }
 
-  /** Whether `path` is the same (same blob, or absent in both) at two commits. */
+  /** Whether `path` is the same (same blob, or absent in both) at two commits (ids only: contents are not read). */
   private async sameFileAt(repo: Repository, a: Sha, b: Sha, path: RepoPath): Promise<boolean> {
-    const [x, y] = await Promise.all([repo.blobAt(a, path), repo.blobAt(b, path)]);
+    const [x, y] = await Promise.all([repo.blobInfoAt(a, path), repo.blobInfoAt(b, path)]);
     return (x?.sha ?? null) === (y?.sha ?? null);
   }
 }
