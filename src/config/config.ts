@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
-import ipaddr from 'ipaddr.js';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
@@ -228,8 +227,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     secretKey: loadSecretKey(env, dataDir),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    // the base64 answer costs ~4x the file in memory; raw routes stream any size
-    filesApiJsonMaxBytes: intEnv(env, 'FILES_API_JSON_MAX_BYTES', 50 * 1024 * 1024, 1, 256 * 1024 * 1024),
     // the base64 answer costs ~4x the file in memory; raw routes stream any size
     filesApiJsonMaxBytes: intEnv(env, 'FILES_API_JSON_MAX_BYTES', 50 * 1024 * 1024, 1, 256 * 1024 * 1024),
     logLevel,
