@@ -518,6 +518,27 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
     },
     ['artifacts_file', 'download_url'],
   ),
+  Pipeline: object({
+    id: int(),
+    sha: str(),
+    ref: nullable(str()),
+    status: nullable(enumOf(['pending', 'running', 'success', 'failed', 'canceled', 'skipped'])),
+    before_sha: nullable(str()),
+    tag: bool(),
+    yaml_errors: nullable(str('why the .gitlab-ci.yml is invalid (the pipeline is then failed, without builds)')),
+    user: nullable(ref('UserBasic')),
+    created_at: time(),
+    updated_at: time(),
+    started_at: nullable(time()),
+    finished_at: nullable(time()),
+    committed_at: nullable(time()),
+    duration: nullable(int('seconds from start to finish')),
+    coverage: nullable(str('mean coverage of the latest builds, "%.2f"')),
+  }),
+  CiLint: object({
+    status: enumOf(['valid', 'invalid']),
+    errors: array(str('the error, naming the job and the key')),
+  }),
   Runner: object(RUNNER),
   RunnerDetail: object(
     {

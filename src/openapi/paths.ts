@@ -94,6 +94,7 @@ const NESTED: Record<string, string> = {
   blobs: 'sha',
   raw_blobs: 'sha',
   builds: 'build_id',
+  pipelines: 'pipeline_id',
   runners: 'runner_id',
   triggers: 'token',
   variables: 'key',
@@ -136,7 +137,7 @@ export function gitlabPath(path: string): { path: string; names: Map<string, str
 
 const INTEGER_PARAMS = new Set([
   'issue_id', 'merge_request_id', 'snippet_id', 'note_id', 'milestone_id', 'user_id', 'build_id',
-  'runner_id', 'hook_id', 'uid', 'key_id', 'email_id',
+  'runner_id', 'hook_id', 'uid', 'key_id', 'email_id', 'pipeline_id',
 ]);
 
 /** Collections whose `:id` is a number (projects and groups also take a path). */

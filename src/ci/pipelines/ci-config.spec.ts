@@ -2,15 +2,18 @@ import { CiConfig, CiConfigError, parseDuration } from './ci-config';
 
 const job = (extra = '') => `rspec:\n  script: rake spec\n${extra}`;
 
-describe('CiConfig: GitLab 8.8 error texts', () => {
+describe('CiConfig: GitLab error texts (8.8, and 8.11+ for a job without script)', () => {
   const cases: [string, string, string][] = [
     ['empty file', '', 'Please provide content of .gitlab-ci.yml'],
     ['not a hash', '- a\n- b\n', 'YAML should be a hash'],
     ['a scalar', 'hello', 'YAML should be a hash'],
     ['no job', 'before_script: ["a"]\n', 'Please define at least one job'],
     ['only hidden jobs', '.hidden:\n  script: x\n', 'Please define at least one job'],
-    ['job without script', 'rspec:\n  stage: test\n', 'Unknown parameter: rspec'],
+    ['job without script', 'rspec:\n  stage: test\n', "jobs:rspec script can't be blank"],
+    ['job with other keys but no script', 'job1:\n  tags: [a]\n  only: [master]\n', "jobs:job1 script can't be blank"],
     ['job that is not a hash', 'rspec: "echo"\n', 'Unknown parameter: rspec'],
+    ['empty job hash', 'rspec: {}\n', "jobs:rspec script can't be blank"],
+    ['unknown top-level key (a typo of a global key)', 'before_scrip: ["a"]\n' + job(), 'Unknown parameter: before_scrip'],
     ['global before_script not array', 'before_script: "x"\n' + job(), 'before_script should be an array of strings'],
     ['global after_script not array', 'after_script: "x"\n' + job(), 'after_script should be an array of strings'],
     ['global image not string', 'image: ["a"]\n' + job(), 'image should be a string'],

@@ -177,7 +177,10 @@ export class CiConfig {
 
     for (const [name, job] of Object.entries(config)) {
       if (GLOBAL_KEYS.includes(name) || name.startsWith('.')) continue;
-      if (!isObj(job) || !('script' in job)) throw new CiConfigError(`Unknown parameter: ${name}`);
+      // a key that is neither global nor a hash is an unknown parameter (GitLab 8.8); a hash is a job,
+      // which needs a `script` (GitLab 8.11+'s message: 8.8 called that an unknown parameter too)
+      if (!isObj(job)) throw new CiConfigError(`Unknown parameter: ${name}`);
+      if (!('script' in job)) throw new CiConfigError(`jobs:${name} script can't be blank`);
       const stage = (job.stage ?? job.type ?? DEFAULT_STAGE) as string;
       this.jobs.set(name, { name, stage, raw: job });
     }

@@ -11,6 +11,6 @@ import { PipelinesService } from './pipelines.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Pipeline, Variable, Trigger, TriggerRequest]), BuildsModule],
   providers: [PipelinesRepository, PipelinesService, BuildTimeoutSweeper],
-  exports: [PipelinesService, BuildTimeoutSweeper],
+  exports: [PipelinesService, PipelinesRepository, BuildTimeoutSweeper],
 })
 export class PipelinesModule {}

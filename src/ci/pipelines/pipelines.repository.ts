@@ -1,8 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { PageRequest } from '../../common/pagination/pagination';
+import { manyWithTotal } from '../../database/joined-rows';
 import { rowsOf } from '../sql';
 import { Pipeline, PipelineStatus } from './pipeline.entity';
+
+export interface PipelineFilter {
+  statuses?: string[];
+  ref?: string;
+  latestOfRefs?: { tag: boolean; refs: string[] };
+}
 
 export interface CiProject {
   id: number;
@@ -77,6 +85,56 @@ export class PipelinesRepository {
 
   async setYamlErrors(m: EntityManager, id: number, errors: string): Promise<void> {
     await this.q(`UPDATE ci_pipelines SET yaml_errors = $2 WHERE id = $1`, [id, errors], m);
+  }
+
+  /**
+   * The failed commit status of a pipeline whose `.gitlab-ci.yml` is invalid: the error is its
+   * description (a generic status, `stage` external, outside the pipeline's builds).
+   */
+  async insertConfigErrorStatus(m: EntityManager, p: Pipeline, name: string): Promise<void> {
+    await this.q(
+      `INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, description, allow_failure, author_id, started_at, finished_at)
+       VALUES ($1, $2, $3, $4, 'external', 'failed', $5, false, $6, now(), now())`,
+      [p.projectId, p.sha, p.ref, name, p.yamlErrors, p.userId],
+      m,
+    );
+  }
+
+  /** A page of the project's pipelines, newest first, with the total (`GET /projects/:id/pipelines`). */
+  list(projectId: number, f: PipelineFilter, page: PageRequest): Promise<[Pipeline[], number]> {
+    const qb = this.pipelines.createQueryBuilder('p').where('p.project_id = :projectId', { projectId });
+    if (f.statuses) qb.andWhere('p.status IN (:...statuses)', { statuses: f.statuses });
+    if (f.ref !== undefined) qb.andWhere('p.ref = :ref', { ref: f.ref });
+    if (f.latestOfRefs) {
+      // the latest pipeline of each existing branch (or tag): GitLab's PipelinesFinder branches/tags scopes
+      qb.andWhere(
+        `p.id IN (SELECT max(l.id) FROM ci_pipelines l WHERE l.project_id = :projectId AND l.tag = :tag AND l.ref = ANY(:refs) GROUP BY l.ref)`,
+        { tag: f.latestOfRefs.tag, refs: f.latestOfRefs.refs },
+      );
+    }
+    return manyWithTotal(qb.orderBy('p.id', 'DESC').offset(page.offset).limit(page.perPage));
+  }
+
+  /** The project's pipeline `id`, or null. */
+  findInProject(projectId: number, id: number): Promise<Pipeline | null> {
+    return this.pipelines.findOne({ where: { id, projectId } });
+  }
+
+  /**
+   * GitLab 8.14's `coverage` of each pipeline: the mean of its latest builds' coverage, `"%.2f"`,
+   * absent when none has one. One statement for a page.
+   */
+  async coverage(ids: number[]): Promise<Map<number, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.q<{ id: number; coverage: string }>(
+      `SELECT b.pipeline_id AS id, to_char(avg(b.coverage), 'FM999999990.00') AS coverage
+       FROM ci_builds b JOIN commit_statuses s ON s.id = b.id
+       WHERE b.pipeline_id = ANY($1) AND b.coverage IS NOT NULL
+         AND s.id = (SELECT max(s2.id) FROM commit_statuses s2 WHERE s2.pipeline_id = b.pipeline_id AND s2.name = s.name)
+       GROUP BY b.pipeline_id`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [Number(r.id), r.coverage]));
   }
 
   async remove(id: number): Promise<void> {

@@ -3,6 +3,7 @@ import { Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common
 import { Transactions } from '../../database/transactions';
 import { EntityManager } from 'typeorm';
 import { Logger } from '../../common/http/logger';
+import { ValidationFailed } from '../../common/errors/domain-errors';
 import { DomainEvents, PushReceived } from '../../events/domain-events';
 import { HookOutbox } from '../../events/hook-outbox';
 import { PushReactions } from '../../events/push-reactions';
@@ -28,6 +29,16 @@ export interface NewPipeline {
   userId: number | null;
   triggerRequestId?: number | null;
 }
+
+export interface CreateOptions {
+  /** `POST /projects/:id/pipeline` (GitLab 8.14's `ignore_skip_ci`): `[ci skip]` in the message is ignored. */
+  ignoreSkipCi?: boolean;
+  /** A valid file whose jobs yield no build for the ref: nothing is saved, `400 {base: [No builds for this pipeline.]}`. */
+  requireBuilds?: boolean;
+}
+
+/** The name of the failed commit status that carries an invalid `.gitlab-ci.yml`'s error. */
+export const CI_CONFIG_STATUS_NAME = 'gitlab-ci.yml';
 
 /**
  * Pipelines from `.gitlab-ci.yml` (GitLab 8.8's `Ci::Commit` + `CreateBuildsService`): one per pushed
@@ -127,7 +138,7 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
    * Creates the pipeline of `sha` when the project has builds enabled and a `.gitlab-ci.yml` there:
    * `skipped` for `[ci skip]`, `failed` with `yaml_errors` for an invalid file, else its first stage.
    */
-  async create(n: NewPipeline): Promise<Pipeline | undefined> {
+  async create(n: NewPipeline, opts: CreateOptions = {}): Promise<Pipeline | undefined> {
     const project = await this.pipelines.project(n.projectId);
     if (!project || !project.buildsEnabled || !this.git.exists(project.id)) return undefined;
     const repo = this.git.repository(project.id);
@@ -139,7 +150,7 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
 
     let config: CiConfig | undefined;
     let yamlErrors: string | null = null;
-    const skip = /\[ci skip\]/i.test(commit.message);
+    const skip = !opts.ignoreSkipCi && /\[ci skip\]/i.test(commit.message);
     if (!skip) {
       try {
         config = new CiConfig(file.data.toString('utf8'), project.fullPath);
@@ -159,19 +170,35 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
         yamlErrors,
         status: skip ? 'skipped' : yamlErrors ? 'failed' : 'pending',
       });
-      if (!config) return pipeline;
-      try {
-        for (const stage of config.stages) {
-          if ((await this.createStage(m, pipeline, config, stage, 'success', n.triggerRequestId ?? null)) > 0) break;
+      if (config) {
+        let made = 0;
+        try {
+          for (const stage of config.stages) {
+            if ((made = await this.createStage(m, pipeline, config, stage, 'success', n.triggerRequestId ?? null)) > 0) break;
+          }
+        } catch (e) {
+          if (!(e instanceof CiConfigError)) throw e;
+          pipeline.yamlErrors = e.message;
+          await this.pipelines.setYamlErrors(m, pipeline.id, e.message);
         }
-      } catch (e) {
-        if (!(e instanceof CiConfigError)) throw e;
-        pipeline.yamlErrors = e.message;
-        await this.pipelines.setYamlErrors(m, pipeline.id, e.message);
+        if (opts.requireBuilds && made === 0 && !pipeline.yamlErrors) {
+          throw new ValidationFailed({ base: ['No builds for this pipeline.'] }); // rolls the pipeline back
+        }
       }
-      await this.refreshStatus(m, pipeline);
+      // an invalid file: the commit gets a failed status that says why (else the push seems ignored)
+      if (pipeline.yamlErrors) await this.pipelines.insertConfigErrorStatus(m, pipeline, CI_CONFIG_STATUS_NAME);
+      if (config || pipeline.yamlErrors) await this.refreshStatus(m, pipeline);
       return pipeline;
     });
+    if (created.yamlErrors) {
+      this.logger.warn('invalid .gitlab-ci.yml: pipeline failed, no builds created', {
+        project_id: created.projectId,
+        pipeline_id: created.id,
+        ref: created.ref,
+        sha: created.sha,
+        error: created.yamlErrors,
+      });
+    }
     this.outcome(created);
     return created;
   }

@@ -181,6 +181,8 @@ function gitlab88(user: PolicyUser | undefined, p: PolicyProject, level: number)
  *   project whose issues are off). Reported to the lead; harmless but not 8.8.
  * - a guest member gets `read_build` when the project has public builds, whatever its visibility
  *   (8.8 gives it only through the public/internal branch; later GitLab gives it to guests too).
+ * - `read_pipeline` (the pipelines API of GitLab 8.11+) also for whoever sees a public (or, signed in
+ *   and not external, an internal) project with public builds, as its builds (issue 28).
  */
 function expectedHere(user: PolicyUser | undefined, p: PolicyProject, level: number): Set<string> {
   const rules = gitlab88(user, p, level);
@@ -190,6 +192,8 @@ function expectedHere(user: PolicyUser | undefined, p: PolicyProject, level: num
   if (!p.issuesEnabled) rules.delete('destroy_issue');
   if (!p.mergeRequestsEnabled) rules.delete('destroy_merge_request');
   if (user && effective >= AccessLevel.GUEST && p.publicBuilds && p.buildsEnabled) rules.add('read_build');
+  const visible = p.visibilityLevel === Visibility.PUBLIC || (p.visibilityLevel === Visibility.INTERNAL && !!user && !user.external);
+  if (visible && p.publicBuilds && p.buildsEnabled) rules.add('read_pipeline');
   return rules;
 }
 

@@ -27,6 +27,12 @@ const GUEST: ProjectAbility[] = [
   'upload_file',
 ];
 const PUBLIC_EXTRA: ProjectAbility[] = ['download_code', 'fork_project', 'read_commit_status'];
+/**
+ * What "public builds" opens on a project visible to non-members: its builds and (GitLab 8.11+) its
+ * pipelines. (A guest member gets `read_build` with public builds whatever the visibility; pipelines
+ * of a private project stay reporter+.)
+ */
+const PUBLIC_BUILDS: ProjectAbility[] = ['read_build', 'read_pipeline'];
 const REPORTER: ProjectAbility[] = [
   'download_code', 'fork_project', 'create_project_snippet', 'update_issue', 'admin_issue', 'admin_label',
   'read_commit_status', 'read_build', 'read_container_image', 'read_pipeline',
@@ -111,11 +117,14 @@ export function projectAbilities(
   if (level >= AccessLevel.GUEST) {
     add(GUEST);
     if (project.publicBuilds) out.add('read_build');
-    if (visibleToNonMember(user, project)) add(PUBLIC_EXTRA);
+    if (visibleToNonMember(user, project)) {
+      add(PUBLIC_EXTRA);
+      if (project.publicBuilds) add(PUBLIC_BUILDS);
+    }
   } else if (visibleToNonMember(user, project)) {
     add(GUEST);
     add(PUBLIC_EXTRA);
-    if (project.publicBuilds) out.add('read_build');
+    if (project.publicBuilds) add(PUBLIC_BUILDS);
   }
   if (level >= AccessLevel.REPORTER) add(REPORTER);
   if (level >= AccessLevel.DEVELOPER) add(DEVELOPER);

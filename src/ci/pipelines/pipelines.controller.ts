@@ -1,0 +1,53 @@
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { CurrentUser } from '../../common/auth/decorators';
+import { API } from '../../common/http/routes';
+import { Input } from '../../common/params/params';
+import { ProjectViews } from '../../projects/project-views.service';
+import { User } from '../../users/user.entity';
+import { CreatePipelineDto, LintDto, ListPipelinesDto } from './dto/pipelines.dto';
+import { presentLint, presentPipeline } from './pipelines.presenter';
+import { ProjectPipelinesService } from './project-pipelines.service';
+
+/** `/api/v3/projects/:id/pipelines` and `/pipeline` (GitLab 8.11–8.14), and `/api/v3/ci/lint` (8.12). */
+@Controller(API)
+export class PipelinesController {
+  constructor(
+    private readonly pipelines: ProjectPipelinesService,
+    private readonly views: ProjectViews,
+  ) {}
+
+  @Get('projects/:id/pipelines')
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListPipelinesDto) {
+    const [page, ctx] = await Promise.all([this.pipelines.list(user, id, q), this.views.context()]);
+    return page.map((v) => presentPipeline(v, ctx));
+  }
+
+  @Get('projects/:id/pipelines/:pipelineId')
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('pipelineId') pipelineId: string) {
+    return presentPipeline(await this.pipelines.get(user, id, pipelineId), await this.views.context());
+  }
+
+  @Post('projects/:id/pipeline')
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreatePipelineDto) {
+    return presentPipeline(await this.pipelines.create(user, id, dto), await this.views.context());
+  }
+
+  @Post('projects/:id/pipelines/:pipelineId/retry')
+  async retry(@CurrentUser() user: User, @Param('id') id: string, @Param('pipelineId') pipelineId: string) {
+    return presentPipeline(await this.pipelines.retry(user, id, pipelineId), await this.views.context());
+  }
+
+  /** GitLab answers the cancel with 200 (`status 200` in lib/api/pipelines.rb), the retry with 201. */
+  @Post('projects/:id/pipelines/:pipelineId/cancel')
+  @HttpCode(200)
+  async cancel(@CurrentUser() user: User, @Param('id') id: string, @Param('pipelineId') pipelineId: string) {
+    return presentPipeline(await this.pipelines.cancel(user, id, pipelineId), await this.views.context());
+  }
+
+  /** Checks a `.gitlab-ci.yml` before it is pushed: 200 with `valid`, or `invalid` and the error. */
+  @Post('ci/lint')
+  @HttpCode(200)
+  lint(@Input() dto: LintDto) {
+    return presentLint(this.pipelines.lint(dto.content));
+  }
+}
