@@ -151,8 +151,26 @@ describe('project webhooks', () => {
       'http://[fd00::1]/hook', // unique-local
       'http://[fe80::1]/hook', // link-local v6
       'http://0.0.0.0/hook',
-    ])('refuses %s without the admin setting', async (url) => {
-      await api.post(tm.master, `/projects/${project.id}/hooks`).send({ url }).expect(422, { message: 'Invalid url given' });
+    ])('refuses %s without the admin setting, saying why', async (url) => {
+      const res = await api.post(tm.master, `/projects/${project.id}/hooks`).send({ url }).expect(422);
+      expect(res.body.message).toMatch(
+        /^Invalid url given: url is blocked: it (is|resolves to) (a|an|the) [a-z() -]+ address \(requests to the local network are not allowed\); an administrator can allow local requests with the setting allow_local_requests_from_hooks_and_services$/,
+      );
+    });
+
+    it('names the kind of address: loopback (literal or by name), private, link-local, unique-local', async () => {
+      const why = (how: string) =>
+        `Invalid url given: url is blocked: it ${how} (requests to the local network are not allowed); ` +
+        'an administrator can allow local requests with the setting allow_local_requests_from_hooks_and_services';
+      const post = (url: string) => api.post(tm.master, `/projects/${project.id}/hooks`).send({ url }).expect(422);
+      expect((await post('http://127.0.0.1/hook')).body).toEqual({ message: why('is a loopback address') });
+      expect((await post('http://localhost/hook')).body).toEqual({ message: why('resolves to a loopback address') });
+      expect((await post('http://10.1.2.3/hook')).body).toEqual({ message: why('is a private address') });
+      expect((await post('http://169.254.169.254/latest')).body).toEqual({ message: why('is a link-local address') });
+      expect((await post('http://[fd00::1]/hook')).body).toEqual({ message: why('is a unique-local address') });
+      expect((await post('http://[::ffff:10.0.0.1]/hook')).body).toEqual({ message: why('is a private address') });
+      // a malformed URL keeps GitLab's plain message
+      expect((await post('ftp://example.com/hook')).body).toEqual({ message: 'Invalid url given' });
     });
 
     it('re-checks at delivery time: a hook saved while allowed is not called once the setting is off', async () => {
@@ -248,6 +266,30 @@ describe('project webhooks', () => {
         issue: { id: issue.id, iid: issue.iid },
       });
       expect(n.body.object_attributes.url).toMatch(new RegExp(`/issues/${issue.iid}#note_${note.id}$`));
+    });
+
+    it('a URL whose host does not resolve is accepted at save (decision 34); each delivery fails, is retried and logged', async () => {
+      await allowLocal(false); // the save-time refusal of local addresses does not extend to names that do not resolve
+      try {
+        const url = 'http://hook-target.invalid/hook';
+        const hook = (await api.post(tm.master, `/projects/${project.id}/hooks`).send({ url, push_events: false, issues_events: true }).expect(201)).body;
+        expect(hook.url).toBe(url);
+        const other = (await api.post(tm.master, `/projects/${project.id}/hooks`).send({ url: 'http://first-target.invalid/' }).expect(201)).body;
+        await api.put(tm.master, `/projects/${project.id}/hooks/${other.id}`).send({ url: 'http://other-target.invalid/' }).expect(200);
+        await api.del(tm.master, `/projects/${project.id}/hooks/${other.id}`).expect(200);
+        await api.issue(tm.master, project.id);
+        const log = await waitForLog(hook.id, 3); // WEBHOOK_RETRY_LIMIT 2 here: three attempts
+        expect(log.map((l: Json) => [l.attempt, l.trigger, l.response_status, l.error])).toEqual([
+          [2, 'issue', null, 'URL host could not be resolved'],
+          [1, 'issue', null, 'URL host could not be resolved'],
+          [0, 'issue', null, 'URL host could not be resolved'],
+        ]);
+        await sleep(1500);
+        expect(await deliveries(hook.id)).toHaveLength(3); // no attempt beyond the retry limit
+        await api.del(tm.master, `/projects/${project.id}/hooks/${hook.id}`).expect(200);
+      } finally {
+        await allowLocal(true);
+      }
     });
 
     it('retries after a 500 with backoff, then succeeds; the log shows both attempts', async () => {

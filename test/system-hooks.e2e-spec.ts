@@ -53,11 +53,23 @@ describe('system hooks', () => {
       expect(rx.at('/nope')).toHaveLength(0);
     });
 
-    it('POST: 201 with a single hook object; 400 without url; 404 for an invalid or refused URL', async () => {
+    it('POST: 201 with a single hook object; 400 without url; 404 for an invalid or refused URL (a refused address says why)', async () => {
       await allowLocal(false);
       await api.post(t.root, '/hooks').send({}).expect(400, { message: '400 (Bad request) "url" not given' });
-      for (const url of ['ftp://example.com/', 'nonsense', rx.url('/x'), 'http://[::127.0.0.1]:1/x', 'http://2130706433/x', 'http://169.254.169.254/']) {
+      for (const url of ['ftp://example.com/', 'nonsense']) {
         await api.post(t.root, '/hooks').send({ url }).expect(404, { message: '404 Not Found' });
+      }
+      const why = (kind: string) =>
+        `404 Not Found: url is blocked: it is ${kind} (requests to the local network are not allowed); ` +
+        'an administrator can allow local requests with the setting allow_local_requests_from_hooks_and_services';
+      for (const [url, kind] of [
+        [rx.url('/x'), 'a loopback address'],
+        ['http://[::127.0.0.1]:1/x', 'a loopback address'],
+        ['http://2130706433/x', 'a loopback address'],
+        ['http://169.254.169.254/', 'a link-local address'],
+        ['http://192.168.1.1/', 'a private address'],
+      ]) {
+        await api.post(t.root, '/hooks').send({ url }).expect(404, { message: why(kind) });
       }
       await allowLocal(true);
       const res = await api.post(t.root, '/hooks').send({ url: rx.url('/api', 'u:p') }).expect(201);
@@ -85,6 +97,30 @@ describe('system hooks', () => {
       expect(log.body[0]).toMatchObject({ trigger: 'project_create', event: 'System Hook', response_status: 200, response_body: 'answer 200' });
       await api.get(t.root, '/hooks/999999').expect(404, { message: '404 Hook Not Found' });
       await api.get(t.root, '/hooks/abc').expect(404);
+    });
+
+    it('a URL whose host does not resolve is accepted (decision 34); its deliveries fail, are retried and logged', async () => {
+      await allowLocal(false);
+      const hook = (await api.post(t.root, '/hooks').send({ url: 'http://sys-hook-target.invalid/x' }).expect(201)).body;
+      expect(hook.url).toBe('http://sys-hook-target.invalid/x');
+      // the test delivery is synchronous: it fails, is logged, and the sample is answered all the same
+      expect((await api.get(t.root, `/hooks/${hook.id}`).expect(200)).body).toEqual(SAMPLE);
+      const log = (await api.get(t.root, `/hooks/${hook.id}/events`).expect(200)).body;
+      expect(log[0]).toMatchObject({ trigger: 'project_create', response_status: null, error: 'URL host could not be resolved' });
+      // a model event is queued: the failed lookup is retried (WEBHOOK_RETRY_LIMIT 2 here), each attempt logged
+      await api.post(t.root, '/groups').send({ name: 'unresolved-sys', path: 'unresolved-sys' }).expect(201);
+      let attempts: Json[] = [];
+      for (let i = 0; i < 200 && attempts.length < 3; i++) {
+        attempts = (await api.get(t.root, `/hooks/${hook.id}/events`).expect(200)).body.filter((l: Json) => l.trigger === 'group_create');
+        await sleep(100);
+      }
+      expect(attempts.map((l: Json) => [l.attempt, l.response_status, l.error])).toEqual([
+        [2, null, 'URL host could not be resolved'],
+        [1, null, 'URL host could not be resolved'],
+        [0, null, 'URL host could not be resolved'],
+      ]);
+      await allowLocal(true);
+      await api.del(t.root, `/hooks/${hook.id}`).expect(200);
     });
 
     it('DELETE: 200 with the raw row, 200 with null when absent', async () => {

@@ -1,5 +1,5 @@
 import { SecretsService } from '../common/crypto/secrets.service';
-import { OutboundUrlRefused } from '../common/net/outbound-url';
+import { OutboundAddressRefused, OutboundUrlRefused } from '../common/net/outbound-url';
 import { HookOptionsDto } from './dto/hook.dto';
 import { vetHookUrl } from './hook-url';
 import { WebHook } from './web-hook.entity';
@@ -11,14 +11,21 @@ export async function urlColumns(secrets: SecretsService, raw: string, allowLoca
 }
 
 /**
- * `urlColumns` where a refused URL answers `refused()`: each API words it its own way (project hooks
- * 422 "Invalid url given", system hooks GitLab 8.8's 404 of a failed save).
+ * `urlColumns` where a refused URL answers `refused(why)`: each API words it its own way (project
+ * hooks 422 "Invalid url given", system hooks GitLab 8.8's 404 of a failed save). `why` is set when
+ * the URL is well-formed but refused for where it leads (`url is blocked: it resolves to a loopback
+ * address ...`), so that the caller learns the reason and the setting that allows it.
  */
-export async function urlColumnsOr(secrets: SecretsService, raw: string, allowLocal: boolean, refused: () => Error): Promise<Partial<WebHook>> {
+export async function urlColumnsOr(
+  secrets: SecretsService,
+  raw: string,
+  allowLocal: boolean,
+  refused: (why?: string) => Error,
+): Promise<Partial<WebHook>> {
   try {
     return await urlColumns(secrets, raw, allowLocal);
   } catch (e) {
-    if (e instanceof OutboundUrlRefused) throw refused();
+    if (e instanceof OutboundUrlRefused) throw refused(e instanceof OutboundAddressRefused ? `url ${e.message}` : undefined);
     throw e;
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { Logger } from '../common/http/logger';
-import { checkOutboundUrl, OutboundUrlRefused } from '../common/net/outbound-url';
+import { checkOutboundUrl, OutboundHostUnresolved, OutboundUrlRefused } from '../common/net/outbound-url';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { QueueJob, QueueService } from '../queue/queue.service';
 import { deliver, DeliveryNetworkError, DeliveryResult } from './hook-delivery';
@@ -97,7 +97,9 @@ export class HookDeliveryService implements OnModuleInit {
     } catch (e) {
       const msg = e instanceof OutboundUrlRefused ? `URL ${e.message}` : String(e);
       await fail(null, msg, 0);
-      throw new Error(msg); // final: a refused address does not become allowed by retrying
+      // a name that does not resolve now may later (decision 34): retried; a refused address is final
+      if (e instanceof OutboundHostUnresolved) throw new DeliveryFailed(msg);
+      throw new Error(msg);
     }
     const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-Gitlab-Event': job.event };
     if (hook.tokenEncrypted) headers['X-Gitlab-Token'] = this.secrets.decrypt(hook.tokenEncrypted);

@@ -1,4 +1,4 @@
-import { ambiguousAuthority, checkOutboundUrl, CheckedUrl, OutboundUrlRefused } from '../common/net/outbound-url';
+import { ambiguousAuthority, checkOutboundUrl, CheckedUrl, OutboundHostUnresolved, OutboundUrlRefused } from '../common/net/outbound-url';
 
 export interface SplitUrl {
   /** The URL without userinfo (what is stored and shown). */
@@ -30,10 +30,19 @@ export function basicAuth(userinfo: string): string {
   return 'Basic ' + Buffer.from(`${user}:${pass}`, 'utf8').toString('base64');
 }
 
-/** A hook URL as it will be saved: http(s), no local address unless allowed, userinfo split off. */
-export async function vetHookUrl(raw: string, allowLocal: boolean): Promise<SplitUrl & { checked: CheckedUrl }> {
+/**
+ * A hook URL as it will be saved: http(s), no local address unless allowed, userinfo split off. A
+ * host name that does not resolve now is accepted (decision 34, as GitLab 8 did): each delivery
+ * resolves it again and checks every address, pinned, and one that does not resolve then fails
+ * and is retried. `checked` is undefined for such a name.
+ */
+export async function vetHookUrl(raw: string, allowLocal: boolean): Promise<SplitUrl & { checked?: CheckedUrl }> {
   const split = splitUserinfo(raw);
   if (split.url.length > 2048) throw new OutboundUrlRefused('is too long');
-  const checked = await checkOutboundUrl(split.url, allowLocal);
-  return { ...split, checked };
+  try {
+    return { ...split, checked: await checkOutboundUrl(split.url, allowLocal) };
+  } catch (e) {
+    if (e instanceof OutboundHostUnresolved) return split;
+    throw e;
+  }
 }

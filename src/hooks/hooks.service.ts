@@ -10,7 +10,8 @@ import { newHookColumns, optionColumns, urlColumnsOr } from './hook-attributes';
 import { HooksRepository } from './hooks.repository';
 import { WebHook, WebHookLog } from './web-hook.entity';
 
-const invalidUrl = () => apiError(422, 'Invalid url given');
+/** GitLab's 422; a URL refused for where it leads says why (and which setting allows it). */
+const invalidUrl = (why?: string) => apiError(422, why ? `Invalid url given: ${why}` : 'Invalid url given');
 
 /** Project webhooks (GitLab 8.8's v3 endpoints): managed by masters and owners (`admin_project`). */
 @Injectable()

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
-import { NotFound } from '../common/errors/domain-errors';
+import { apiError, NotFound } from '../common/errors/domain-errors';
 import { parseId } from '../common/params/params';
 import { newHookColumns, optionColumns, urlColumnsOr } from '../hooks/hook-attributes';
 import { HookDeliveryService } from '../hooks/hook-delivery.service';
@@ -24,10 +24,13 @@ export class SystemHooksService {
     return this.hooks.systemHooks();
   }
 
-  /** An invalid or refused URL answers `404 Not Found` (GitLab 8.8's not_found! on a failed save). */
+  /**
+   * An invalid or refused URL answers `404 Not Found` (GitLab 8.8's not_found! on a failed save); one
+   * refused for where it leads says why (`404 Not Found: url is blocked: it resolves to a loopback address ...`).
+   */
   async create(dto: CreateSystemHookDto): Promise<WebHook> {
     const allowLocal = (await this.settings.get()).allowLocalRequestsFromHooksAndServices;
-    const url = await urlColumnsOr(this.secrets, dto.url, allowLocal, () => new NotFound());
+    const url = await urlColumnsOr(this.secrets, dto.url, allowLocal, (why) => (why ? apiError(404, `404 Not Found: ${why}`) : new NotFound()));
     return this.hooks.insert(undefined, newHookColumns('SystemHook', null, url, optionColumns(this.secrets, dto)));
   }
 

@@ -293,6 +293,52 @@ describe('security: SSRF through imports and hooks', () => {
     }
   });
 
+  it('a refused address says why, through project hooks (422) and system hooks (404), for literals and names', async () => {
+    const why = (how: string) =>
+      `url is blocked: it ${how} (requests to the local network are not allowed); ` +
+      'an administrator can allow local requests with the setting allow_local_requests_from_hooks_and_services';
+    for (const [url, how] of [
+      [`http://127.0.0.1:${rx.port}/x`, 'is a loopback address'],
+      [`http://localhost.:${rx.port}/x`, 'resolves to a loopback address'],
+      [`http://api.localhost:${rx.port}/x`, 'resolves to a loopback address'],
+      [`http://loopback.test:${rx.port}/x`, 'resolves to a loopback address'],
+      [`http://loopback6.test:${rx.port}/x`, 'resolves to a loopback address'],
+      ['http://metadata.test/latest/meta-data/', 'resolves to a link-local address'],
+      [`http://mixed.test:${rx.port}/x`, 'resolves to a loopback address'],
+      ['http://[64:ff9b::a9fe:a9fe]/latest/meta-data/', 'is a link-local address'],
+      ['http://172.16.0.1/x', 'is a private address'],
+    ]) {
+      const received = rx.received.length;
+      const hook = await root(t.http.post(`${API}/projects/${projectId}/hooks`)).send({ url });
+      expect([url, hook.status, hook.body]).toEqual([url, 422, { message: `Invalid url given: ${why(how)}` }]);
+      const sys = await root(t.http.post(`${API}/hooks`)).send({ url });
+      expect([url, sys.status, sys.body]).toEqual([url, 404, { message: `404 Not Found: ${why(how)}` }]);
+      expect(rx.received).toHaveLength(received);
+    }
+  });
+
+  it('a name that does not resolve is accepted for hooks (decision 34) but not for imports (cloned now); a delivery to it connects nowhere', async () => {
+    const url = 'http://ssrf-target.invalid/x';
+    const received = rx.received.length;
+    const got = await tryEverywhere(url);
+    expect(got).toEqual({ import: 400, project_hook: 201, project_hook_update: 200, system_hook: 201 });
+    const imp = await root(t.http.post(`${API}/projects`)).send({ name: 'unresolved-import', import_url: url }).expect(400);
+    expect(imp.body).toEqual({ message: { import_url: ['host could not be resolved'] } });
+    // the existing hook now points at the name: a delivery is attempted, fails at the lookup and is logged
+    await root(t.http.put(`${API}/projects/${projectId}/hooks/${existingHookId}`)).send({ issues_events: true }).expect(200);
+    const before = (await hookLog(existingHookId, 0)).length;
+    await openIssue();
+    const log = await hookLog(existingHookId, before + 1);
+    expect(log[0]).toMatchObject({ trigger: 'issue', response_status: null, error: 'URL host could not be resolved' });
+    expect(rx.received).toHaveLength(received);
+    await allowLocal(true);
+    try {
+      await root(t.http.put(`${API}/projects/${projectId}/hooks/${existingHookId}`)).send({ url: rx.url('/existing'), issues_events: false }).expect(200);
+    } finally {
+      await allowLocal(false);
+    }
+  });
+
   it("git's own protocol.allow refuses file: and ext:: for imports even past the guard", async () => {
     const gitService = t.app.app.get(GitService);
     const upstreamDir = gitService.repositoryPath(projectId);

@@ -43,7 +43,56 @@ export function isLocalAddress(address: string): boolean {
   return !PUBLIC_V4.has(ip.range());
 }
 
+const KIND: Record<string, string> = {
+  loopback: 'a loopback address',
+  private: 'a private address',
+  linkLocal: 'a link-local address',
+  uniqueLocal: 'a unique-local address',
+  unspecified: 'the unspecified address',
+  carrierGradeNat: 'a shared (carrier-grade NAT) address',
+  multicast: 'a multicast address',
+  broadcast: 'the broadcast address',
+};
+
+/**
+ * What kind of local address `address` is, in words (`a loopback address`), for the message of a
+ * refusal; IPv4 carried in IPv6 (including NAT64) is named by the IPv4 address it reaches.
+ */
+export function localAddressKind(address: string): string {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.parse(address);
+  } catch {
+    return 'not a valid address';
+  }
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    const p = v6.parts;
+    const v4 = v6.range() === 'rfc6052' ? new ipaddr.IPv4([p[6] >> 8, p[6] & 0xff, p[7] >> 8, p[7] & 0xff]) : embeddedIPv4(v6);
+    if (v4) ip = v4;
+  }
+  return KIND[ip.range()] ?? 'a reserved address';
+}
+
 export class OutboundUrlRefused extends Error {}
+
+/** The host name did not resolve (now): refused where the address must be known, retried by hook deliveries. */
+export class OutboundHostUnresolved extends OutboundUrlRefused {
+  constructor() {
+    super('host could not be resolved');
+  }
+}
+
+/** A well-formed URL refused for where it leads (a local address while local requests are not allowed). */
+export class OutboundAddressRefused extends OutboundUrlRefused {}
+
+/** The refusal of a local address, saying why and what an administrator can do. */
+function localRefusal(address: string, literal: boolean): OutboundAddressRefused {
+  return new OutboundAddressRefused(
+    `is blocked: it ${literal ? 'is' : 'resolves to'} ${localAddressKind(address)} (requests to the local network are not allowed); ` +
+      'an administrator can allow local requests with the setting allow_local_requests_from_hooks_and_services',
+  );
+}
 
 /** Every address a host name resolves to. */
 export type HostLookup = (host: string) => Promise<string[]>;
@@ -92,8 +141,8 @@ export function recheckPinned(raw: string, address: string, allowLocal: boolean)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundUrlRefused('must use http or https');
   if (ambiguousAuthority(raw) || !ipaddr.isValid(address)) throw new OutboundUrlRefused('is not a valid URL');
-  if (!allowLocal && isLocalAddress(address)) throw new OutboundUrlRefused('is blocked: requests to the local network are not allowed');
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!allowLocal && isLocalAddress(address)) throw localRefusal(address, ipaddr.isValid(host));
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
   return { url, host, port, address };
 }
@@ -110,15 +159,17 @@ export async function checkOutboundUrl(raw: string, allowLocal: boolean): Promis
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!host) throw new OutboundUrlRefused('has no host');
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  const literal = ipaddr.isValid(host);
+  // `localhost` and its subdomains are loopback by definition (RFC 6761), whatever the resolver says now
+  if (!allowLocal && /^(.+\.)?localhost\.*$/i.test(host)) throw localRefusal('127.0.0.1', false);
   let addresses: string[];
   try {
-    addresses = ipaddr.isValid(host) ? [host] : await outboundDns.lookup(host);
+    addresses = literal ? [host] : await outboundDns.lookup(host);
   } catch {
-    throw new OutboundUrlRefused('host could not be resolved');
+    throw new OutboundHostUnresolved();
   }
-  if (addresses.length === 0) throw new OutboundUrlRefused('host could not be resolved');
-  if (!allowLocal && addresses.some(isLocalAddress)) {
-    throw new OutboundUrlRefused('is blocked: requests to the local network are not allowed');
-  }
+  if (addresses.length === 0) throw new OutboundHostUnresolved();
+  const local = allowLocal ? undefined : addresses.find(isLocalAddress);
+  if (local !== undefined) throw localRefusal(local, literal);
   return { url, host, port, address: addresses[0] };
 }
