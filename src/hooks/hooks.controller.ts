@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
+import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CreateHookDto, UpdateHookDto } from './dto/hook.dto';
@@ -13,8 +14,8 @@ export class HooksController {
   constructor(private readonly hooks: HooksService) {}
 
   @Get()
-  async list(@CurrentUser() user: User, @Param('id') id: string) {
-    return (await this.hooks.list(user, id)).map(presentProjectHook);
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
+    return (await this.hooks.list(user, id, q)).map(presentProjectHook);
   }
 
   @Get(':hookId')
@@ -24,8 +25,8 @@ export class HooksController {
 
   /** The hook's last 100 deliveries, newest first. */
   @Get(':hookId/events')
-  async deliveries(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId') hookId: string) {
-    return (await this.hooks.deliveries(user, id, hookId)).map(presentDelivery);
+  async deliveries(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId') hookId: string, @Input() q: PaginationDto) {
+    return (await this.hooks.deliveries(user, id, hookId, q)).map(presentDelivery);
   }
 
   @Post()

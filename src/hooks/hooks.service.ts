@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { apiError, NotFound } from '../common/errors/domain-errors';
@@ -23,9 +24,10 @@ export class HooksService {
     private readonly secrets: SecretsService,
   ) {}
 
-  async list(user: User, ref: string): Promise<WebHook[]> {
+  /** Whole on the first page unless `per_page` says otherwise (as it was answered before it was paged). */
+  async list(user: User, ref: string, q: PageParams): Promise<Paginated<WebHook>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
-    return this.hooks.projectHooks(project.id);
+    return paginateAll(await this.hooks.projectHooks(project.id), q, { whole: true });
   }
 
   async get(user: User, ref: string, rawId: string): Promise<WebHook> {
@@ -58,10 +60,10 @@ export class HooksService {
   }
 
   /** The hook's last 100 deliveries, newest first. */
-  async deliveries(user: User, ref: string, rawId: string): Promise<WebHookLog[]> {
+  async deliveries(user: User, ref: string, rawId: string, q: PageParams): Promise<Paginated<WebHookLog>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const hook = await this.find(project.id, rawId);
-    return this.hooks.deliveries(hook.id);
+    return paginateAll(await this.hooks.deliveries(hook.id), q, { whole: true });
   }
 
   private async find(projectId: number, rawId: string): Promise<WebHook> {

@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
+import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CreateLabelDto, DeleteLabelDto, UpdateLabelDto } from './dto/label.dto';
@@ -13,8 +14,8 @@ export class LabelsController {
 
   /** Not paginated (GitLab): the whole list, title ascending. */
   @Get()
-  async list(@CurrentUser() user: User, @Param('id') id: string) {
-    return (await this.labels.list(user, id)).map(presentLabel);
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
+    return (await this.labels.list(user, id, q)).map(presentLabel);
   }
 
   @Post()

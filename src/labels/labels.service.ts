@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { BadRequest, Conflict, isUniqueViolation, NotFound, NotModified } from '../common/errors/domain-errors';
 import { parseId } from '../common/params/params';
 import { PolicyUser, ProjectAccess } from '../common/policy/policy';
@@ -36,9 +37,10 @@ export class LabelsService {
   // ---------------------------------------------------------------- routes
 
   /** Every label of the project (not paginated), title ascending whatever the case, with counts: 1 statement after resolving the project. */
-  async list(user: User, ref: string): Promise<LabelDetails[]> {
+  /** Whole on the first page unless `per_page` says otherwise (clients search labels on their side). */
+  async list(user: User, ref: string, q: PageParams): Promise<Paginated<LabelDetails>> {
     const { project, access } = await this.projects.resolve(user, ref, 'read_label');
-    return this.details(user, access, { projectId: project.id });
+    return paginateAll(await this.details(user, access, { projectId: project.id }), q, { whole: true });
   }
 
   async create(user: User, ref: string, dto: CreateLabelDto): Promise<LabelDetails> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import choosealicense from '@rexxars/choosealicense-list';
 import { NotFound } from '../common/errors/domain-errors';
+import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { User } from '../users/user.entity';
 import { ListLicensesDto, ShowLicenseDto } from './dto/license.dto';
 
@@ -56,8 +57,9 @@ const HOLDER = /\[fullname\]|\[name of author\]|\[name of copyright owner\]|<nam
 
 @Injectable()
 export class LicensesService {
-  list(q: ListLicensesDto): LicenseTemplate[] {
-    return q.popular ? LICENSES.filter((l) => l.featured) : LICENSES;
+  /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
+  list(q: ListLicensesDto): Paginated<LicenseTemplate> {
+    return paginateAll(q.popular ? LICENSES.filter((l) => l.featured) : LICENSES, q, { whole: true });
   }
 
   /** The template with `[year]`, `[project]` and `[fullname]` (else the caller's name, if signed in) filled in. */

@@ -41,8 +41,8 @@ export class MergeRequestsController {
   }
 
   @Get(one('/commits'))
-  async commits(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
-    return presentMergeRequestCommits(await this.mrs.commits(user, id, mrId));
+  async commits(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string, @Input() q: PaginationDto) {
+    return presentMergeRequestCommits(await this.mrs.commits(user, id, mrId, q));
   }
 
   @Get(one('/changes'))

@@ -1,4 +1,5 @@
 import { Commit, DiffEntry } from '../git/objects';
+import { Paginated } from '../common/pagination/pagination';
 import { Milestone } from '../milestones/milestone.entity';
 import { presentMilestone } from '../milestones/milestones.presenter';
 import { presentAuthor } from '../notes/notes.presenter';
@@ -58,7 +59,7 @@ export function presentMergeRequestChanges(base: ReturnType<typeof presentMergeR
   return { ...base, changes: changes.map(presentDiff), changes_truncated: truncated };
 }
 
-export function presentMergeRequestCommits(commits: Commit[]) {
+export function presentMergeRequestCommits(commits: Paginated<Commit>) {
   return commits.map(presentCommit);
 }
 

@@ -12,7 +12,7 @@ import {
   ValidationFailed,
 } from '../common/errors/domain-errors';
 import { checkTitle } from '../common/dto/titles';
-import { Paginated, pageRequest } from '../common/pagination/pagination';
+import { PageParams, Paginated, pageRequest, paginateAll } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
 import { ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
@@ -147,9 +147,10 @@ export class MergeRequestsService {
     return (await this.findReadable(user, ref, rawId)).mr;
   }
 
-  async commits(user: User, ref: string, rawId: string): Promise<Commit[]> {
+  /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
+  async commits(user: User, ref: string, rawId: string, q: PageParams): Promise<Paginated<Commit>> {
     const { mr } = await this.readableWithCode(user, ref, rawId);
-    return this.git.commits(mr);
+    return paginateAll(await this.git.commits(mr), q, { whole: true });
   }
 
   async changes(user: User, ref: string, rawId: string): Promise<{ mr: MergeRequest; entries: DiffEntry[]; truncated: boolean }> {

@@ -11,7 +11,7 @@
 export interface ResponseSpec {
   /** Entity name (entities.ts), or an inline schema. */
   schema?: string | Record<string, unknown>;
-  /** `page`: a paginated array (Link and X-* headers); `array`: the whole list, no headers. */
+  /** `page`: a paginated array (Link and X-* headers; every list is one); `array`: the whole list, no headers. */
   list?: 'page' | 'array';
   /** A non-JSON body. */
   content?: 'text/plain' | 'application/octet-stream';
@@ -24,7 +24,6 @@ export interface ResponseSpec {
 
 const one = (schema: string, extra: Partial<ResponseSpec> = {}): ResponseSpec => ({ schema, ...extra });
 const page = (schema: string): ResponseSpec => ({ schema, list: 'page' });
-const all = (schema: string): ResponseSpec => ({ schema, list: 'array' });
 const text = (description: string): ResponseSpec => ({ content: 'text/plain', description });
 const binary = (description: string): ResponseSpec => ({ content: 'application/octet-stream', description });
 const TRUE: ResponseSpec = { schema: { type: 'boolean', enum: [true] }, description: 'the JSON value `true`' };
@@ -55,19 +54,19 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'DELETE /users/{id}': one('UserFull', { description: 'the deleted user; an empty body when the user did not exist' }),
   'PUT /users/{uid}/block': TRUE,
   'PUT /users/{uid}/unblock': TRUE,
-  'GET /user/keys': all('SSHKey'),
+  'GET /user/keys': page('SSHKey'),
   'GET /user/keys/{id}': one('SSHKey'),
   'POST /user/keys': one('SSHKey'),
   'DELETE /user/keys/{id}': one('SSHKey', { description: 'the deleted key; an empty body when it did not exist' }),
-  'GET /users/{uid}/keys': all('SSHKey'),
+  'GET /users/{uid}/keys': page('SSHKey'),
   'POST /users/{uid}/keys': one('SSHKey'),
   'DELETE /users/{uid}/keys/{id}': one('SSHKey'),
   'GET /keys/{id}': one('SSHKeyWithUser'),
-  'GET /user/emails': all('Email'),
+  'GET /user/emails': page('Email'),
   'GET /user/emails/{id}': one('Email'),
   'POST /user/emails': one('Email'),
   'DELETE /user/emails/{id}': one('Email', { description: 'the deleted email; an empty body when it did not exist' }),
-  'GET /users/{uid}/emails': all('Email'),
+  'GET /users/{uid}/emails': page('Email'),
   'POST /users/{uid}/emails': one('Email'),
   'DELETE /users/{uid}/emails/{id}': one('Email'),
 
@@ -127,7 +126,7 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'POST /projects/{id}/milestones': one('Milestone'),
   'PUT /projects/{id}/milestones/{milestone_id}': one('Milestone'),
   'GET /projects/{id}/milestones/{milestone_id}/issues': page('Issue'),
-  'GET /projects/{id}/labels': all('Label'),
+  'GET /projects/{id}/labels': page('Label'),
   'POST /projects/{id}/labels': one('Label'),
   'PUT /projects/{id}/labels': one('Label'),
   'DELETE /projects/{id}/labels': one('LabelRecord'),
@@ -156,37 +155,33 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/{id}/snippets/{snippet_id}/raw': text('the snippet content'),
 
   // --- repository ---
-  'GET /projects/{id}/repository/branches': all('Branch'),
+  'GET /projects/{id}/repository/branches': page('Branch'),
   'GET /projects/{id}/repository/branches/{branch}': one('Branch'),
   'POST /projects/{id}/repository/branches': one('Branch'),
   'DELETE /projects/{id}/repository/branches/{branch}': one('BranchName'),
   'PUT /projects/{id}/repository/branches/{branch}/protect': one('Branch'),
   'PUT /projects/{id}/repository/branches/{branch}/unprotect': one('Branch'),
-  'GET /projects/{id}/repository/tags': all('Tag'),
+  'GET /projects/{id}/repository/tags': page('Tag'),
   'GET /projects/{id}/repository/tags/{tag_name}': one('Tag'),
   'POST /projects/{id}/repository/tags': one('Tag'),
   'DELETE /projects/{id}/repository/tags/{tag_name}': one('TagName'),
   'POST /projects/{id}/repository/tags/{tag_name}/release': one('Release'),
   'PUT /projects/{id}/repository/tags/{tag_name}/release': one('Release'),
-  'GET /projects/{id}/repository/commits': {
-    schema: 'Commit',
-    list: 'array',
-    description: 'newest first; `page` is 0-based here and no pagination headers are sent (GitLab 8)',
-  },
+  'GET /projects/{id}/repository/commits': { ...page('Commit'), description: 'newest first; paginated like every list (1-based `page`, spec-decisions 21)' },
   'GET /projects/{id}/repository/commits/{sha}': one('CommitDetail'),
-  'GET /projects/{id}/repository/commits/{sha}/diff': all('DiffEntry'),
+  'GET /projects/{id}/repository/commits/{sha}/diff': page('DiffEntry'),
   'GET /projects/{id}/repository/commits/{sha}/comments': page('CommitComment'),
   'POST /projects/{id}/repository/commits/{sha}/comments': one('CommitComment'),
   'GET /projects/{id}/repository/commits/{sha}/statuses': page('CommitStatus'),
   'POST /projects/{id}/statuses/{sha}': one('CommitStatus'),
   'GET /projects/{id}/repository/commits/{sha}/blob': text('raw file content'),
-  'GET /projects/{id}/repository/tree': all('TreeEntry'),
+  'GET /projects/{id}/repository/tree': page('TreeEntry'),
   'GET /projects/{id}/repository/blobs/{sha}': text('raw file content'),
   'GET /projects/{id}/repository/raw_blobs/{sha}': text('raw blob content'),
   'GET /projects/{id}/repository/archive': binary('tar.gz archive of the tree'),
   'GET /projects/{id}/repository/archive.{format}': binary('archive of the tree in the format of the suffix'),
   'GET /projects/{id}/repository/compare': one('CompareResult'),
-  'GET /projects/{id}/repository/contributors': all('Contributor'),
+  'GET /projects/{id}/repository/contributors': page('Contributor'),
   'GET /projects/{id}/repository/files': one('RepositoryFile'),
   'POST /projects/{id}/repository/files': one('FileCommit'),
   'PUT /projects/{id}/repository/files': one('FileCommit'),
@@ -198,7 +193,7 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'POST /projects/{id}/merge_requests': one('MergeRequest'),
   'PUT /projects/{id}/merge_requests/{merge_request_id}': one('MergeRequest'),
   'DELETE /projects/{id}/merge_requests/{merge_request_id}': one('MergeRequestRecord'),
-  'GET /projects/{id}/merge_requests/{merge_request_id}/commits': all('Commit'),
+  'GET /projects/{id}/merge_requests/{merge_request_id}/commits': page('Commit'),
   'GET /projects/{id}/merge_requests/{merge_request_id}/changes': one('MergeRequestChanges'),
   'PUT /projects/{id}/merge_requests/{merge_request_id}/merge': one('MergeRequest'),
   'PUT /projects/{id}/merge_requests/{merge_request_id}/cancel_merge_when_build_succeeds': one('MergeRequest'),
@@ -252,13 +247,13 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'DELETE /ci/api/v1/builds/{id}/artifacts': { schema: { type: 'object' } },
 
   // --- admin: system hooks, project hooks, settings; licenses; misc ---
-  'GET /hooks': all('SystemHook'),
+  'GET /hooks': page('SystemHook'),
   'POST /hooks': one('SystemHook'),
   'GET /hooks/{id}': one('SystemHookTest'),
   'DELETE /hooks/{id}': { schema: { allOf: [{ $ref: '#/components/schemas/SystemHookRecord' }], nullable: true }, description: 'the deleted hook record; null when there was none' },
-  'GET /hooks/{id}/events': { ...all('HookDelivery'), description: 'the last 100 deliveries, newest first' },
-  'GET /projects/{id}/hooks': all('ProjectHook'),
-  'GET /projects/{id}/hooks/{hook_id}/events': { ...all('HookDelivery'), description: 'the last 100 deliveries, newest first' },
+  'GET /hooks/{id}/events': { ...page('HookDelivery'), description: 'the last 100 deliveries, newest first; all on the first page unless `per_page` says otherwise' },
+  'GET /projects/{id}/hooks': page('ProjectHook'),
+  'GET /projects/{id}/hooks/{hook_id}/events': { ...page('HookDelivery'), description: 'the last 100 deliveries, newest first; all on the first page unless `per_page` says otherwise' },
   'GET /projects/{id}/hooks/{hook_id}': one('ProjectHook'),
   'POST /projects/{id}/hooks': one('ProjectHook'),
   'PUT /projects/{id}/hooks/{hook_id}': one('ProjectHook'),
@@ -266,7 +261,7 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'GET /application/settings': one('ApplicationSettings'),
   'PUT /application/settings': one('ApplicationSettings'),
   'POST /application/settings/reset_runners_registration_token': { ...one('ApplicationSettings'), description: 'the settings with a new runners_registration_token' },
-  'GET /licenses': all('License'),
+  'GET /licenses': page('License'),
   'GET /licenses/{key}': one('License'),
   'GET /version': one('Version'),
   'GET /openapi.json': { schema: { type: 'object' }, description: 'this document (OpenAPI 3)' },

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { apiError, Forbidden, NotFound } from '../common/errors/domain-errors';
+import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { branchRef, parseNewRefName, parseRef, RefName } from '../git/names';
 import { Branch, ZERO_SHA } from '../git/objects';
 import { RefUpdateRejected } from '../git/repository';
@@ -33,9 +34,11 @@ export class BranchesService {
     });
   }
 
-  async list(user: User, ref: string): Promise<BranchView[]> {
+  /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
+  async list(user: User, ref: string, q: PageParams): Promise<Paginated<BranchView>> {
     const ctx = await this.access.open(user, ref);
-    return this.withProtection(ctx, await ctx.repo.branches());
+    const page = paginateAll(await ctx.repo.branches(), q, { whole: true });
+    return new Paginated(await this.withProtection(ctx, page.items), page.total, page.page);
   }
 
   async get(user: User, ref: string, name: string): Promise<BranchView> {

@@ -23,8 +23,8 @@ export class CommitsController {
   }
 
   @Get('repository/commits/:sha/diff')
-  async diff(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string) {
-    return (await this.commits.diff(user, id, sha)).map(presentDiff);
+  async diff(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() q: PaginationDto) {
+    return (await this.commits.diff(user, id, sha, q)).map(presentDiff);
   }
 
   @Get('repository/commits/:sha/comments')

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Forbidden, InvalidAttribute, NotFound, ValidationFailed } from '../common/errors/domain-errors';
-import { Paginated, pageRequest } from '../common/pagination/pagination';
+import { PageParams, Paginated, pageRequest, paginateAll } from '../common/pagination/pagination';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Transactions } from '../database/transactions';
 import { DomainEvents } from '../events/domain-events';
@@ -87,10 +87,10 @@ export class CommitsService {
     return { commit, status: combinedStatus(statuses) };
   }
 
-  async diff(user: User, ref: string, sha: string): Promise<DiffEntry[]> {
+  async diff(user: User, ref: string, sha: string, q: PageParams): Promise<Paginated<DiffEntry>> {
     const ctx = await this.access.open(user, ref);
     const commit = await this.access.commitOr404(ctx, sha);
-    return (await ctx.repo.commitDiff(commit)).entries;
+    return paginateAll((await ctx.repo.commitDiff(commit)).entries, q, { whole: true });
   }
 
   // ------------------------------------------------------------- comments

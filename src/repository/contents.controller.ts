@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, Header, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
+import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { ContentsService } from './contents.service';
@@ -41,8 +42,8 @@ export class ContentsController {
   }
 
   @Get('contributors')
-  async contributors(@CurrentUser() user: User, @Param('id') id: string) {
-    return (await this.contents.contributors(user, id)).map(presentContributor);
+  async contributors(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
+    return (await this.contents.contributors(user, id, q)).map(presentContributor);
   }
 
   @Get('files')

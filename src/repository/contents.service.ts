@@ -1,6 +1,7 @@
 import { Inject, Injectable, StreamableFile } from '@nestjs/common';
 import { apiError, ErrorWithBody, InvalidAttribute, NotFound } from '../common/errors/domain-errors';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { GitService } from '../git/git.service';
 import { parseObjectId, parseRef, parseRepoPath, RefName, RepoPath, repoPathProblem, Sha } from '../git/names';
 import { Branch, Commit, DiffEntry, TreeEntry, ZERO_SHA } from '../git/objects';
@@ -83,14 +84,15 @@ export class ContentsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async tree(user: User, ref: string, q: TreeDto): Promise<TreeEntry[]> {
+  /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
+  async tree(user: User, ref: string, q: TreeDto): Promise<Paginated<TreeEntry>> {
     const ctx = await this.access.open(user, ref);
     const given = q.ref_name || q.ref;
     const refName = given ? parseRef(given) : await this.access.defaultRef(ctx);
     const path = readPath(q.path ?? '', 'path', () => new InvalidAttribute('path'), { dir: true });
     const entries = refName === null ? null : await ctx.repo.tree(refName, path);
     if (!entries) throw new NotFound('Tree');
-    return entries;
+    return paginateAll(entries, q, { whole: true });
   }
 
   /** `GET .../blobs/:sha?filepath=`: the file's bytes at a commit, branch or tag. */
@@ -151,11 +153,10 @@ export class ContentsService {
     };
   }
 
-  async contributors(user: User, ref: string) {
+  async contributors(user: User, ref: string, q: PageParams) {
     const ctx = await this.access.open(user, ref);
     const tip = await ctx.repo.commit(await this.access.defaultRef(ctx));
-    if (!tip) return [];
-    return ctx.repo.contributors(tip.id);
+    return paginateAll(tip ? await ctx.repo.contributors(tip.id) : [], q, { whole: true });
   }
 
   // ------------------------------------------------------------------ files API

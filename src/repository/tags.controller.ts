@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
+import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { joinedPath } from './dto/path-param';
@@ -13,8 +14,8 @@ export class TagsController {
   constructor(private readonly tags: TagsService) {}
 
   @Get()
-  async list(@CurrentUser() user: User, @Param('id') id: string) {
-    return (await this.tags.list(user, id)).map(presentTagView);
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
+    return (await this.tags.list(user, id, q)).map(presentTagView);
   }
 
   @Post()

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { apiError, isUniqueViolation, NotFound } from '../common/errors/domain-errors';
+import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { parseNewRefName, parseRef, RefName, tagRef } from '../git/names';
 import { Tag, ZERO_SHA } from '../git/objects';
 import { RefUpdateRejected } from '../git/repository';
@@ -28,10 +29,11 @@ export class TagsService {
   ) {}
 
   /** All tags, reverse-alphabetical, with their releases (one query). */
-  async list(user: User, ref: string): Promise<TagView[]> {
+  /** Whole on the first page unless `per_page` says otherwise (clients search tags on their side). */
+  async list(user: User, ref: string, q: PageParams): Promise<Paginated<TagView>> {
     const ctx = await this.access.open(user, ref);
     const [tags, releases] = await Promise.all([ctx.repo.tags(), this.records.releases(ctx.project.id)]);
-    return tags.map((tag) => ({ tag, release: releases.get(tag.name) }));
+    return paginateAll(tags, q, { whole: true }).map((tag) => ({ tag, release: releases.get(tag.name) }));
   }
 
   async get(user: User, ref: string, name: string): Promise<TagView> {

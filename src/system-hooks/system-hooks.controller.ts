@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { Admin } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
+import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Input } from '../common/params/params';
 import { presentDelivery } from '../hooks/hooks.presenter';
 import { CreateSystemHookDto } from './dto/system-hook.dto';
@@ -14,8 +15,8 @@ export class SystemHooksController {
   constructor(private readonly hooks: SystemHooksService) {}
 
   @Get()
-  async list() {
-    return (await this.hooks.list()).map(presentSystemHook);
+  async list(@Input() q: PaginationDto) {
+    return (await this.hooks.list(q)).map(presentSystemHook);
   }
 
   /** 201 with the hook as a single object (spec-decisions 11). */
@@ -32,8 +33,8 @@ export class SystemHooksController {
 
   /** The hook's last 100 deliveries, newest first. */
   @Get(':id/events')
-  async deliveries(@Param('id') id: string) {
-    return (await this.hooks.deliveries(id)).map(presentDelivery);
+  async deliveries(@Param('id') id: string, @Input() q: PaginationDto) {
+    return (await this.hooks.deliveries(id, q)).map(presentDelivery);
   }
 
   @Delete(':id')

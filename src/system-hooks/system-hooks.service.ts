@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { apiError, NotFound } from '../common/errors/domain-errors';
@@ -20,8 +21,9 @@ export class SystemHooksService {
     private readonly secrets: SecretsService,
   ) {}
 
-  list(): Promise<WebHook[]> {
-    return this.hooks.systemHooks();
+  /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
+  async list(q: PageParams): Promise<Paginated<WebHook>> {
+    return paginateAll(await this.hooks.systemHooks(), q, { whole: true });
   }
 
   /**
@@ -41,8 +43,8 @@ export class SystemHooksService {
     return SAMPLE_HOOK_DATA;
   }
 
-  async deliveries(rawId: string): Promise<WebHookLog[]> {
-    return this.hooks.deliveries((await this.find(rawId)).id);
+  async deliveries(rawId: string, q: PageParams): Promise<Paginated<WebHookLog>> {
+    return paginateAll(await this.hooks.deliveries((await this.find(rawId)).id), q, { whole: true });
   }
 
   /** 200 with the deleted row, or `null` when there is none. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { parseId } from '../common/params/params';
 import { Transactions } from '../database/transactions';
@@ -31,12 +32,13 @@ export class EmailsService {
     return user;
   }
 
-  listOwn(user: User): Promise<Email[]> {
-    return this.emails.listFor(user.id);
+  /** Whole on the first page unless `per_page` says otherwise (clients read the list whole). */
+  async listOwn(user: User, q: PageParams): Promise<Paginated<Email>> {
+    return paginateAll(await this.emails.listFor(user.id), q, { whole: true });
   }
 
-  async listOf(rawUserId: string): Promise<Email[]> {
-    return this.emails.listFor((await this.owner(rawUserId)).id);
+  async listOf(rawUserId: string, q: PageParams): Promise<Paginated<Email>> {
+    return paginateAll(await this.emails.listFor((await this.owner(rawUserId)).id), q, { whole: true });
   }
 
   async getOwn(user: User, rawId: string): Promise<Email> {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
 import sshpk from 'sshpk';
 import { isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
@@ -64,12 +65,13 @@ export class KeysService {
     return this.keys.withOwnerByFingerprint(fingerprint);
   }
 
-  listOwn(user: User): Promise<SshKey[]> {
-    return this.keys.listFor(user.id);
+  /** Whole on the first page unless `per_page` says otherwise (clients read the list whole). */
+  async listOwn(user: User, q: PageParams): Promise<Paginated<SshKey>> {
+    return paginateAll(await this.keys.listFor(user.id), q, { whole: true });
   }
 
-  async listOf(rawUserId: string): Promise<SshKey[]> {
-    return this.keys.listFor((await this.owner(rawUserId)).id);
+  async listOf(rawUserId: string, q: PageParams): Promise<Paginated<SshKey>> {
+    return paginateAll(await this.keys.listFor((await this.owner(rawUserId)).id), q, { whole: true });
   }
 
   async getOwn(user: User, rawId: string): Promise<SshKey> {

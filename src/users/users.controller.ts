@@ -2,6 +2,7 @@ import { Controller, Delete, Get, Param, Post, Put, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { Admin, CurrentUser, Public } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
+import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Input } from '../common/params/params';
 import { CreateEmailDto } from './dto/email.dto';
 import { CreateKeyDto } from './dto/key.dto';
@@ -83,8 +84,8 @@ export class UsersController {
 
   // --- SSH keys ---
   @Get('user/keys')
-  async myKeys(@CurrentUser() user: User) {
-    return (await this.keys.listOwn(user)).map(presentKey);
+  async myKeys(@CurrentUser() user: User, @Input() q: PaginationDto) {
+    return (await this.keys.listOwn(user, q)).map(presentKey);
   }
 
   @Get('user/keys/:id')
@@ -106,8 +107,8 @@ export class UsersController {
 
   @Admin()
   @Get('users/:id/keys')
-  async keysOf(@Param('id') id: string) {
-    return (await this.keys.listOf(id)).map(presentKey);
+  async keysOf(@Param('id') id: string, @Input() q: PaginationDto) {
+    return (await this.keys.listOf(id, q)).map(presentKey);
   }
 
   @Admin()
@@ -130,8 +131,8 @@ export class UsersController {
 
   // --- emails ---
   @Get('user/emails')
-  async myEmails(@CurrentUser() user: User) {
-    return (await this.emails.listOwn(user)).map(presentEmail);
+  async myEmails(@CurrentUser() user: User, @Input() q: PaginationDto) {
+    return (await this.emails.listOwn(user, q)).map(presentEmail);
   }
 
   @Get('user/emails/:id')
@@ -153,8 +154,8 @@ export class UsersController {
 
   @Admin()
   @Get('users/:id/emails')
-  async emailsOf(@Param('id') id: string) {
-    return (await this.emails.listOf(id)).map(presentEmail);
+  async emailsOf(@Param('id') id: string, @Input() q: PaginationDto) {
+    return (await this.emails.listOf(id, q)).map(presentEmail);
   }
 
   @Admin()

@@ -131,8 +131,8 @@ export function presentUserView(v: UserView) {
 }
 
 /** `GET /users`: a page of views, or (`username=`) an unpaginated array. */
-export function presentUserViews(list: UserView[] | Paginated<UserView>) {
-  return list instanceof Paginated ? list.map(presentUserView) : list.map(presentUserView);
+export function presentUserViews(list: Paginated<UserView>) {
+  return list.map(presentUserView);
 }
 
 /** `GET /keys/:id`: the key with its owner. */

@@ -4,7 +4,7 @@ import { ApplicationSettingsService } from '../application-settings/application-
 import { SecretsService } from '../common/crypto/secrets.service';
 import { lookupText } from '../common/dto/fields';
 import { Conflict, Forbidden, isUniqueViolation, NotFound } from '../common/errors/domain-errors';
-import { Paginated, pageRequest } from '../common/pagination/pagination';
+import { Paginated, pageRequest, paginateAll } from '../common/pagination/pagination';
 import { containsPattern, parseId } from '../common/params/params';
 import { Transactions, Tx } from '../database/transactions';
 import { GitService } from '../git/git.service';
@@ -50,13 +50,14 @@ export class UsersService {
   ) {}
 
   /**
-   * `GET /users`: `username` (exact, at most one, unpaginated), `search` (username, name, and email —
+   * `GET /users`: `username` (exact, at most one; a page of it, with the headers every list carries), `search` (username, name, and email —
    * by substring for administrators, by the whole address for others), `active`/`blocked`.
    * Administrators get full views (their data comes in the same query), others summaries.
    */
-  async list(viewer: User, q: ListUsersDto): Promise<UserView[] | Paginated<UserView>> {
+  async list(viewer: User, q: ListUsersDto): Promise<Paginated<UserView>> {
     if (q.username !== undefined) {
-      return this.views.list(viewer, await this.users.byUsername(lookupText(q.username.trim()), { fullView: viewer.admin }));
+      const found = await this.users.byUsername(lookupText(q.username.trim()), { fullView: viewer.admin });
+      return paginateAll(await this.views.list(viewer, found), q, { whole: true });
     }
     const page = pageRequest(q);
     const search = q.search === undefined ? undefined : lookupText(q.search.trim());

@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { CurrentUser, Public } from '../../common/auth/decorators';
 import { API } from '../../common/http/routes';
+import { PaginationDto } from '../../common/pagination/pagination.dto';
 import { Input } from '../../common/params/params';
 import { User } from '../../users/user.entity';
 import { TriggerBuildsDto } from './dto/triggers.dto';
@@ -12,8 +13,8 @@ export class TriggersController {
   constructor(private readonly triggers: TriggersService) {}
 
   @Get('triggers')
-  async list(@CurrentUser() user: User, @Param('id') id: string) {
-    return (await this.triggers.list(user, id)).map(presentTrigger);
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
+    return (await this.triggers.list(user, id, q)).map(presentTrigger);
   }
 
   @Get('triggers/:token')

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PageParams, Paginated, paginateAll } from '../../common/pagination/pagination';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { apiError, NotFound, Unauthorized } from '../../common/errors/domain-errors';
 import { GitService } from '../../git/git.service';
@@ -28,9 +29,10 @@ export class TriggersService {
     private readonly secrets: SecretsService,
   ) {}
 
-  async list(user: User, ref: string): Promise<TriggerView[]> {
+  /** Whole on the first page unless `per_page` says otherwise (as it was answered before it was paged). */
+  async list(user: User, ref: string, q: PageParams): Promise<Paginated<TriggerView>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_build');
-    return (await this.triggers.list(project.id)).map((t) => this.view(t));
+    return paginateAll(await this.triggers.list(project.id), q, { whole: true }).map((t) => this.view(t));
   }
 
   async get(user: User, ref: string, token: string): Promise<TriggerView> {

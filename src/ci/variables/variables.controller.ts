@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../../common/auth/decorators';
 import { API } from '../../common/http/routes';
+import { PaginationDto } from '../../common/pagination/pagination.dto';
 import { Input } from '../../common/params/params';
 import { User } from '../../users/user.entity';
 import { CreateVariableDto, UpdateVariableDto } from './dto/variables.dto';
@@ -12,8 +13,8 @@ export class VariablesController {
   constructor(private readonly variables: VariablesService) {}
 
   @Get()
-  async list(@CurrentUser() user: User, @Param('id') id: string) {
-    return (await this.variables.list(user, id)).map(presentVariable);
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
+    return (await this.variables.list(user, id, q)).map(presentVariable);
   }
 
   @Get(':key')

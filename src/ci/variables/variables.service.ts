@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PageParams, Paginated, paginateAll } from '../../common/pagination/pagination';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { isUniqueViolation, NotFound, ValidationFailed } from '../../common/errors/domain-errors';
 import { ProjectResolver } from '../../projects/project-resolver.service';
@@ -23,9 +24,10 @@ export class VariablesService {
     private readonly secrets: SecretsService,
   ) {}
 
-  async list(user: User, ref: string): Promise<PlainVariable[]> {
+  /** Whole on the first page unless `per_page` says otherwise (as it was answered before it was paged). */
+  async list(user: User, ref: string, q: PageParams): Promise<Paginated<PlainVariable>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_build');
-    return (await this.variables.list(project.id)).map((v) => this.plain(v));
+    return paginateAll(await this.variables.list(project.id), q, { whole: true }).map((v) => this.plain(v));
   }
 
   async get(user: User, ref: string, key: string): Promise<PlainVariable> {

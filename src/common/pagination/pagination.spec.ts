@@ -1,5 +1,5 @@
 import { Params } from '../params/params';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, Paginated, paginationHeaders, pageRequest } from './pagination';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, Paginated, paginateAll, paginationHeaders, pageRequest } from './pagination';
 
 /** gitlab-compat.md §4 (kaminari 0.16 + GitLab's pagination helper) and spec-decisions' Link override. */
 describe('pageRequest', () => {
@@ -140,5 +140,32 @@ describe('Paginated', () => {
     expect(p.items).toEqual([{ n: 1 }, { n: 2 }]);
     expect(p.total).toBe(7);
     expect(p.page).toBe(page);
+  });
+});
+
+describe('paginateAll', () => {
+  const items = Array.from({ length: 150 }, (_, i) => i);
+
+  it('pages a list held in memory like every list: 20 by default, per_page capped at 100', () => {
+    const p = paginateAll(items, {});
+    expect(p.items).toEqual(items.slice(0, 20));
+    expect(p.total).toBe(150);
+    expect(paginateAll(items, { page: '2', per_page: '1000' }).items).toEqual(items.slice(100, 150));
+  });
+
+  it('whole: the first page is the whole list without per_page, and a per_page up to the total is honoured', () => {
+    const all = paginateAll(items, {}, { whole: true });
+    expect(all.items).toEqual(items);
+    expect(all.page).toEqual({ page: 1, perPage: 150, offset: 0 });
+    expect(paginateAll(items, { per_page: '150' }, { whole: true }).items).toEqual(items);
+    expect(paginateAll(items, { per_page: '0' }, { whole: true }).items).toEqual(items);
+    expect(paginateAll(items, { per_page: '10', page: '3' }, { whole: true }).items).toEqual(items.slice(20, 30));
+    expect(paginateAll(items, { page: '2' }, { whole: true }).items).toEqual([]);
+  });
+
+  it('whole: a short list reports per_page 20, and an empty one 0 pages', () => {
+    expect(paginateAll([1, 2], {}, { whole: true }).page.perPage).toBe(20);
+    const empty = paginateAll([], {}, { whole: true });
+    expect(paginationHeaders('http://x', '/l', {}, empty.total, empty.page)['X-Total-Pages']).toBe('0');
   });
 });

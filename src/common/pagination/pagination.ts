@@ -10,8 +10,13 @@ export interface PageRequest {
   offset: number;
 }
 
-/** `page` (default 1) and `per_page` (default 20, max 100); bad values fall back to the defaults. */
-export function pageRequest(params: Params | { page?: unknown; per_page?: unknown }): PageRequest {
+export type PageParams = Params | { page?: unknown; per_page?: unknown };
+
+/**
+ * `page` (default 1) and `per_page` (default 20, max 100); bad values fall back to the defaults.
+ * `defaultPerPage`/`maxPerPage` are for the lists clients read whole (see `paginateAll`).
+ */
+export function pageRequest(params: PageParams, defaultPerPage = DEFAULT_PER_PAGE, maxPerPage = MAX_PER_PAGE): PageRequest {
   const raw = (params instanceof Params ? params.raw : params) as Record<string, unknown>;
   const read = (name: string): number | undefined => {
     const v = raw[name];
@@ -22,9 +27,8 @@ export function pageRequest(params: Params | { page?: unknown; per_page?: unknow
   };
   // a huge page is past the end (an empty page), not page 1; clamped to keep the offset exact
   const page = Math.min(MAX_PAGE, Math.max(1, read('page') ?? 1));
-  let perPage = read('per_page') ?? DEFAULT_PER_PAGE;
-  if (perPage < 1) perPage = DEFAULT_PER_PAGE;
-  perPage = Math.min(perPage, MAX_PER_PAGE);
+  const asked = read('per_page');
+  const perPage = asked !== undefined && asked >= 1 ? Math.min(asked, maxPerPage) : defaultPerPage;
   return { page, perPage, offset: (page - 1) * perPage };
 }
 
@@ -39,6 +43,20 @@ export class Paginated<T> {
   map<U>(fn: (item: T) => U): Paginated<U> {
     return new Paginated(this.items.map(fn), this.total, this.page);
   }
+}
+
+/**
+ * One page of a list held whole in memory (git-backed lists, a user's keys, a project's labels), with
+ * the same `page`/`per_page` and headers as every list. `whole`: a list GitLab 8 answered unpaginated
+ * and clients read from the first page only (tags, labels, keys ...): without `per_page` the first
+ * page is the whole list (per_page = max(20, total)), and a `per_page` up to the total is honoured,
+ * so the Link URLs (which carry that per_page) lead where they say.
+ */
+export function paginateAll<T>(items: T[], params: PageParams, opts: { whole?: boolean } = {}): Paginated<T> {
+  const page = opts.whole
+    ? pageRequest(params, Math.max(DEFAULT_PER_PAGE, items.length), Math.max(MAX_PER_PAGE, items.length))
+    : pageRequest(params);
+  return new Paginated(items.slice(page.offset, page.offset + page.perPage), items.length, page);
 }
 
 const CREDENTIAL_PARAMS = new Set(['private_token', 'access_token', 'bearer_token']);

@@ -1,6 +1,7 @@
 import { Bool, Str } from '../../common/dto/fields';
+import { PaginationDto } from '../../common/pagination/pagination.dto';
 
-export class ListLicensesDto {
+export class ListLicensesDto extends PaginationDto {
   /** Only the featured ("popular") templates. */
   @Bool() popular?: boolean;
 }

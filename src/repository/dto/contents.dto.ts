@@ -1,6 +1,7 @@
 import { Str } from '../../common/dto/fields';
+import { PaginationDto } from '../../common/pagination/pagination.dto';
 
-export class TreeDto {
+export class TreeDto extends PaginationDto {
   @Str({ trim: true }) ref_name?: string;
   /** `ref_name`'s other spelling. */
   @Str({ trim: true }) ref?: string;
