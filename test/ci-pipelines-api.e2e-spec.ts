@@ -84,6 +84,18 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       }
     });
 
+    it('a trigger on an invalid file: 400 No builds created, and neither the pipeline nor its failed status is left', async () => {
+      const p = await c.project(owner, NO_SCRIPT);
+      const token = (await as(owner).post(`/projects/${p.id}/triggers`).expect(201)).body.token;
+      const before = await as(owner).get(`/projects/${p.id}/repository/commits/${p.sha}/statuses?all=true`).expect(200);
+      expect(before.body).toHaveLength(1);
+      const res = await t.http.post(`/api/v3/projects/${p.id}/trigger/builds`).send({ token, ref: 'master' }).expect(400);
+      expect(res.body).toEqual({ message: 'No builds created' });
+      expect(await c.pipelines(p.id)).toHaveLength(1);
+      const after = await as(owner).get(`/projects/${p.id}/repository/commits/${p.sha}/statuses?all=true`).expect(200);
+      expect(after.body.map((s: Json) => s.id)).toEqual(before.body.map((s: Json) => s.id));
+    });
+
     it('a valid file gets no such status', async () => {
       const p = await c.project(owner, SIMPLE);
       const statuses = await as(owner).get(`/projects/${p.id}/repository/commits/${p.sha}/statuses`).expect(200);

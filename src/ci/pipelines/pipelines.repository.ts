@@ -89,13 +89,14 @@ export class PipelinesRepository {
 
   /**
    * The failed commit status of a pipeline whose `.gitlab-ci.yml` is invalid: the error is its
-   * description (a generic status, `stage` external, outside the pipeline's builds).
+   * description (a generic status, `stage` external, no build). It belongs to the pipeline (removed
+   * with it, e.g. by a trigger that created nothing; its times are the pipeline's).
    */
   async insertConfigErrorStatus(m: EntityManager, p: Pipeline, name: string): Promise<void> {
     await this.q(
-      `INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, description, allow_failure, author_id, started_at, finished_at)
-       VALUES ($1, $2, $3, $4, 'external', 'failed', $5, false, $6, now(), now())`,
-      [p.projectId, p.sha, p.ref, name, p.yamlErrors, p.userId],
+      `INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, description, allow_failure, author_id, started_at, finished_at, pipeline_id)
+       VALUES ($1, $2, $3, $4, 'external', 'failed', $5, false, $6, now(), now(), $7)`,
+      [p.projectId, p.sha, p.ref, name, p.yamlErrors, p.userId, p.id],
       m,
     );
   }
