@@ -333,8 +333,9 @@ export class MergeService implements OnModuleInit {
           await this.cancelAutomaticMerge(mr.id, mr.mergeUserId, (c) => c.mergeWhenBuildSucceedsSha === mr.mergeWhenBuildSucceedsSha);
           continue;
         }
+        // the merging user must still be one who could ask now: a blocked user's request is not carried out
         const user = await this.users.byId(mr.mergeUserId);
-        if (!user) continue;
+        if (!user || user.state !== 'active') continue;
         const project = await this.projects.find(mr.projectId);
         const abilities = await this.policy.projectAbilities(user, project);
         if (!(await this.push.canWriteBranch(project.id, mr.targetBranch, abilities)) || isWorkInProgress(mr.title)) continue;

@@ -208,6 +208,18 @@ describe('security: merge when build succeeds does not survive a change of the s
     expect(tip.parent_ids).toEqual([s.masterHead, s.head]);
   });
 
+  it('a merging user blocked since is not acted for: the approved head’s green build merges nothing', async () => {
+    const s = await setup();
+    const gone = await t.createUser();
+    await api(owner, 'post', `/projects/${s.project.id}/members`).send({ user_id: gone.id, access_level: 40 }).expect(201);
+    await api(gone, 'put', `${s.mrUrl}/merge`).send({ merge_when_build_succeeds: true }).expect(200);
+    await api(t.root, 'put', `/users/${gone.id}/block`).expect(200);
+    await runBuildOf(runner.token, s.head);
+    await afterSuccessOf(s.project.id, s.head);
+    expect((await api(master, 'get', s.mrUrl).expect(200)).body.state).toBe('opened');
+    expect((await api(master, 'get', `/projects/${s.project.id}/repository/commits/master`).expect(200)).body.id).toBe(s.masterHead);
+  });
+
   it('changing the target branch calls the automatic merge off (it was approved into the old target)', async () => {
     const s = await setup();
     await api(owner, 'post', `/projects/${s.project.id}/repository/branches`).send({ branch_name: 'production', ref: 'master' }).expect(201);
