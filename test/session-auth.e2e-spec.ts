@@ -164,7 +164,7 @@ describe('session and authentication', () => {
       }
       const locked = await t.http.post(api('/session')).send({ login: 'victim', password: 'victim-password' }).expect(429);
       expect(locked.headers['content-type']).toBe('application/json');
-      expect(locked.body).toEqual({ message: '429 Too Many Requests' });
+      expect(locked.body).toEqual({ message: expect.stringMatching(/^429 Too Many Requests - this login is locked after too many failed sign-ins until .+ GMT \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/) });
       expect(locked.body).not.toHaveProperty('private_token');
       const retryAfter = Number(locked.headers['retry-after']);
       expect(Number.isInteger(retryAfter)).toBe(true);

@@ -13,7 +13,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
  */
 @Injectable()
 export class GitAuthBan {
-  private failuresSincePrune = 0;
+  private attemptsSincePrune = 0;
 
   constructor(
     private readonly attempts: LoginAttemptsRepository,
@@ -39,14 +39,27 @@ export class GitAuthBan {
     return (await this.attempts.lockedFor([this.key(ip)])) > 0;
   }
 
+  /**
+   * Reserves one authentication attempt for `ip` before its credentials are checked, atomically
+   * across concurrent requests and instances; false when `ip` has no attempt left in its window
+   * (at most `GIT_AUTH_BAN_MAX_RETRY` credentials are ever checked) or is banned.
+   */
+  async reserve(ip: string): Promise<boolean> {
+    if (!this.applies(ip)) return true;
+    const s = this.settings;
+    const refused = await this.attempts.reserve([this.key(ip)], s.maxRetry, s.findTimeSeconds);
+    if (++this.attemptsSincePrune >= 1000) {
+      this.attemptsSincePrune = 0;
+      await this.attempts.prune(Math.max(s.findTimeSeconds, 15 * 60));
+    }
+    return refused.length === 0;
+  }
+
+  /** The reserved attempt failed: an IP that has used up its attempts is banned. */
   async failed(ip: string): Promise<void> {
     if (!this.applies(ip)) return;
     const s = this.settings;
     await this.attempts.failed([this.key(ip)], s.maxRetry, s.findTimeSeconds, s.banTimeSeconds);
-    if (++this.failuresSincePrune >= 1000) {
-      this.failuresSincePrune = 0;
-      await this.attempts.prune(Math.max(s.findTimeSeconds, 15 * 60));
-    }
   }
 
   async succeeded(ip: string): Promise<void> {

@@ -62,6 +62,8 @@ export class GitHttpService {
     const ip = req.ip ?? '';
     // GitLab 8's Rack::Attack blocklist: a banned IP gets 403 before any credential is looked at
     if (await this.ban.banned(ip)) throw new GitHttpError(403, 'Forbidden');
+    // credentials are checked only within the attempts reserved for this IP (atomic: no burst of concurrent guesses)
+    if (req.headers.authorization && !(await this.ban.reserve(ip))) throw new GitHttpError(403, 'Forbidden');
     let caller: Caller;
     try {
       caller = await this.authenticate(req);

@@ -41,7 +41,7 @@ export class SessionService {
     const user = await this.users.byLogin(lookupText(login.trim()));
     // Count failures per account too, so that username and email do not give two budgets.
     const keys = user ? [login, `user:${user.id}`] : [login];
-    await this.throttle.check(ip, ...keys);
+    await this.throttle.reserve(ip, ...keys);
     const ok = await this.secrets.verifyPassword(password, user?.encryptedPassword);
     if (!ok || !user || user.state !== 'active') {
       await this.throttle.failed(ip, ...keys);

@@ -95,7 +95,7 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
       const throttle = t.app.app.get(LoginThrottle);
       const started = Date.now();
       for (let i = 0; i < 2500; i += 50) {
-        await Promise.all(Array.from({ length: 50 }, (_, k) => throttle.failed(ip, `flood-${i + k}`)));
+        await Promise.all(Array.from({ length: 50 }, (_, k) => throttle.reserve(ip, `flood-${i + k}`)));
       }
       const floodMs = Date.now() - started;
       const still = await signIn(ip, victim.username, victim.password);

@@ -134,11 +134,15 @@ export class NotModified extends DomainError {
 
 export class TooManyRequests extends DomainError {
   readonly status = 429;
-  constructor(readonly retryAfterSeconds: number) {
+  /** `detail`, when given, follows `429 Too Many Requests - ` in the message. */
+  constructor(
+    readonly retryAfterSeconds: number,
+    readonly detail?: string,
+  ) {
     super('too many requests');
   }
   body() {
-    return { message: '429 Too Many Requests' };
+    return { message: this.detail ? `429 Too Many Requests - ${this.detail}` : '429 Too Many Requests' };
   }
   override headers() {
     return { 'Retry-After': String(this.retryAfterSeconds) };
