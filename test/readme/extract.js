@@ -2,7 +2,8 @@
 /**
  * Prints the README walkthrough as one bash script: every ```sh block between
  * `<!-- walkthrough:start -->` and `<!-- walkthrough:end -->`, in order and unchanged, each preceded by
- * an `echo` naming the block and its README line (so a failure in CI points at the README line).
+ * an `echo` naming the block, its README line (so a failure in CI points at the README line) and the
+ * seconds since the start.
  * Used by .ci/readme-walkthrough.sh. Usage: node test/readme/extract.js [README.md]
  * Exits 1 when the markers are missing or the section holds no ```sh block.
  */
@@ -35,7 +36,7 @@ function extract(markdown) {
 
 function toScript(blocks) {
   return blocks
-    .map((b, i) => `echo ${JSON.stringify(`--- README walkthrough block ${i + 1}/${blocks.length} (README.md line ${b.line})`)}\n${b.text}\n`)
+    .map((b, i) => `echo "--- README walkthrough block ${i + 1}/${blocks.length} (README.md line ${b.line}), at \${SECONDS} s"\n${b.text}\n`)
     .join('\n');
 }
 

@@ -41,7 +41,7 @@ describe('README walkthrough extractor', () => {
       { line: 14, text: 'echo two' },
     ]);
     const script = toScript(extract(md));
-    expect(script).toContain('echo "--- README walkthrough block 2/2 (README.md line 14)"\necho two\n');
+    expect(script).toContain('echo "--- README walkthrough block 2/2 (README.md line 14), at ${SECONDS} s"\necho two\n');
     expect(script).not.toContain('not');
     expect(script).not.toContain('after the section');
   });
