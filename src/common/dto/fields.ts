@@ -25,6 +25,8 @@ import { BadRequest } from '../errors/domain-errors';
 export const REQUIRED = 'gitlabRequired';
 /** The constraint name that the pipe maps to `"x" is invalid`. */
 export const INVALID = 'gitlabInvalid';
+/** The constraint name that the pipe maps to the field map `{"x": ["is too long (maximum is N characters)"]}`. */
+export const TOO_LONG = 'gitlabTooLong';
 
 export interface FieldOptions {
   /** Absent, null or blank → `"x" not given`. */
@@ -102,15 +104,35 @@ function api(type: unknown, opts: FieldOptions, extra: Record<string, unknown> =
  * characters in input`, as PostgreSQL's refusal did).
  */
 export function Str(
-  opts: FieldOptions & { trim?: boolean; max?: number; enum?: readonly string[]; allowNul?: boolean } = {},
+  opts: FieldOptions & {
+    trim?: boolean;
+    max?: number;
+    /** The column's length: a longer value is 400 `{"x": ["is too long (maximum is N characters)"]}` (GitLab's model message). */
+    maxLength?: number;
+    enum?: readonly string[];
+    allowNul?: boolean;
+  } = {},
 ): PropertyDecorator {
   const test = (v: unknown) =>
     typeof v === 'string' &&
     (opts.allowNul || !NUL.test(v)) &&
     (opts.max === undefined || v.length <= opts.max) &&
     (opts.enum === undefined || opts.enum.includes(v));
+  const maxLength = opts.maxLength;
   return applyDecorators(
-    api(String, opts, opts.enum ? { enum: [...opts.enum] } : {}),
+    api(String, opts, { ...(opts.enum ? { enum: [...opts.enum] } : {}), ...(maxLength !== undefined ? { maxLength } : {}) }),
+    ...(maxLength === undefined
+      ? []
+      : [
+          ValidateBy({
+            name: TOO_LONG,
+            constraints: [maxLength],
+            validator: {
+              validate: (v: unknown) => typeof v !== 'string' || v.length <= maxLength,
+              defaultMessage: () => `is too long (maximum is ${maxLength} characters)`,
+            },
+          }),
+        ]),
     convert(opts, (value) => {
       const v = lastScalar(value);
       // `[null]` is null too (it reached the services as null: `bio: [null]` → 500)

@@ -1,9 +1,9 @@
 import { ArgumentMetadata, Injectable, PipeTransform, Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { apiError, InvalidAttribute, MissingAttribute } from '../errors/domain-errors';
+import { apiError, InvalidAttribute, MissingAttribute, ValidationFailed } from '../errors/domain-errors';
 import { INPUT, Params } from '../params/params';
-import { INVALID, markInvalid, REQUIRED, usesFieldMap } from './fields';
+import { INVALID, markInvalid, REQUIRED, TOO_LONG, usesFieldMap } from './fields';
 
 const PLAIN: ReadonlySet<unknown> = new Set([String, Boolean, Number, Array, Object, undefined]);
 
@@ -39,6 +39,8 @@ export function toDto<T extends object>(cls: Type<T>, value: unknown): T {
     // field-map DTOs: a missing required field still throws; badly typed fields are left for the service's map
     const missing = errors.find((e) => e.constraints && REQUIRED in e.constraints);
     if (missing) throw toDomainError(missing);
+    const tooLong = errors.find((e) => e.constraints && TOO_LONG in e.constraints);
+    if (tooLong) throw toDomainError(tooLong);
     for (const e of errors) delete (dto as Record<string, unknown>)[e.property];
     markInvalid(dto, errors.map((e) => e.property));
   }
@@ -53,6 +55,8 @@ function toDomainError(error: ValidationError, prefix = ''): Error {
   const name = prefix ? `${prefix}[${error.property}]` : error.property;
   if (error.children?.length && !error.constraints) return toDomainError(error.children[0], name);
   if (error.constraints && REQUIRED in error.constraints) return new MissingAttribute(name);
+  // a value longer than its column: GitLab's model message in a field map (never a 500 from the database)
+  if (error.constraints && TOO_LONG in error.constraints) return new ValidationFailed({ [name]: [error.constraints[TOO_LONG]] });
   const message = error.constraints?.[INVALID];
   if (message) return apiError(400, message);
   return new InvalidAttribute(name);

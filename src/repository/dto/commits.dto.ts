@@ -31,10 +31,10 @@ export class ListCommitStatusesDto extends PaginationDto {
 export class CreateCommitStatusDto {
   /** pending, running, success, failed or canceled. */
   @Str({ required: true, trim: true }) state!: string;
-  @Str({ trim: true }) ref?: string;
-  @Str() name?: string;
+  @Str({ trim: true, maxLength: 255 }) ref?: string;
+  @Str({ maxLength: 255 }) name?: string;
   /** The name's older spelling. */
-  @Str() context?: string;
+  @Str({ maxLength: 255 }) context?: string;
   @Str() target_url?: string;
   @Str() description?: string;
 }

@@ -3,7 +3,7 @@ import { Bool, List, Raw, Str } from '../../../common/dto/fields';
 /** `POST runners/register`: a registration token (shared) or a project's runners token (specific). */
 export class RegisterRunnerDto {
   @Str({ required: true }) token!: string;
-  @Str() description?: string;
+  @Str({ maxLength: 255 }) description?: string;
   @List() tag_list?: string[];
   @Bool() run_untagged?: boolean;
   @Raw() info?: unknown;

@@ -8,7 +8,7 @@ export class ListRunnersDto extends PaginationDto {
 
 /** `PUT /runners/:id`: `tag_list` is the full new set. */
 export class UpdateRunnerDto {
-  @Str() description?: string;
+  @Str({ maxLength: 255 }) description?: string;
   @Bool() active?: boolean;
   @List() tag_list?: string[];
   @Bool() run_untagged?: boolean;
