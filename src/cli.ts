@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { backup, restore, RestoreRefused } from './admin/backup';
 import { adminCommands } from './admin/users-admin';
 import { AppConfig, loadConfig } from './config/config';
+import { DataFolderInUse } from './database/data-folder-lock';
 import { Database, openDatabase } from './database/data-source';
+import { setLockRole } from './database/embedded-postgres';
 import { MIGRATIONS } from './database/migrations';
 import { GitRunner } from './git/git-runner';
 
@@ -20,7 +22,8 @@ import { GitRunner } from './git/git-runner';
  *   restore --file F.tar.gz [--force]         into an empty database and DATA_DIR (or replace with --force)
  *
  * It reads the same environment as the server (DATABASE_URL, DATA_DIR ...). On the embedded default
- * the server must be stopped: PGlite has one session, which the CLI then opens itself.
+ * the server must be stopped: PGlite is a single-process database, which the CLI then opens itself;
+ * while a server (or another command) holds the data folder, every command refuses (DataFolderInUse).
  */
 const USAGE = `usage: cli <migrate|check|create-admin|reset-password|backup|restore> [options]
   create-admin --username U --email E [--password P]
@@ -83,6 +86,7 @@ export async function runChecks(config: AppConfig): Promise<boolean> {
     const pending = MIGRATIONS.filter((m) => !done.has(m.name)).map((m) => m.name);
     line('migrations', pending.length ? `${pending.length} pending (${pending.join(', ')}); run: cli migrate` : null);
   } catch (e) {
+    if (e instanceof DataFolderInUse) throw e; // refused like every other command, not a failed check
     line('database', e instanceof Error ? e.message : String(e));
     line('migrations', 'database unreachable');
   } finally {
@@ -112,6 +116,7 @@ export async function runChecks(config: AppConfig): Promise<boolean> {
 export async function main(argv: string[]): Promise<number> {
   const { command, opts } = parseArgs(argv);
   const config = loadConfig();
+  setLockRole(`cli ${command}`);
   switch (command) {
     case 'migrate':
       return withDb(config, false, async (db) => {
@@ -154,7 +159,7 @@ if (require.main === module) {
     (code) => process.exit(code),
     (e) => {
       if (e instanceof UsageError) process.stderr.write(`${e.message}\n${USAGE}\n`);
-      else if (e instanceof RestoreRefused) process.stderr.write(`${e.message}\n`);
+      else if (e instanceof RestoreRefused || e instanceof DataFolderInUse) process.stderr.write(`${e.message}\n`);
       else process.stderr.write(`failed: ${e instanceof Error ? e.message : String(e)}\n`);
       process.exit(e instanceof UsageError ? 2 : 1);
     },

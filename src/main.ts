@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createApp } from './app.factory';
 import { loadConfig } from './config/config';
+import { DataFolderInUse } from './database/data-folder-lock';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  process.stderr.write(`failed to start: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  if (e instanceof DataFolderInUse) process.stderr.write(`${e.message}\n`); // an operator's mistake, not a crash: no stack
+  else process.stderr.write(`failed to start: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
   process.exit(1);
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Extension, PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import * as tar from 'tar';
+import { DataFolderLock } from './data-folder-lock';
 
 // pg_trgm serves the `search` filters (LIKE '%term%') from trigram indexes (see the search indexes
 // migration). Required, not imported: moduleResolution node10 does not read the package's `exports`.
@@ -23,6 +24,12 @@ export const DEFAULT_EMBEDDED_TUNING: EmbeddedTuning = { sharedBuffers: '16MB', 
 /** The pre-initialised data folder written by `npm run build` (see embedded-template.ts), beside the compiled code. */
 export const TEMPLATE_FILE = join(__dirname, 'embedded-template.tgz');
 
+let lockRole = 'server';
+/** What a process refused the data folder is told holds it: `server`, or the admin CLI's command. */
+export function setLockRole(role: string): void {
+  lockRole = role;
+}
+
 /**
  * The zero-setup database: PGlite (Postgres compiled to WASM) served in-process over the
  * Postgres wire protocol on a private Unix socket, so the app reaches it with the same `pg`
@@ -38,12 +45,37 @@ export class EmbeddedPostgres {
     private readonly db: PGlite,
     private readonly server: PGLiteSocketServer,
     private readonly socketDir: string,
+    private readonly lock: DataFolderLock | undefined,
   ) {}
 
-  /** `dir` is the data folder, or `memory://` for a throw-away database. */
-  static async start(dir: string, tuning: EmbeddedTuning = DEFAULT_EMBEDDED_TUNING, opts: { template?: string | false } = {}): Promise<EmbeddedPostgres> {
+  /**
+   * `dir` is the data folder, or `memory://` for a throw-away database. A data folder is locked for
+   * the life of the process (see DataFolderLock): PGlite is a single-process database, and a second
+   * process on the same files silently loses the first one's writes. `lock: false` only for a private folder.
+   */
+  static async start(
+    dir: string,
+    tuning: EmbeddedTuning = DEFAULT_EMBEDDED_TUNING,
+    opts: { template?: string | false; lock?: boolean } = {},
+  ): Promise<EmbeddedPostgres> {
     const inMemory = dir.startsWith('memory://');
     if (!inMemory) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const lock = inMemory || opts.lock === false ? undefined : await DataFolderLock.acquire(dir, lockRole);
+    try {
+      return await EmbeddedPostgres.open(dir, inMemory, tuning, opts, lock);
+    } catch (e) {
+      await lock?.release();
+      throw e;
+    }
+  }
+
+  private static async open(
+    dir: string,
+    inMemory: boolean,
+    tuning: EmbeddedTuning,
+    opts: { template?: string | false },
+    lock: DataFolderLock | undefined,
+  ): Promise<EmbeddedPostgres> {
     const fresh = inMemory || !existsSync(join(dir, 'PG_VERSION'));
     const template = opts.template === false ? undefined : opts.template ?? TEMPLATE_FILE;
     const useTemplate = fresh && !!template && existsSync(template);
@@ -65,7 +97,7 @@ export class EmbeddedPostgres {
     const socketDir = mkdtempSync(join(tmpdir(), 'pgl-'));
     const server = new PGLiteSocketServer({ db, path: join(socketDir, '.s.PGSQL.5432'), maxConnections: 1 });
     await server.start();
-    return new EmbeddedPostgres(db, server, socketDir);
+    return new EmbeddedPostgres(db, server, socketDir, lock);
   }
 
   /** pg connection options reaching this server. */
@@ -83,5 +115,6 @@ export class EmbeddedPostgres {
     await this.server.stop();
     await this.db.close();
     rmSync(this.socketDir, { recursive: true, force: true });
+    await this.lock?.release(); // only once PGlite has written its last page
   }
 }

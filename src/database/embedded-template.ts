@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const stampFile = `${TEMPLATE_FILE}.json`;
   if (existsSync(TEMPLATE_FILE) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return;
   const dir = mkdtempSync(join(tmpdir(), 'pgl-template-'));
-  const embedded = await EmbeddedPostgres.start(join(dir, 'db'), undefined, { template: false });
+  const embedded = await EmbeddedPostgres.start(join(dir, 'db'), undefined, { template: false, lock: false });
   try {
     const ds = new DataSource({ ...BASE_OPTIONS, ...embedded.connectionOptions, extra: { max: 1 }, entities: [] } as never);
     await ds.initialize();
