@@ -22,7 +22,7 @@ const SMALL = 512 * 1024;
  * Writes `size` deterministic, non-repeating bytes to `file` (generated, never stored in the test)
  * and returns their SHA-1.
  */
-async function writeGenerated(file: string, size: number, seed: number): Promise<string> {
+async function writeGenerated(file: string, size: number, seed: number, text = false): Promise<string> {
   const block = Buffer.alloc(1024 * 1024);
   let x = seed * 2654435761 || 1;
   for (let i = 0; i < block.length; i += 4) {
@@ -31,10 +31,13 @@ async function writeGenerated(file: string, size: number, seed: number): Promise
     x ^= x << 5;
     block.writeInt32LE(x | 0, i);
   }
+  // text: lines of 63 letters (git diffs it as text unless it is over core.bigFileThreshold)
+  if (text) for (let i = 0; i < block.length; i++) block[i] = i % 64 === 63 ? 10 : 97 + (block[i] % 26);
   const hash = createHash('sha1');
   const out = createWriteStream(file);
   for (let off = 0, n = 0; off < size; off += block.length, n++) {
-    block.writeUInt32LE(n, 0); // every block differs
+    if (text) block.write(String(n % 10_000_000).padStart(7, '0'), 0, 'latin1'); // every block differs
+    else block.writeUInt32LE(n, 0);
     const chunk = block.subarray(0, Math.min(block.length, size - off));
     hash.update(chunk);
     if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
@@ -75,6 +78,7 @@ describe('repository: large blobs', () => {
   let projectId: number;
   const blobs: Record<string, { sha: string; sha1: string; size: number }> = {};
   let commit: string;
+  let textCommit: string;
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'glv3-large-blob-'));
@@ -106,6 +110,18 @@ describe('repository: large blobs', () => {
       .toString()
       .trim();
     git(['update-ref', 'refs/heads/master', commit]);
+    // branch `text`: a commit adding a text file over 256 MB (its patch alone is over git-runner's output limit)
+    const textFile = join(tmp, 'big.txt');
+    await writeGenerated(textFile, BIG, 4, true);
+    const textSha = git(['-c', 'core.bigFileThreshold=1m', '-c', 'core.compression=0', 'hash-object', '-w', '--', textFile]);
+    rmSync(textFile);
+    const textTree = git(['mktree'], [...entries, `100644 blob ${textSha}\tbig.txt`].join('\n') + '\n');
+    textCommit = execFileSync('git', ['commit-tree', textTree, '-p', commit, '-m', 'a large text file'], {
+      env: { PATH: process.env.PATH, GIT_DIR: gitDir, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp, ...who },
+    })
+      .toString()
+      .trim();
+    git(['update-ref', 'refs/heads/text', textCommit]);
   }, 120_000);
 
   afterAll(async () => {
@@ -196,6 +212,17 @@ describe('repository: large blobs', () => {
     const small = await repo.blob(blobs['small.bin'].sha as Sha);
     expect(createHash('sha1').update(small as Buffer).digest('hex')).toBe(blobs['small.bin'].sha1);
     expect((await repo.blobInfoAt(commit as Sha, 'big.bin' as RepoPath))?.size).toBe(BIG);
+  }, 60_000);
+
+  it('a diff with a text file over 256 MB answers 200: the file is too_large, not diffed (GET commits/:sha/diff, compare)', async () => {
+    const diff = await t.http.get(`${R}/commits/${textCommit}/diff`).set('PRIVATE-TOKEN', alice.token).expect(200);
+    expect(diff.body).toEqual([expect.objectContaining({ new_path: 'big.txt', new_file: true, diff: '', too_large: true })]);
+    const cmp = await t.http.get(`${R}/compare?from=master&to=text`).set('PRIVATE-TOKEN', alice.token).expect(200);
+    expect(cmp.body.diffs).toEqual([expect.objectContaining({ new_path: 'big.txt', diff: '', too_large: true })]);
+    // a real binary file stays an ordinary binary diff
+    const first = await t.http.get(`${R}/commits/${commit}/diff`).set('PRIVATE-TOKEN', alice.token).expect(200);
+    const small = first.body.find((d: { new_path: string }) => d.new_path === 'small.bin');
+    expect(small).toMatchObject({ too_large: false, diff: expect.stringMatching(/^Binary files/) });
   }, 60_000);
 
   it('the files API writes next to a blob over the read limit, and deletes it (no read of its content)', async () => {

@@ -31,6 +31,8 @@ export const LIMITS = {
   diffFiles: 1000,
   diffBytesPerFile: 200 * 1024,
   diffLinesTotal: 50_000,
+  /** Blobs over this size are not diffed at all (git's core.bigFileThreshold): `too_large`, like any diff over the limits. */
+  diffBlobBytes: 50 * 1024 * 1024,
   compareCommits: 1000,
   contributorsCommits: 2000,
   readTimeoutMs: 30_000,
@@ -330,7 +332,7 @@ export class Repository {
     // One diff (and one rename detection) for both parts: with `--raw -p -z`, git prints the raw
     // records (NUL-terminated fields), one NUL, then the patch (which -z leaves as it is).
     const out = await this.git(
-      ['-c', 'core.quotePath=false', 'diff-tree', '-r', '-M', '--raw', '-p', '-z', '--no-color', '--no-ext-diff', '--no-commit-id', '--full-index', from, to],
+      ['-c', 'core.quotePath=false', '-c', `core.bigFileThreshold=${LIMITS.diffBlobBytes}`, 'diff-tree', '-r', '-M', '--raw', '-p', '-z', '--no-color', '--no-ext-diff', '--no-commit-id', '--full-index', from, to],
       { maxOutputBytes: 256 * 1024 * 1024 },
     ).then((r) => r.stdout);
     let pos = 0;
@@ -341,13 +343,13 @@ export class Repository {
       pos = stop + 1;
       return text;
     };
-    const metas: { aMode: string; bMode: string; status: string; oldPath: string; newPath: string }[] = [];
+    const metas: { aMode: string; bMode: string; aSha: string; bSha: string; status: string; oldPath: string; newPath: string }[] = [];
     while (pos < out.length && out[pos] === 0x3a /* ':' */) {
       const head = field();
-      const [aMode, bMode, , , status] = head.slice(1).split(' ');
+      const [aMode, bMode, aSha, bSha, status] = head.slice(1).split(' ');
       const oldPath = field();
       const newPath = status.startsWith('R') || status.startsWith('C') ? field() : oldPath;
-      metas.push({ aMode, bMode, status, oldPath, newPath });
+      metas.push({ aMode, bMode, aSha, bSha, status, oldPath, newPath });
     }
     if (pos < out.length && out[pos] === 0) pos++;
     const truncated = metas.length > LIMITS.diffFiles;
@@ -379,6 +381,18 @@ export class Repository {
         tooLarge,
       };
     });
+    // git printed "Binary files ... differ" for blobs over diffBlobBytes too: those are too large, not binary
+    await Promise.all(
+      entries.map(async (e, i) => {
+        if (e.tooLarge || !e.diff.startsWith('Binary files ')) return;
+        const ids = [shown[i].aSha, shown[i].bSha].filter((id) => isSha(id) && id !== ZERO_SHA);
+        const infos = await Promise.all(ids.map((id) => this.pool.info(this.gitDir, id)));
+        if (infos.some((o) => o !== null && o.size > LIMITS.diffBlobBytes)) {
+          e.diff = '';
+          e.tooLarge = true;
+        }
+      }),
+    );
     return { entries, truncated };
   }
 
