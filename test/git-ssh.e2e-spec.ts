@@ -1,34 +1,14 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:net';
+import { createApp, App } from '../src/app.factory';
 import { SshServerService } from '../src/ssh/ssh-server.service';
+import { HookReceiver } from './helpers/hook-receiver';
+import { run, SshCli } from './helpers/ssh-cli';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const API = '/api/v3';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a program (ssh, git) asynchronously: the server lives in this process. */
-function run(cmd: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /**
  * Git over SSH against the built-in server, with the stock OpenSSH client: a real key per user, a
@@ -38,39 +18,16 @@ describe('git over SSH (stock OpenSSH client)', () => {
   let t: TestApp;
   let dir: string;
   let port: number;
-  let knownHosts: string;
   let alice: TestUser;
   let bob: TestUser;
   let project: { id: number; path_with_namespace: string; ssh_url_to_repo: string };
 
-  const keyFor = async (name: string, type = 'ed25519', bits?: number): Promise<{ file: string; pub: string }> => {
-    const file = join(dir, `id_${name}`);
-    const r = await run('ssh-keygen', ['-q', '-t', type, ...(bits ? ['-b', String(bits)] : []), '-N', '', '-C', name, '-f', file]);
-    if (r.code !== 0) throw new Error(r.stderr);
-    return { file, pub: readFileSync(`${file}.pub`, 'utf8').trim() };
-  };
-  const sshArgs = (keyFile: string) => [
-    '-F', '/dev/null',
-    '-i', keyFile,
-    '-o', 'IdentitiesOnly=yes',
-    '-o', 'IdentityAgent=none',
-    '-o', 'BatchMode=yes',
-    '-o', `UserKnownHostsFile=${knownHosts}`,
-    '-o', 'StrictHostKeyChecking=yes',
-    '-o', 'ConnectTimeout=20',
-    '-p', String(port),
-  ];
-  const ssh = (keyFile: string, args: string[]) => run('ssh', [...sshArgs(keyFile), ...args]);
-  const git = (keyFile: string, args: string[], cwd = dir) =>
-    run('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=master', ...args], {
-      cwd,
-      env: {
-        HOME: dir,
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_SSH_COMMAND: ['ssh', ...sshArgs(keyFile)].map((a) => `'${a}'`).join(' '),
-      },
-    });
-  const url = (path: string) => `ssh://git@127.0.0.1:${port}/${path}.git`;
+  let cli: SshCli;
+  const keyFor = (name: string, type = 'ed25519', bits?: number) => cli.keygen(name, type, bits);
+  const sshArgs = (keyFile: string) => cli.args(keyFile);
+  const ssh = (keyFile: string, args: string[]) => cli.ssh(keyFile, args);
+  const git = (keyFile: string, args: string[], cwd = dir) => cli.git(keyFile, args, cwd);
+  const url = (path: string) => cli.url(path);
   let aliceKey: { file: string; pub: string };
   let bobKey: { file: string; pub: string };
 
@@ -79,8 +36,7 @@ describe('git over SSH (stock OpenSSH client)', () => {
     dir = mkdtempSync(join(tmpdir(), 'glv3-ssh-'));
     const server = t.app.app.get(SshServerService);
     port = server.port!;
-    knownHosts = join(dir, 'known_hosts');
-    writeFileSync(knownHosts, server.fingerprints.map((k) => `[127.0.0.1]:${port} ${k.publicKey}`).join('\n') + '\n');
+    cli = SshCli.of(server, dir);
     alice = await t.createUser();
     bob = await t.createUser();
     aliceKey = await keyFor('alice');
@@ -196,6 +152,31 @@ describe('git over SSH (stock OpenSSH client)', () => {
     expect(JSON.stringify(refused.body)).toMatch(/key/);
   });
 
+  it('a push over SSH runs the same reactions as over HTTP: pipeline with builds, webhook delivery', async () => {
+    const rx = await HookReceiver.start();
+    try {
+      await t.http.put(`${API}/application/settings`).set('PRIVATE-TOKEN', t.root.token).send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
+      await t.http.post(`${API}/projects/${project.id}/hooks`).set('PRIVATE-TOKEN', alice.token).send({ url: rx.url('/push'), push_events: true }).expect(201);
+      const work = join(dir, 'work');
+      writeFileSync(join(work, '.gitlab-ci.yml'), 'test:\n  script: echo ok\n');
+      await git(aliceKey.file, ['add', '.'], work);
+      await git(aliceKey.file, ['commit', '-qm', 'ci'], work);
+      const push = await git(aliceKey.file, ['push', url(project.path_with_namespace), 'master'], work);
+      expect(push.code).toBe(0);
+      let builds: { name: string; ref: string }[] = [];
+      for (let i = 0; i < 100 && (builds.length === 0 || !rx.received.some((r) => r.path === '/push')); i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        builds = (await t.http.get(`${API}/projects/${project.id}/builds`).set('PRIVATE-TOKEN', alice.token).expect(200)).body;
+      }
+      expect(builds.map((b) => [b.name, b.ref])).toEqual([['test', 'master']]);
+      const hook = rx.received.find((r) => r.path === '/push');
+      expect(hook?.body).toMatchObject({ object_kind: 'push', ref: 'refs/heads/master', user_name: expect.any(String), project_id: project.id });
+      expect(hook?.body.repository.git_ssh_url).toBe(project.ssh_url_to_repo);
+    } finally {
+      await rx.close();
+    }
+  });
+
   it('a deleted key and a blocked user are refused on the very next connection', async () => {
     const carol = await t.createUser();
     const k = await keyFor('carol');
@@ -211,5 +192,113 @@ describe('git over SSH (stock OpenSSH client)', () => {
     const deleted = await ssh(k.file, ['-T', 'git@127.0.0.1']);
     expect(deleted.code).toBe(255);
     expect(deleted.stderr).toContain('Permission denied (publickey)');
+  });
+});
+
+describe('git over SSH: abuse limits and several instances', () => {
+  let t: TestApp;
+  let dir: string;
+
+  const ssh = (port: number, keyFile: string, knownHosts: string, args: string[]) =>
+    run('ssh', ['-F', '/dev/null', '-i', keyFile, '-o', 'IdentitiesOnly=yes', '-o', 'IdentityAgent=none', '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=20', '-p', String(port), ...args]);
+  const keygen = async (name: string) => {
+    const file = join(dir, `id_${name}`);
+    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file]);
+    return { file, pub: readFileSync(`${file}.pub`, 'utf8').trim() };
+  };
+  const knownHostsFor = (server: SshServerService, name: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, server.fingerprints.map((k) => `[127.0.0.1]:${server.port} ${k.publicKey}`).join('\n') + '\n');
+    return file;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      SSH_ENABLED: 'true',
+      SSH_PORT: '0',
+      SSH_LISTEN: '127.0.0.1',
+      SSH_AUTH_TIMEOUT: '1',
+      SSH_MAX_SESSIONS_PER_IP: '2',
+      GIT_AUTH_BAN_IP_WHITELIST: '',
+      GIT_AUTH_BAN_MAX_RETRY: '3',
+    });
+    dir = mkdtempSync(join(tmpdir(), 'glv3-ssh-limits-'));
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a client that connects and sends nothing is cut after SSH_AUTH_TIMEOUT', async () => {
+    const server = t.app.app.get(SshServerService);
+    const started = Date.now();
+    const closed = await new Promise<number>((resolve, reject) => {
+      const sock = connect(server.port!, '127.0.0.1');
+      sock.on('data', () => undefined); // the server's identification line; we never answer
+      sock.on('error', reject);
+      sock.on('close', () => resolve(Date.now() - started));
+    });
+    expect(closed).toBeGreaterThanOrEqual(900);
+    expect(closed).toBeLessThan(10_000);
+  });
+
+  it('caps concurrent connections per IP', async () => {
+    const server = t.app.app.get(SshServerService);
+    const held = [0, 1].map(() => connect(server.port!, '127.0.0.1'));
+    await Promise.all(held.map((s) => new Promise((r) => s.once('data', r))));
+    try {
+      const kh = knownHostsFor(server, 'kh-cap');
+      const k = await keygen('cap');
+      const third = await ssh(server.port!, k.file, kh, ['-T', 'git@127.0.0.1']);
+      expect(third.code).toBe(255);
+      expect(third.stderr).not.toContain('Permission denied');
+    } finally {
+      held.forEach((s) => s.destroy());
+    }
+  });
+
+  it('failed SSH authentications count toward the same per-IP ban as git over HTTP', async () => {
+    const server = t.app.app.get(SshServerService);
+    const kh = knownHostsFor(server, 'kh-ban');
+    const user = await t.createUser();
+    const good = await keygen('good');
+    await t.http.post('/api/v3/user/keys').set('PRIVATE-TOKEN', user.token).send({ title: 'k', key: good.pub }).expect(201);
+    const project = (await t.http.post('/api/v3/projects').set('PRIVATE-TOKEN', user.token).send({ name: 'banned', visibility_level: 20 }).expect(201)).body;
+    const stranger = await keygen('stranger');
+    for (let i = 0; i < 3; i++) expect((await ssh(server.port!, stranger.file, kh, ['-T', 'git@127.0.0.1'])).code).toBe(255);
+    await new Promise((r) => setTimeout(r, 300)); // the last failure is counted when its connection closes
+    const now = await ssh(server.port!, good.file, kh, ['-T', 'git@127.0.0.1']);
+    expect(now.code).toBe(255);
+    expect(now.stdout).not.toContain('Welcome');
+    // and git over HTTP from the same address is banned too (403 before credentials are looked at)
+    await t.app.app.listen(0, '127.0.0.1');
+    const port = (t.app.app.getHttpServer().address() as { port: number }).port;
+    const res = await fetch(`http://127.0.0.1:${port}/${project.path_with_namespace}.git/info/refs?service=git-upload-pack`);
+    expect(res.status).toBe(403);
+  });
+
+  const pg = process.env.DATABASE_URL ? it : it.skip;
+  pg('two instances on one database and one DATA_DIR present the same host key and see a key removal at once', async () => {
+    const other: App = await createApp({ ...t.config });
+    try {
+      const a = t.app.app.get(SshServerService);
+      const b = other.app.get(SshServerService);
+      expect(b.port).toBeDefined();
+      expect(b.port).not.toBe(a.port);
+      expect(b.fingerprints).toEqual(a.fingerprints);
+      await t.sql('DELETE FROM login_attempts');
+      const user = await t.createUser();
+      const k = await keygen('twin');
+      const added = await t.http.post('/api/v3/user/keys').set('PRIVATE-TOKEN', user.token).send({ title: 'k', key: k.pub }).expect(201);
+      const khB = knownHostsFor(b, 'kh-b');
+      expect((await ssh(b.port!, k.file, khB, ['-T', 'git@127.0.0.1'])).code).toBe(0);
+      await t.http.delete(`/api/v3/user/keys/${added.body.id}`).set('PRIVATE-TOKEN', user.token).expect(200);
+      const refused = await ssh(b.port!, k.file, khB, ['-T', 'git@127.0.0.1']);
+      expect(refused.code).toBe(255);
+      expect(refused.stderr).toContain('Permission denied (publickey)');
+    } finally {
+      await other.close();
+    }
   });
 });

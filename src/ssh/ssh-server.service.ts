@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Server as NetServer, Socket } from 'node:net';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Algorithms, AuthContext, Connection, ServerChannel, Server as SshServer, utils } from 'ssh2';
 import sshpk from 'sshpk';
@@ -61,6 +62,8 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
   private hostKeys: HostKey[] = [];
   private readonly sessions = new Set<Session>();
   private readonly perIp = new Map<string, number>();
+  /** Sockets not authenticated yet, with the timer that cuts them at SSH_AUTH_TIMEOUT. */
+  private readonly authTimers = new WeakMap<Socket, NodeJS.Timeout>();
   private boundPort?: number;
 
   constructor(
@@ -105,6 +108,10 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
       return;
     }
     server.on('error', (e: Error) => this.logger.error('SSH server error', { error: e.message }));
+    server.maxConnections = c.maxSessions;
+    // ssh2 reports a connection only once the client has sent its identification line: the limits that
+    // must hold before that (per-IP cap, authentication timeout, idle timeout) are kept on the TCP socket
+    (server as unknown as { _srv: NetServer })._srv.on('connection', (socket: Socket) => this.onSocket(socket));
     this.server = server;
     const address = (server as unknown as { address(): { port: number } | null }).address();
     this.boundPort = address?.port ?? c.port;
@@ -130,35 +137,45 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     for (const s of this.sessions) s.client.end();
   }
 
+  /** Every TCP connection, before any SSH byte: the per-IP cap and the two timeouts. No database work. */
+  private onSocket(socket: Socket): void {
+    const c = this.config.ssh;
+    const ip = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    const fromIp = this.perIp.get(ip) ?? 0;
+    if (!this.server || fromIp >= c.maxSessionsPerIp) {
+      sshSessionStarted()('none', 'refused_limit');
+      socket.destroy();
+      return;
+    }
+    this.perIp.set(ip, fromIp + 1);
+    const timer = setTimeout(() => socket.destroy(), c.authTimeoutMs);
+    this.authTimers.set(socket, timer);
+    socket.setTimeout(c.idleTimeoutMs, () => socket.destroy());
+    socket.once('close', () => {
+      clearTimeout(timer);
+      const left = (this.perIp.get(ip) ?? 1) - 1;
+      if (left > 0) this.perIp.set(ip, left);
+      else this.perIp.delete(ip);
+    });
+  }
+
   private onConnection(client: Connection, rawIp: string): void {
     const ip = rawIp.replace(/^::ffff:/, '');
     const finish = sshSessionStarted();
     client.on('error', () => undefined);
-    const c = this.config.ssh;
-    const fromIp = this.perIp.get(ip) ?? 0;
-    if (!this.server || this.sessions.size >= c.maxSessions || fromIp >= c.maxSessionsPerIp) {
-      finish('none', 'refused_limit');
-      client.end();
-      return;
-    }
+    const sock = (client as unknown as { _sock: Socket })._sock;
     const session: Session = { client, ip, busy: 0 };
     this.sessions.add(session);
-    this.perIp.set(ip, fromIp + 1);
-    // idle connections are cut (nothing read or written for SSH_IDLE_TIMEOUT)
-    const sock = (client as unknown as { _sock?: { setTimeout(ms: number, cb: () => void): void } })._sock;
-    sock?.setTimeout(c.idleTimeoutMs, () => client.end());
     let user: User | undefined;
     let failedAttempt = false;
     let bannedChecked: Promise<boolean> | undefined;
     let command = 'none';
     let result = 'unauthenticated';
-    const authTimer = setTimeout(() => {
-      result = 'auth_timeout';
-      client.end();
-    }, c.authTimeoutMs);
 
     client.on('authentication', (ctx) => {
-      bannedChecked ??= this.ban.banned(ip).catch(() => false);
+      // one attempt per connection is reserved (atomically, in the database) before any key is looked at:
+      // the same per-IP budget and ban as git over HTTP
+      bannedChecked ??= this.ban.reserve(ip).then((ok) => !ok, () => false);
       this.authenticate(ctx, bannedChecked).then(
         (owner) => {
           if (owner === 'banned') {
@@ -184,7 +201,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
       );
     });
     client.on('ready', () => {
-      clearTimeout(authTimer);
+      clearTimeout(this.authTimers.get(sock));
       result = 'ok';
     });
     // no forwarding of any kind, no global requests
@@ -228,11 +245,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
       });
     });
     client.on('close', () => {
-      clearTimeout(authTimer);
       this.sessions.delete(session);
-      const left = (this.perIp.get(ip) ?? 1) - 1;
-      if (left > 0) this.perIp.set(ip, left);
-      else this.perIp.delete(ip);
       if (!user && failedAttempt) {
         result = 'denied';
         void this.ban.failed(ip).catch(() => undefined);

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SshServerService } from '../../src/ssh/ssh-server.service';
 import { GitCli } from '../helpers/git-cli';
+import { SshCli } from '../helpers/ssh-cli';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { abilitiesOf, Ctx, expectGlobal, expectProject, forbiddenMarkers, Json, Outcome, Rule, ruleKey, RULES, variantsOf } from './access-rules';
 import { Actor, ACTORS, buildFixtures, Fixtures, PROJECTS, ProjectFixture } from './matrix-fixtures';
@@ -106,7 +108,8 @@ describe('access matrix (routes × actors × resources)', () => {
   const started = Date.now();
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // the built-in SSH server too: the git part of the matrix runs over both transports
+    t = await startTestApp({ SSH_ENABLED: 'true', SSH_PORT: '0', SSH_LISTEN: '127.0.0.1' });
     home = mkdtempSync(join(tmpdir(), 'matrix-git-'));
     cli = await GitCli.listen(t, home);
     fx = await buildFixtures(t);
@@ -437,6 +440,61 @@ describe('access matrix (routes × actors × resources)', () => {
       if ((await cli.run(['push', ciUrl(priv), 'HEAD:refs/heads/ci-push'], work)).code === 0) failures.push('gitlab-ci-token pushed');
       n += 4;
       console.log(`git smart HTTP: ${n} real git operations (clone/fetch, push, protected branch, force push, CI token)`);
+      expect(failures).toEqual([]);
+    }, 300_000);
+  });
+  describe('git over SSH', () => {
+    it('clone/fetch and push per actor and project, with each actor\'s own key: the same answers as smart HTTP', async () => {
+      const ssh = SshCli.of(t.app.app.get(SshServerService), home);
+      const keys = new Map<string, string>();
+      for (const a of ACTORS.map((x) => fx.actors[x])) {
+        if (!a.user || a.name === 'anonymous') continue;
+        const k = await ssh.keygen(`matrix-${a.name}`);
+        // added by the administrator: the blocked user cannot add one, but a key added before a block must not work
+        await t.http.post(`/api/v3/users/${a.user.id}/keys`).set('PRIVATE-TOKEN', t.root.token).send({ title: 'matrix', key: k.pub }).expect(201);
+        keys.set(a.name, k.file);
+      }
+      const failures: string[] = [];
+      let n = 0;
+      const notFound = 'GitLab: The project you were looking for could not be found.';
+      for (const p of PROJECTS.map((x) => fx.projects[x])) {
+        const work = join(home, `ssh-${p.name}`);
+        await ssh.git(keys.get('owner')!, ['clone', '-q', ssh.url(p.path), work]);
+        for (const a of ACTORS.map((x) => fx.actors[x])) {
+          const key = keys.get(a.name);
+          if (!key) continue; // anonymous: SSH has no anonymous access at all
+          const ab = abilitiesOf(a, p);
+          const blocked = a.name === 'blocked';
+          const canFetch = !blocked && ab.has('download_code');
+          const canPush = !blocked && ab.has('push_code');
+          const ls = await ssh.git(key, ['ls-remote', ssh.url(p.path), 'refs/heads/master']);
+          n++;
+          if ((ls.code === 0) !== canFetch) failures.push(`ssh fetch ${p.name} as ${a.name}: exit ${ls.code}, expected ${canFetch ? 'success' : 'refusal'}: ${ls.stderr}`);
+          if (!canFetch && !blocked && !ab.has('read_project') && !ls.stderr.includes(notFound)) failures.push(`ssh fetch ${p.name} as ${a.name}: not the not-found answer: ${ls.stderr}`);
+          const leaked = forbiddenMarkers(a, fx).find((m) => ls.stderr.split(p.path).join('').includes(m));
+          if (ls.code !== 0 && leaked) failures.push(`ssh fetch ${p.name} as ${a.name}: leaked ${leaked}`);
+          if (p.name === 'disabled') continue;
+          await ssh.git(key, ['checkout', '-q', '-B', `ssh-${a.name}`, 'origin/master'], work);
+          writeFileSync(join(work, `ssh-${a.name}.txt`), `${a.name}\n`);
+          await ssh.git(key, ['add', '.'], work);
+          await ssh.git(key, ['commit', '-qm', `ssh by ${a.name}`], work);
+          const push = await ssh.git(key, ['push', ssh.url(p.path), `HEAD:refs/heads/ssh-push-${a.name}`], work);
+          n++;
+          if ((push.code === 0) !== canPush) failures.push(`ssh push ${p.name} as ${a.name}: exit ${push.code}, expected ${canPush ? 'success' : 'refusal'}: ${push.stderr}`);
+        }
+        if (p.name === 'disabled') continue;
+        // the protected branch "stable": developers refused, masters allowed
+        await ssh.git(keys.get('master')!, ['fetch', '-q', ssh.url(p.path), 'stable'], work);
+        await ssh.git(keys.get('master')!, ['checkout', '-q', '-B', 'ssh-stable', 'FETCH_HEAD'], work);
+        writeFileSync(join(work, 'ssh-stable.txt'), `stable ${p.name}\n`);
+        await ssh.git(keys.get('master')!, ['add', '.'], work);
+        await ssh.git(keys.get('master')!, ['commit', '-qm', 'ssh stable change'], work);
+        if ((await ssh.git(keys.get('developer')!, ['push', ssh.url(p.path), 'HEAD:refs/heads/stable'], work)).code === 0) failures.push(`developer pushed to protected stable of ${p.name} over SSH`);
+        const byMaster = await ssh.git(keys.get('master')!, ['push', ssh.url(p.path), 'HEAD:refs/heads/stable'], work);
+        if (byMaster.code !== 0) failures.push(`master refused on protected stable of ${p.name} over SSH: ${byMaster.stderr}`);
+        n += 2;
+      }
+      console.log(`git over SSH: ${n} real git operations (fetch, push, protected branch) with the stock OpenSSH client`);
       expect(failures).toEqual([]);
     }, 300_000);
   });
