@@ -161,18 +161,27 @@ export function httpPipeline(
     res.setHeader('X-Request-Id', r.id);
     // as Rails does on every response: no body of ours (raw blobs, artifacts, traces) is ever sniffed into HTML
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.on('finish', () => {
-      opts.metrics?.observe(req, res.statusCode, r.startedAt);
+    // once per request: on `finish`, or on `close` when the client hung up first (then `finish` never
+    // comes; `close` can also come first when the client closes right after reading the response).
+    // The status is the one sent; 499 (client closed request) when no response had been started.
+    let logged = false;
+    const done = () => {
+      if (logged) return;
+      logged = true;
+      const status = res.headersSent ? res.statusCode : 499;
+      opts.metrics?.observe(req, status, r.startedAt);
       logger.info('request', {
         request_id: r.id,
         method: req.method,
         path: redactUrl(req.originalUrl || req.url),
-        status: res.statusCode,
+        status,
         duration_ms: Number((process.hrtime.bigint() - r.startedAt) / 1000n) / 1000,
         user_id: r.userId ?? null,
         remote_ip: req.ip,
       });
-    });
+    };
+    res.on('finish', done);
+    res.on('close', done);
     next();
   };
 
