@@ -9,13 +9,14 @@ import { DataFolderInUse } from './database/data-folder-lock';
 import { Database, openDatabase } from './database/data-source';
 import { setLockRole } from './database/embedded-postgres';
 import { MIGRATIONS } from './database/migrations';
+import { loadHostKeys } from './ssh/host-keys';
 import { GitRunner } from './git/git-runner';
 
 /**
  * The admin CLI: `node dist/cli.js <command>` (or `npm run cli -- <command>`).
  *
  *   migrate                                   apply pending migrations
- *   check                                     database, migrations, DATA_DIR, git, secret key (exit 0/1)
+ *   check                                     database, migrations, DATA_DIR, git, secret key, SSH host keys (exit 0/1)
  *   create-admin --username U --email E [--password P]
  *   reset-password --username U [--password P]
  *   backup --file F.tar.gz                    database + repositories + artifacts/uploads + secret key
@@ -110,6 +111,17 @@ export async function runChecks(config: AppConfig): Promise<boolean> {
     line('git', e instanceof Error ? e.message : String(e));
   }
   line('secret_key', config.secretKey.length >= 32 ? null : 'shorter than 32 characters');
+  if (!config.ssh.enabled) out('ssh: off (SSH_ENABLED=false)');
+  else {
+    try {
+      // the host keys the server presents (generated into DATA_DIR on first use, as the server does)
+      const keys = loadHostKeys(config.dataDir, config.ssh.hostKeyFiles);
+      line('ssh_host_keys', null);
+      for (const k of keys) out(`  ${k.type} ${k.fingerprint}`);
+    } catch (e) {
+      line('ssh_host_keys', e instanceof Error ? e.message : String(e));
+    }
+  }
   return ok;
 }
 

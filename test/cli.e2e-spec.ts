@@ -52,6 +52,10 @@ describe('admin CLI', () => {
     expect(output).toMatch(/^data_dir: ok$/m);
     expect(output).toMatch(/^git: ok$/m);
     expect(output).toMatch(/^secret_key: ok$/m);
+    // the SSH host keys the server presents, generated into DATA_DIR on first use, with their fingerprints
+    expect(output).toMatch(/^ssh_host_keys: ok$/m);
+    expect(output).toMatch(/^  ed25519 SHA256:[A-Za-z0-9+/]{43}$/m);
+    expect(output).toMatch(/^  rsa SHA256:[A-Za-z0-9+/]{43}$/m);
   }, 120_000);
 
   it('check fails on an unreachable database', async () => {
