@@ -26,7 +26,7 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER gitlab
 VOLUME ["/data"]
-EXPOSE 8080
+EXPOSE 8080 2222
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/-/readiness').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
