@@ -4,7 +4,7 @@
  * server, the floor it is compared with, the ratio, p99 and resident memory — written to the console
  * and to bench/results/all-latest.md. Each benchmark also prints its own detailed table.
  *
- * Env: BENCH_SKIP=<comma list of names> (users,lists,ci,git,hooks,data,transfer,embedded,scale) skips some;
+ * Env: BENCH_SKIP=<comma list of names> (users,lists,ci,git,hooks,data,transfer,ssh,embedded,scale) skips some;
  * BENCH_ONLY_SUITES=<comma list> runs only those. Every benchmark's own env applies (see its header).
  */
 const { spawnSync } = require('node:child_process');
@@ -102,6 +102,23 @@ const SUITES = [
       [`push ${r.size_mb} MB over HTTP`, `${r.push.seconds} s`, '', undefined, '', r.push.peak_rss_mb],
       [`clone ${r.size_mb} MB over HTTP`, `${r.clone.seconds} s`, `${r.local_clone_seconds} s (local clone)`, r.clone_vs_local, '', r.clone.peak_rss_mb],
       ['slow client: busy DB backends', `${r.slow_client.busy_db_backends_max}`, '0', undefined, ''],
+    ],
+  },
+  {
+    name: 'ssh',
+    script: 'ssh.bench.js',
+    file: 'ssh-latest.json',
+    rows: (r) => [
+      [`clone ${r.clone_mb} MB over SSH`, `${r.clone_seconds.ssh} s`, `${r.clone_seconds.local} s (local clone)`, r.ssh_vs_local, ''],
+      [`clone ${r.clone_mb} MB over HTTP`, `${r.clone_seconds.http} s`, `${r.clone_seconds.local} s (local clone)`, r.http_vs_local, ''],
+      [`${r.concurrent.clients} concurrent SSH clones (all ok)`, `${r.concurrent.clones_ok}/${r.concurrent.clients}`, '', undefined, `${r.concurrent.clone_max_s} s (slowest)`],
+      [`SSH set-up, ${r.concurrent.clients} at once`, `${r.concurrent.setup_p50_ms} ms`, '', undefined, `${r.concurrent.setup_p99_ms} ms`],
+      ...(r.big
+        ? [
+            [`push ${r.big.size_mb} MB over SSH (aim RSS < 300 MB)`, `${r.big.push.seconds} s`, '300 MB', 300 / r.big.push.peak_rss_mb, '', r.big.push.peak_rss_mb],
+            [`clone ${r.big.size_mb} MB over SSH (aim RSS < 300 MB)`, `${r.big.clone.seconds} s`, '300 MB', 300 / r.big.clone.peak_rss_mb, '', r.big.clone.peak_rss_mb],
+          ]
+        : []),
     ],
   },
   {
