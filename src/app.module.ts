@@ -5,6 +5,7 @@ import { AuthModule } from './common/auth/auth.module';
 import { CoreModule } from './core.module';
 import { Database } from './database/data-source';
 import { HealthModule } from './health/health.module';
+import { HomeModule } from './home/home.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { LicensesModule } from './licenses/licenses.module';
 import { NamespacesModule } from './namespaces/namespaces.module';
@@ -42,6 +43,7 @@ export class AppModule {
         AuthModule,
         ApplicationSettingsModule,
         HealthModule,
+        HomeModule,
         MetricsModule,
         UsersModule,
         OauthModule,
