@@ -177,6 +177,15 @@ describe('git over SSH (stock OpenSSH client)', () => {
     }
   });
 
+  it('/-/metrics counts SSH sessions by command and result', async () => {
+    const res = await t.http.get('/-/metrics').expect(200);
+    expect(res.text).toMatch(/^ssh_sessions_total\{command="shell",result="ok"\} [1-9]/m);
+    expect(res.text).toMatch(/^ssh_sessions_total\{command="git-receive-pack",result="ok"\} [1-9]/m);
+    expect(res.text).toMatch(/^ssh_sessions_total\{command="git-upload-pack",result="not_found"\} [1-9]/m);
+    expect(res.text).toMatch(/^ssh_sessions_total\{command="disallowed",result="refused"\} [1-9]/m);
+    expect(res.text).toMatch(/^ssh_sessions_total\{command="none",result="denied"\} [1-9]/m);
+  });
+
   it('a deleted key and a blocked user are refused on the very next connection', async () => {
     const carol = await t.createUser();
     const k = await keyFor('carol');
