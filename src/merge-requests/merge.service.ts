@@ -41,6 +41,9 @@ const AUTO_MERGE_OFF = { mergeWhenBuildSucceeds: false, mergeUserId: null, merge
 /** The source head is no longer the commit the merging user approved: the automatic merge is off. */
 class SourceMoved extends Error {}
 
+/** GitLab's answer to `PUT .../merge` with a `sha` that is not the source head (status first: spec-decisions 32). */
+const shaMismatch = (head: string | null) => apiError(409, `SHA does not match HEAD of source branch: ${head ?? ''}`);
+
 /** GitLab's default merge commit message. */
 export function defaultMergeMessage(mr: MergeRequest): string {
   return `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\n${mr.description ?? ''}\n\nSee merge request !${mr.iid}`;
@@ -98,12 +101,26 @@ export class MergeService implements OnModuleInit {
     const params: MergeParams = {};
     if (dto.merge_commit_message !== undefined && dto.merge_commit_message.trim() !== '') params.merge_commit_message = dto.merge_commit_message;
     if (dto.should_remove_source_branch !== undefined) params.should_remove_source_branch = dto.should_remove_source_branch;
+    // `sha`: what the caller reviewed; it must still be the head, and it is what gets merged
+    let reviewed: Sha | undefined;
+    if (dto.sha !== undefined) {
+      const head = (await this.mrGit.heads(mr)).source;
+      if (head === null || parseSha(dto.sha.trim()) !== head) throw shaMismatch(head);
+      reviewed = head;
+    }
     if (dto.merge_when_build_succeeds ?? dto.merged_when_build_succeeds) {
       const heads = await this.mrGit.heads(mr);
       const status = heads.source && mr.sourceProjectId !== null ? await this.commits.combinedStatusOf(mr.sourceProjectId, heads.source) : null;
+      if (reviewed !== undefined && heads.source !== reviewed) throw shaMismatch(heads.source);
       if (heads.source && status !== null && ACTIVE.includes(status)) return this.waitForBuild(user, project, mr, heads.source, params);
     }
-    return this.mergeNow(user, project, mr, params);
+    try {
+      return await this.mergeNow(user, project, mr, params, reviewed);
+    } catch (e) {
+      // the source moved between the check and the merge: the reviewed sha is no longer the head
+      if (e instanceof SourceMoved) throw shaMismatch((await this.mrGit.heads(mr)).source);
+      throw e;
+    }
   }
 
   /** `PUT|POST .../cancel_merge_when_build_succeeds`: 401 unless the user may merge or wrote it; 405 when not open; 406 when not set. */

@@ -208,6 +208,24 @@ describe('security: merge when build succeeds does not survive a change of the s
     expect(tip.parent_ids).toEqual([s.masterHead, s.head]);
   });
 
+  it('PUT .../merge with the reviewed `sha`: 409 once the source moved on (nothing merged), that very sha merged otherwise', async () => {
+    const s = await setup();
+    await api(developer, 'put', `/projects/${s.project.id}/repository/files`)
+      .send({ file_path: 'feature.txt', branch_name: 'feature', content: 'unreviewed\n', commit_message: 'unreviewed change' })
+      .expect(200);
+    const moved = (await api(developer, 'get', `/projects/${s.project.id}/repository/commits/feature`).expect(200)).body.id;
+    for (const body of [{ sha: s.head }, { sha: s.head, merge_when_build_succeeds: true }]) {
+      const res = await api(master, 'put', `${s.mrUrl}/merge`).send(body).expect(409);
+      expect(res.body).toEqual({ message: `409 SHA does not match HEAD of source branch: ${moved}` });
+    }
+    expect((await api(master, 'get', s.mrUrl).expect(200)).body).toMatchObject({ state: 'opened', merge_when_build_succeeds: false });
+    expect((await api(master, 'get', `/projects/${s.project.id}/repository/commits/master`).expect(200)).body.id).toBe(s.masterHead);
+    const merged = await api(master, 'put', `${s.mrUrl}/merge`).send({ sha: moved.toUpperCase() }).expect(200);
+    expect(merged.body.state).toBe('merged');
+    const tip = (await api(master, 'get', `/projects/${s.project.id}/repository/commits/master`).expect(200)).body;
+    expect(tip.parent_ids).toEqual([s.masterHead, moved]);
+  });
+
   it('a merging user blocked since is not acted for: the approved head’s green build merges nothing', async () => {
     const s = await setup();
     const gone = await t.createUser();

@@ -46,4 +46,6 @@ export class MergeDto {
   @Bool() should_remove_source_branch?: boolean;
   @Bool() merge_when_build_succeeds?: boolean;
   @Bool() merged_when_build_succeeds?: boolean;
+  /** The source head the caller reviewed: 409 unless it is still the head, and only it is merged. */
+  @Str() sha?: string;
 }
