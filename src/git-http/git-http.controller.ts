@@ -1,6 +1,8 @@
 import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Public } from '../common/auth/decorators';
+import { DomainError } from '../common/errors/domain-errors';
+import { ApiRequest } from '../common/http/http-pipeline';
 import { Input } from '../common/params/params';
 import { InfoRefsDto } from './dto/info-refs.dto';
 import { GitHttpService } from './git-http.service';
@@ -13,7 +15,11 @@ export class GitHttpController {
 
   @Get('info/refs')
   infoRefs(@Req() req: Request, @Res() res: Response, @Param('namespace') ns: string, @Param('repo') repo: string, @Input() q: InfoRefsDto) {
-    return this.git.handle(req, res, ns, repo, 'info/refs', q.service);
+    return this.git.handle(req, res, ns, repo, 'info/refs', q.service).catch((e: unknown) => {
+      // git's first request carries no credentials and gets the 401 challenge: routine, logged at debug
+      if (!req.headers.authorization && e instanceof DomainError && e.status === 401) (req as ApiRequest).logLevel = 'debug';
+      throw e;
+    });
   }
 
   @Post('git-upload-pack')

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AuthService } from '../common/auth/auth.service';
 import { DomainError, NotFound, TooManyRequests } from '../common/errors/domain-errors';
+import { ApiRequest } from '../common/http/http-pipeline';
 import { GitService } from '../git/git.service';
 import { SmartHttpAction } from '../git/smart-http';
 import { SessionService } from '../users/session.service';
@@ -72,6 +73,9 @@ export class GitHttpService {
       throw e;
     }
     if (caller.user || caller.build) await this.ban.succeeded(ip);
+    const logged = req as ApiRequest;
+    logged.userId = caller.user?.id;
+    logged.username = caller.user?.username ?? (caller.build ? 'gitlab-ci-token' : undefined);
     const path = `${namespace}/${repo.replace(/\.git$/i, '')}`;
     let grant: GitGrant;
     try {

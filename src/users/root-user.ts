@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { Logger } from '../common/http/logger';
@@ -10,8 +10,8 @@ import { UsersRepository } from './users.repository';
 
 /**
  * First start: creates the administrator `root` with ROOT_PASSWORD, or a generated password that is
- * printed once and written to `<data dir>/initial_root_password` (mode 0600). Does nothing once any
- * user exists.
+ * written to `<data dir>/initial_root_password` (mode 0600) and never to the log (which names the
+ * file: logs are shipped and kept where a password must not be). Does nothing once any user exists.
  */
 @Injectable()
 export class RootUser {
@@ -59,12 +59,12 @@ export class RootUser {
       if (generated) {
         const file = join(config.dataDir, 'initial_root_password');
         writeFileSync(file, `Username: root\nPassword: ${password}\n`, { mode: 0o600 });
-        // Printed once, on the console only: the request logs never carry it.
-        process.stdout.write(
-          `\n  Created the administrator "root" with password: ${password}\n  (also written to ${file}; change it after signing in)\n\n`,
-        );
+        chmodSync(file, 0o600); // `mode` applies only to a file that did not exist yet
+        // at warn: the operator must read the file, whatever LOG_LEVEL hides
+        this.logger.warn(`created administrator root; its generated password is in ${file} (change it after signing in)`, { password_file: file });
+      } else {
+        this.logger.info('created administrator root (password: ROOT_PASSWORD)');
       }
-      this.logger.info('created administrator root', { generated_password: generated });
     });
   }
 }

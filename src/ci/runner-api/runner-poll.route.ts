@@ -3,6 +3,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { toDto } from '../../common/dto/validation.pipe';
 import { ErrorsFilter } from '../../common/errors/errors.filter';
 import { writeErrorResponse } from '../../common/errors/error-response';
+import { ApiRequest } from '../../common/http/http-pipeline';
 import { Logger } from '../../common/http/logger';
 import { Params } from '../../common/params/params';
 import { RunnerTokenDto } from './dto/runner-api.dto';
@@ -49,7 +50,10 @@ export class RunnerPollRoute {
     try {
       const dto = toDto(RunnerTokenDto, Params.fromRequest(req));
       const payload = await this.api.requestBuild(dto.token, dto.info);
-      if (!payload) return writeErrorResponse(res, 404, {});
+      if (!payload) {
+        (req as ApiRequest).logLevel = 'debug'; // the empty poll, every few seconds per runner: not worth an info line
+        return writeErrorResponse(res, 404, {});
+      }
       const json = JSON.stringify(payload);
       res.statusCode = 201;
       res.setHeader('Content-Type', 'application/json');

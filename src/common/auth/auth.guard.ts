@@ -8,7 +8,7 @@ import { Params } from '../params/params';
 import { AuthService } from './auth.service';
 import { IS_ADMIN, IS_PUBLIC } from './decorators';
 
-type AuthRequest = Request & { user?: User; sudoer?: User; userId?: number; params_?: Params; input_?: Record<string, unknown> };
+type AuthRequest = Request & { user?: User; sudoer?: User; userId?: number; username?: string; params_?: Params; input_?: Record<string, unknown> };
 
 function header(req: Request, name: string): string | undefined {
   const v = req.headers[name];
@@ -65,6 +65,7 @@ export class AuthGuard implements CanActivate {
       }
       req.user = user;
       req.userId = user.id;
+      req.username = user.username;
     }
     if (!user && !isPublic) throw new Unauthorized();
     if (adminOnly && !user?.admin) throw new Forbidden();

@@ -5,7 +5,12 @@ import multer from 'multer';
 import { statusMessage, writeErrorResponse } from '../errors/error-response';
 import { Logger } from './logger';
 
-export type ApiRequest = Request & { id: string; startedAt: bigint; userId?: number };
+/**
+ * `userId`/`username`: who the request authenticated as (the API's guard, git's HTTP Basic), for the log line.
+ * `logLevel`: 'debug' for the routine requests that would drown the log at info (a runner's empty poll,
+ * git's first unauthenticated request, answered with the 401 challenge).
+ */
+export type ApiRequest = Request & { id: string; startedAt: bigint; userId?: number; username?: string; logLevel?: 'debug' };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 // credentials and passwords (write parameters may arrive in the query string too)
@@ -170,13 +175,14 @@ export function httpPipeline(
       logged = true;
       const status = res.headersSent ? res.statusCode : 499;
       opts.metrics?.observe(req, status, r.startedAt);
-      logger.info('request', {
+      logger.log(r.logLevel ?? 'info', 'request', {
         request_id: r.id,
         method: req.method,
         path: redactUrl(req.originalUrl || req.url),
         status,
         duration_ms: Number((process.hrtime.bigint() - r.startedAt) / 1000n) / 1000,
         user_id: r.userId ?? null,
+        user: r.username ?? null,
         remote_ip: req.ip,
       });
     };
