@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
+import { databaseFailure } from './common/errors/startup-error';
 import { clientErrorResponse, httpPipeline } from './common/http/http-pipeline';
 import { Logger } from './common/http/logger';
 import { RateLimiter } from './common/http/rate-limit';
@@ -19,7 +20,11 @@ export interface App {
 
 /** Opens the database (migrating it), builds the Nest app with the shared HTTP pipeline, ensures `root`. */
 export async function createApp(config: AppConfig, existingDb?: Database): Promise<App> {
-  const db = existingDb ?? (await openDatabase(config));
+  const db =
+    existingDb ??
+    (await openDatabase(config).catch((e: unknown) => {
+      throw config.databaseUrl ? databaseFailure(e, config.databaseUrl) : e; // unreachable PostgreSQL: one clear line
+    }));
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, db), {
     bodyParser: false,
     logger: config.logLevel === 'debug' ? ['error', 'warn', 'log', 'debug'] : ['error', 'warn'],

@@ -1,12 +1,24 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { createApp } from './app.factory';
+import { listenFailure, StartupError } from './common/errors/startup-error';
 import { loadConfig } from './config/config';
 import { DataFolderInUse } from './database/data-folder-lock';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const { app, close } = await createApp(config);
-  const server = await app.listen(config.port, config.host);
+  // on its server directly, not app.listen: that one also logs the error, a second line with colours
+  const server = app.getHttpServer() as Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((e: unknown) => {
+    throw listenFailure(e, config.host, config.port); // e.g. port in use: one clear line
+  });
   server.keepAliveTimeout = 65_000; // longer than typical reverse-proxy idle timeouts
   process.stdout.write(
     JSON.stringify({
@@ -41,7 +53,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  if (e instanceof DataFolderInUse) process.stderr.write(`${e.message}\n`); // an operator's mistake, not a crash: no stack
+  // an operator's mistake (folder in use, port taken, database unreachable), not a crash: one line, no stack
+  if (e instanceof DataFolderInUse || e instanceof StartupError) process.stderr.write(`${e.message}\n`);
   else process.stderr.write(`failed to start: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
   process.exit(1);
 });
