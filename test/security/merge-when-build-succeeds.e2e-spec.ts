@@ -7,6 +7,8 @@ import { GitService } from '../../src/git/git.service';
 import { MergeService } from '../../src/merge-requests/merge.service';
 import { ci, Json, waitFor } from '../helpers/ci';
 import { GitCli } from '../helpers/git-cli';
+import { SshCli } from '../helpers/ssh-cli';
+import { SshServerService } from '../../src/ssh/ssh-server.service';
 import { startTestApp, TestApp, TestUser } from '../helpers/test-app';
 
 const YML = `
@@ -27,6 +29,8 @@ describe('security: merge when build succeeds does not survive a change of the s
   let t: TestApp;
   let c: ReturnType<typeof ci>;
   let cli: GitCli;
+  let sshCli: SshCli;
+  let developerKey: string;
   let tmp: string;
   let owner: TestUser;
   let master: TestUser;
@@ -37,7 +41,7 @@ describe('security: merge when build succeeds does not survive a change of the s
   const api = (u: TestUser, method: 'get' | 'post' | 'put', path: string) => t.http[method](`/api/v3${path}`).set('PRIVATE-TOKEN', u.token);
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ SSH_ENABLED: 'true', SSH_PORT: '0', SSH_LISTEN: '127.0.0.1' });
     c = ci(t);
     tmp = mkdtempSync(join(tmpdir(), 'mwbs-sec-'));
     cli = await GitCli.listen(t, tmp);
@@ -46,6 +50,10 @@ describe('security: merge when build succeeds does not survive a change of the s
     developer = await t.createUser();
     forker = await t.createUser();
     runner = await c.registerRunner();
+    sshCli = SshCli.of(t.app.app.get(SshServerService), tmp);
+    const key = await sshCli.keygen('developer');
+    await api(developer, 'post', '/user/keys').send({ title: 'laptop', key: key.pub }).expect(201);
+    developerKey = key.file;
   });
   afterAll(async () => {
     await t.close();
@@ -124,6 +132,22 @@ describe('security: merge when build succeeds does not survive a change of the s
     await runBuildOf(runner.token, s.head);
     await afterSuccessOf(s.project.id, s.head);
     expect((await api(master, 'get', s.mrUrl).expect(200)).body).toMatchObject({ state: 'opened', merge_when_build_succeeds: false });
+  });
+
+  it('a developer pushes over SSH after the master set it: the new head’s green build merges nothing', async () => {
+    const s = await setup();
+    await setMergeWhenBuildSucceeds(s.mrUrl);
+    const dir = join(tmp, `ssh-clone-${s.project.id}`);
+    const ok = async (args: string[], cwd?: string) => {
+      const r = await sshCli.git(developerKey, args, cwd);
+      if (r.code !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+    };
+    await ok(['clone', '-q', '-b', 'feature', sshCli.url(s.project.path), dir]);
+    const unreviewed = await cli.commit(dir, { 'feature.txt': 'unreviewed over ssh\n' }, 'unreviewed change');
+    await ok(['push', '-q', 'origin', 'feature'], dir);
+    await runBuildOf(runner.token, unreviewed);
+    await afterSuccessOf(s.project.id, unreviewed);
+    await expectCalledOff(s.project.id, s.mrUrl, s.masterHead, developer);
   });
 
   it('a developer commits through the files API after the master set it: the new head’s green build merges nothing', async () => {
