@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -193,7 +193,12 @@ describe('repository: large blobs', () => {
         res.on('data', (d: Buffer) => {
           got += d.length;
           if (got > 1024 * 1024 && !req.destroyed) {
+            res.pause();
             expect(running()).toBe(1); // the stream is open: git is still there
+            // and git streams too (it would inflate the whole 300 MB blob into its memory by default)
+            const pid = execFileSync('pgrep', ['-f', pattern]).toString().trim();
+            const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+            expect(rss).toBeLessThan(100 * 1024);
             req.destroy();
             resolve();
           }

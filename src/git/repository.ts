@@ -138,10 +138,15 @@ export class Repository {
 
   /**
    * `git cat-file blob <full sha>` in a process of its own (a slow reader never holds up the shared
-   * cat-file process), piped with backpressure: memory stays constant whatever the size.
+   * cat-file process), piped with backpressure: memory stays constant whatever the size. git itself
+   * streams only blobs over core.bigFileThreshold (else it inflates the whole blob first: 300 MB of
+   * its memory for a 300 MB blob) and maps packs in 1 GB windows: both are lowered here (measured on
+   * a 300 MB packed blob: peak RSS of git 618 MB by default, 70 MB with these settings). A blob
+   * stored as a delta is still inflated whole by git (never by this process).
    */
   private streamBlob(sha: Sha, size: number): BlobStream {
-    const child = this.runner.spawn(['cat-file', 'blob', sha], { gitDir: this.gitDir, timeoutMs: LIMITS.blobStreamTimeoutMs });
+    const streaming = ['-c', 'core.bigFileThreshold=1m', '-c', 'core.packedGitWindowSize=16m', '-c', 'core.packedGitLimit=64m'];
+    const child = this.runner.spawn([...streaming, 'cat-file', 'blob', sha], { gitDir: this.gitDir, timeoutMs: LIMITS.blobStreamTimeoutMs });
     child.stdin.end();
     child.stderr.resume();
     let bytes = 0;
