@@ -77,7 +77,7 @@ describe('security: routes that read the raw body answer whatever the Content-Ty
 
   it('full-trace PUT and artifacts upload with unexpected Content-Types are answered', async () => {
     const put = await t.http.put(`/ci/api/v1/builds/${build.id}`).timeout(TIMEOUT).set('Content-Type', 'text/plain').send('{"state":"running"}');
-    expect(put.status).toBe(403); // no runner token read from a text body
+    expect([400, 403]).toContain(put.status); // no runner token is read from a text body: answered, not parsed
     const form = await t.http.put(`/ci/api/v1/builds/${build.id}`).timeout(TIMEOUT).type('form').send({ token: 'nope', state: 'running' });
     expect(form.status).toBe(403);
     for (const type of ['application/json', 'application/x-www-form-urlencoded', 'text/plain']) {
