@@ -57,6 +57,19 @@ describe('request log levels and fields', () => {
     ]);
   });
 
+  it('health probes and metrics scrapes that answer 200 are logged at debug', async () => {
+    const { lines } = await captured(async () => {
+      await t.http.get('/-/health').expect(200);
+      await t.http.get('/-/readiness').expect(200);
+      await t.http.get('/-/metrics').expect(200);
+    });
+    expect(['/-/health', '/-/readiness', '/-/metrics'].map((p) => requestLines(lines, p).map((l) => [l.level, l.status]))).toEqual([
+      [['debug', 200]],
+      [['debug', 200]],
+      [['debug', 200]],
+    ]);
+  });
+
   it("git's first unauthenticated info/refs (the 401 challenge) is logged at debug; authenticated git requests at info with the user", async () => {
     const project = (await t.http.post('/api/v3/projects').set('PRIVATE-TOKEN', t.root.token).send({ name: 'logged' }).expect(201)).body;
     const path = `/root/logged.git/info/refs?service=git-upload-pack`;

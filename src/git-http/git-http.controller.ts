@@ -2,7 +2,7 @@ import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Public } from '../common/auth/decorators';
 import { DomainError } from '../common/errors/domain-errors';
-import { ApiRequest } from '../common/http/http-pipeline';
+import { logAtDebug } from '../common/http/http-pipeline';
 import { Input } from '../common/params/params';
 import { InfoRefsDto } from './dto/info-refs.dto';
 import { GitHttpService } from './git-http.service';
@@ -17,7 +17,7 @@ export class GitHttpController {
   infoRefs(@Req() req: Request, @Res() res: Response, @Param('namespace') ns: string, @Param('repo') repo: string, @Input() q: InfoRefsDto) {
     return this.git.handle(req, res, ns, repo, 'info/refs', q.service).catch((e: unknown) => {
       // git's first request carries no credentials and gets the 401 challenge: routine, logged at debug
-      if (!req.headers.authorization && e instanceof DomainError && e.status === 401) (req as ApiRequest).logLevel = 'debug';
+      if (!req.headers.authorization && e instanceof DomainError && e.status === 401) logAtDebug(req);
       throw e;
     });
   }

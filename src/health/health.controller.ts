@@ -1,5 +1,7 @@
-import { Controller, Get, HttpCode } from '@nestjs/common';
+import { Controller, Get, HttpCode, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { Public } from '../common/auth/decorators';
+import { logAtDebug } from '../common/http/http-pipeline';
 import { API } from '../common/http/routes';
 import { presentLiveness, presentReadiness, presentVersion } from './health.presenter';
 import { HealthService } from './health.service';
@@ -14,15 +16,18 @@ export class HealthController {
   @Public()
   @Get('-/health')
   @HttpCode(200)
-  liveness() {
+  liveness(@Req() req: Request) {
+    logAtDebug(req); // probed every few seconds by orchestrators
     return presentLiveness();
   }
 
   /** Readiness: the database answers too (503 with the failed check otherwise). */
   @Public()
   @Get('-/readiness')
-  async readiness() {
-    return presentReadiness(await this.health.readiness());
+  async readiness(@Req() req: Request) {
+    const body = presentReadiness(await this.health.readiness());
+    logAtDebug(req); // a ready answer is routine; a 503 (thrown above) stays at info
+    return body;
   }
 
   /** The GitLab version whose API this server speaks. */

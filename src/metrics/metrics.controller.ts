@@ -1,6 +1,7 @@
 import { Controller, Get, Req, StreamableFile } from '@nestjs/common';
 import type { Request } from 'express';
 import { Public } from '../common/auth/decorators';
+import { logAtDebug } from '../common/http/http-pipeline';
 import { presentMetrics } from './metrics.presenter';
 import { MetricsService } from './metrics.service';
 
@@ -12,6 +13,8 @@ export class MetricsController {
   @Public()
   @Get()
   async scrape(@Req() req: Request): Promise<StreamableFile> {
-    return presentMetrics(await this.metrics.scrape(req.ip ?? req.socket.remoteAddress ?? ''));
+    const body = presentMetrics(await this.metrics.scrape(req.ip ?? req.socket.remoteAddress ?? ''));
+    logAtDebug(req); // scraped every few seconds; a refused scrape (404, thrown above) stays at info
+    return body;
   }
 }

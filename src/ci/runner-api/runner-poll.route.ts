@@ -3,7 +3,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { toDto } from '../../common/dto/validation.pipe';
 import { ErrorsFilter } from '../../common/errors/errors.filter';
 import { writeErrorResponse } from '../../common/errors/error-response';
-import { ApiRequest } from '../../common/http/http-pipeline';
+import { logAtDebug } from '../../common/http/http-pipeline';
 import { Logger } from '../../common/http/logger';
 import { Params } from '../../common/params/params';
 import { RunnerTokenDto } from './dto/runner-api.dto';
@@ -51,7 +51,7 @@ export class RunnerPollRoute {
       const dto = toDto(RunnerTokenDto, Params.fromRequest(req));
       const payload = await this.api.requestBuild(dto.token, dto.info);
       if (!payload) {
-        (req as ApiRequest).logLevel = 'debug'; // the empty poll, every few seconds per runner: not worth an info line
+        logAtDebug(req); // the empty poll, every few seconds per runner: not worth an info line
         return writeErrorResponse(res, 404, {});
       }
       const json = JSON.stringify(payload);

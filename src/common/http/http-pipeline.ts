@@ -12,6 +12,11 @@ import { Logger } from './logger';
  */
 export type ApiRequest = Request & { id: string; startedAt: bigint; userId?: number; username?: string; logLevel?: 'debug' };
 
+/** Logs this request's line at debug: a routine request (polls, probes, scrapes, challenges) that would drown the log at info. */
+export function logAtDebug(req: Request): void {
+  (req as ApiRequest).logLevel = 'debug';
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 // credentials and passwords (write parameters may arrive in the query string too)
 // `url` and `import_url` too: hook and import URLs may carry credentials (user:password@host).
