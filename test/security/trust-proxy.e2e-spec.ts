@@ -99,11 +99,12 @@ describe('security: TRUST_PROXY trusts only the named proxy', () => {
       expect(proxyName()).toBe('proxy');
     });
 
-    it("publishes the proxy's port and no other", () => {
+    it("publishes the proxy's HTTP port and, from the app, only SSH", () => {
       const published = Object.entries(compose.services).filter(([, s]) => (s.ports ?? []).length > 0);
-      expect(published.map(([n]) => n)).toEqual(['proxy']);
+      expect(published.map(([n]) => n).sort()).toEqual(['app', 'proxy']);
       expect(compose.services.proxy.ports).toEqual(['${HTTP_PORT:-8080}:80']);
-      expect(compose.services.app.ports).toBeUndefined();
+      // the app publishes git over SSH only (SSH reads no forwarded-for header), never its HTTP port
+      expect(compose.services.app.ports).toEqual(['${SSH_PORT:-2222}:2222']);
     });
 
     it("the app trusts X-Forwarded-For from the proxy's fixed address only", () => {
