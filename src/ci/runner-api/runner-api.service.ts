@@ -140,6 +140,7 @@ function readBody(req: Request, limit: number): Promise<Buffer> {
     };
     req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    // the client went away mid-body: its own doing, not a server error
+    req.on('error', () => reject(new RunnerApiError(400, { message: '400 Bad request - unreadable request body' })));
   });
 }
