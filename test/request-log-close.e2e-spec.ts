@@ -1,6 +1,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { ci } from './helpers/ci';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 /** The app's JSON log lines (LOG_LEVEL=info), captured instead of printed. */
@@ -136,8 +137,23 @@ describe('request log and route metrics: every request once, also when the clien
     expect((await refsCount()) - before).toBe(20);
   });
 
-  it('a client that hangs up in the middle of its body is logged once, with the answer the server gave (400 unreadable body)', async () => {
+  it('a client that hangs up in the middle of its body is logged once: the answer given (400 unreadable body), or 499 when none was', async () => {
     await exchange(port, `POST /api/v3/projects HTTP/1.1\r\nHost: x\r\nX-Request-Id: gone-1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`, false);
+    // a runner's trace part, cut off: read by its handler, not by a body parser
+    const c = ci(t);
+    await c.project({ ...t.root }, 'job:\n  script: x\n');
+    const runner = await c.registerRunner();
+    const build = (await c.api.requestBuild(runner.token).expect(201)).body;
+    await exchange(
+      port,
+      `PATCH /ci/api/v1/builds/${build.id}/trace.txt HTTP/1.1\r\nHost: x\r\nX-Request-Id: gone-2\r\nBUILD-TOKEN: ${build.token}\r\nContent-Type: text/plain\r\nContent-Range: 0-1000\r\nContent-Length: 1000\r\n\r\nabc`,
+      false,
+    );
+    // nothing was answered before the client left: 499 (client closed request), and no server error
+    expect(await waitForLines((l) => l.request_id === 'gone-2', 1)).toEqual([expect.objectContaining({ msg: 'request', method: 'PATCH', status: 499 })]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(logLines.filter((l) => l.level === 'error')).toEqual([]);
+    await c.api.patchTrace(build.id, build.token, 0, 'whole').expect(202);
     const lines = await waitForLines((l) => l.request_id === 'gone-1', 1);
     expect(lines).toEqual([expect.objectContaining({ msg: 'request', method: 'POST', status: 400 })]);
     await new Promise((r) => setTimeout(r, 200));
