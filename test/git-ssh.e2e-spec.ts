@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { createApp, App } from '../src/app.factory';
 import { SshServerService } from '../src/ssh/ssh-server.service';
@@ -310,4 +311,34 @@ describe('git over SSH: abuse limits and several instances', () => {
       await other.close();
     }
   });
+
+  it('a graceful stop refuses new connections and lets a running git transfer finish', async () => {
+    const server = t.app.app.get(SshServerService);
+    const sshPort = server.port!;
+    const user = await t.createUser();
+    const cli = SshCli.of(server, dir);
+    const k = await cli.keygen('graceful');
+    await t.http.post('/api/v3/user/keys').set('PRIVATE-TOKEN', user.token).send({ title: 'k', key: k.pub }).expect(201);
+    const project = (await t.http.post('/api/v3/projects').set('PRIVATE-TOKEN', user.token).send({ name: 'graceful' }).expect(201)).body;
+    await t.sql('DELETE FROM login_attempts');
+    // upload-pack advertises its refs, then waits for the client: a transfer in progress
+    const child = spawn('ssh', [...cli.args(k.file), 'git@127.0.0.1', `git-upload-pack '${project.path_with_namespace}.git'`], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('latin1')));
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    for (let i = 0; i < 100 && !out.includes('0000'); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(out).toContain('0000'); // the (empty) advertisement ended with a flush
+    let closed = false;
+    const closing = t.close().then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 700));
+    expect(closed).toBe(false); // waiting for the transfer
+    const late = await cli.ssh(k.file, ['-T', 'git@127.0.0.1']);
+    expect(late.code).toBe(255); // no new connections
+    child.stdin.end('0000'); // the client is done: upload-pack ends
+    expect(await exited).toBe(0);
+    await closing;
+    expect(closed).toBe(true);
+    t = undefined as unknown as TestApp; // closed here, not in afterAll
+    expect(sshPort).toBeGreaterThan(0);
+  }, 60_000);
 });
