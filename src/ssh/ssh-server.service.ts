@@ -173,9 +173,9 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     let result = 'unauthenticated';
 
     client.on('authentication', (ctx) => {
-      // one attempt per connection is reserved (atomically, in the database) before any key is looked at:
-      // the same per-IP budget and ban as git over HTTP
-      bannedChecked ??= this.ban.reserve(ip).then((ok) => !ok, () => false);
+      // a banned address is refused before any key is looked at (the same per-IP ban as git over HTTP);
+      // a key is no guessable secret, so concurrent connections of one host are not rationed up front
+      bannedChecked ??= this.ban.banned(ip).catch(() => false);
       this.authenticate(ctx, bannedChecked).then(
         (owner) => {
           if (owner === 'banned') {
@@ -248,7 +248,11 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
       this.sessions.delete(session);
       if (!user && failedAttempt) {
         result = 'denied';
-        void this.ban.failed(ip).catch(() => undefined);
+        // counted like a failed HTTP Basic authentication: one attempt of the address's budget, then the ban
+        void this.ban
+          .reserve(ip)
+          .then(() => this.ban.failed(ip))
+          .catch(() => undefined);
       }
       finish(command, result);
     });
