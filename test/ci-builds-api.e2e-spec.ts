@@ -69,7 +69,7 @@ describe('v3 builds API (/projects/:id/builds)', () => {
     expect((await pl.get(team.developer, `/projects/${project.id}/builds?scope=pending`).expect(200)).body).toEqual([]);
     expect((await pl.get(team.developer, `/projects/${project.id}/builds?scope[]=running&scope[]=success`).expect(200)).body).toHaveLength(1);
     const bad = await pl.get(team.developer, `/projects/${project.id}/builds?scope=nope`).expect(400);
-    expect(bad.body).toEqual({ message: 'Scope contains invalid value(s)' });
+    expect(bad.body).toEqual({ message: '400 Scope contains invalid value(s)' });
   });
 
   it('401 without credentials, 404 for an outsider of a private project, 403 for a guest without read_build', async () => {

@@ -90,7 +90,7 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       const before = await as(owner).get(`/projects/${p.id}/repository/commits/${p.sha}/statuses?all=true`).expect(200);
       expect(before.body).toHaveLength(1);
       const res = await t.http.post(`/api/v3/projects/${p.id}/trigger/builds`).send({ token, ref: 'master' }).expect(400);
-      expect(res.body).toEqual({ message: 'No builds created' });
+      expect(res.body).toEqual({ message: '400 No builds created' });
       expect(await c.pipelines(p.id)).toHaveLength(1);
       const after = await as(owner).get(`/projects/${p.id}/repository/commits/${p.sha}/statuses?all=true`).expect(200);
       expect(after.body.map((s: Json) => s.id)).toEqual(before.body.map((s: Json) => s.id));

@@ -45,8 +45,8 @@ describe('v3 runners API', () => {
     expect((await pl.get(team.master, '/runners?scope=online').expect(200)).body).toHaveLength(1);
     await t.sql(`UPDATE ci_runners SET contacted_at = now() - interval '6 minutes' WHERE id = $1`, [specific.id]);
     expect((await pl.get(team.master, '/runners?scope=online').expect(200)).body).toEqual([]);
-    expect((await pl.get(team.master, '/runners?scope=shared').expect(400)).body).toEqual({ message: 'Scope contains invalid value' });
-    expect((await pl.get(team.master, '/runners?scope=bogus').expect(400)).body).toEqual({ message: 'Scope contains invalid value' });
+    expect((await pl.get(team.master, '/runners?scope=shared').expect(400)).body).toEqual({ message: '400 Scope contains invalid value' });
+    expect((await pl.get(team.master, '/runners?scope=bogus').expect(400)).body).toEqual({ message: '400 Scope contains invalid value' });
     await t.http.get('/api/v3/runners').expect(401);
   });
 
@@ -54,7 +54,7 @@ describe('v3 runners API', () => {
     expect((await pl.get(team.admin, '/runners/all').expect(200)).body.map((r: Json) => r.id)).toEqual([shared.id, specific.id]);
     expect((await pl.get(team.admin, '/runners/all?scope=shared').expect(200)).body.map((r: Json) => r.id)).toEqual([shared.id]);
     expect((await pl.get(team.admin, '/runners/all?scope=specific').expect(200)).body.map((r: Json) => r.id)).toEqual([specific.id]);
-    expect((await pl.get(team.admin, '/runners/all?scope=nope').expect(400)).body).toEqual({ message: 'Scope contains invalid value' });
+    expect((await pl.get(team.admin, '/runners/all?scope=nope').expect(400)).body).toEqual({ message: '400 Scope contains invalid value' });
     expect((await pl.get(team.master, '/runners/all')).status).toBe(403);
     await t.http.get('/api/v3/runners/all').expect(401);
 

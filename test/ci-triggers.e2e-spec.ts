@@ -64,12 +64,12 @@ describe('v3 build triggers', () => {
     expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token: 'nope', ref: 'master' })).status).toBe(404);
     expect((await t.http.post(`/api/v3/projects/999999/trigger/builds`).send({ token, ref: 'master' })).status).toBe(404);
     expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token, ref: 'master', variables: ['a'] }).expect(400)).body).toEqual({
-      message: 'variables needs to be a hash',
+      message: '400 variables needs to be a hash',
     });
     expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token, ref: 'master', variables: { A: 1 } }).expect(400)).body).toEqual({
-      message: 'variables needs to be a map of key-valued strings',
+      message: '400 variables needs to be a map of key-valued strings',
     });
-    expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token, ref: 'nope' }).expect(400)).body).toEqual({ message: 'No builds created' });
+    expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token, ref: 'nope' }).expect(400)).body).toEqual({ message: '400 No builds created' });
     expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token }).expect(400)).body).toEqual({ message: '400 (Bad request) "ref" not given' });
     const other = await pl.project(team, 0);
     expect((await t.http.post(`/api/v3/projects/${other.id}/trigger/builds`).send({ token, ref: 'master' })).status).toBe(401);

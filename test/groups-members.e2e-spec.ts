@@ -359,7 +359,7 @@ describe('groups and members', () => {
       await createProject(owner, { name: 'Clash', namespace_id: target.id });
       const p = await createProject(outsider, { name: 'Clash' });
       const res = await root(t.http.post(`${API}/groups/${target.id}/projects/${p.id}`)).expect(409);
-      expect(res.body.message).toEqual({ path: ['has already been taken'] });
+      expect(res.body.message).toEqual('409 Path has already been taken');
       const still = await root(t.http.get(`${API}/projects/${p.id}`)).expect(200);
       expect(still.body.path_with_namespace).toBe('goutsider/clash');
     });
@@ -415,7 +415,7 @@ describe('groups and members', () => {
 
     it('add again: 409 Member already exists', async () => {
       const res = await addGroupMember(g.id, owner, developer.id, 20).expect(409);
-      expect(res.body).toEqual({ message: 'Member already exists' });
+      expect(res.body).toEqual({ message: '409 Member already exists' });
       const one = await as(owner, t.http.get(`${API}/groups/${g.id}/members/${developer.id}`)).expect(200);
       expect(one.body.access_level).toBe(30);
     });
@@ -670,7 +670,7 @@ describe('groups and members', () => {
 
     it('add again: 409', async () => {
       const res = await as(owner, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: member.id, access_level: 20 }).expect(409);
-      expect(res.body).toEqual({ message: 'Member already exists' });
+      expect(res.body).toEqual({ message: '409 Member already exists' });
     });
 
     it('get a non-member: 404 Member Not Found', async () => {

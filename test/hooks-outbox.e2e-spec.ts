@@ -49,7 +49,7 @@ describe('hook outbox', () => {
       await api
         .post(t.root, '/users')
         .send({ username: 'outbox-second', email: 'outbox-second@example.com', name: 'Second', password: 'password-second', provider: 'ldapmain', extern_uid: 'uid=outbox' })
-        .expect(409, { message: 'Extern uid has already been taken' });
+        .expect(409, { message: '409 Extern uid has already been taken' });
       expect(await t.sql(`SELECT id FROM users WHERE username = 'outbox-second'`)).toHaveLength(0);
       expect(await jobs(t, 'hooks.event')).toBe(before);
       await sleep(1500);

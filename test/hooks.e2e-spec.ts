@@ -119,14 +119,14 @@ describe('project webhooks', () => {
       await api.get(tm.master, `/projects/${other.id}/hooks/${hook.id}`).expect(404);
     });
 
-    it('400 for a missing url or an invalid switch; 422 "Invalid url given" for a non-http URL', async () => {
+    it('400 for a missing url or an invalid switch; 422 "Invalid url given" (after the status) for a non-http URL', async () => {
       await api.post(tm.master, `/projects/${project.id}/hooks`).send({}).expect(400, { message: '400 (Bad request) "url" not given' });
       await api
         .post(tm.master, `/projects/${project.id}/hooks`)
         .send({ url: rx.url('/x'), push_events: 'maybe' })
         .expect(400, { message: '400 (Bad request) "push_events" is invalid' });
       for (const url of ['ftp://example.com/hook', 'not a url', 'javascript:alert(1)', 'http://']) {
-        await api.post(tm.master, `/projects/${project.id}/hooks`).send({ url }).expect(422, { message: 'Invalid url given' });
+        await api.post(tm.master, `/projects/${project.id}/hooks`).send({ url }).expect(422, { message: '422 Invalid url given' });
       }
     });
   });
@@ -154,13 +154,13 @@ describe('project webhooks', () => {
     ])('refuses %s without the admin setting, saying why', async (url) => {
       const res = await api.post(tm.master, `/projects/${project.id}/hooks`).send({ url }).expect(422);
       expect(res.body.message).toMatch(
-        /^Invalid url given: url is blocked: it (is|resolves to) (a|an|the) [a-z() -]+ address \(requests to the local network are not allowed\); an administrator can allow local requests with the setting allow_local_requests_from_hooks_and_services$/,
+        /^422 Invalid url given: url is blocked: it (is|resolves to) (a|an|the) [a-z() -]+ address \(requests to the local network are not allowed\); an administrator can allow local requests with the setting allow_local_requests_from_hooks_and_services$/,
       );
     });
 
     it('names the kind of address: loopback (literal or by name), private, link-local, unique-local', async () => {
       const why = (how: string) =>
-        `Invalid url given: url is blocked: it ${how} (requests to the local network are not allowed); ` +
+        `422 Invalid url given: url is blocked: it ${how} (requests to the local network are not allowed); ` +
         'an administrator can allow local requests with the setting allow_local_requests_from_hooks_and_services';
       const post = (url: string) => api.post(tm.master, `/projects/${project.id}/hooks`).send({ url }).expect(422);
       expect((await post('http://127.0.0.1/hook')).body).toEqual({ message: why('is a loopback address') });
@@ -169,8 +169,8 @@ describe('project webhooks', () => {
       expect((await post('http://169.254.169.254/latest')).body).toEqual({ message: why('is a link-local address') });
       expect((await post('http://[fd00::1]/hook')).body).toEqual({ message: why('is a unique-local address') });
       expect((await post('http://[::ffff:10.0.0.1]/hook')).body).toEqual({ message: why('is a private address') });
-      // a malformed URL keeps GitLab's plain message
-      expect((await post('ftp://example.com/hook')).body).toEqual({ message: 'Invalid url given' });
+      // a malformed URL keeps GitLab's plain message, after the status (decision 32)
+      expect((await post('ftp://example.com/hook')).body).toEqual({ message: '422 Invalid url given' });
     });
 
     it('re-checks at delivery time: a hook saved while allowed is not called once the setting is off', async () => {

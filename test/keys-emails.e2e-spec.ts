@@ -412,7 +412,7 @@ describe('SSH keys and emails API', () => {
         .set(asRoot())
         .send({ email: 'ALICE.WORK@example.net', username: 'newbie', name: 'Newbie', password: 'password-123' })
         .expect(409);
-      expect(created.body).toEqual({ message: 'Email has already been taken' });
+      expect(created.body).toEqual({ message: '409 Email has already been taken' });
     });
 
     it('401 without a token', async () => {

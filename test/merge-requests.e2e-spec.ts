@@ -159,9 +159,7 @@ describe('merge requests', () => {
       await h.post(tm.developer, path).send({ ...base, source_branch: undefined }).expect(400);
       await h.post(tm.developer, path).send({ ...base, target_branch: ' ' }).expect(400);
       expect((await h.post(tm.developer, path).send({ ...base, title: '   ' }).expect(400)).body).toEqual({ message: '400 (Bad request) "title" not given' });
-      expect((await h.post(tm.developer, path).send({ ...base, source_branch: 'master' }).expect(422)).body).toEqual([
-        'You can not use same project/branch for source and target',
-      ]);
+      expect((await h.post(tm.developer, path).send({ ...base, source_branch: 'master' }).expect(422)).body).toEqual({ message: '422 You can not use same project/branch for source and target' });
       expect((await h.post(tm.developer, path).send({ ...base, source_branch: 'nope' }).expect(400)).body).toEqual({
         message: { source_branch: ['does not exist'] },
       });
@@ -171,10 +169,8 @@ describe('merge requests', () => {
         expect(res.status).toBe(400);
       }
       const dup = await h.post(tm.developer, path).send(base).expect(409);
-      expect(dup.body.message[0]).toMatch(/^Cannot Create: This merge request already exists: \["Add the feature"\]$/);
-      expect((await h.post(tm.developer, path).send({ ...base, target_project_id: 999999 }).expect(422)).body).toEqual([
-        'Source project is not a fork of target project',
-      ]);
+      expect(dup.body.message).toMatch(/^409 Cannot Create: This merge request already exists: \["Add the feature"\]$/);
+      expect((await h.post(tm.developer, path).send({ ...base, target_project_id: 999999 }).expect(422)).body).toEqual({ message: '422 Source project is not a fork of target project' });
       expect((await h.post(tm.developer, path).send({ ...base, labels: 'a?b' }).expect(400)).body.message.labels).toBeDefined();
     });
 
@@ -295,13 +291,11 @@ describe('merge requests', () => {
 
     it('changes the target branch (merge_status unchecked), never the source branch', async () => {
       expect((await h.put(tm.developer, path()).send({ source_branch: 'conflict' }).expect(400)).body).toEqual({
-        message: 'Source branch cannot be changed',
+        message: '400 Source branch cannot be changed',
       });
       const res = await h.put(tm.developer, path()).send({ target_branch: 'conflict' }).expect(200);
       expect(res.body).toMatchObject({ target_branch: 'conflict', merge_status: 'unchecked' });
-      expect((await h.put(tm.developer, path()).send({ target_branch: 'feature' }).expect(422)).body).toEqual([
-        'You can not use same project/branch for source and target',
-      ]);
+      expect((await h.put(tm.developer, path()).send({ target_branch: 'feature' }).expect(422)).body).toEqual({ message: '422 You can not use same project/branch for source and target' });
       await h.put(tm.developer, path()).send({ target_branch: 'nope' }).expect(400);
       await h.put(tm.developer, path()).send({ target_branch: 'master' }).expect(200);
       await h.put(tm.developer, path()).send({ state_event: 'explode' }).expect(400);
@@ -574,9 +568,7 @@ describe('merge requests', () => {
       await git(s, 'push', '-q', forkUrl, 'from-fork');
       await git(s, 'checkout', '-q', 'master');
       const body = { source_branch: 'from-fork', target_branch: 'master', title: 'From fork' };
-      expect((await h.post(tm.stranger, `/projects/${fork.id}/merge_requests`).send({ ...body, target_project_id: fork.id + 1000 }).expect(422)).body).toEqual([
-        'Source project is not a fork of target project',
-      ]);
+      expect((await h.post(tm.stranger, `/projects/${fork.id}/merge_requests`).send({ ...body, target_project_id: fork.id + 1000 }).expect(422)).body).toEqual({ message: '422 Source project is not a fork of target project' });
       const mr = (await h.post(tm.stranger, `/projects/${fork.id}/merge_requests`).send({ ...body, target_project_id: s.p.id }).expect(201)).body;
       expect(mr).toMatchObject({ project_id: s.p.id, source_project_id: fork.id, target_project_id: s.p.id, iid: 1 });
       const commits = (await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}/commits`).expect(200)).body;

@@ -163,7 +163,7 @@ describe('milestones and labels', () => {
       const p = await h.project(tm, 20);
       await h.post(tm.owner, `/projects/${p.id}/labels`).send({ name: 'Bug', color: '#000000' }).expect(201);
       expect((await h.post(tm.owner, `/projects/${p.id}/labels`).send({ name: 'bug', color: '#000000' }).expect(409)).body).toEqual({
-        message: 'Label already exists',
+        message: '409 Label already exists',
       });
       for (const color of ['red', '#12345', '000000', '#GGGGGG']) {
         const res = await h.post(tm.owner, `/projects/${p.id}/labels`).send({ name: `c-${color}`, color }).expect(400);
@@ -231,7 +231,7 @@ describe('milestones and labels', () => {
       const unknown = await h.put(tm.reporter, `/projects/${p.id}/labels`).send({ name: 'nope', color: '#000' }).expect(404);
       expect(unknown.body).toEqual({ message: '404 Label Not Found' });
       expect((await h.put(tm.reporter, `/projects/${p.id}/labels`).send({ name: 'renamed', new_name: 'Other' }).expect(409)).body).toEqual({
-        message: 'Label already exists',
+        message: '409 Label already exists',
       });
       await h.put(tm.reporter, `/projects/${p.id}/labels`).send({ name: 'renamed', color: 'green' }).expect(400);
       await h.put(tm.reporter, `/projects/${p.id}/labels`).send({ name: 'renamed', new_name: 'a?b' }).expect(400);

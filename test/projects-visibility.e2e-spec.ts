@@ -285,11 +285,11 @@ describe('project visibility matrix', () => {
         expect(res.body.id).not.toBe(project[vis].id);
         expect(git.exists(res.body.id)).toBe(true);
       } else if (expected === 409) {
-        expect(res.body.message).toMatchObject({ path: ['has already been taken'] });
+        expect(res.body.message).toMatch(/^409 (Name|Path) has already been taken$/);
       } else if (expected === 404) {
         expect(res.body.message).toBe('404 Project Not Found');
       } else if (expected === 403 && caller === 'external') {
-        expect(res.body).toEqual(['Your project limit is 0 projects! Please contact your administrator to increase it']);
+        expect(res.body).toEqual({ message: '403 Your project limit is 0 projects! Please contact your administrator to increase it' });
       } else if (expected === 403) {
         expect(res.body.message).toBe('403 Forbidden');
       }

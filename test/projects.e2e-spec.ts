@@ -216,7 +216,7 @@ describe('projects', () => {
       const limited = await t.createUser({ username: 'limited', projects_limit: 1 });
       await create(limited, { name: 'The Only One' });
       const res = await as(limited, t.http.post(`${API}/projects`)).send({ name: 'One Too Many' }).expect(403);
-      expect(res.body).toEqual(['Your project limit is 1 projects! Please contact your administrator to increase it']);
+      expect(res.body).toEqual({ message: '403 Your project limit is 1 projects! Please contact your administrator to increase it' });
       await as(limited, t.http.get(`${API}/projects/${encodeURIComponent('limited/one-too-many')}`)).expect(404);
 
       const group = await createGroup(limited, 'limited-group');
@@ -225,17 +225,17 @@ describe('projects', () => {
 
       const none = await t.createUser({ username: 'nolimit', projects_limit: 0 });
       const zero = await as(none, t.http.post(`${API}/projects`)).send({ name: 'Anything' }).expect(403);
-      expect(zero.body).toEqual(['Your project limit is 0 projects! Please contact your administrator to increase it']);
+      expect(zero.body).toEqual({ message: '403 Your project limit is 0 projects! Please contact your administrator to increase it' });
     });
 
     it('name or path already taken in the namespace: 409 naming the field (case-insensitively)', async () => {
       await create(bob, { name: 'Taken', path: 'taken-path' });
       const byName = await as(bob, t.http.post(`${API}/projects`)).send({ name: 'TAKEN', path: 'other-path' }).expect(409);
-      expect(byName.body).toEqual({ message: { name: ['has already been taken'] } });
+      expect(byName.body).toEqual({ message: '409 Name has already been taken' });
       const byPath = await as(bob, t.http.post(`${API}/projects`)).send({ name: 'Other', path: 'Taken-Path' }).expect(409);
-      expect(byPath.body).toEqual({ message: { path: ['has already been taken'] } });
+      expect(byPath.body).toEqual({ message: '409 Path has already been taken' });
       const both = await as(bob, t.http.post(`${API}/projects`)).send({ name: 'Taken', path: 'taken-path' }).expect(409);
-      expect(both.body).toEqual({ message: { name: ['has already been taken'], path: ['has already been taken'] } });
+      expect(both.body).toEqual({ message: '409 Name has already been taken' });
       // another namespace may use them
       const elsewhere = await create(alice, { name: 'Taken', path: 'taken-path' });
       expect(elsewhere.path_with_namespace).toBe('alice/taken-path');
@@ -249,7 +249,7 @@ describe('projects', () => {
       ]);
       expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
       const loser = results.find((r) => r.status === 409)!;
-      expect(loser.body.message).toHaveProperty('name', ['has already been taken']);
+      expect(loser.body.message).toBe('409 Name has already been taken');
       const rows = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM projects WHERE lower(path) = $1`, [`race-${round}`]);
       expect(rows[0].n).toBe(1);
       const winner = results.find((r) => r.status === 201)!;
@@ -771,9 +771,9 @@ describe('projects', () => {
 
     it('name or path taken by another project of the namespace: 409', async () => {
       const byName = await as(owner, t.http.put(`${API}/projects/${p.id}`)).send({ name: 'neighbour' }).expect(409);
-      expect(byName.body).toEqual({ message: { name: ['has already been taken'] } });
+      expect(byName.body).toEqual({ message: '409 Name has already been taken' });
       const byPath = await as(owner, t.http.put(`${API}/projects/${p.id}`)).send({ path: 'NEIGHBOUR' }).expect(409);
-      expect(byPath.body).toEqual({ message: { path: ['has already been taken'] } });
+      expect(byPath.body).toEqual({ message: '409 Path has already been taken' });
       const still = await as(owner, t.http.get(`${API}/projects/${p.id}`)).expect(200);
       expect(still.body).toMatchObject({ name: 'Renamed Project', path: 'moved-path' });
     });
@@ -851,7 +851,7 @@ describe('projects', () => {
 
     it('forking twice: 409', async () => {
       const res = await as(forker, t.http.post(`${API}/projects/fork/${source.id}`)).expect(409);
-      expect(res.body).toEqual({ message: { name: ['has already been taken'], path: ['has already been taken'] } });
+      expect(res.body).toEqual({ message: '409 Name has already been taken' });
       const again = await as(alice, t.http.get(`${API}/projects/${source.id}`)).expect(200);
       expect(again.body.forks_count).toBe(1);
     });
@@ -873,7 +873,7 @@ describe('projects', () => {
     it('the fork counts against the project limit', async () => {
       const tight = await t.createUser({ username: 'tight', projects_limit: 0 });
       const res = await as(tight, t.http.post(`${API}/projects/fork/${source.id}`)).expect(403);
-      expect(res.body).toEqual(['Your project limit is 0 projects! Please contact your administrator to increase it']);
+      expect(res.body).toEqual({ message: '403 Your project limit is 0 projects! Please contact your administrator to increase it' });
     });
 
     it('deleting the source keeps the fork, which no longer names a parent', async () => {

@@ -186,13 +186,13 @@ describe('repository API', () => {
 
     it('branch creation errors: 400 with GitLab messages, reporter 403', async () => {
       const post = (u: TestUser, body: Json) => as(u, t.http.post(`${R}/branches`)).send(body);
-      expect((await post(bob, { branch_name: 'bad name', ref: 'master' }).expect(400)).body).toEqual({ message: 'Branch name is invalid' });
+      expect((await post(bob, { branch_name: 'bad name', ref: 'master' }).expect(400)).body).toEqual({ message: '400 Branch name is invalid' });
       for (const name of ['a..b', 'x.lock', '-x', 'a~1', 'ends/', 'q?', 'HEAD@{1}']) {
-        expect([name, (await post(bob, { branch_name: name, ref: 'master' })).body]).toEqual([name, { message: 'Branch name is invalid' }]);
+        expect([name, (await post(bob, { branch_name: name, ref: 'master' })).body]).toEqual([name, { message: '400 Branch name is invalid' }]);
       }
-      expect((await post(bob, { branch_name: 'master', ref: 'feature' }).expect(400)).body).toEqual({ message: 'Branch already exists' });
-      expect((await post(bob, { branch_name: 'brand-new', ref: 'no-such-ref' }).expect(400)).body).toEqual({ message: 'Invalid reference name' });
-      expect((await post(bob, { branch_name: 'brand-new', ref: 'f'.repeat(40) }).expect(400)).body).toEqual({ message: 'Invalid reference name' });
+      expect((await post(bob, { branch_name: 'master', ref: 'feature' }).expect(400)).body).toEqual({ message: '400 Branch already exists' });
+      expect((await post(bob, { branch_name: 'brand-new', ref: 'no-such-ref' }).expect(400)).body).toEqual({ message: '400 Invalid reference name' });
+      expect((await post(bob, { branch_name: 'brand-new', ref: 'f'.repeat(40) }).expect(400)).body).toEqual({ message: '400 Invalid reference name' });
       expect((await post(bob, { ref: 'master' }).expect(400)).body).toEqual({ message: '400 (Bad request) "branch_name" not given' });
       expect((await post(bob, { branch_name: 'brand-new' }).expect(400)).body).toEqual({ message: '400 (Bad request) "ref" not given' });
       expect((await post(carol, { branch_name: 'by-reporter', ref: 'master' }).expect(403)).body).toEqual({ message: '403 Forbidden' });
@@ -208,11 +208,11 @@ describe('repository API', () => {
       expect((await as(bob, t.http.delete(`${R}/branches/doomed-two`)).expect(200)).body).toEqual({ branch_name: 'doomed-two' });
       expect(await branchTip('doomed/one')).toBeNull();
       expect(await branchTip('doomed-two')).toBeNull();
-      expect((await as(bob, t.http.delete(`${R}/branches/doomed-two`)).expect(404)).body).toEqual({ message: 'No such branch' });
-      expect((await as(alice, t.http.delete(`${R}/branches/master`)).expect(400)).body).toEqual({ message: 'Cannot remove HEAD branch' });
+      expect((await as(bob, t.http.delete(`${R}/branches/doomed-two`)).expect(404)).body).toEqual({ message: '404 Branch Not Found' });
+      expect((await as(alice, t.http.delete(`${R}/branches/master`)).expect(400)).body).toEqual({ message: '400 Cannot remove HEAD branch' });
       await as(alice, t.http.put(`${R}/branches/zeta/protect`)).expect(200);
       try {
-        expect((await as(alice, t.http.delete(`${R}/branches/zeta`)).expect(400)).body).toEqual({ message: 'Protected branch cant be removed' });
+        expect((await as(alice, t.http.delete(`${R}/branches/zeta`)).expect(400)).body).toEqual({ message: '400 Protected branch cant be removed' });
         expect(await branchTip('zeta')).toBe(c1);
       } finally {
         await as(alice, t.http.put(`${R}/branches/zeta/unprotect`)).expect(200);
@@ -266,9 +266,9 @@ describe('repository API', () => {
 
     it('tag creation failures answer 405 with a message; missing tag_name 400; reporter 403', async () => {
       const post = (u: TestUser, body: Json) => as(u, t.http.post(`${R}/tags`)).send(body);
-      expect((await post(bob, { tag_name: 'v1.0', ref: 'master' }).expect(405)).body).toEqual({ message: 'Tag v1.0 already exists' });
-      expect((await post(bob, { tag_name: 'v9', ref: 'no-such-ref' }).expect(405)).body).toEqual({ message: 'Target no-such-ref is invalid' });
-      expect((await post(bob, { tag_name: 'bad tag', ref: 'master' }).expect(405)).body).toEqual({ message: 'Tag name invalid' });
+      expect((await post(bob, { tag_name: 'v1.0', ref: 'master' }).expect(405)).body).toEqual({ message: '405 Tag v1.0 already exists' });
+      expect((await post(bob, { tag_name: 'v9', ref: 'no-such-ref' }).expect(405)).body).toEqual({ message: '405 Target no-such-ref is invalid' });
+      expect((await post(bob, { tag_name: 'bad tag', ref: 'master' }).expect(405)).body).toEqual({ message: '405 Tag name invalid' });
       expect((await post(bob, { ref: 'master' }).expect(400)).body).toEqual({ message: '400 (Bad request) "tag_name" not given' });
       expect((await post(carol, { tag_name: 'v9', ref: 'master' }).expect(403)).body).toEqual({ message: '403 Forbidden' });
       await get(carol, `${R}/tags/v9`).expect(404);
@@ -279,22 +279,22 @@ describe('repository API', () => {
       await as(carol, t.http.delete(`${R}/tags/tmp%2Ftag`)).expect(403);
       expect((await as(bob, t.http.delete(`${R}/tags/tmp%2Ftag`)).expect(200)).body).toEqual({ tag_name: 'tmp/tag' });
       await get(bob, `${R}/tags/tmp%2Ftag`).expect(404);
-      expect((await as(bob, t.http.delete(`${R}/tags/tmp%2Ftag`)).expect(404)).body).toEqual({ message: 'No such tag' });
+      expect((await as(bob, t.http.delete(`${R}/tags/tmp%2Ftag`)).expect(404)).body).toEqual({ message: '404 Tag Not Found' });
     });
 
     it('releases: POST 201 / 404 Tag does not exist / 409 Release already exists; PUT 200 / 404', async () => {
       let res = await as(bob, t.http.post(`${R}/tags/v1.0/release`)).send({ description: 'First release' }).expect(201);
       expect(res.body).toEqual({ tag_name: 'v1.0', description: 'First release' });
-      expect((await as(bob, t.http.post(`${R}/tags/v1.0/release`)).send({ description: 'again' }).expect(409)).body).toEqual({ message: 'Release already exists' });
-      expect((await as(bob, t.http.post(`${R}/tags/nope/release`)).send({ description: 'x' }).expect(404)).body).toEqual({ message: 'Tag does not exist' });
+      expect((await as(bob, t.http.post(`${R}/tags/v1.0/release`)).send({ description: 'again' }).expect(409)).body).toEqual({ message: '409 Release already exists' });
+      expect((await as(bob, t.http.post(`${R}/tags/nope/release`)).send({ description: 'x' }).expect(404)).body).toEqual({ message: '404 Tag Not Found' });
       expect((await as(bob, t.http.post(`${R}/tags/v0.1/release`)).send({}).expect(400)).body).toEqual({ message: '400 (Bad request) "description" not given' });
       await as(carol, t.http.post(`${R}/tags/v0.1/release`)).send({ description: 'x' }).expect(403);
 
       res = await as(bob, t.http.put(`${R}/tags/v1.0/release`)).send({ description: 'Updated notes' }).expect(200);
       expect(res.body).toEqual({ tag_name: 'v1.0', description: 'Updated notes' });
       expect((await get(carol, `${R}/tags/v1.0`)).body.release).toEqual({ tag_name: 'v1.0', description: 'Updated notes' });
-      expect((await as(bob, t.http.put(`${R}/tags/v0.1/release`)).send({ description: 'x' }).expect(404)).body).toEqual({ message: 'Release does not exist' });
-      expect((await as(bob, t.http.put(`${R}/tags/nope/release`)).send({ description: 'x' }).expect(404)).body).toEqual({ message: 'Tag does not exist' });
+      expect((await as(bob, t.http.put(`${R}/tags/v0.1/release`)).send({ description: 'x' }).expect(404)).body).toEqual({ message: '404 Release Not Found' });
+      expect((await as(bob, t.http.put(`${R}/tags/nope/release`)).send({ description: 'x' }).expect(404)).body).toEqual({ message: '404 Tag Not Found' });
     });
   });
 
@@ -344,9 +344,9 @@ describe('repository API', () => {
       expect(await ids({ since: '2020-01-31T00:00:00.000Z', until: '2020-03-01T09:59:59Z' })).toEqual([c2]);
       for (const bad of ['yesterday', '2020-13-45T99:00:00Z', 'x']) {
         const res = await get(carol, `${R}/commits`).query({ since: bad }).expect(400);
-        expect(res.body).toEqual({ message: '"since" must be a timestamp in ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ' });
+        expect(res.body).toEqual({ message: '400 "since" must be a timestamp in ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ' });
       }
-      expect((await get(carol, `${R}/commits`).query({ until: 'soon' }).expect(400)).body.message).toMatch(/^"until" must be a timestamp/);
+      expect((await get(carol, `${R}/commits`).query({ until: 'soon' }).expect(400)).body.message).toMatch(/^400 "until" must be a timestamp/);
     });
 
     it('is paginated with the spec headers; huge per_page is capped and a huge page is empty', async () => {
@@ -838,14 +838,14 @@ describe('repository API', () => {
         expect([path, res.status]).toEqual([path, 400]);
       }
       expect((await send('post', { file_path: 'README.md', content: 'x' }).expect(400)).body).toEqual({
-        message: 'Your changes could not be committed because a file with the same name already exists',
+        message: '400 Your changes could not be committed because a file with the same name already exists',
       });
       const same = await send('put', { file_path: 'README.md', content: README_3 }).expect(400);
       expect(typeof same.body.message).toBe('string');
       await send('put', { file_path: 'missing.txt', content: 'x' }).expect(400);
       await send('delete', { file_path: 'missing.txt' }).expect(400);
       expect((await send('post', { file_path: 'x.txt', content: 'x', branch_name: 'no-such-branch' }).expect(400)).body).toEqual({
-        message: 'You can only create or edit files when you are on a branch',
+        message: '400 You can only create or edit files when you are on a branch',
       });
       expect((await send('post', { file_path: 'x.txt' }).expect(400)).body).toEqual({ message: '400 (Bad request) "content" not given' });
       expect((await send('post', { content: 'x' }).expect(400)).body).toEqual({ message: '400 (Bad request) "file_path" not given' });
@@ -871,7 +871,7 @@ describe('repository API', () => {
       await as(alice, t.http.put(`${R}/branches/zeta/protect`)).expect(200);
       try {
         const res = await as(bob, t.http.post(F())).send({ ...body, branch_name: 'zeta' }).expect(400);
-        expect(res.body).toEqual({ message: 'You are not allowed to push into this branch' });
+        expect(res.body).toEqual({ message: '400 You are not allowed to push into this branch' });
         expect(await branchTip('zeta')).toBe(c1);
         // a master may write to it
         await as(alice, t.http.post(F())).send({ ...body, branch_name: 'zeta' }).expect(201);
@@ -895,7 +895,7 @@ describe('repository API', () => {
       expect([a.status, b.status].sort()).toEqual([200, 400]);
       const winner = a.status === 200 ? 'from A\n' : 'from B\n';
       const loser = a.status === 200 ? b : a;
-      expect(loser.body).toEqual({ message: expect.stringMatching(/^Your changes could not be committed/) });
+      expect(loser.body).toEqual({ message: expect.stringMatching(/^400 Your changes could not be committed/) });
       const file = await get(bob, F()).query({ file_path: 'race.txt', ref: 'work' }).expect(200);
       expect(Buffer.from(file.body.content, 'base64').toString()).toBe(winner);
       // exactly one commit landed on top of the base
@@ -931,7 +931,7 @@ describe('repository API', () => {
       });
       try {
         const res = await as(bob, t.http.post(F())).send({ file_path: 'race-same.txt', branch_name: 'work', content: 'api\n', commit_message: 'api write' }).expect(400);
-        expect(res.body.message).toBe('Your changes could not be committed because the branch was updated in the meantime');
+        expect(res.body.message).toBe('400 Your changes could not be committed because the branch was updated in the meantime');
         expect(spy).toHaveBeenCalledTimes(1);
       } finally {
         spy.mockRestore();
@@ -983,7 +983,7 @@ describe('repository API', () => {
       expect((await get(alice, `${E}/commits/master`).expect(404)).body).toEqual({ message: '404 Commit Not Found' });
       expect((await get(alice, `${E}/archive`).expect(404)).body).toEqual({ message: '404 File Not Found' });
       expect((await get(alice, `${E}/files`).query({ file_path: 'README.md', ref: 'master' }).expect(404)).body).toEqual({ message: '404 Commit Not Found' });
-      expect((await as(alice, t.http.post(`${E}/branches`)).send({ branch_name: 'x', ref: 'master' }).expect(400)).body).toEqual({ message: 'Invalid reference name' });
+      expect((await as(alice, t.http.post(`${E}/branches`)).send({ branch_name: 'x', ref: 'master' }).expect(400)).body).toEqual({ message: '400 Invalid reference name' });
     });
 
     it('the files API makes the first commit, which sets and protects the default branch', async () => {
@@ -996,7 +996,7 @@ describe('repository API', () => {
       expect((await get(alice, `${E}/tree`).expect(200)).body.map((e: Json) => e.name)).toEqual(['README.md']);
       // another branch cannot be started from nothing once the repository has commits
       expect((await as(alice, t.http.post(`${E}/files`)).send({ file_path: 'x.txt', branch_name: 'other', content: 'x', commit_message: 'x' }).expect(400)).body).toEqual({
-        message: 'You can only create or edit files when you are on a branch',
+        message: '400 You can only create or edit files when you are on a branch',
       });
     });
   });
@@ -1133,7 +1133,7 @@ describe('repository API', () => {
       expect(await ids({ until: '2020-04-02T09:59:59.999Z', since: '2020-04-01T10:00:00Z' })).toEqual([c4]);
       for (const bad of ['10000-01-01T00:00:00Z', '2100-02-30T00:00:00Z', '2100-01-01T24:00:00Z']) {
         const res = await get(carol, `${R}/commits`).query({ since: bad }).expect(400);
-        expect([bad, res.body]).toEqual([bad, { message: '"since" must be a timestamp in ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ' }]);
+        expect([bad, res.body]).toEqual([bad, { message: '400 "since" must be a timestamp in ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ' }]);
       }
     });
 

@@ -398,9 +398,9 @@ describe('users API', () => {
 
     it('409 for a taken email, also in another case', async () => {
       const same = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ email: 'bob@example.com' })).expect(409);
-      expect(same.body).toEqual({ message: 'Email has already been taken' });
+      expect(same.body).toEqual({ message: '409 Email has already been taken' });
       const upper = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ email: 'BOB@Example.COM' })).expect(409);
-      expect(upper.body).toEqual({ message: 'Email has already been taken' });
+      expect(upper.body).toEqual({ message: '409 Email has already been taken' });
     });
 
     it("409 for another user's secondary email", async () => {
@@ -410,14 +410,14 @@ describe('users API', () => {
         .set(asRoot())
         .send(newUserBody({ email: 'Bob.Second@example.com' }))
         .expect(409);
-      expect(res.body).toEqual({ message: 'Email has already been taken' });
+      expect(res.body).toEqual({ message: '409 Email has already been taken' });
     });
 
     it('409 for a taken username, also in another case', async () => {
       const same = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ username: 'alice' })).expect(409);
-      expect(same.body).toEqual({ message: 'Username has already been taken' });
+      expect(same.body).toEqual({ message: '409 Username has already been taken' });
       const upper = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ username: 'ALICE' })).expect(409);
-      expect(upper.body).toEqual({ message: 'Username has already been taken' });
+      expect(upper.body).toEqual({ message: '409 Username has already been taken' });
     });
 
     it('gives exactly one 201 when the same username is created concurrently, 409 to the rest', async () => {
@@ -426,7 +426,7 @@ describe('users API', () => {
       const statuses = results.map((r) => r.status).sort();
       expect(statuses).toEqual([201, 409, 409, 409, 409]);
       for (const r of results.filter((x) => x.status === 409)) {
-        expect(r.body).toEqual({ message: 'Username has already been taken' });
+        expect(r.body).toEqual({ message: '409 Username has already been taken' });
       }
     });
 
@@ -435,7 +435,7 @@ describe('users API', () => {
       const results = await Promise.all(bodies.map((b) => t.http.post(api('/users')).set(asRoot()).send(b)));
       expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
       for (const r of results.filter((x) => x.status === 409)) {
-        expect(r.body).toEqual({ message: 'Email has already been taken' });
+        expect(r.body).toEqual({ message: '409 Email has already been taken' });
       }
     });
 

@@ -3,8 +3,8 @@ import { ApplicationSettingsService } from '../application-settings/application-
 import { SecretsService } from '../common/crypto/secrets.service';
 import { MAX_SEARCH_LENGTH } from '../common/dto/fields';
 import {
+  apiError,
   Conflict,
-  ErrorWithBody,
   Forbidden,
   InvalidAttribute,
   isUniqueViolation,
@@ -197,7 +197,7 @@ export class ProjectsService implements OnModuleInit {
           const limit = await this.projects.lockOwnerLimit(tx, namespace.ownerId);
           if (limit === null) throw new NotFound('Namespace');
           if ((await this.projects.countInNamespace(tx, namespace.id)) >= limit) {
-            throw new ErrorWithBody(403, [`Your project limit is ${limit} projects! Please contact your administrator to increase it`]);
+            throw apiError(403, `403 Your project limit is ${limit} projects! Please contact your administrator to increase it`);
           }
         }
         if (!(await this.projects.holdNamespace(tx, namespace.id))) throw new ValidationFailed({ namespace: ['is not valid'] });

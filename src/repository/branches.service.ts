@@ -98,7 +98,7 @@ export class BranchesService {
     const name: RefName | null = parseRef(raw);
     const branch = await this.locks.run(ctx.project.id, async () => {
       const branch = name === null ? null : await ctx.repo.branch(name);
-      if (!branch) throw apiError(404, 'No such branch');
+      if (!branch) throw new NotFound('Branch');
       const head = await this.access.defaultRef(ctx);
       if (head === branch.name) throw apiError(400, 'Cannot remove HEAD branch');
       if (PushService.matches(await this.push.protectedBranches(ctx.project.id), branch.name)) {

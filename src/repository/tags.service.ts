@@ -83,15 +83,15 @@ export class TagsService {
   async remove(user: User, ref: string, raw: string): Promise<RefName> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name: RefName | null = parseNewRefName(raw);
-    if (name === null) throw apiError(404, 'No such tag');
+    if (name === null) throw new NotFound('Tag');
     const commitSha = await this.locks.run(ctx.project.id, async () => {
       const tagSha = await ctx.repo.refSha(tagRef(name));
-      if (!tagSha) throw apiError(404, 'No such tag');
+      if (!tagSha) throw new NotFound('Tag');
       const commitSha = (await ctx.repo.commit(tagRef(name)))?.id ?? tagSha;
       try {
         await ctx.repo.updateRef(tagRef(name), ZERO_SHA, tagSha);
       } catch (e) {
-        if (e instanceof RefUpdateRejected) throw apiError(404, 'No such tag');
+        if (e instanceof RefUpdateRejected) throw new NotFound('Tag');
         throw e;
       }
       return commitSha;
@@ -120,14 +120,14 @@ export class TagsService {
     const ctx = await this.access.open(user, ref, 'push_code');
     const tag = await this.tagOr404(ctx, name);
     const release = await this.records.release(ctx.project.id, tag.name);
-    if (!release) throw apiError(404, 'Release does not exist');
+    if (!release) throw new NotFound('Release');
     return this.records.updateRelease(release, dto.description);
   }
 
   private async tagOr404(ctx: RepoContext, name: string): Promise<Tag> {
     const ref = parseRef(name);
     const tag = ref === null ? null : await ctx.repo.tag(ref);
-    if (!tag) throw apiError(404, 'Tag does not exist');
+    if (!tag) throw new NotFound('Tag');
     return tag;
   }
 }

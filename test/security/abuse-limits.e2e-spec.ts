@@ -138,7 +138,7 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
       }
       const banned = await refs(ip, basic('root', t.root.token));
       expect(banned.status).toBe(403);
-      expect(banned.body).toEqual({ message: 'Forbidden' });
+      expect(banned.body).toEqual({ message: '403 Forbidden' });
       expect((await refs(ip)).status).toBe(403); // anonymous too
       await refs('192.0.2.11', basic('root', t.root.token)).expect(200);
       await root(t.http.get(`${API}/projects/${project.id}`)).set('X-Forwarded-For', ip).expect(200);

@@ -310,7 +310,7 @@ describe('security: SSRF through imports and hooks', () => {
     ]) {
       const received = rx.received.length;
       const hook = await root(t.http.post(`${API}/projects/${projectId}/hooks`)).send({ url });
-      expect([url, hook.status, hook.body]).toEqual([url, 422, { message: `Invalid url given: ${why(how)}` }]);
+      expect([url, hook.status, hook.body]).toEqual([url, 422, { message: `422 Invalid url given: ${why(how)}` }]);
       const sys = await root(t.http.post(`${API}/hooks`)).send({ url });
       expect([url, sys.status, sys.body]).toEqual([url, 404, { message: `404 Not Found: ${why(how)}` }]);
       expect(rx.received).toHaveLength(received);

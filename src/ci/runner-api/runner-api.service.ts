@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { Request } from 'express';
 import { SecretsService } from '../../common/crypto/secrets.service';
+import { MissingAttribute } from '../../common/errors/domain-errors';
 import { APP_CONFIG, AppConfig } from '../../config/config';
 import { GitHttpService } from '../../git-http/git-http.service';
 import { BuildRow } from '../builds/builds.repository';
@@ -112,7 +113,9 @@ export class RunnerApiService implements OnModuleInit {
     return this.payload(updated, this.builds.tokenOf(updated) ?? '');
   }
 
-  private buildByToken(id: string, token: string | undefined, dependent = false): Promise<BuildRow> {
+  /** The build a build token (`token` or `BUILD-TOKEN`) opens: 400 when neither is given, as a missing attribute. */
+  private async buildByToken(id: string, token: string | undefined, dependent = false): Promise<BuildRow> {
+    if (!token?.trim()) throw new MissingAttribute('token');
     const n = /^\d{1,10}$/.test(id) ? Number(id) : NaN;
     return this.builds.authorizeToken(n, token, { dependent });
   }

@@ -55,9 +55,9 @@ export class RunnersService implements OnModuleInit {
     return this.secrets.decrypt(t.encrypted!);
   }
 
-  /** The runner with this token; 403 when unknown or missing. */
+  /** The runner with this token: `400 (Bad request) "token" not given` when missing or blank, 403 when unknown. */
   async authenticate(token: string | undefined): Promise<Runner> {
-    if (!token) throw new Forbidden();
+    if (!token?.trim()) throw new MissingAttribute('token');
     const runner = await this.runners.byTokenDigest(this.secrets.digest(token));
     if (!runner) throw new Forbidden();
     return runner;

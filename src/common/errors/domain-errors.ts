@@ -101,14 +101,23 @@ export class MethodNotAllowed extends DomainError {
   }
 }
 
-/** 409 with GitLab's message (e.g. `Email has already been taken`), or `409 Conflict`. */
+/**
+ * 409 with GitLab's message after the status (`409 Email has already been taken`), or `409 Conflict`.
+ * A conflict on named fields is the string naming the first of them (spec-decisions 24 and 32):
+ * `{name: ['has already been taken'], path: [...]}` → `409 Name has already been taken`.
+ */
 export class Conflict extends DomainError {
   readonly status = 409;
   constructor(readonly reason?: string | ValidationMap) {
     super(typeof reason === 'string' ? reason : 'conflict');
   }
   body() {
-    return { message: this.reason ?? '409 Conflict' };
+    if (this.reason === undefined) return { message: '409 Conflict' };
+    if (typeof this.reason === 'string') return { message: /^409 /.test(this.reason) ? this.reason : `409 ${this.reason}` };
+    const [field, errors] = Object.entries(this.reason)[0] ?? ['', []];
+    const text = Array.isArray(errors) && errors.length ? errors[0] : 'has already been taken';
+    const name = field.replace(/_id$/, '').replace(/_/g, ' ');
+    return { message: name ? `409 ${name.charAt(0).toUpperCase()}${name.slice(1)} ${text}` : '409 Conflict' };
   }
 }
 
@@ -177,7 +186,7 @@ export function isUniqueViolation(e: unknown, constraint?: string): boolean {
   return code === '23505' && (constraint === undefined || name === constraint);
 }
 
-/** GitLab answers a few errors with a bare JSON body (e.g. the project limit's 403 array). */
+/** An error with a body of its own (the runner API's); the filter still puts the status before a string `message`. */
 export class ErrorWithBody extends DomainError {
   constructor(
     readonly status: number,
@@ -190,7 +199,7 @@ export class ErrorWithBody extends DomainError {
   }
 }
 
-/** An error whose `message` is a fixed text GitLab clients know (e.g. `Branch already exists`). */
+/** An error whose `message` is a fixed text GitLab clients know, after the status (`400 Branch already exists`). */
 export function apiError(status: number, message: string): ErrorWithBody {
-  return new ErrorWithBody(status, { message });
+  return new ErrorWithBody(status, { message: /^\d{3}( |$)/.test(message) ? message : `${status} ${message}` });
 }

@@ -43,3 +43,23 @@ const STATUS_TEXT: Record<number, string> = {
 export function statusMessage(status: number): string {
   return `${status} ${STATUS_TEXT[status] ?? 'Error'}`;
 }
+
+const withStatus = (status: number, text: string): string => (/^\d{3}( |$)/.test(text) ? text : `${status} ${text}`);
+
+/**
+ * Errors rule 3 (spec-decisions 32): an error's `message`, when it is a string, begins with the status
+ * and a space (`409 Label already exists`), and the body is an object with `message` — a bare array
+ * or string body (GitLab 8's `["Your project limit is ..."]`) becomes one. A field map (validation,
+ * rule 2) stays a map. Bodies that are not GitLab messages are left as they are: OAuth's `{error,
+ * error_description}`, the runner API's `{}` and its trace `{error}` bodies.
+ */
+export function errorBody(status: number, body: unknown): unknown {
+  if (body === undefined || body === null || status < 400) return body;
+  if (typeof body === 'string') return { message: withStatus(status, body) };
+  if (Array.isArray(body)) return { message: withStatus(status, body.map(String).join(', ')) };
+  if (typeof body !== 'object' || !('message' in body)) return body;
+  const message = (body as { message: unknown }).message;
+  if (typeof message === 'string') return { ...body, message: withStatus(status, message) };
+  if (Array.isArray(message)) return { ...body, message: withStatus(status, message.map(String).join(', ')) };
+  return body;
+}

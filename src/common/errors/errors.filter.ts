@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/co
 import type { Request, Response } from 'express';
 import { Logger } from '../http/logger';
 import { DomainError } from './domain-errors';
-import { statusMessage, writeErrorResponse } from './error-response';
+import { errorBody, statusMessage, writeErrorResponse } from './error-response';
 
 const INPUT_ERRORS: Record<string, string> = {
   '22021': 'invalid characters in input',
@@ -13,7 +13,10 @@ const INPUT_ERRORS: Record<string, string> = {
   '22008': 'date or time out of range',
 };
 
-/** The one mapping from errors to GitLab v3 bodies. Unknown errors: 500, logged with the request id. */
+/**
+ * The one mapping from errors to GitLab v3 bodies: a string `message` always begins with the status
+ * (errorBody). Unknown errors: 500, logged with the request id.
+ */
 @Catch()
 export class ErrorsFilter implements ExceptionFilter {
   constructor(private readonly logger: Logger) {}
@@ -28,7 +31,8 @@ export class ErrorsFilter implements ExceptionFilter {
 
   map(exception: unknown, req: Request): { status: number; body: unknown; headers?: Record<string, string> } {
     if (exception instanceof DomainError) {
-      return { status: exception.status, body: exception.body(), headers: exception.headers() };
+      // every domain error's message starts with its status, whatever its thrower wrote (decision 32)
+      return { status: exception.status, body: errorBody(exception.status, exception.body()), headers: exception.headers() };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
