@@ -7,18 +7,21 @@
  * server's own start time, not a compilation (70-100 s on a loaded machine).
  *
  *   node scripts/build-if-stale.js           build when stale (prestart, prepare)
- *   node scripts/build-if-stale.js --stamp   write the stamp (postbuild)
+ *   node scripts/build-if-stale.js --begin   note the inputs' hash as the build starts (prebuild)
+ *   node scripts/build-if-stale.js --stamp   the build succeeded: that hash becomes the stamp (postbuild)
+ * (hashed at the start: a source edited during the build leaves the stamp stale, and the next start builds)
  *
  * A production install (`npm ci --omit=dev`: no TypeScript) or one without the sources (the
  * Dockerfile's dependency layer) has nothing to build from: prepare then does nothing.
  */
 const { createHash } = require('node:crypto');
-const { existsSync, readdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { spawnSync } = require('node:child_process');
 
 const ROOT = join(__dirname, '..');
 const STAMP = join(ROOT, 'dist', '.build-stamp');
+const PENDING = `${STAMP}.pending`;
 const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
 
 function sources(dir, found = []) {
@@ -43,8 +46,15 @@ function inputsHash() {
 }
 
 function main() {
+  if (process.argv[2] === '--begin') {
+    mkdirSync(join(ROOT, 'dist'), { recursive: true });
+    rmSync(STAMP, { force: true }); // a failed build leaves no stamp
+    writeFileSync(PENDING, inputsHash() + '\n');
+    return 0;
+  }
   if (process.argv[2] === '--stamp') {
-    writeFileSync(STAMP, inputsHash() + '\n');
+    if (existsSync(PENDING)) renameSync(PENDING, STAMP);
+    else writeFileSync(STAMP, inputsHash() + '\n');
     return 0;
   }
   if (!existsSync(join(ROOT, 'src'))) return 0; // no sources here (a dependency layer): nothing to build

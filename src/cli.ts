@@ -24,7 +24,8 @@ import { GitRunner } from './git/git-runner';
  *
  * It reads the same environment as the server (DATABASE_URL, DATA_DIR ...). On the embedded default
  * the server must be stopped: PGlite is a single-process database, which the CLI then opens itself;
- * while a server (or another command) holds the data folder, every command refuses (DataFolderInUse).
+ * while a server (or another command) holds the data folder, every command refuses (DataFolderInUse;
+ * `check` says so on its database line and still runs the checks that need no database).
  */
 const USAGE = `usage: cli <migrate|check|create-admin|reset-password|backup|restore> [options]
   create-admin --username U --email E [--password P]
@@ -87,9 +88,10 @@ export async function runChecks(config: AppConfig): Promise<boolean> {
     const pending = MIGRATIONS.filter((m) => !done.has(m.name)).map((m) => m.name);
     line('migrations', pending.length ? `${pending.length} pending (${pending.join(', ')}); run: cli migrate` : null);
   } catch (e) {
-    if (e instanceof DataFolderInUse) throw e; // refused like every other command, not a failed check
+    // a server holding the embedded data folder: the same one-line refusal, and the checks that need
+    // no database still run (e.g. the SSH host key fingerprints, read beside a running server)
     line('database', e instanceof Error ? e.message : String(e));
-    line('migrations', 'database unreachable');
+    line('migrations', e instanceof DataFolderInUse ? 'not checked (the database is in use)' : 'database unreachable');
   } finally {
     await db?.close().catch(() => undefined);
   }
