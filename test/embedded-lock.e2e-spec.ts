@@ -164,4 +164,20 @@ describe('embedded data folder lock (real processes)', () => {
     expect({ code: created.code, err: created.err }).toEqual({ code: 0, err: '' });
     expect(created.out).toMatch(/created administrator alice/);
   }, 600_000);
+
+  it('processes starting at the same moment on a new DATA_DIR all end up with the one secret key on disk', async () => {
+    const dataDir = join(home, 'fresh');
+    const at = Date.now() + 3000;
+    // each waits for the same instant, then reads (or creates) the key as the server and the CLI do
+    const script = `
+      const { loadConfig } = require(${JSON.stringify(join(REPO, 'dist/config/config.js'))});
+      while (Date.now() < ${at}) {}
+      process.stdout.write(loadConfig({ DATA_DIR: ${JSON.stringify(dataDir)}, DATABASE_URL: '' }).secretKey.toString('hex'));`;
+    const results = await Promise.all(Array.from({ length: 8 }, () => run(['-e', script], { SECRET_KEY: '' })));
+    const { readFileSync } = await import('node:fs');
+    const onDisk = Buffer.from(readFileSync(join(dataDir, 'secret_key'), 'utf8').trim(), 'utf8').toString('hex');
+    expect(results.map((r) => [r.code, r.err])).toEqual(Array(8).fill([0, '']));
+    expect(onDisk.length).toBeGreaterThanOrEqual(64);
+    expect(results.map((r) => r.out)).toEqual(Array(8).fill(onDisk));
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 
@@ -159,11 +159,22 @@ function loadSecretKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
     return Buffer.from(fromEnv, 'utf8');
   }
   const file = join(dataDir, 'secret_key');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8');
-  const key = randomBytes(48).toString('base64url');
-  writeFileSync(file, key + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return Buffer.from(key, 'utf8');
+  if (!existsSync(file)) {
+    // created whole and at most once (a hard link fails if the name exists): processes starting at
+    // once on a new DATA_DIR (a server and a CLI command, instances sharing it) must not each keep
+    // a key of their own — the loser's tokens and encrypted columns would be unreadable to the others
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, randomBytes(48).toString('base64url') + '\n', { mode: 0o600 });
+    chmodSync(tmp, 0o600);
+    try {
+      linkSync(tmp, file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8');
 }
 
 /** A Postgres memory size (`16MB`, `512kB`, `1GB`): validated here, since it becomes a server setting. */
