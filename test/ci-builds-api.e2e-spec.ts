@@ -60,6 +60,7 @@ describe('v3 builds API (/projects/:id/builds)', () => {
       commit: { id: project.sha, short_id: project.sha.slice(0, 8), title: 'ci', message: 'ci' },
       runner: { id: runner.id, description: 'r1', active: true, is_shared: false, name: 'gitlab-ci-multi-runner' },
       user: { id: team.owner.id, username: team.owner.username },
+      artifacts_file: null, // present, null without artifacts (spec: "null or object")
     });
     expect(b.started_at).toMatch(/Z$/);
     expect(res.headers['x-total']).toBe('1');
@@ -102,6 +103,7 @@ describe('v3 builds API (/projects/:id/builds)', () => {
     expect((await pl.post(team.reporter, `/projects/${project.id}/builds/${build.id}/cancel`)).status).toBe(403);
     const res = await pl.post(team.developer, `/projects/${project.id}/builds/${build.id}/cancel`).expect(201);
     expect(res.body.status).toBe('canceled');
+    expect(res.body).toHaveProperty('artifacts_file', null);
     const patch = await c.api.patchTrace(build.id, build.token, (await c.builds(project.id))[0].trace_size, 'more');
     expect(patch.headers['build-status']).toBe('canceled');
     // a finished build is returned unchanged
@@ -113,6 +115,8 @@ describe('v3 builds API (/projects/:id/builds)', () => {
   it('retry: a new pending build; the old one keeps its status; not retryable while pending', async () => {
     const res = await pl.post(team.developer, `/projects/${project.id}/builds/${build.id}/retry`).expect(201);
     expect(res.body).toMatchObject({ name: 'build', stage: 'build', status: 'pending', finished_at: null, runner: null, user: { id: team.developer.id } });
+    expect(res.body).toHaveProperty('artifacts_file', null);
+    expect((await pl.get(team.developer, `/projects/${project.id}/builds/${build.id}`).expect(200)).body).toHaveProperty('artifacts_file', null);
     expect(res.body.id).not.toBe(build.id);
     expect((await pl.get(team.developer, `/projects/${project.id}/builds/${build.id}`).expect(200)).body.status).toBe('canceled');
     const again = await pl.post(team.developer, `/projects/${project.id}/builds/${res.body.id}/retry`).expect(403);
@@ -124,6 +128,7 @@ describe('v3 builds API (/projects/:id/builds)', () => {
   it('erase: finished builds with a trace; status unchanged, download_url null; then not erasable', async () => {
     const res = await pl.post(team.developer, `/projects/${project.id}/builds/${build.id}/erase`).expect(201);
     expect(res.body).toMatchObject({ id: build.id, status: 'canceled', download_url: null });
+    expect(res.body).not.toHaveProperty('artifacts_file'); // download_url in its place (spec)
     expect((await pl.get(team.reporter, `/projects/${project.id}/builds/${build.id}/trace`).expect(200)).text).toBe('');
     const again = await pl.post(team.developer, `/projects/${project.id}/builds/${build.id}/erase`).expect(403);
     expect(again.body).toEqual({ message: '403 Forbidden - Build is not erasable!' });

@@ -658,7 +658,12 @@ describe('merge requests', () => {
         expect(Object.keys(res.body)).toEqual(['note', 'author']);
         expect(res.body.note).toBe('Old client says hi');
         expect(res.body.author.username).toBe(tm.guest.username);
+        // an author object like every other (decision 18): created_at, and no email for a non-administrator
+        expect(res.body.author.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+        expect(res.body.author).not.toHaveProperty('email');
       }
+      const asAdmin = await h.get(tm.admin, `${path()}/comments?per_page=100`).expect(200);
+      expect(asAdmin.body.find((c: Json) => c.note === 'Old client says hi').author).toMatchObject({ username: tm.guest.username, email: tm.guest.email });
       expect((await h.post(tm.guest, `${path()}/comments`).send({ body: 'wrong field' }).expect(400)).body).toEqual({
         message: '400 (Bad request) "note" not given',
       });

@@ -370,6 +370,17 @@ describe('project visibility matrix', () => {
       expect(res.body.permissions.group_access).toBeNull();
     });
 
+    it.each(readableCombos)('the star answer of %s on the %s project carries it alike', async (caller, vis) => {
+      try {
+        const res = await auth(t.http.post(`${API}/projects/${project[vis].id}/star`), caller);
+        expect(res.status).toBe(201);
+        if (SEES_RUNNERS_TOKEN[caller]) expect(typeof res.body.runners_token).toBe('string');
+        else expect(res.body).not.toHaveProperty('runners_token');
+      } finally {
+        await auth(t.http.delete(`${API}/projects/${project[vis].id}/star`), caller);
+      }
+    });
+
     it('every caller who sees the token sees the same one', async () => {
       const tokens = new Set<string>();
       for (const c of ['admin', 'owner', 'master'] as const) {
@@ -380,7 +391,7 @@ describe('project visibility matrix', () => {
     });
   });
 
-  describe('runners_token is never in a list', () => {
+  describe('runners_token in lists and the star answer, to the same callers as GET /projects/:id', () => {
     const LISTS = ['/projects', '/projects/owned', '/projects/starred', '/projects/all', '/projects/search/matrix'];
     const LIST_CALLERS = ['admin', 'owner', 'master', 'developer'] as const;
     it.each(LIST_CALLERS.flatMap((c) => LISTS.map((l) => [c, l] as [Caller, string])))('%s: %s', async (caller, list) => {
@@ -401,7 +412,10 @@ describe('project visibility matrix', () => {
           }
         }
         expect(items.length).toBeGreaterThan(0);
-        for (const p of items) expect(p).not.toHaveProperty('runners_token');
+        for (const p of items.filter((x) => matrixIds.includes(x.id as number))) {
+          if (SEES_RUNNERS_TOKEN[caller as Exclude<Caller, 'anonymous'>]) expect([p.id, typeof p.runners_token]).toEqual([p.id, 'string']);
+          else expect(p).not.toHaveProperty('runners_token');
+        }
       } finally {
         for (const vis of VISIBILITIES) await auth(t.http.delete(`${API}/projects/${project[vis].id}/star`), caller);
       }

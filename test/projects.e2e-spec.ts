@@ -431,7 +431,9 @@ describe('projects', () => {
       expect(ids(res)).toEqual([made.shared.id, made.old.id, made.mid.id, made.alpha.id, made.zeta.id]);
       for (const p of res.body) {
         expect(p.permissions).toBeDefined();
-        expect(p).not.toHaveProperty('runners_token');
+        // runners_token in lists too, to those who may administer the project: not to a developer
+        if (p.id === made.shared.id) expect(p).not.toHaveProperty('runners_token');
+        else expect([p.id, typeof p.runners_token]).toEqual([p.id, 'string']);
       }
       const shared = res.body.find((p: Json) => p.id === made.shared.id);
       expect(shared.permissions.project_access.access_level).toBe(30);
@@ -527,7 +529,7 @@ describe('projects', () => {
       expect(ids(res)).toEqual([made.old.id, made.mid.id, made.alpha.id, made.zeta.id]);
       for (const p of res.body) {
         expect(p.permissions).toBeDefined();
-        expect(p).not.toHaveProperty('runners_token');
+        expect(typeof p.runners_token).toBe('string'); // the owner's
       }
       const otherOwned = await as(other, t.http.get(`${API}/projects/owned`)).expect(200);
       expect(ids(otherOwned)).toEqual([made.foreignPrivate.id, made.foreignPublic.id, made.shared.id]);
@@ -559,7 +561,9 @@ describe('projects', () => {
       expect(ids(res)).toEqual([made.foreignPublic.id, made.shared.id, made.alpha.id]);
       for (const p of res.body) {
         expect(p).not.toHaveProperty('permissions');
-        expect(p).not.toHaveProperty('runners_token');
+        // the owner sees the token of its own project only (not of one it develops, not of a foreign one)
+        if (p.id === made.alpha.id) expect(typeof p.runners_token).toBe('string');
+        else expect(p).not.toHaveProperty('runners_token');
         expect(p.star_count).toBe(1);
       }
       const searched = await as(lister, t.http.get(`${API}/projects/starred?search=foreign`)).expect(200);
@@ -583,7 +587,7 @@ describe('projects', () => {
       expect(res.headers['x-total']).toBe(String(total[0].n));
       for (const p of res.body) {
         expect(p.permissions).toBeDefined();
-        expect(p).not.toHaveProperty('runners_token');
+        expect(typeof p.runners_token).toBe('string'); // an administrator's
       }
       const filtered = await root(t.http.get(`${API}/projects/all?search=foreign&order_by=name&sort=asc`)).expect(200);
       expect(ids(filtered)).toEqual([made.foreignPrivate.id, made.foreignPublic.id]);
@@ -1002,6 +1006,15 @@ describe('projects', () => {
         author_username: 'ev-owner',
       });
       expect(e.created_at).toMatch(ISO);
+    });
+
+    it('the author is an author object: created_at always, email for administrators only (decision 18)', async () => {
+      const mine = (await as(owner, t.http.get(`${API}/projects/${p.id}/events`)).expect(200)).body;
+      const created = mine.find((e: Json) => e.action_name === 'created');
+      expect(created.author.created_at).toMatch(ISO);
+      expect(created.author).not.toHaveProperty('email');
+      const admin = (await root(t.http.get(`${API}/projects/${p.id}/events`)).expect(200)).body;
+      expect(admin.find((e: Json) => e.action_name === 'created').author).toMatchObject({ id: owner.id, email: owner.email, created_at: expect.stringMatching(ISO) });
     });
 
     it('`joined` when a member is added, `left` when removed, newest first', async () => {

@@ -313,6 +313,7 @@ describe('repository API', () => {
         created_at: '2020-03-01T10:00:00.000+00:00',
         message: 'Update README\n\nWith a body.\n',
         parent_ids: [c2],
+        allow_failure: false, // the spec's Commit "in lists"
       });
       expect(res.body[1]).toMatchObject({ author_name: 'Ben Builder', created_at: '2020-02-01T12:00:00.000+02:00', parent_ids: [c1] });
       expect(res.body[2].parent_ids).toEqual([]);
@@ -465,6 +466,25 @@ describe('repository API', () => {
       expect(list.headers['x-total']).toBe('9');
       expect((await get(carol, `${R}/commits/master/comments`)).body).toHaveLength(9); // by branch name too
       expect((await get(carol, `${R}/commits/${c2}/comments`).expect(200)).body).toEqual([]);
+    });
+
+    it('commit comment and status authors are author objects: created_at always, email for administrators only (decision 18)', async () => {
+      const comment = await as(bob, t.http.post(`${R}/commits/${c1}/comments`)).send({ note: 'author shape' }).expect(201);
+      expect(comment.body.author).toEqual({
+        name: expect.any(String), username: 'bob', id: bob.id, state: 'active', avatar_url: expect.anything(), web_url: expect.any(String),
+        created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      });
+      await as(bob, t.http.post(`${P}/statuses/${c1}`)).send({ state: 'success', name: 'author-shape' }).expect(201);
+      const root = t.root;
+      for (const [viewer, withEmail] of [[carol, false], [root, true]] as const) {
+        const comments = (await as(viewer, t.http.get(`${R}/commits/${c1}/comments?per_page=100`)).expect(200)).body as Json[];
+        const statuses = (await as(viewer, t.http.get(`${R}/commits/${c1}/statuses?all=true&per_page=100`)).expect(200)).body as Json[];
+        for (const author of [comments.find((c) => c.note === 'author shape')!.author, statuses.find((s) => s.name === 'author-shape')!.author]) {
+          expect(author).toMatchObject({ username: 'bob', created_at: expect.stringMatching(/^\d{4}-/) });
+          if (withEmail) expect(author.email).toBe(bob.email);
+          else expect(author).not.toHaveProperty('email');
+        }
+      }
     });
 
     describe('statuses', () => {
@@ -683,6 +703,7 @@ describe('repository API', () => {
     it('compare: commits oldest first, the newest as `commit`, diffs from the merge base', async () => {
       const res = await get(carol, `${R}/compare`).query({ from: 'master', to: 'feature' }).expect(200);
       expect(res.body.commits.map((c: Json) => c.id)).toEqual([c4, c5]);
+      expect(res.body.commits.map((c: Json) => c.allow_failure)).toEqual([false, false]); // a list of commits (spec)
       expect(res.body.commit).toMatchObject({ id: c5, short_id: c5.slice(0, 8), title: 'Extend feature' });
       expect(res.body.diffs).toEqual([
         expect.objectContaining({ old_path: 'feature.txt', new_path: 'feature.txt', new_file: true, diff: expect.stringContaining('+feature\n+more') }),

@@ -1,4 +1,4 @@
-import { PresentContext, presentUserBasic } from '../users/users.presenter';
+import { PresentContext, presentAuthor } from '../users/users.presenter';
 import { User } from '../users/user.entity';
 import { presentNote } from '../notes/notes.presenter';
 import { Event } from './event.entity';
@@ -47,7 +47,7 @@ export function presentEvent(row: EventRow, viewer: User | undefined, ctx: Prese
     target_title: e.targetTitle,
     created_at: e.createdAt,
     ...(row.note ? { note: presentNote(row.note.note, row.note.author, viewer, ctx) } : {}),
-    ...(author ? { author: presentUserBasic(author, ctx), author_username: author.username } : {}),
+    ...(author ? { author: presentAuthor(author, viewer, ctx), author_username: author.username } : {}),
   };
 }
 

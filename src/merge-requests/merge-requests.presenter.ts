@@ -3,7 +3,7 @@ import { Paginated } from '../common/pagination/pagination';
 import { Milestone } from '../milestones/milestone.entity';
 import { presentMilestone } from '../milestones/milestones.presenter';
 import { presentAuthor } from '../notes/notes.presenter';
-import { presentCommit, presentDiff } from '../repository/repository.presenter';
+import { presentCommitInList, presentDiff } from '../repository/repository.presenter';
 import { User } from '../users/user.entity';
 import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { isWorkInProgress, MergeRequest } from './merge-request.entity';
@@ -60,7 +60,7 @@ export function presentMergeRequestChanges(base: ReturnType<typeof presentMergeR
 }
 
 export function presentMergeRequestCommits(commits: Paginated<Commit>) {
-  return commits.map(presentCommit);
+  return commits.map(presentCommitInList);
 }
 
 /** The DELETE answer: the soft-deleted record, as GitLab returned its row. */

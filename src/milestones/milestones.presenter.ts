@@ -7,7 +7,7 @@ export function presentMilestone(m: Milestone) {
     iid: m.iid,
     project_id: m.projectId,
     title: m.title,
-    description: m.description,
+    description: m.description ?? '', // a string, "" when none was given (spec-decisions 33)
     state: m.state,
     created_at: m.createdAt,
     updated_at: m.updatedAt,

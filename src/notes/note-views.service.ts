@@ -31,18 +31,18 @@ export class NoteViews {
     return page.map((x) => presentNote(x.note, x.author, viewer, ctx));
   }
 
-  async comments(notes: Note[]) {
+  async comments(viewer: User, notes: Note[]) {
     const ctx = await this.views.context();
     const authors = await this.notes.authors(notes);
-    return notes.map((n) => presentComment(n, n.authorId !== null ? authors.get(n.authorId) : null, ctx));
+    return notes.map((n) => presentComment(n, n.authorId !== null ? authors.get(n.authorId) : null, viewer, ctx));
   }
 
-  async commentPage(page: Paginated<NoteWithAuthor>) {
+  async commentPage(viewer: User, page: Paginated<NoteWithAuthor>) {
     const ctx = await this.views.context();
-    return page.map((x) => presentComment(x.note, x.author, ctx));
+    return page.map((x) => presentComment(x.note, x.author, viewer, ctx));
   }
 
-  async comment(note: Note) {
-    return (await this.comments([note]))[0];
+  async comment(viewer: User, note: Note) {
+    return (await this.comments(viewer, [note]))[0];
   }
 }

@@ -68,11 +68,11 @@ export class NotesController {
 
   @Get(':noteable/:noteableId/comments')
   async comments(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: ListNotesDto) {
-    return this.views.commentPage(await this.notes.list(user, kind, id, nid, dto, { commentsOnly: true }));
+    return this.views.commentPage(user, await this.notes.list(user, kind, id, nid, dto, { commentsOnly: true }));
   }
 
   @Post(':noteable/:noteableId/comments')
   async comment(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: CreateCommentDto) {
-    return this.views.comment(await this.notes.comment(user, kind, id, nid, dto));
+    return this.views.comment(user, await this.notes.comment(user, kind, id, nid, dto));
   }
 }

@@ -1,15 +1,9 @@
 import { User } from '../users/user.entity';
-import { PresentContext, presentUserBasic } from '../users/users.presenter';
+import { PresentContext, presentAuthor } from '../users/users.presenter';
 import { Note } from './note.entity';
 
-/**
- * An author object (spec-decisions 18): the user summary plus `created_at`, and `email` only when
- * the viewer is an administrator. Used for note, issue and snippet authors.
- */
-export function presentAuthor(u: User | null | undefined, viewer: User | undefined, ctx: PresentContext) {
-  if (!u) return null;
-  return { ...presentUserBasic(u, ctx), created_at: u.createdAt, ...(viewer?.admin ? { email: u.email } : {}) };
-}
+/** The author object lives with the user views; re-exported for the areas that import it from here. */
+export { presentAuthor };
 
 const UPVOTE = /^(?:\+1|:\+1:|:thumbsup:)$/;
 const DOWNVOTE = /^(?:-1|:-1:|:thumbsdown:)$/;
@@ -40,7 +34,7 @@ export function presentNote(n: Note, author: User | null | undefined, viewer: Us
   };
 }
 
-/** The legacy merge request comment (GitLab's MRNote entity): `{note, author}`. */
-export function presentComment(n: Note, author: User | null | undefined, ctx: PresentContext) {
-  return { note: n.body, author: author ? presentUserBasic(author, ctx) : null };
+/** The legacy merge request comment (GitLab's MRNote entity): `{note, author}`, the author like every other. */
+export function presentComment(n: Note, author: User | null | undefined, viewer: User | undefined, ctx: PresentContext) {
+  return { note: n.body, author: presentAuthor(author, viewer, ctx) };
 }

@@ -77,6 +77,7 @@ const PROJECT_ITEM = {
 
 const MILESTONE = {
   ...PROJECT_ITEM,
+  description: str('"" when none was given (spec-decisions 33)'),
   state: enumOf(['active', 'closed']),
   created_at: time(),
   updated_at: time(),
@@ -253,7 +254,7 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
       star_count: int(),
       forks_count: int(),
       open_issues_count: int('only when issues are enabled'),
-      runners_token: str('only where the caller may administer the project, never in lists'),
+      runners_token: str('only where the caller may administer the project (masters, owners, administrators), in lists too'),
       public_builds: bool(),
       import_status: nullable(str()),
       permissions: {
@@ -275,7 +276,7 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
       target_title: nullable(str()),
       created_at: time(),
       note: { allOf: [ref('Note')], description: 'comment events only' },
-      author: ref('UserBasic'),
+      author: ref('Author'),
       author_username: str(),
     },
     ['note', 'author', 'author_username'],
@@ -367,7 +368,11 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
   ),
 
   // --- repository ---
-  Commit: object(REPO_COMMIT, [], 'RepoCommit (lists, compare, merge request commits).'),
+  Commit: object(
+    { ...REPO_COMMIT, allow_failure: bool('in lists (spec: Commit variants), always false') },
+    ['allow_failure'],
+    'RepoCommit (lists, compare, merge request commits).',
+  ),
   CommitDetail: object(
     { ...REPO_COMMIT, committed_date: time(), authored_date: time(), status: nullable(str('CI status of the commit')) },
     [],
@@ -418,7 +423,7 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
     path: nullable(str()),
     line: nullable(int()),
     line_type: nullable(enumOf(['new', 'old'])),
-    author: nullable(ref('UserBasic')),
+    author: nullable(ref('Author')),
     created_at: time(),
   }),
   CommitStatus: object({
@@ -433,7 +438,7 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
     started_at: nullable(time()),
     finished_at: nullable(time()),
     allow_failure: bool(),
-    author: nullable(ref('UserBasic')),
+    author: nullable(ref('Author')),
   }),
   CompareResult: object({
     commit: nullable(ref('Commit')),
@@ -487,7 +492,7 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
     [],
     'The deleted merge request record (DELETE answer).',
   ),
-  MergeRequestComment: object({ note: str(), author: ref('UserBasic') }),
+  MergeRequestComment: object({ note: str(), author: ref('Author') }),
 
   // --- CI (modules in progress) ---
   Build: object(
@@ -503,7 +508,7 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
       started_at: nullable(time()),
       finished_at: nullable(time()),
       user: nullable(ref('User')),
-      artifacts_file: object({ filename: str(), size: int() }, [], 'only when the build has artifacts'),
+      artifacts_file: nullable(object({ filename: str(), size: int() }, [], 'null when the build has no artifacts; absent from the erase answer')),
       download_url: nullable(str('erase answer only, always null')),
       commit: object({
         id: str(),

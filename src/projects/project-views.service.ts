@@ -16,7 +16,11 @@ import { ProjectsRepository } from './projects.repository';
 export interface ViewOptions {
   /** Add `permissions` (GitLab's ProjectWithAccess). */
   permissions?: boolean;
-  /** Add `runners_token` where the viewer may administer the project (never in lists). */
+  /**
+   * `runners_token` where the viewer may administer the project (masters, owners, administrators):
+   * on every view by default — single project, lists, star, group projects — as the spec's Project
+   * has it; `false` leaves it out.
+   */
   runnersToken?: boolean;
   /** The viewer's access when already known (a resolved project): saves the membership query. */
   access?: ProjectAccess;
@@ -46,7 +50,8 @@ export class ProjectViews {
     const ctx = await this.context();
     if (projects.length === 0) return [];
     const parentIds = [...new Set(projects.map((p) => p.forkedFromProjectId).filter((id): id is number => id !== null))];
-    const needsAccess = (opts.permissions || opts.runnersToken) && !(opts.access && projects.length === 1);
+    const withToken = opts.runnersToken ?? true;
+    const needsAccess = (opts.permissions || withToken) && !(opts.access && projects.length === 1);
     // counts, owners and the viewer's memberships in one statement; fork parents (if any) in another
     const [extras, parents] = await Promise.all([
       this.projects.listExtras(projects, needsAccess && viewer ? viewer.id : null),
@@ -61,7 +66,7 @@ export class ProjectViews {
     return projects.map((p) => {
       const a = accessOf(p);
       const x = extras.get(p.id);
-      const canAdmin = opts.runnersToken && projectAbilities(viewer, p, a).has('admin_project');
+      const canAdmin = withToken && projectAbilities(viewer, p, a).has('admin_project');
       return presentProject(
         p,
         {

@@ -6,7 +6,7 @@ import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CommitsService } from './commits.service';
 import { CreateCommitCommentDto, CreateCommitStatusDto, ListCommitsDto, ListCommitStatusesDto } from './dto/commits.dto';
-import { presentCommit, presentCommitCommentView, presentCommitDetailView, presentCommitStatusView, presentDiff } from './repository.presenter';
+import { presentCommitCommentView, presentCommitDetailView, presentCommitInList, presentCommitStatusView, presentDiff } from './repository.presenter';
 
 @Controller(`${API}/projects/:id`)
 export class CommitsController {
@@ -14,7 +14,7 @@ export class CommitsController {
 
   @Get('repository/commits')
   async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListCommitsDto) {
-    return (await this.commits.list(user, id, q)).map(presentCommit);
+    return (await this.commits.list(user, id, q)).map(presentCommitInList);
   }
 
   @Get('repository/commits/:sha')

@@ -18,12 +18,15 @@ import { RepositoryRecords } from './repository.repository';
 export interface CommentView {
   comment: CommitComment;
   author?: User;
+  /** Who asks: administrators see the author's `email` (spec-decisions 18). */
+  viewer?: User;
   present: PresentContext;
 }
 
 export interface StatusView {
   status: CommitStatus;
   author?: User;
+  viewer?: User;
   present: PresentContext;
 }
 
@@ -102,7 +105,7 @@ export class CommitsService {
     const page = pageRequest(q);
     const [rows, total] = await this.records.commitComments(ctx.project.id, commit.id, page);
     const authors = await this.users.byIds(rows.map((r) => r.authorId));
-    return new Paginated(rows.map((c) => ({ comment: c, author: c.authorId ? authors.get(c.authorId) : undefined, present })), total, page);
+    return new Paginated(rows.map((c) => ({ comment: c, author: c.authorId ? authors.get(c.authorId) : undefined, viewer: user, present })), total, page);
   }
 
   /**
@@ -129,7 +132,7 @@ export class CommitsService {
       line: placed?.line ?? null,
       lineType: placed?.lineType ?? null,
     });
-    return { comment: saved, author: user, present: await this.views.context() };
+    return { comment: saved, author: user, viewer: user, present: await this.views.context() };
   }
 
   // ------------------------------------------------------------- statuses
@@ -147,7 +150,7 @@ export class CommitsService {
       page,
     );
     const authors = await this.users.byIds(rows.map((r) => r.authorId));
-    return new Paginated(rows.map((s) => ({ status: s, author: s.authorId ? authors.get(s.authorId) : undefined, present })), total, page);
+    return new Paginated(rows.map((s) => ({ status: s, author: s.authorId ? authors.get(s.authorId) : undefined, viewer: user, present })), total, page);
   }
 
   /**
@@ -194,7 +197,7 @@ export class CommitsService {
       sha: commit.id,
       status: await this.combinedStatusOf(ctx.project.id, commit.id),
     });
-    return { status: saved, author: user, present: await this.views.context() };
+    return { status: saved, author: user, viewer: user, present: await this.views.context() };
   }
 
   private async firstBranchContaining(ctx: RepoContext, sha: Sha): Promise<string | null> {

@@ -1,6 +1,6 @@
 import { Branch, Commit, commitTitle, DiffEntry, Tag, TreeEntry } from '../git/objects';
 import { User } from '../users/user.entity';
-import { PresentContext, presentUserBasic } from '../users/users.presenter';
+import { PresentContext, presentAuthor } from '../users/users.presenter';
 import { CommitComment, CommitStatus, Release } from './repository.entities';
 
 /** The raw commit shape GitLab embeds in branches and tags. */
@@ -29,6 +29,25 @@ export function presentCommit(c: Commit) {
     created_at: c.committer.date,
     message: c.message,
     parent_ids: c.parentIds,
+  };
+}
+
+/**
+ * A commit as an entry of a list (the repository's commits, a merge request's, a compare's): the
+ * spec's Commit "variants add: allow_failure (boolean, in lists)" — a commit itself is never allowed
+ * to fail, so `false`. Flat, not a spread (see users.presenter.ts).
+ */
+export function presentCommitInList(c: Commit) {
+  return {
+    id: c.id,
+    short_id: c.id.slice(0, 8),
+    title: commitTitle(c.message),
+    author_name: c.author.name,
+    author_email: c.author.email,
+    created_at: c.committer.date,
+    message: c.message,
+    parent_ids: c.parentIds,
+    allow_failure: false,
   };
 }
 
@@ -79,7 +98,7 @@ export function presentTreeEntry(e: TreeEntry) {
 export function presentCompare(r: { commit: Commit | null; commits: Commit[]; diffs: DiffEntry[]; compareTimeout: boolean; compareSameRef: boolean }) {
   return {
     commit: r.commit ? presentCommit(r.commit) : null,
-    commits: r.commits.map(presentCommit),
+    commits: r.commits.map(presentCommitInList),
     diffs: r.diffs.map(presentDiff),
     compare_timeout: r.compareTimeout,
     compare_same_ref: r.compareSameRef,
@@ -141,30 +160,30 @@ export function presentDiff(d: DiffEntry) {
   };
 }
 
-export function presentCommitCommentView(v: { comment: CommitComment; author?: User; present: PresentContext }) {
-  return presentCommitComment(v.comment, v.author, v.present);
+export function presentCommitCommentView(v: { comment: CommitComment; author?: User; viewer?: User; present: PresentContext }) {
+  return presentCommitComment(v.comment, v.author, v.viewer, v.present);
 }
 
-export function presentCommitStatusView(v: { status: CommitStatus; author?: User; present: PresentContext }) {
-  return presentCommitStatus(v.status, v.author, v.present);
+export function presentCommitStatusView(v: { status: CommitStatus; author?: User; viewer?: User; present: PresentContext }) {
+  return presentCommitStatus(v.status, v.author, v.viewer, v.present);
 }
 
 export function presentCommitDetailView(v: { commit: Commit; status: string | null }) {
   return presentCommitDetail(v.commit, v.status);
 }
 
-export function presentCommitComment(c: CommitComment, author: User | undefined, ctx: PresentContext) {
+export function presentCommitComment(c: CommitComment, author: User | undefined, viewer: User | undefined, ctx: PresentContext) {
   return {
     note: c.note,
     path: c.path,
     line: c.line,
     line_type: c.lineType,
-    author: author ? presentUserBasic(author, ctx) : null,
+    author: presentAuthor(author, viewer, ctx),
     created_at: c.createdAt,
   };
 }
 
-export function presentCommitStatus(s: CommitStatus, author: User | undefined, ctx: PresentContext) {
+export function presentCommitStatus(s: CommitStatus, author: User | undefined, viewer: User | undefined, ctx: PresentContext) {
   return {
     id: s.id,
     sha: s.sha,
@@ -177,6 +196,6 @@ export function presentCommitStatus(s: CommitStatus, author: User | undefined, c
     started_at: s.startedAt,
     finished_at: s.finishedAt,
     allow_failure: s.allowFailure,
-    author: author ? presentUserBasic(author, ctx) : null,
+    author: presentAuthor(author, viewer, ctx),
   };
 }

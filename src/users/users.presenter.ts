@@ -30,6 +30,16 @@ export function presentUserBasic(u: User, ctx: PresentContext) {
   };
 }
 
+/**
+ * An author object (spec-decisions 18), the one presenter of every embedded author (notes, issues,
+ * merge requests, snippets, commit comments and statuses, events): the user summary plus
+ * `created_at`, and `email` only when the viewer is an administrator.
+ */
+export function presentAuthor(u: User | null | undefined, viewer: User | undefined, ctx: PresentContext) {
+  if (!u) return null;
+  return { ...presentUserBasic(u, ctx), created_at: u.createdAt, ...(viewer?.admin ? { email: u.email } : {}) };
+}
+
 /*
  * The views below are written as flat object literals, each repeating the fields of the smaller
  * views in the same order, on purpose: `{ ...smaller(u), more: ... }` makes V8 define every field

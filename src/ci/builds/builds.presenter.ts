@@ -35,7 +35,11 @@ export function presentBuild(v: BuildView, ctx: PresentContext, opts: { erased?:
     started_at: iso(b.startedAt),
     finished_at: iso(b.finishedAt),
     user: v.user ? presentUser(v.user, ctx) : null,
-    ...(opts.erased ? { download_url: null } : b.artifactsFile ? { artifacts_file: { filename: b.artifactsFile, size: Number(b.artifactsSize ?? 0) } } : {}),
+    // `artifacts_file` is null without artifacts (spec: "null or object"), on every build response; the
+    // erase response carries `download_url: null` in its place (spec, spec-decisions 3)
+    ...(opts.erased
+      ? { download_url: null }
+      : { artifacts_file: b.artifactsFile ? { filename: b.artifactsFile, size: Number(b.artifactsSize ?? 0) } : null }),
     commit: c
       ? {
           id: c.id,
