@@ -79,7 +79,7 @@ async function roundTrip(source: Record<string, string>, target: (dataDir: strin
 
     const tgt = await target(restoredDir);
     drop = tgt.drop;
-    const config: AppConfig = loadConfig({ DATA_DIR: restoredDir, LOG_LEVEL: 'silent', SECRET_KEY, EXTERNAL_URL: 'http://gitlab.test', ...tgt.env });
+    const config: AppConfig = loadConfig({ DATA_DIR: restoredDir, LOG_LEVEL: 'silent', SECRET_KEY, EXTERNAL_URL: 'http://gitlab.test', SSH_ENABLED: 'false', ...tgt.env });
     const db = await openDatabase(config, { migrate: false });
     try {
       const r = await restore(config, db.dataSource, file);
