@@ -79,7 +79,7 @@ describe('git over HTTP', () => {
     tmp = mkdtempSync(join(tmpdir(), 'glv3-git-http-'));
     t = await startTestApp();
     cli = await GitCli.listen(t, tmp);
-    t.app.app.get(DomainEvents).onPushReceived((e) => {
+    void t.app.app.get(DomainEvents).subscribe('push.received', 'test.pushes', (e) => {
       pushes.push(e);
     });
     alice = await t.createUser({ username: 'alice', name: 'Alice Liddell', projects_limit: 100 });

@@ -1,121 +1,208 @@
-import { Injectable } from '@nestjs/common';
-import { EventEmitter } from 'node:events';
-import type { RefUpdate } from '../git/smart-http';
-
-/** A push that moved refs, after its events were recorded. The CI and hooks areas subscribe. */
-export interface PushReceived {
-  projectId: number;
-  userId: number;
-  updates: RefUpdate[];
-  /** GitLab's push data of each update (same order), when the push service built it. */
-  data?: Record<string, unknown>[];
-}
-
-/** The fields of a record the hooks need, as it was (destroy events carry it: the row is gone). */
-export interface ProjectSnapshot { id: number; name: string; path: string; namespaceId: number; visibilityLevel: number; createdAt: Date; updatedAt: Date }
-export interface UserSnapshot { id: number; name: string; username: string; email: string; createdAt: Date; updatedAt: Date }
-export interface KeySnapshot { id: number; key: string; userId: number | null; createdAt: Date; updatedAt: Date }
-export interface GroupSnapshot { id: number; name: string; path: string; ownerId: number | null; createdAt: Date; updatedAt: Date }
-
-/** What the CI area passes with `build.changed` (see hooks/hook-payloads.ts, buildHookPayload). */
-export interface BuildHookInput {
-  id: number;
-  name: string;
-  stage: string;
-  status: string;
-  ref: string;
-  tag: boolean;
-  beforeSha: string | null;
-  sha: string;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-  allowFailure: boolean;
-  userId: number | null;
-  commit: { id: number; sha: string; message: string; authorName: string; authorEmail: string; status: string; startedAt: Date | null; finishedAt: Date | null };
-}
-
-/** What an issue or merge request hook needs (the MR and CI areas emit these once they exist). */
-export type ObjectAction = 'open' | 'update' | 'close' | 'reopen' | 'merge';
-
-/**
- * Every domain event and its payload. The events hooks hear of go through the outbox (HookOutbox, in
- * the transaction of the change); only `push.received` (CI, merge requests) and the commit status
- * are also emitted in-process after the commit, where listeners run asynchronously and their
- * failures never reach the emitter.
+/*
+ * DOMAIN EVENTS — the one way an area reacts to what another area did.
+ *
+ * Emitting: the service that makes the change emits in its own transaction, after its writes:
+ *
+ *     await this.domainEvents.emit(tx, 'issue.closed', { issueId, projectId, userId });
+ *
+ * (`emitCommitted(name, payload)` when the change is already committed and there is no transaction.)
+ * Names and payload types come from the catalogue (domain-event-catalogue.ts): add an event there first.
+ *
+ * Handling: declare the handler where the work is done, on a method of any provider (a service of
+ * your module); nothing else registers it — DomainEvents finds it at bootstrap (Nest's DiscoveryService):
+ *
+ *     @OnDomainEvent('issue.closed', { durable: true })
+ *     async onIssueClosed(e: DomainEventCatalogue['issue.closed']): Promise<void> { ... }
+ *
+ *   - durable: true  — one pg-boss job per handler, written by the emitter's transaction (the outbox:
+ *     rolled back → never runs; committed → runs even if the process dies right after). It runs once
+ *     across all instances, on any of them, and is retried with backoff when it throws (`retryLimit`,
+ *     default 3; 0 when a retry could do the work twice). The payload travels as JSON (Dates come back
+ *     as Dates): carry ids, read fresh rows in the handler. Use it for anything that must happen.
+ *   - in-process (default) — runs in the emitting process after the transaction commits, never when it
+ *     rolls back; lost if the process dies in between. For caches and best-effort nudges.
+ *
+ * Errors are never swallowed: a handler that throws is logged (`domain event handler failed`, with the
+ * event and handler) and counted in /-/metrics as `domain_event_handler_failures_total{event,handler}`;
+ * other handlers of the same event run regardless, and the emitter never sees the error.
+ *
+ * Not here: the webhooks outbox (src/webhooks) is itself a durable handler of the events hooks hear
+ * of; LISTEN/NOTIFY between instances (database/notifications.ts) is cache infrastructure, not a
+ * domain event.
  */
-export interface DomainEventMap {
-  'push.received': PushReceived;
-  'project.created': { project: ProjectSnapshot };
-  'project.destroyed': { project: ProjectSnapshot };
-  'project.renamed': { project: ProjectSnapshot; oldPathWithNamespace: string };
-  'project.transferred': { project: ProjectSnapshot; oldPathWithNamespace: string };
-  'user.created': { user: UserSnapshot };
-  'user.destroyed': { user: UserSnapshot };
-  'key.created': { key: KeySnapshot };
-  'key.destroyed': { key: KeySnapshot };
-  'group.created': { group: GroupSnapshot };
-  'group.destroyed': { group: GroupSnapshot };
-  'project_member.added': { projectId: number; userId: number; accessLevel: number };
-  'project_member.removed': { projectId: number; userId: number; accessLevel: number };
-  'group_member.added': { groupId: number; userId: number; accessLevel: number };
-  'group_member.removed': { groupId: number; userId: number; accessLevel: number };
-  'issue.changed': { issueId: number; userId: number; action: ObjectAction };
-  'note.created': { noteId: number; userId: number };
-  /** The MR area emits this with the MR as GitLab's `object_attributes` (see hooks/hook-payloads.ts). */
-  'merge_request.changed': { projectId: number; userId: number; action: ObjectAction; attributes: Record<string, unknown> };
-  /** The CI area emits this on every build status change (see hooks/hook-payloads.ts, buildHookPayload). */
-  'build.changed': { projectId: number; build: BuildHookInput };
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { Logger } from '../common/http/logger';
+import { Transactions, Tx } from '../database/transactions';
+import { domainEventHandlerFailed } from '../metrics/registry';
+import { QueueJob, QueueService } from '../queue/queue.service';
+import { DomainEventCatalogue, DomainEventName } from './domain-event-catalogue';
+import { DOMAIN_EVENT_HANDLER, DomainEventMeta, HandlerDeclaration, OnDomainEventOptions } from './on-domain-event.decorator';
+
+export * from './domain-event-catalogue';
+export { OnDomainEvent, DomainEventMeta, OnDomainEventOptions } from './on-domain-event.decorator';
+
+/** A durable handler's job: the event, its payload, and when it was emitted (ISO). */
+export interface DomainEventJob<K extends DomainEventName = DomainEventName> {
+  name: K;
+  payload: DomainEventCatalogue[K];
+  at: string;
 }
 
-/**
- * The CI outcome of a commit changed: `status` is the combined status of every latest status of
- * `sha` in the project (GitLab's pipeline status). Commit statuses emit it today; the CI area's
- * pipelines emit the same event when they finish, so merge-when-build-succeeds needs no change.
- */
-export interface CommitStatusChanged {
-  projectId: number;
-  sha: string;
-  status: string | null;
+type AnyHandler = (payload: never, meta: DomainEventMeta<never>) => unknown;
+
+interface Registered {
+  /** `Class.method` (or the id given to `subscribe`): the label of logs and metrics. */
+  id: string;
+  events: DomainEventName[];
+  durable: boolean;
+  /** Durable: the handler's queue. */
+  queue?: string;
+  run: (payload: unknown, meta: DomainEventMeta) => unknown;
 }
 
-/** In-process domain events (emitted after the change is committed). */
 @Injectable()
-export class DomainEvents {
-  private readonly emitter = new EventEmitter();
+export class DomainEvents implements OnModuleInit {
+  private readonly handlers = new Map<DomainEventName, Registered[]>();
+  private discovered = false;
 
-  constructor() {
-    this.emitter.setMaxListeners(50);
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly queue: QueueService,
+    private readonly tx: Transactions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Finds every `@OnDomainEvent` method of every provider (durable ones get their queue now, before the queue starts). */
+  onModuleInit(): void {
+    if (this.discovered) return;
+    this.discovered = true;
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance = wrapper.instance as Record<string, unknown> | undefined;
+      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
+      const proto = Object.getPrototypeOf(instance) as Record<string, unknown>;
+      for (const method of this.scanner.getAllMethodNames(proto)) {
+        const fn = proto[method] as (...args: unknown[]) => unknown;
+        const decls = Reflect.getMetadata(DOMAIN_EVENT_HANDLER, fn) as HandlerDeclaration[] | undefined;
+        for (const d of decls ?? []) {
+          const id = `${instance.constructor.name}.${method}`;
+          void this.add(d.events, id, (p, m) => fn.call(instance, p, m), d.opts);
+        }
+      }
+    }
   }
 
-  on<K extends keyof DomainEventMap>(name: K, listener: (e: DomainEventMap[K]) => void | Promise<void>): void {
-    this.emitter.on(name, (e: DomainEventMap[K]) => {
-      Promise.resolve()
-        .then(() => listener(e))
-        .catch(() => undefined);
-    });
+  /**
+   * Registers a handler without the decorator (tests; a handler that is not a provider's method).
+   * Resolves when a durable handler's queue is ready.
+   */
+  subscribe<K extends DomainEventName>(
+    event: K | K[],
+    id: string,
+    handler: (payload: DomainEventCatalogue[K], meta: DomainEventMeta<K>) => unknown,
+    opts: OnDomainEventOptions = {},
+  ): Promise<void> {
+    return this.add(Array.isArray(event) ? event : [event], id, handler as AnyHandler as Registered['run'], opts);
   }
 
-  emit<K extends keyof DomainEventMap>(name: K, payload: DomainEventMap[K]): void {
-    this.emitter.emit(name, payload);
+  /** The handlers of `event` (`Class.method`), for a look at who reacts to what. */
+  handlersOf(event: DomainEventName): { id: string; durable: boolean; queue?: string }[] {
+    return (this.handlers.get(event) ?? []).map(({ id, durable, queue }) => ({ id, durable, queue }));
   }
 
-  onPushReceived(listener: (e: PushReceived) => void | Promise<void>): void {
-    this.on('push.received', listener);
+  /**
+   * Emits `name` as part of `tx`: each durable handler's job is written by `tx`; in-process handlers
+   * run once `tx` commits. Throws only when a job cannot be written (the change then rolls back).
+   */
+  async emit<K extends DomainEventName>(tx: Tx, name: K, payload: DomainEventCatalogue[K]): Promise<void> {
+    const handlers = this.handlers.get(name) ?? [];
+    if (handlers.length === 0) return;
+    const at = new Date();
+    for (const h of handlers) {
+      if (h.durable) await this.queue.send(h.queue!, this.job(name, payload, at), { tx });
+    }
+    if (handlers.some((h) => !h.durable)) this.tx.afterCommit(tx, () => this.runInProcess(name, payload, at));
   }
 
-  pushReceived(e: PushReceived): void {
-    this.emit('push.received', e);
+  /**
+   * Emits `name` for a change that is already committed (no transaction): durable jobs are sent at
+   * once, in-process handlers start now. Never throws (a job that cannot be written is logged and counted).
+   */
+  async emitCommitted<K extends DomainEventName>(name: K, payload: DomainEventCatalogue[K]): Promise<void> {
+    const handlers = this.handlers.get(name) ?? [];
+    if (handlers.length === 0) return;
+    const at = new Date();
+    this.runInProcess(name, payload, at);
+    await Promise.all(
+      handlers
+        .filter((h) => h.durable)
+        .map((h) => this.queue.send(h.queue!, this.job(name, payload, at)).catch((e: unknown) => this.failed(name, h.id, e, 'domain event could not be enqueued'))),
+    );
   }
 
-  onCommitStatusChanged(listener: (e: CommitStatusChanged) => void | Promise<void>): void {
-    this.emitter.on('commit-status.changed', (e: CommitStatusChanged) => {
-      Promise.resolve()
-        .then(() => listener(e))
-        .catch(() => undefined);
-    });
+  private add(events: DomainEventName[], id: string, run: Registered['run'], opts: OnDomainEventOptions): Promise<void> {
+    let ready = Promise.resolve();
+    const h: Registered = { id, events, durable: !!opts.durable, run };
+    if (opts.durable) {
+      h.queue = opts.queue ?? `event.${events.join('+')}.${id}`;
+      ready = this.queue
+        .register<DomainEventJob>(h.queue, {
+          handler: (job) => this.runDurable(h, job),
+          retryLimit: opts.retryLimit ?? 3,
+          retryDelay: opts.retryDelay ?? 5,
+          retryBackoff: true,
+          expireInSeconds: opts.expireInSeconds ?? 15 * 60,
+          batchSize: opts.batchSize,
+        })
+        .catch((e: unknown) => this.failed(events.join(','), id, e, 'domain event queue setup failed'));
+    }
+    for (const name of events) this.handlers.set(name, [...(this.handlers.get(name) ?? []), h]);
+    return ready;
   }
 
-  commitStatusChanged(e: CommitStatusChanged): void {
-    this.emitter.emit('commit-status.changed', e);
+  private job<K extends DomainEventName>(name: K, payload: DomainEventCatalogue[K], at: Date): DomainEventJob<K> {
+    return { name, payload, at: at.toISOString() };
+  }
+
+  private runInProcess(name: DomainEventName, payload: unknown, at: Date): void {
+    for (const h of this.handlers.get(name) ?? []) {
+      if (h.durable) continue;
+      void Promise.resolve()
+        .then(() => h.run(payload, { name, at }))
+        .catch((e: unknown) => this.failed(name, h.id, e));
+    }
+  }
+
+  private async runDurable(h: Registered, job: QueueJob<DomainEventJob>): Promise<void> {
+    // a job written before this mechanism (the push reactions' queues) carries the bare payload
+    const data: DomainEventJob = job.data && 'payload' in job.data && 'name' in job.data ? job.data : { name: h.events[0], payload: job.data as never, at: new Date().toISOString() };
+    const name = data.name;
+    const meta: DomainEventMeta = { name, at: new Date(data.at), job: { queue: h.queue!, id: job.id, retryCount: job.retryCount } };
+    try {
+      await h.run(reviveDates(data.payload), meta);
+    } catch (e) {
+      this.failed(name, h.id, e, 'domain event handler failed', { attempt: job.retryCount + 1, of: job.retryLimit + 1 });
+      throw e; // the queue retries it (or records it failed)
+    }
+  }
+
+  private failed(event: string, handler: string, e: unknown, msg = 'domain event handler failed', extra: Record<string, unknown> = {}): void {
+    domainEventHandlerFailed(event, handler);
+    this.logger.error(msg, { event, handler, ...extra, error: e instanceof Error ? e.message : String(e) });
   }
 }
+
+/** A job's dates back as Dates (JSON turned them into `toISOString` strings; nothing else has that exact form). */
+export function reviveDates<T>(value: T): T {
+  if (typeof value === 'string') return (ISO.test(value) ? new Date(value) : value) as T;
+  if (Array.isArray(value)) return value.map((v) => reviveDates(v)) as T;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = reviveDates(v);
+    return out as T;
+  }
+  return value;
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

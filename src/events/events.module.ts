@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProjectsModule } from '../projects/projects.module';
 import { UsersModule } from '../users/users.module';
@@ -8,14 +9,13 @@ import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 import { HookOutbox } from './hook-outbox';
-import { PushReactions } from './push-reactions';
 
-/** Global: every area records its events through EventsService (and hook events through HookOutbox). */
+/** Global: every area records its events through EventsService and emits domain events through DomainEvents (see domain-events.ts). */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([Event]), UsersModule, ProjectsModule],
+  imports: [TypeOrmModule.forFeature([Event]), DiscoveryModule, UsersModule, ProjectsModule],
   controllers: [EventsController],
-  providers: [EventsService, EventsRepository, DomainEvents, HookOutbox, PushReactions],
-  exports: [EventsService, DomainEvents, HookOutbox, PushReactions],
+  providers: [EventsService, EventsRepository, DomainEvents, HookOutbox],
+  exports: [EventsService, DomainEvents, HookOutbox],
 })
 export class EventsModule {}

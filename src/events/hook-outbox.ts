@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Tx } from '../database/transactions';
 import { QueueService } from '../queue/queue.service';
-import { DomainEventMap, GroupSnapshot, KeySnapshot, ProjectSnapshot, UserSnapshot } from './domain-events';
+import { DomainEventCatalogue, GroupSnapshot, KeySnapshot, ProjectSnapshot, UserSnapshot } from './domain-event-catalogue';
+export { reviveDates } from './domain-events';
 
 /** The queue of the hook outbox: one job per change that hooks hear of, fanned out by the hooks area. */
 export const HOOK_EVENT_QUEUE = 'hooks.event';
 
 /** The events hooks hear of, as the outbox carries them (push: the push data GitLab's hooks send). */
-export type HookEventMap = Omit<Pick<DomainEventMap, HookEventName>, 'push.received'> & {
+export type HookEventMap = Omit<Pick<DomainEventCatalogue, HookEventName>, 'push.received'> & {
   'push.received': { projectId: number; userId: number; data: Record<string, unknown>[] };
 };
 
@@ -54,20 +55,6 @@ export class HookOutbox {
     await this.queue.send(HOOK_EVENT_QUEUE, job, { tx });
   }
 }
-
-/** The job's dates back as Dates (JSON turned them into `toISOString` strings; nothing else has that exact form). */
-export function reviveDates<T>(value: T): T {
-  if (typeof value === 'string') return (ISO.test(value) ? new Date(value) : value) as T;
-  if (Array.isArray(value)) return value.map((v) => reviveDates(v)) as T;
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = reviveDates(v);
-    return out as T;
-  }
-  return value;
-}
-
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 // Snapshots: only the fields the payloads need go into a job (never tokens or digests).
 

@@ -1,13 +1,12 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { apiError, MethodNotAllowed, Unauthorized } from '../common/errors/domain-errors';
 import { Logger } from '../common/http/logger';
 import { ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
-import { CommitStatusChanged, DomainEvents, PushReceived } from '../events/domain-events';
+import { CommitStatusChanged, OnDomainEvent, PushReceived } from '../events/domain-events';
 import { RepositoryLocks } from '../database/repository-locks';
 import { Transactions } from '../database/transactions';
 import { EventsService } from '../events/events.service';
-import { PushReactions } from '../events/push-reactions';
 import { branchRef, parseRef, parseSha, Sha, ZERO_SHA } from '../git/names';
 import { MergeConflict, RefUpdateRejected } from '../git/repository';
 import { GitService } from '../git/git.service';
@@ -55,7 +54,7 @@ export function defaultMergeMessage(mr: MergeRequest): string {
  * commit status outcomes (the waiting merges).
  */
 @Injectable()
-export class MergeService implements OnModuleInit {
+export class MergeService {
   constructor(
     private readonly repo: MergeRequestsRepository,
     private readonly tx: Transactions,
@@ -69,16 +68,9 @@ export class MergeService implements OnModuleInit {
     private readonly commits: CommitsService,
     private readonly closing: ClosingIssues,
     private readonly events: EventsService,
-    private readonly domainEvents: DomainEvents,
-    private readonly reactions: PushReactions,
     private readonly locks: RepositoryLocks,
     private readonly logger: Logger,
   ) {}
-
-  onModuleInit(): void {
-    this.reactions.react('merge-requests', (e) => this.afterPush(e));
-    this.domainEvents.onCommitStatusChanged((e) => this.afterCommitStatus(e));
-  }
 
   /** `PUT .../merge_requests/:id`: the update, then `state_event=merge` as PUT .../merge (spec-decisions 7). */
   async update(user: User, ref: string, rawId: string, dto: UpdateMergeRequestDto): Promise<MergeRequest> {
@@ -262,6 +254,7 @@ export class MergeService implements OnModuleInit {
    * are rechecked in the background; commits arriving on the default branch close the issues they
    * name (as the pusher, who must be able to see and update them).
    */
+  @OnDomainEvent('push.received', { durable: true, queue: 'push.merge-requests' })
   async afterPush(e: PushReceived): Promise<void> {
     const branches = e.updates.filter((u) => u.ref.startsWith('refs/heads/')).map((u) => u.ref.slice('refs/heads/'.length));
     const touched = await this.repo.openTouching(e.projectId, branches);
@@ -334,6 +327,7 @@ export class MergeService implements OnModuleInit {
    * their stored parameters by their merging user, when every status of the head succeeded. A failed
    * build leaves them open (and waiting).
    */
+  @OnDomainEvent('commit_status.changed')
   async afterCommitStatus(e: CommitStatusChanged): Promise<void> {
     if (e.status !== 'success') return;
     const waiting = await this.repo.waitingForBuild(e.projectId);

@@ -141,6 +141,18 @@ export function queueJobFailed(queue: string): void {
   queueFailures.inc({ queue });
 }
 
+const eventHandlerFailures = new Counter({
+  name: 'domain_event_handler_failures_total',
+  help: 'domain event handler runs that threw (or durable jobs that could not be enqueued), by event and handler',
+  labelNames: ['event', 'handler'],
+  registers: [registry],
+});
+
+/** Called by src/events when a domain event handler fails. */
+export function domainEventHandlerFailed(event: string, handler: string): void {
+  eventHandlerFailures.inc({ event, handler });
+}
+
 const sshSessions = new Counter({
   name: 'ssh_sessions_total',
   help: 'SSH connections by git command (or none) and result',

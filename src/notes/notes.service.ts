@@ -127,7 +127,7 @@ export class NotesService {
       });
       // a comment touches its noteable, like GitLab's `belongs_to :noteable, touch: true`
       await this.repo.touchNoteable(tx, target.type, target.id);
-      await this.outbox.add(tx, 'note.created', { noteId: saved.id, userId: user.id }); // project hooks
+      await this.outbox.add(tx, 'note.created', { noteId: saved.id, projectId: target.project.id, userId: user.id }); // project hooks
       // in the same transaction: a crash cannot leave a note without its `commented` event
       await this.events.recordIn(tx, {
         projectId: target.project.id,

@@ -164,7 +164,7 @@ export class ProjectsService implements OnModuleInit {
       token,
       async (tx, created) => {
         await this.git.create(created.id);
-        await this.outbox.add(tx, 'project.created', { project: projectSnapshot(created) }); // system hooks
+        await this.outbox.add(tx, 'project.created', { project: projectSnapshot(created), userId: creator.id }); // system hooks
         if (namespace.kind === 'user') {
           await this.projects.addCreatorMember(tx, created.id, creator.id, AccessLevel.MASTER);
           await this.outbox.add(tx, 'project_member.added', { projectId: created.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
@@ -411,7 +411,7 @@ export class ProjectsService implements OnModuleInit {
         }
         await this.git.fork(source.id, created.id);
         await this.projects.addCreatorMember(tx, created.id, user.id, AccessLevel.MASTER);
-        await this.outbox.add(tx, 'project.created', { project: projectSnapshot(created) }); // system hooks
+        await this.outbox.add(tx, 'project.created', { project: projectSnapshot(created), userId: user.id }); // system hooks
       },
     );
     await this.events.record({ projectId: fork.id, authorId: user.id, action: 'created' });

@@ -192,7 +192,7 @@ export class CommitsService {
       return this.records.saveStatus(tx, row);
     });
     // the outcome hook: merge-when-build-succeeds (and later CI pipelines) react to the combined status
-    this.domainEvents.commitStatusChanged({
+    await this.domainEvents.emitCommitted('commit_status.changed', {
       projectId: ctx.project.id,
       sha: commit.id,
       status: await this.combinedStatusOf(ctx.project.id, commit.id),

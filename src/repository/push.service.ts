@@ -7,7 +7,6 @@ import { Transactions } from '../database/transactions';
 import { DomainEvents } from '../events/domain-events';
 import { EventsService, NewEvent } from '../events/events.service';
 import { HookOutbox } from '../events/hook-outbox';
-import { PushReactions } from '../events/push-reactions';
 import { GitService } from '../git/git.service';
 import { PushRules } from '../git/hooks';
 import { parseRef, parseSha, Sha } from '../git/names';
@@ -32,7 +31,6 @@ export class PushService {
     private readonly domainEvents: DomainEvents,
     private readonly outbox: HookOutbox,
     private readonly tx: Transactions,
-    private readonly reactions: PushReactions,
     private readonly jobs: RepositoryJobs,
     private readonly settings: ApplicationSettingsService,
     private readonly logger: Logger,
@@ -94,8 +92,8 @@ export class PushService {
       await this.tx.run(async (tx) => {
         await this.events.recordIn(tx, ...events);
         await this.outbox.add(tx, 'push.received', { projectId: project.id, userId: user.id, data: pushData });
-        // CI and merge requests: their jobs commit with the push's events (nothing lost in between)
-        await this.reactions.enqueue({ projectId: project.id, userId: user.id, updates, data: pushData }, tx);
+        // CI and merge requests (durable handlers): their jobs commit with the push's events (nothing lost in between)
+        await this.domainEvents.emit(tx, 'push.received', { projectId: project.id, userId: user.id, updates, data: pushData });
       });
       enqueued = true;
       data = pushData;
@@ -106,10 +104,8 @@ export class PushService {
         error: e instanceof Error ? e.message : String(e),
       });
     }
-    // CI, merge requests and housekeeping: jobs on the durable queue (each runs once, on any instance);
-    // when the transaction above failed, the reactions are still sent on their own
-    if (!enqueued) await this.reactions.enqueue({ projectId: project.id, userId: user.id, updates, data });
-    this.domainEvents.pushReceived({ projectId: project.id, userId: user.id, updates, data });
+    // when the transaction above failed, the push's handlers still hear of it (the refs did move)
+    if (!enqueued) await this.domainEvents.emitCommitted('push.received', { projectId: project.id, userId: user.id, updates, data });
     await this.jobs.housekeepingAfterPush(project.id).catch((e) =>
       this.logger.error('housekeeping could not be scheduled', { project_id: project.id, error: e instanceof Error ? e.message : String(e) }),
     );

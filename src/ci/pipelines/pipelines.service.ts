@@ -4,9 +4,8 @@ import { Transactions } from '../../database/transactions';
 import { EntityManager } from 'typeorm';
 import { Logger } from '../../common/http/logger';
 import { ValidationFailed } from '../../common/errors/domain-errors';
-import { DomainEvents, PushReceived } from '../../events/domain-events';
+import { DomainEvents, OnDomainEvent, PushReceived } from '../../events/domain-events';
 import { HookOutbox } from '../../events/hook-outbox';
-import { PushReactions } from '../../events/push-reactions';
 import { GitService } from '../../git/git.service';
 import { QueueService } from '../../queue/queue.service';
 import { BUILD_FINISHED_QUEUE, BuildFinishedJob, Finished } from '../builds/builds.service';
@@ -53,21 +52,11 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     private readonly tx: Transactions,
     private readonly domainEvents: DomainEvents,
     private readonly outbox: HookOutbox,
-    private readonly reactions: PushReactions,
     private readonly queue: QueueService,
     private readonly logger: Logger,
   ) {}
 
   onModuleInit(): void {
-    // every push (git over HTTP, the files API, merges, branch and tag creation) ends in this event
-    // (a durable job per push: runs once across instances, survives a restart)
-    this.reactions.react(
-      'pipelines',
-      async (e) => {
-        await this.createForPush(e);
-      },
-      { retryLimit: 0 }, // createForPush logs its own failures; a retry could create a pipeline twice
-    );
     // a build ended and the in-process step below did not happen (a crash in between): a worker does it
     this.queue
       .register<BuildFinishedJob>(BUILD_FINISHED_QUEUE, {
@@ -105,6 +94,16 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
       }
     }
     return created;
+  }
+
+  /**
+   * Every push (git over HTTP, the files API, merges, branch and tag creation): a durable job per
+   * push, run once across instances, surviving a restart. No retry: createForPush logs its own
+   * failures, and a retry could create a pipeline twice.
+   */
+  @OnDomainEvent('push.received', { durable: true, queue: 'push.pipelines', retryLimit: 0 })
+  async onPush(e: PushReceived): Promise<void> {
+    await this.createForPush(e);
   }
 
   /** A pipeline for every branch or tag the push created or moved (deletions create none). */
@@ -206,7 +205,7 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
   /** After commit: the commit's CI outcome for merge-when-build-succeeds (and anyone else listening). */
   private outcome(pipeline: Pipeline | undefined): void {
     if (!pipeline) return;
-    this.domainEvents.commitStatusChanged({ projectId: pipeline.projectId, sha: pipeline.sha, status: pipeline.status });
+    void this.domainEvents.emitCommitted('commit_status.changed', { projectId: pipeline.projectId, sha: pipeline.sha, status: pipeline.status });
   }
 
   /**

@@ -1,0 +1,99 @@
+import type { RefUpdate } from '../git/smart-http';
+
+/**
+ * The catalogue of domain events: every event name and its payload type, in one place. `emit` and
+ * `@OnDomainEvent` are typed from it, so an emitter and its handlers cannot disagree on a payload.
+ * (The mechanism and how to add a handler: see domain-events.ts.)
+ *
+ * Payloads are plain data (they travel as JSON through the queue for durable handlers; Dates come back
+ * as Dates). Carry ids (of the thing, the actor, the project) rather than rows: a durable handler runs
+ * later and reads what it needs; destroy events carry a snapshot because the row is gone.
+ */
+
+/** A push that moved refs, after its events were recorded. */
+export interface PushReceived {
+  projectId: number;
+  userId: number;
+  updates: RefUpdate[];
+  /** GitLab's push data of each update (same order), when the push service built it. */
+  data?: Record<string, unknown>[];
+}
+
+/** The fields of a record the hooks need, as it was (destroy events carry it: the row is gone). */
+export interface ProjectSnapshot { id: number; name: string; path: string; namespaceId: number; visibilityLevel: number; createdAt: Date; updatedAt: Date }
+export interface UserSnapshot { id: number; name: string; username: string; email: string; createdAt: Date; updatedAt: Date }
+export interface KeySnapshot { id: number; key: string; userId: number | null; createdAt: Date; updatedAt: Date }
+export interface GroupSnapshot { id: number; name: string; path: string; ownerId: number | null; createdAt: Date; updatedAt: Date }
+
+/** What the CI area passes with `build.changed` (see hooks/hook-payloads.ts, buildHookPayload). */
+export interface BuildHookInput {
+  id: number;
+  name: string;
+  stage: string;
+  status: string;
+  ref: string;
+  tag: boolean;
+  beforeSha: string | null;
+  sha: string;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  allowFailure: boolean;
+  userId: number | null;
+  commit: { id: number; sha: string; message: string; authorName: string; authorEmail: string; status: string; startedAt: Date | null; finishedAt: Date | null };
+}
+
+/** What an issue or merge request hook needs. */
+export type ObjectAction = 'open' | 'update' | 'close' | 'reopen' | 'merge';
+
+/**
+ * The CI outcome of a commit changed: `status` is the combined status of every latest status of
+ * `sha` in the project (GitLab's pipeline status). Commit statuses and finished pipelines emit it.
+ */
+export interface CommitStatusChanged {
+  projectId: number;
+  sha: string;
+  status: string | null;
+}
+
+export interface DomainEventCatalogue {
+  /** Refs moved (git over HTTP or SSH, the files API, merges, branch and tag creation). */
+  'push.received': PushReceived;
+  /** A commit's combined CI status may have changed (in-process only: emitted after the commit). */
+  'commit_status.changed': CommitStatusChanged;
+
+  'project.created': { project: ProjectSnapshot; userId: number | null };
+  'project.destroyed': { project: ProjectSnapshot };
+  'project.renamed': { project: ProjectSnapshot; oldPathWithNamespace: string };
+  'project.transferred': { project: ProjectSnapshot; oldPathWithNamespace: string };
+  'user.created': { user: UserSnapshot };
+  'user.destroyed': { user: UserSnapshot };
+  'key.created': { key: KeySnapshot };
+  'key.destroyed': { key: KeySnapshot };
+  /** A secondary email was added to a user (by themselves or an administrator: `actorId`). */
+  'email.created': { emailId: number; userId: number; email: string; actorId: number };
+  'group.created': { group: GroupSnapshot };
+  'group.destroyed': { group: GroupSnapshot };
+  'project_member.added': { projectId: number; userId: number; accessLevel: number };
+  'project_member.removed': { projectId: number; userId: number; accessLevel: number };
+  'group_member.added': { groupId: number; userId: number; accessLevel: number };
+  'group_member.removed': { groupId: number; userId: number; accessLevel: number };
+
+  /** Any change of an issue, with GitLab's hook action (the webhooks hear of this one). */
+  'issue.changed': { issueId: number; userId: number; action: ObjectAction };
+  'issue.created': { issueId: number; projectId: number; userId: number };
+  'issue.closed': { issueId: number; projectId: number; userId: number };
+  'issue.reopened': { issueId: number; projectId: number; userId: number };
+  /** A comment (on an issue, merge request, snippet or commit); `projectId` null for personal snippets. */
+  'note.created': { noteId: number; projectId: number | null; userId: number };
+
+  /** The MR area emits this with the MR as GitLab's `object_attributes` (see hooks/hook-payloads.ts). */
+  'merge_request.changed': { projectId: number; userId: number; action: ObjectAction; attributes: Record<string, unknown> };
+  'merge_request.merged': { mergeRequestId: number; projectId: number; userId: number };
+
+  /** Every build status change (see hooks/hook-payloads.ts, buildHookPayload). */
+  'build.changed': { projectId: number; build: BuildHookInput };
+  /** A build ended failed (`userId`: who triggered it, when known). */
+  'build.failed': { buildId: number; projectId: number; userId: number | null; pipelineId: number };
+}
+
+export type DomainEventName = keyof DomainEventCatalogue;

@@ -1,0 +1,172 @@
+import { App, createApp } from '../src/app.factory';
+import { Transactions } from '../src/database/transactions';
+import { DomainEvents } from '../src/events/domain-events';
+import { waitFor } from './helpers/ci';
+import { sleep } from './helpers/hook-receiver';
+import { startTestApp, TestApp } from './helpers/test-app';
+
+/**
+ * The domain event mechanism itself (src/events/domain-events.ts): handlers found through
+ * `@OnDomainEvent`, in-process ones run after the commit only, durable ones are queue jobs written by
+ * the emitter's transaction, a failing handler is logged and counted and never stops the others, and a
+ * durable handler runs once across two instances.
+ */
+describe('domain events', () => {
+  let t: TestApp;
+  let events: DomainEvents;
+  let tx: Transactions;
+  const logged: string[] = [];
+  let write: typeof process.stdout.write;
+
+  beforeAll(async () => {
+    t = await startTestApp({ LOG_LEVEL: 'error' });
+    events = t.app.app.get(DomainEvents);
+    tx = t.app.app.get(Transactions);
+    // the app logs one JSON object per line on stdout: keep ours, pass the rest on
+    write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      const line = chunk.toString();
+      if (line.includes('"domain event')) logged.push(line);
+      else return write(chunk, ...rest);
+      return true;
+    }) as typeof process.stdout.write;
+  });
+  afterAll(async () => {
+    process.stdout.write = write;
+    await t.close();
+  });
+
+  const jobs = async (queue: string, state?: string) =>
+    (
+      await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 ${state ? 'AND state = $2' : ''}`, state ? [queue, state] : [queue])
+    )[0].n;
+
+  it('finds the @OnDomainEvent handlers of every provider at bootstrap', () => {
+    expect(events.handlersOf('push.received')).toEqual(
+      expect.arrayContaining([
+        { id: 'PipelinesService.onPush', durable: true, queue: 'push.pipelines' },
+        { id: 'MergeService.afterPush', durable: true, queue: 'push.merge-requests' },
+      ]),
+    );
+    expect(events.handlersOf('commit_status.changed')).toEqual(expect.arrayContaining([{ id: 'MergeService.afterCommitStatus', durable: false, queue: undefined }]));
+  });
+
+  it('runs an in-process handler after the commit, never before it and never after a rollback', async () => {
+    const seen: number[] = [];
+    await events.subscribe('issue.created', 'test.in-process', (e) => {
+      seen.push(e.issueId);
+    });
+    await tx.run(async (m) => {
+      await events.emit(m, 'issue.created', { issueId: 1, projectId: 7, userId: 3 });
+      await sleep(50);
+      expect(seen).toEqual([]); // not yet committed
+    });
+    await waitFor(async () => seen.length === 1, 'the handler after commit');
+    expect(seen).toEqual([1]);
+
+    await expect(
+      tx.run(async (m) => {
+        await events.emit(m, 'issue.created', { issueId: 2, projectId: 7, userId: 3 });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await sleep(200);
+    expect(seen).toEqual([1]);
+  });
+
+  it('writes a durable handler’s job in the emitter’s transaction: rolled back → no job, never runs; committed → runs once', async () => {
+    const seen: { issueId: number; at: Date }[] = [];
+    await events.subscribe(
+      'issue.reopened',
+      'test.durable',
+      (e, meta) => {
+        seen.push({ issueId: e.issueId, at: meta.at });
+      },
+      { durable: true },
+    );
+    const queue = events.handlersOf('issue.reopened').find((h) => h.id === 'test.durable')!.queue!;
+    expect(queue).toBe('event.issue.reopened.test.durable');
+
+    await expect(
+      tx.run(async (m) => {
+        await events.emit(m, 'issue.reopened', { issueId: 10, projectId: 7, userId: 3 });
+        expect(await jobs(queue)).toBe(0); // not visible outside the transaction
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await jobs(queue)).toBe(0);
+
+    await tx.run((m) => events.emit(m, 'issue.reopened', { issueId: 11, projectId: 7, userId: 3 }));
+    await waitFor(async () => (await jobs(queue, 'completed')) === 1, 'the durable job completed');
+    expect(seen.map((s) => s.issueId)).toEqual([11]);
+    expect(seen[0].at).toBeInstanceOf(Date);
+    await sleep(300);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('logs and counts a throwing handler (in-process and durable), and the other handlers still run', async () => {
+    const ran: string[] = [];
+    await events.subscribe('merge_request.merged', 'test.throws', () => {
+      throw new Error('in-process boom');
+    });
+    await events.subscribe('merge_request.merged', 'test.runs', () => {
+      ran.push('in-process');
+    });
+    await events.subscribe(
+      'merge_request.merged',
+      'test.durable-throws',
+      () => {
+        throw new Error('durable boom');
+      },
+      { durable: true, retryLimit: 0 },
+    );
+    await events.subscribe('merge_request.merged', 'test.durable-runs', () => void ran.push('durable'), { durable: true });
+
+    await tx.run((m) => events.emit(m, 'merge_request.merged', { mergeRequestId: 5, projectId: 7, userId: 3 }));
+    await waitFor(async () => ran.length === 2, 'the other handlers ran');
+    expect(ran.sort()).toEqual(['durable', 'in-process']);
+    await waitFor(async () => (await jobs('event.merge_request.merged.test.durable-throws', 'failed')) === 1, 'the durable job failed');
+
+    const metrics = (await t.http.get('/-/metrics').expect(200)).text;
+    expect(metrics).toContain('domain_event_handler_failures_total{event="merge_request.merged",handler="test.throws"} 1');
+    expect(metrics).toContain('domain_event_handler_failures_total{event="merge_request.merged",handler="test.durable-throws"} 1');
+    expect(metrics).not.toContain('handler="test.runs"');
+    const lines = logged.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ level: 'error', msg: 'domain event handler failed', event: 'merge_request.merged', handler: 'test.throws', error: 'in-process boom' }),
+        expect.objectContaining({ level: 'error', msg: 'domain event handler failed', event: 'merge_request.merged', handler: 'test.durable-throws', error: 'durable boom' }),
+      ]),
+    );
+  });
+
+  it('emitCommitted (no transaction) runs in-process handlers and sends durable jobs at once', async () => {
+    const seen: string[] = [];
+    await events.subscribe('build.failed', 'test.now', () => void seen.push('in-process'));
+    await events.subscribe('build.failed', 'test.now-durable', () => void seen.push('durable'), { durable: true });
+    await events.emitCommitted('build.failed', { buildId: 1, projectId: 7, userId: null, pipelineId: 1 });
+    await waitFor(async () => seen.length === 2, 'both handlers');
+    expect(seen.sort()).toEqual(['durable', 'in-process']);
+  });
+
+  const pg = !!process.env.DATABASE_URL;
+  (pg ? describe : describe.skip)('two instances on one PostgreSQL database', () => {
+    let b: App;
+    beforeAll(async () => {
+      b = await createApp(t.config);
+    });
+    afterAll(async () => {
+      await b.close();
+    });
+
+    it('a durable handler declared by both runs each event once, on either instance', async () => {
+      const runs: { instance: string; issueId: number }[] = [];
+      await events.subscribe('issue.closed', 'test.once', (e) => void runs.push({ instance: 'a', issueId: e.issueId }), { durable: true });
+      await b.app.get(DomainEvents).subscribe('issue.closed', 'test.once', (e) => void runs.push({ instance: 'b', issueId: e.issueId }), { durable: true });
+      for (let i = 1; i <= 10; i++) await tx.run((m) => events.emit(m, 'issue.closed', { issueId: i, projectId: 7, userId: 3 }));
+      await waitFor(async () => (await jobs('event.issue.closed.test.once', 'completed')) === 10, 'all ten jobs completed', 30000);
+      await sleep(500);
+      expect(runs.map((r) => r.issueId).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    });
+  });
+});
