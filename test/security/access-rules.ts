@@ -218,10 +218,10 @@ export const RULES: Record<string, Rule> = {
   // ---- the runner API: its own tokens only; a user's private token is no credential there
   'POST /ci/api/v1/builds/register': G(() => 403, { anonymousAllowed: true, body: () => ({ token: 'not-a-runner-token' }) }),
   'PUT /ci/api/v1/builds/{id}': G(() => 403, { anonymousAllowed: true, body: () => ({ token: 'not-a-runner-token', state: 'failed' }) }),
-  'PATCH /ci/api/v1/builds/{id}/trace.txt': G(() => 403, { anonymousAllowed: true }),
-  'GET /ci/api/v1/builds/{id}/artifacts': G(() => 403, { anonymousAllowed: true }),
-  'POST /ci/api/v1/builds/{id}/artifacts': G(() => 403, { anonymousAllowed: true }),
-  'DELETE /ci/api/v1/builds/{id}/artifacts': G(() => 403, { anonymousAllowed: true }),
+  'PATCH /ci/api/v1/builds/{id}/trace.txt': G(() => 403, { anonymousAllowed: true, query: () => ({ token: 'not-a-build-token' }) }), // a wrong build token (none at all is 400, a missing attribute)
+  'GET /ci/api/v1/builds/{id}/artifacts': G(() => 403, { anonymousAllowed: true, query: () => ({ token: 'not-a-build-token' }) }), // a wrong build token (none at all is 400, a missing attribute)
+  'POST /ci/api/v1/builds/{id}/artifacts': G(() => 403, { anonymousAllowed: true, query: () => ({ token: 'not-a-build-token' }) }), // a wrong build token (none at all is 400, a missing attribute)
+  'DELETE /ci/api/v1/builds/{id}/artifacts': G(() => 403, { anonymousAllowed: true, query: () => ({ token: 'not-a-build-token' }) }), // a wrong build token (none at all is 400, a missing attribute)
   'POST /ci/api/v1/runners/register': G(() => 403, { anonymousAllowed: true, body: () => ({ token: 'not-a-registration-token' }) }),
   'DELETE /ci/api/v1/runners/delete': G(() => 403, { anonymousAllowed: true, body: () => ({ token: 'not-a-runner-token' }) }),
 
