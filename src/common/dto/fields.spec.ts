@@ -103,7 +103,7 @@ describe('request DTO fields', () => {
     expect(toDto(Own, { content: '' }).content).toBe('');
     expect(err(() => toDto(Own, {}))).toEqual({ message: '400 (Bad request) "content" not given' });
     expect(err(() => toDto(Own, { content: null }))).toEqual({ message: '400 (Bad request) "content" not given' });
-    expect(err(() => toDto(Own, { content: 'x', since: 'soon' }))).toEqual({ message: '"since" must be a timestamp' });
+    expect(err(() => toDto(Own, { content: 'x', since: 'soon' }))).toEqual({ message: '400 "since" must be a timestamp' });
     expect(toDto(Own, { content: 'x', since: '9999-12-31T23:59:59Z' }).since?.toISOString()).toBe('9999-12-31T23:59:59.000Z');
   });
 
