@@ -11,6 +11,7 @@ import { LicensesModule } from './licenses/licenses.module';
 import { NamespacesModule } from './namespaces/namespaces.module';
 import { OauthModule } from './oauth/oauth.module';
 import { UsersModule } from './users/users.module';
+import { LdapModule } from './ldap/ldap.module';
 import { PolicyModule } from './common/policy/policy.module';
 import { EventsModule } from './events/events.module';
 import { GitModule } from './git/git.module';
@@ -31,6 +32,7 @@ import { CiModule } from './ci/ci.module';
 import { QueueModule } from './queue/queue.module';
 import { HooksModule } from './hooks/hooks.module';
 import { SystemHooksModule } from './system-hooks/system-hooks.module';
+import { NotificationsModule } from './notifications/notifications.module';
 
 @Module({})
 export class AppModule {
@@ -46,6 +48,7 @@ export class AppModule {
         HomeModule,
         MetricsModule,
         UsersModule,
+        LdapModule,
         OauthModule,
         LicensesModule,
         NamespacesModule,
@@ -68,6 +71,7 @@ export class AppModule {
         CiModule,
         HooksModule,
         SystemHooksModule,
+        NotificationsModule.forRoot(config),
       ],
     };
   }

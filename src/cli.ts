@@ -11,12 +11,13 @@ import { setLockRole } from './database/embedded-postgres';
 import { MIGRATIONS } from './database/migrations';
 import { loadHostKeys } from './ssh/host-keys';
 import { GitRunner } from './git/git-runner';
+import { checkLdapServers } from './ldap/ldap-directory';
 
 /**
  * The admin CLI: `node dist/cli.js <command>` (or `npm run cli -- <command>`).
  *
  *   migrate                                   apply pending migrations
- *   check                                     database, migrations, DATA_DIR, git, secret key, SSH host keys (exit 0/1)
+ *   check                                     database, migrations, DATA_DIR, git, secret key, SSH host keys, LDAP servers (exit 0/1)
  *   create-admin --username U --email E [--password P]
  *   reset-password --username U [--password P]
  *   backup --file F.tar.gz                    database + repositories + artifacts/uploads + secret key
@@ -124,6 +125,9 @@ export async function runChecks(config: AppConfig): Promise<boolean> {
       line('ssh_host_keys', e instanceof Error ? e.message : String(e));
     }
   }
+  // each LDAP server: connect (with its TLS), bind as the service account
+  if (!config.ldap.servers.length) out('ldap: off (no LDAP_SERVERS or LDAP_URL)');
+  for (const r of await checkLdapServers(config.ldap.servers)) line(`ldap ${r.provider} (${r.url})`, r.result);
   return ok;
 }
 

@@ -172,3 +172,26 @@ export function sshSessionStarted(): (command: string, result: string) => void {
     sshSessions.inc({ command, result });
   };
 }
+
+const ldapUnavailableTotal = new Counter({
+  name: 'ldap_unavailable_total',
+  help: 'LDAP servers that did not answer (network, TLS, timeout, service bind), by provider and operation (signin, sync, check); nobody is blocked for it',
+  labelNames: ['provider', 'operation'],
+  registers: [registry],
+});
+const ldapSyncUsers = new Counter({
+  name: 'ldap_sync_users_total',
+  help: 'LDAP users checked by synchronisation, by provider and outcome (present, blocked, unblocked, unknown)',
+  labelNames: ['provider', 'result'],
+  registers: [registry],
+});
+
+/** Called by src/ldap when a directory does not answer. */
+export function ldapUnavailable(provider: string, operation: 'signin' | 'sync'): void {
+  ldapUnavailableTotal.inc({ provider, operation });
+}
+
+/** Called by src/ldap's synchronisation with the outcome of each page of users. */
+export function ldapSynced(provider: string, result: 'present' | 'blocked' | 'unblocked' | 'unknown', n: number): void {
+  if (n > 0) ldapSyncUsers.inc({ provider, result }, n);
+}

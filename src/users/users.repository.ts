@@ -265,4 +265,49 @@ export class UsersRepository {
       .orUpdate(['extern_uid', 'updated_at'], ['user_id', 'provider'])
       .execute();
   }
+
+  /**
+   * byLogin for a password sign-in, with whether the account signs in through a directory (an
+   * identity whose provider is `ldap…`, GitLab's `ldap_user?`), in the same statement.
+   */
+  async byLoginForSignIn(login: string): Promise<{ user: User; ldap: boolean } | null> {
+    const rows: (User & { ldapUser: boolean })[] = await this.users.manager.query(
+      `SELECT ${this.columns}, EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.provider LIKE 'ldap%') AS "ldapUser"
+       FROM users u WHERE lower(u.username) = lower($1) OR lower(u.email) = lower($1) ORDER BY u.id ASC LIMIT 1`,
+      [login],
+    );
+    if (!rows[0]) return null;
+    const { ldapUser, ...user } = rows[0];
+    return { user: user as User, ldap: ldapUser };
+  }
+
+  /** The user linked to `provider` with `externUid` (a DN: compared case-insensitively). */
+  async byIdentity(provider: string, externUid: string): Promise<User | null> {
+    const rows = await this.lean(
+      `u.id = (SELECT i.user_id FROM identities i WHERE i.provider = $1 AND lower(i.extern_uid) = lower($2) ORDER BY i.id LIMIT 1)`,
+      [provider, externUid],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** A page of `provider`'s identities after identity id `afterId` (keyset), with their users' states. */
+  identitiesPage(provider: string, afterId: number, limit: number): Promise<{ id: number; userId: number; externUid: string; state: UserState }[]> {
+    return this.users.manager.query(
+      `SELECT i.id, i.user_id AS "userId", i.extern_uid AS "externUid", u.state
+       FROM identities i JOIN users u ON u.id = i.user_id
+       WHERE i.provider = $1 AND i.id > $2 ORDER BY i.id LIMIT $3`,
+      [provider, afterId, limit],
+    );
+  }
+
+  /** Moves the users among `ids` that are in state `from` to `to`, in one statement; the ids moved. */
+  async moveState(ids: number[], from: UserState, to: UserState): Promise<number[]> {
+    if (ids.length === 0) return [];
+    // the pg driver answers an UPDATE with [rows, count]
+    const [rows]: [{ id: number }[], number] = await this.users.manager.query(
+      `UPDATE users SET state = $3, updated_at = now() WHERE id = ANY($1) AND state = $2 RETURNING id`,
+      [ids, from, to],
+    );
+    return rows.map((r) => r.id);
+  }
 }
