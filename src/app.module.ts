@@ -32,6 +32,7 @@ import { CiModule } from './ci/ci.module';
 import { QueueModule } from './queue/queue.module';
 import { HooksModule } from './hooks/hooks.module';
 import { SystemHooksModule } from './system-hooks/system-hooks.module';
+import { NotificationsModule } from './notifications/notifications.module';
 
 @Module({})
 export class AppModule {
@@ -70,6 +71,7 @@ export class AppModule {
         CiModule,
         HooksModule,
         SystemHooksModule,
+        NotificationsModule.forRoot(config),
       ],
     };
   }

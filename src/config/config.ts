@@ -58,8 +58,73 @@ export interface AppConfig {
   ssh: SshConfig;
   /** What clone URLs over SSH begin with: `git@HOST:` on port 22, `ssh://git@HOST:PORT/` on any other. */
   sshUrlPrefix: string;
+  /** Email notifications (src/notifications); undefined when SMTP_URL is unset: notifications are off. */
+  email?: EmailConfig;
   /** LDAP sign-in and synchronisation (src/ldap); no servers: off. */
   ldap: LdapConfig;
+}
+
+export interface EmailConfig {
+  /** `smtp://` (STARTTLS required when the server offers it) or `smtps://` (TLS from the start), without credentials. */
+  smtpUrl: string;
+  user?: string;
+  password?: string;
+  /** `gitlab@HOST` of EXTERNAL_URL unless EMAIL_FROM is set. */
+  from: string;
+  replyTo?: string;
+  /** Put before every subject (EMAIL_SUBJECT_PREFIX), with a space, when set. */
+  subjectPrefix: string;
+  /** Attempts after the first on temporary SMTP or network errors (exponential backoff from the delay). */
+  retryLimit: number;
+  retryDelaySeconds: number;
+  timeoutMs: number;
+  /** PEM file of the CA that signed the SMTP server's certificate, besides the system's (SMTP_TLS_CA_FILE). */
+  tlsCa?: string;
+}
+
+function readCaFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    throw new ConfigError(`SMTP_TLS_CA_FILE: cannot read ${file}`);
+  }
+}
+
+/**
+ * SMTP_URL and the EMAIL_* settings. The user and password come from the URL or SMTP_USER /
+ * SMTP_PASSWORD (these win); the URL kept in the config carries no credentials (it is logged).
+ */
+export function parseEmailConfig(env: NodeJS.ProcessEnv, externalUrl: string): EmailConfig | undefined {
+  const raw = (env.SMTP_URL ?? '').trim();
+  if (!raw) return undefined;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
+  if (!u.hostname) throw new ConfigError('SMTP_URL must name a host');
+  const user = env.SMTP_USER || (u.username ? decodeURIComponent(u.username) : undefined);
+  const password = env.SMTP_PASSWORD || (u.password ? decodeURIComponent(u.password) : undefined);
+  u.username = '';
+  u.password = '';
+  const from = (env.EMAIL_FROM || `gitlab@${new URL(externalUrl).hostname}`).trim();
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(from) && !/<[^\s@<>]+@[^\s@<>]+>\s*$/.test(from)) {
+    throw new ConfigError(`EMAIL_FROM must be an email address, got "${from}"`);
+  }
+  return {
+    smtpUrl: `${u.protocol}//${u.host}`,
+    user,
+    password,
+    from,
+    replyTo: env.EMAIL_REPLY_TO || undefined,
+    subjectPrefix: (env.EMAIL_SUBJECT_PREFIX ?? '').trim(),
+    retryLimit: intEnv(env, 'EMAIL_RETRY_LIMIT', 8, 0, 25),
+    retryDelaySeconds: intEnv(env, 'EMAIL_RETRY_DELAY_SECONDS', 30, 1, 3600),
+    timeoutMs: intEnv(env, 'SMTP_TIMEOUT_MS', 30_000, 100, 600_000),
+    tlsCa: env.SMTP_TLS_CA_FILE ? readCaFile(env.SMTP_TLS_CA_FILE) : undefined,
+  };
 }
 
 export interface SshConfig {
@@ -277,6 +342,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     ssh,
     sshUrlPrefix,
+    email: parseEmailConfig(env, externalUrl),
     ldap: parseLdapConfig(env, (msg) => new ConfigError(msg)),
   };
 }

@@ -29,6 +29,12 @@ function object(properties: Record<string, Schema>, optional: string[] = [], des
   return { type: 'object', ...(description ? { description } : {}), properties, ...(required.length ? { required } : {}) };
 }
 
+/** The custom notification level's switches (src/notifications/notification-levels.ts CUSTOM_EVENTS). */
+const NOTIFICATION_EVENTS = [
+  'new_note', 'new_issue', 'reopen_issue', 'close_issue', 'reassign_issue', 'new_merge_request', 'reopen_merge_request',
+  'close_merge_request', 'reassign_merge_request', 'merge_merge_request', 'failed_pipeline', 'success_pipeline',
+];
+
 const USER_BASIC = {
   name: str(),
   username: str(),
@@ -200,6 +206,23 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
   SSHKey: object(SSH_KEY),
   SSHKeyWithUser: object({ ...SSH_KEY, user: ref('UserFull') }),
   Email: object({ id: int(), email: str() }),
+  NotificationSetting: object(
+    {
+      level: enumOf(['disabled', 'participating', 'watch', 'global', 'mention', 'custom']),
+      events: object(Object.fromEntries(NOTIFICATION_EVENTS.map((e) => [e, bool()]))),
+    },
+    ['events'],
+    'A notification level (GitLab 8.12); `events`, the custom level\'s switches, only for `custom`.',
+  ),
+  GlobalNotificationSetting: object(
+    {
+      level: enumOf(['disabled', 'participating', 'watch', 'global', 'mention', 'custom']),
+      events: object(Object.fromEntries(NOTIFICATION_EVENTS.map((e) => [e, bool()]))),
+      notification_email: str('where notifications are sent: the account email unless set'),
+    },
+    ['events'],
+    'The global notification level (default participating) and address.',
+  ),
   Namespace: object({ id: int(), path: str(), kind: enumOf(['user', 'group']) }),
   NamespaceRecord: object({
     id: int(),

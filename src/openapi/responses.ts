@@ -43,7 +43,7 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'GET /users': {
     schema: { oneOf: [{ $ref: '#/components/schemas/UserBasic' }, { $ref: '#/components/schemas/UserFull' }] },
     list: 'page',
-    description: 'user summaries; the administrator view for administrators. `username=` answers one user at most, unpaginated.',
+    description: 'user summaries; the administrator view for administrators. `username=` answers one user at most.',
   },
   'GET /users/{id}': {
     schema: { oneOf: [{ $ref: '#/components/schemas/User' }, { $ref: '#/components/schemas/UserFull' }] },
@@ -75,6 +75,12 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'GET /groups': page('Group'),
   'POST /groups': one('Group'),
   'GET /groups/{id}': one('GroupDetail'),
+  'GET /notification_settings': one('GlobalNotificationSetting'),
+  'PUT /notification_settings': one('GlobalNotificationSetting'),
+  'GET /groups/{id}/notification_settings': one('NotificationSetting'),
+  'PUT /groups/{id}/notification_settings': one('NotificationSetting'),
+  'GET /projects/{id}/notification_settings': one('NotificationSetting'),
+  'PUT /projects/{id}/notification_settings': one('NotificationSetting'),
   'DELETE /groups/{id}': one('Group'),
   'GET /groups/{id}/projects': page('Project'),
   'POST /groups/{id}/projects/{project_id}': one('Project'),

@@ -77,6 +77,14 @@ interface MembershipRaw {
 }
 
 /** Every query on `projects` and `users_star_projects`. Methods that write take the caller's transaction. */
+/**
+ * The viewer's notification level for a project or group as `permissions` show it (GitLab 8.12: the
+ * notification_settings row, `global` 3 when none). Read only where a membership row exists.
+ */
+const NOTIFICATION_LEVEL = (type: 'Project' | 'Namespace', sourceId: string, userParam: string) =>
+  `COALESCE((SELECT ns.level FROM notification_settings ns
+              WHERE ns.user_id = ${userParam} AND ns.source_type = '${type}' AND ns.source_id = ${sourceId}), 3)`;
+
 @Injectable()
 export class ProjectsRepository {
   constructor(
@@ -113,8 +121,8 @@ export class ProjectsRepository {
     const byId = 'id' in key;
     const rows: (Record<string, unknown> & MembershipRaw)[] = await this.projects.query(
       `SELECT ${projectRow.columns}, ${namespaceRow.columns},
-              pm.access_level AS "pm_access_level", pm.notification_level AS "pm_notification_level",
-              gm.access_level AS "gm_access_level", gm.notification_level AS "gm_notification_level"
+              pm.access_level AS "pm_access_level", ${NOTIFICATION_LEVEL('Project', 'p.id', '$1')} AS "pm_notification_level",
+              gm.access_level AS "gm_access_level", ${NOTIFICATION_LEVEL('Namespace', 'p.namespace_id', '$1')} AS "gm_notification_level"
          FROM projects p JOIN namespaces n ON n.id = p.namespace_id
          LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = $1
          LEFT JOIN group_members gm ON gm.namespace_id = p.namespace_id AND gm.user_id = $1
@@ -249,8 +257,8 @@ export class ProjectsRepository {
               (SELECT count(*)::int FROM projects f WHERE f.forked_from_project_id = x.id) AS "forks",
               (SELECT count(*)::int FROM issues i
                 WHERE i.project_id = x.id AND i.state IN ('opened', 'reopened') AND i.deleted_at IS NULL) AS "open_issues",
-              pm.access_level AS "pm_access_level", pm.notification_level AS "pm_notification_level",
-              gm.access_level AS "gm_access_level", gm.notification_level AS "gm_notification_level",
+              pm.access_level AS "pm_access_level", ${NOTIFICATION_LEVEL('Project', 'x.id', '$3')} AS "pm_notification_level",
+              gm.access_level AS "gm_access_level", ${NOTIFICATION_LEVEL('Namespace', 'x.namespace_id', '$3')} AS "gm_notification_level",
               ${this.users.joinedColumns('u', 'owner')}
          FROM unnest($1::int[], $2::int[]) AS x(id, namespace_id)
          JOIN namespaces n ON n.id = x.namespace_id

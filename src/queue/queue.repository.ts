@@ -48,6 +48,11 @@ export class QueueRepository {
   }
 
   /** Job counts by state of the named queues. */
+  /** Lets the job's current attempt be its last (its failure then fails it for good). */
+  async noMoreRetries(name: string, id: string): Promise<void> {
+    await this.pool().query(`UPDATE pgboss.job SET retry_limit = retry_count WHERE name = $1 AND id = $2 AND state = 'active'`, [name, id]);
+  }
+
   async countsByState(names: string[]): Promise<{ name: string; state: string; n: number }[]> {
     const { rows } = await this.pool().query(
       `SELECT name, state::text AS state, count(*)::int AS n FROM pgboss.job WHERE name = ANY($1) GROUP BY name, state`,

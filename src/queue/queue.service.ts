@@ -16,6 +16,9 @@ export interface QueueJob<T> {
   retryLimit: number;
 }
 
+/** Thrown by a handler when another attempt cannot succeed: the job is failed at once, not retried (the message is kept as its output). */
+export class PermanentJobError extends Error {}
+
 export interface QueueDefinition<T> {
   /** Runs one job. Throwing fails this attempt: it is retried (with backoff) until `retryLimit`. */
   handler: (job: QueueJob<T>) => Promise<void>;
@@ -300,6 +303,7 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
         } catch (e) {
           // Fails this job alone (pg-boss then completes only the batch's jobs still active).
           queueJobFailed(q.name);
+          if (e instanceof PermanentJobError) await this.repo.noMoreRetries(q.name, job.id).catch(() => undefined);
           await this.boss.fail(q.name, job.id, { message: e instanceof Error ? e.message : String(e) }).catch(() => undefined);
         }
       }),

@@ -145,6 +145,8 @@ export const RULES: Record<string, Rule> = {
   'GET /groups/{id}': G((a) => (memberOfGroup(a) ? 'ok' : 404)),
   'DELETE /groups/{id}': G((a) => (a.admin || a.name === 'owner' ? 'ok' : memberOfGroup(a) ? 403 : 404), { destructive: 'deletes the fixture group' }),
   'GET /groups/{id}/projects': G((a) => (memberOfGroup(a) ? 'ok' : 404)),
+  'GET /groups/{id}/notification_settings': G((a) => (memberOfGroup(a) ? 'ok' : 404)),
+  'PUT /groups/{id}/notification_settings': G((a) => (memberOfGroup(a) ? 'ok' : 404), { body: () => ({ level: 'watch' }) }),
   'POST /groups/{id}/projects/{project_id}': G(adminOnly, { destructive: 'moves a project into the group', params: (c) => ({ project_id: c.fx.projects.public.id }) }),
   'GET /groups/{id}/members': G((a) => (memberOfGroup(a) ? 'ok' : 404)),
   'POST /groups/{id}/members': G((a) => (a.admin || a.name === 'owner' ? 'ok' : memberOfGroup(a) ? 403 : 404), {
@@ -189,6 +191,8 @@ export const RULES: Record<string, Rule> = {
     destructive: "deletes the developer's key",
   }),
   'GET /user/emails': G(any),
+  'GET /notification_settings': G(any),
+  'PUT /notification_settings': G(any, { body: () => ({ level: 'participating' }) }),
   'POST /user/emails': G(any, { body: (c) => ({ email: `e-${c.n}@matrix.test` }) }),
   'GET /user/emails/{id}': G((a) => (a.name === 'developer' ? 'ok' : 404), { params: (c) => ({ id: c.fx.developerEmailId }) }),
   'DELETE /user/emails/{id}': G((a) => (a.name === 'developer' ? 'ok' : 200), {
@@ -287,6 +291,8 @@ export const RULES: Record<string, Rule> = {
   [`POST ${PR}/labels`]: P('admin_label', { body: (c) => ({ name: `l-${c.n}`, color: '#00ff00' }) }),
   [`PUT ${PR}/labels`]: P('admin_label', { body: (c) => ({ name: c.p.labelName, description: `d ${c.n}` }) }),
   [`DELETE ${PR}/labels`]: P('destroy_label', { destructive: 'deletes the fixture label', query: (c) => ({ name: c.p.labelName }) }),
+  [`GET ${PR}/notification_settings`]: P('read_project'),
+  [`PUT ${PR}/notification_settings`]: P('read_project', { body: () => ({ level: 'watch' }) }),
   [`POST ${PR}/labels/{label_id}/subscription`]: P('read_label'),
   [`DELETE ${PR}/labels/{label_id}/subscription`]: P('read_label'),
   [`GET ${PR}/milestones`]: P('read_milestone'),

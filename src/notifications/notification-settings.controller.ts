@@ -1,0 +1,44 @@
+import { Controller, Get, Param, Put } from '@nestjs/common';
+import { CurrentUser } from '../common/auth/decorators';
+import { API } from '../common/http/routes';
+import { Input } from '../common/params/params';
+import { User } from '../users/user.entity';
+import { UpdateGlobalNotificationSettingDto, UpdateNotificationSettingDto } from './dto/notification-settings.dto';
+import { presentGlobalNotificationSetting, presentNotificationSetting } from './notification-settings.presenter';
+import { NotificationSettingsService } from './notification-settings.service';
+
+/** GitLab 8.12's notification settings: global, per project, per group. */
+@Controller(API)
+export class NotificationSettingsController {
+  constructor(private readonly settings: NotificationSettingsService) {}
+
+  @Get('notification_settings')
+  async global(@CurrentUser() user: User) {
+    return presentGlobalNotificationSetting(await this.settings.getGlobal(user));
+  }
+
+  @Put('notification_settings')
+  async updateGlobal(@CurrentUser() user: User, @Input() dto: UpdateGlobalNotificationSettingDto) {
+    return presentGlobalNotificationSetting(await this.settings.putGlobal(user, dto));
+  }
+
+  @Get('projects/:id/notification_settings')
+  async project(@CurrentUser() user: User, @Param('id') id: string) {
+    return presentNotificationSetting(await this.settings.getProject(user, id));
+  }
+
+  @Put('projects/:id/notification_settings')
+  async updateProject(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: UpdateNotificationSettingDto) {
+    return presentNotificationSetting(await this.settings.putProject(user, id, dto));
+  }
+
+  @Get('groups/:id/notification_settings')
+  async group(@CurrentUser() user: User, @Param('id') id: string) {
+    return presentNotificationSetting(await this.settings.getGroup(user, id));
+  }
+
+  @Put('groups/:id/notification_settings')
+  async updateGroup(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: UpdateNotificationSettingDto) {
+    return presentNotificationSetting(await this.settings.putGroup(user, id, dto));
+  }
+}

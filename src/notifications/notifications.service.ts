@@ -1,0 +1,345 @@
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Logger } from '../common/http/logger';
+import { Forbidden, NotFound } from '../common/errors/domain-errors';
+import { ProjectAbility } from '../common/policy/policy';
+import { APP_CONFIG, AppConfig, EmailConfig } from '../config/config';
+import { Transactions } from '../database/transactions';
+import { canReadIssue } from '../issues/issue-policy';
+import { ProjectResolver, ResolvedProject } from '../projects/project-resolver.service';
+import { PermanentJobError, QueueJob, QueueService } from '../queue/queue.service';
+import { UsersRepository } from '../users/users.repository';
+import { User } from '../users/user.entity';
+import { Mailer, OutgoingMail } from './mailer';
+import { IssuableFacts, mentionedUsernames, NotificationFactsRepository } from './notification-facts.repository';
+import { effectiveSetting, levelName, LevelSetting } from './notification-levels';
+import { notificationMail } from './notification-metrics';
+import { buildMail, MailProject, MailSubject } from './notification-mails';
+import { NotificationEvent, notificationRecipients, RecipientFacts } from './notification-recipients';
+import { NotificationSettingsRepository } from './notification-settings.repository';
+
+/** The queue of notification mails: one job per recipient and event. */
+export const MAIL_QUEUE = 'notifications.mail';
+
+/** What a mail is about (ids: the mail is built from the rows as they are when it is sent). */
+export type MailEvent =
+  | { kind: 'issue' | 'merge_request'; action: 'new' | 'close' | 'reopen' | 'merge' | 'reassign'; id: number; actorId: number; previousAssigneeId?: number | null }
+  | { kind: 'note'; noteId: number; actorId: number }
+  | { kind: 'build_failed'; buildId: number }
+  | { kind: 'key_added'; keyId: number }
+  | { kind: 'email_added'; emailId: number }
+  | { kind: 'project_created'; projectId: number; actorId: number }
+  | { kind: 'test'; to: string };
+
+export interface MailJob {
+  /** The recipient (none for a test mail). */
+  userId?: number;
+  event: MailEvent;
+}
+
+/**
+ * Email notifications: who is mailed of what (the rules are notificationRecipients, pure), one queue
+ * job per mail, sent by the queue's workers with retries on temporary SMTP errors. Whether the
+ * recipient may still see the thing is asked again of the project resolver when the mail is sent.
+ * Without SMTP_URL nothing of this runs (the triggers are not even registered: NotificationsModule).
+ */
+@Injectable()
+export class NotificationsService implements OnModuleInit, OnApplicationShutdown {
+  private readonly email?: EmailConfig;
+  private mailer?: Mailer;
+
+  constructor(
+    private readonly facts: NotificationFactsRepository,
+    private readonly settings: NotificationSettingsRepository,
+    private readonly users: UsersRepository,
+    private readonly projects: ProjectResolver,
+    private readonly queue: QueueService,
+    private readonly tx: Transactions,
+    private readonly logger: Logger,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.email = config.email;
+  }
+
+  get enabled(): boolean {
+    return !!this.email;
+  }
+
+  onModuleInit(): void {
+    if (!this.email) {
+      this.logger.info('email notifications are off (SMTP_URL is not set)');
+      return;
+    }
+    this.mailer = new Mailer(this.email);
+    void this.queue.register<MailJob>(MAIL_QUEUE, {
+      handler: (job) => this.deliver(job),
+      retryLimit: this.email.retryLimit,
+      retryDelay: this.email.retryDelaySeconds,
+      retryBackoff: true,
+      expireInSeconds: Math.max(60, Math.ceil((this.email.timeoutMs * 4) / 1000)),
+      batchSize: 10,
+      workers: 2,
+    });
+  }
+
+  onApplicationShutdown(): void {
+    this.mailer?.close();
+  }
+
+  /**
+   * Plans the mails of an event and enqueues them together with the completion of the event's own
+   * job (`done`), so that a retried event never mails twice. Returns the recipients.
+   */
+  async plan(event: MailEvent, done?: { queue: string; id: string }): Promise<number[]> {
+    const recipients = await this.recipients(event);
+    const jobs: MailJob[] = recipients.map((userId) => ({ userId, event }));
+    await this.tx.run(async (tx) => {
+      await this.queue.sendMany(MAIL_QUEUE, jobs, { tx });
+      if (done && !(await this.queue.complete(done.queue, done.id, { tx }))) throw new Error('notification event job no longer active');
+    });
+    return recipients;
+  }
+
+  /** Enqueues a test mail to `to` (cli send-test-email goes through `sendNow` instead). */
+  async sendNow(to: string): Promise<void> {
+    if (!this.mailer || !this.email) throw new Error('SMTP_URL is not set');
+    await this.mailer.send(buildMail({ kind: 'test' }, to, this.site(), `test-${Date.now()}`));
+  }
+
+  /** Connects, says EHLO, starts TLS when offered, authenticates (cli check). */
+  async verify(): Promise<void> {
+    if (!this.mailer) throw new Error('SMTP_URL is not set');
+    await this.mailer.verify();
+  }
+
+  private site() {
+    return { externalUrl: this.config.externalUrl, subjectPrefix: this.email?.subjectPrefix ?? '' };
+  }
+
+  // ---- who
+
+  private async recipients(event: MailEvent): Promise<number[]> {
+    switch (event.kind) {
+      case 'test':
+        return [];
+      case 'key_added': {
+        const key = await this.facts.key(event.keyId);
+        return key && (await this.canSee(key.userId, event)) ? this.decide({ kind: 'notice' }, { actorId: null, userId: key.userId }, () => true) : [];
+      }
+      case 'email_added': {
+        const email = await this.facts.email(event.emailId);
+        return email && (await this.canSee(email.userId, event)) ? this.decide({ kind: 'notice' }, { actorId: null, userId: email.userId }, () => true) : [];
+      }
+      case 'project_created': {
+        const ownerId = await this.facts.personalOwner(event.projectId);
+        if (!ownerId) return [];
+        const ok = await this.canSee(ownerId, event);
+        return this.decide({ kind: 'notice' }, { actorId: event.actorId, userId: ownerId }, () => ok);
+      }
+      case 'build_failed': {
+        const build = await this.facts.build(event.buildId);
+        if (!build?.userId) return [];
+        const settings = await this.settingsIn([build.userId], build.projectId);
+        const ok = await this.canSee(build.userId, event);
+        return this.decide({ kind: 'build_failed' }, { actorId: null, userId: build.userId, settings }, () => ok);
+      }
+      case 'note': {
+        const note = await this.facts.note(event.noteId);
+        if (!note || note.system || (note.noteableType !== 'Issue' && note.noteableType !== 'MergeRequest')) return [];
+        const target = await this.facts.issuable(note.noteableType === 'Issue' ? 'issue' : 'merge_request', note.noteableId);
+        if (!target) return [];
+        const mentionedInNote = await this.facts.userIdsByUsername(mentionedUsernames(note.body));
+        return this.issuableRecipients({ kind: 'note' }, target, event, { actorId: event.actorId, mentionedInNote });
+      }
+      default: {
+        const target = await this.facts.issuable(event.kind, event.id);
+        if (!target) return [];
+        return this.issuableRecipients({ kind: event.kind, action: event.action }, target, event, {
+          actorId: event.actorId,
+          assigneeId: target.assigneeId,
+          previousAssigneeId: event.previousAssigneeId ?? null,
+        });
+      }
+    }
+  }
+
+  private async issuableRecipients(
+    ev: NotificationEvent,
+    target: IssuableFacts,
+    event: MailEvent,
+    extra: Partial<RecipientFacts> & { actorId: number },
+  ): Promise<number[]> {
+    const [participants, subs, labelSubscribers, audience] = await Promise.all([
+      this.facts.participants(target),
+      this.facts.subscriptions(target),
+      this.facts.labelSubscribers(target),
+      this.facts.projectAudience(target.projectId),
+    ]);
+    if (!audience) return [];
+    const members = audience.members;
+    const everyone = [...new Set([...participants, ...subs.subscribed, ...labelSubscribers, ...members, ...(extra.mentionedInNote ?? []),
+      ...[extra.assigneeId, extra.previousAssigneeId].filter((x): x is number => !!x)])];
+    const settings = await this.settingsIn(everyone, target.projectId, audience.namespaceId);
+    const visible = new Set<number>();
+    for (const u of everyone) if (u !== extra.actorId && (await this.canSee(u, event, target))) visible.add(u);
+    return this.decide(ev, { ...extra, participants, subscribed: subs.subscribed, unsubscribed: subs.unsubscribed, labelSubscribers, members, settings }, (u) => visible.has(u));
+  }
+
+  private decide(ev: NotificationEvent, f: Omit<RecipientFacts, 'settings' | 'canSee'> & { settings?: RecipientFacts['settings'] }, canSee: (u: number) => boolean): number[] {
+    return notificationRecipients(ev, { ...f, settings: f.settings ?? new Map(), canSee });
+  }
+
+  /** The effective setting of each user in the project (project → group → global). */
+  private async settingsIn(userIds: number[], projectId: number, namespaceId?: number): Promise<Map<number, LevelSetting>> {
+    const ns = namespaceId ?? (await this.facts.projectAudience(projectId))?.namespaceId ?? 0;
+    const rows = await this.settings.forProject(userIds, projectId, ns);
+    const by = new Map<number, { p?: LevelSetting; g?: LevelSetting; x?: LevelSetting }>();
+    for (const r of rows) {
+      const e = by.get(r.userId) ?? {};
+      const s = { level: levelName(r.level), events: r.events ?? {} };
+      if (r.sourceType === 'Project') e.p = s;
+      else if (r.sourceType === 'Namespace') e.g = s;
+      else e.x = s;
+      by.set(r.userId, e);
+    }
+    const out = new Map<number, LevelSetting>();
+    for (const [u, e] of by) out.set(u, effectiveSetting(e.p, e.g, e.x));
+    return out;
+  }
+
+  // ---- may they see it (the project resolver, the issue policy), asked when planning and again when sending
+
+  private async canSee(userId: number, event: MailEvent, known?: IssuableFacts): Promise<boolean> {
+    const user = await this.users.byId(userId);
+    if (!user || user.state !== 'active') return false;
+    return (await this.subjectFor(user, event, known)) !== null;
+  }
+
+  /** What the mail shows `user`, or null when they may not see it (or it is gone). */
+  private async subjectFor(user: User, event: MailEvent, known?: IssuableFacts): Promise<MailSubject | null> {
+    switch (event.kind) {
+      case 'test':
+        return { kind: 'test' };
+      case 'key_added': {
+        const key = await this.facts.key(event.keyId);
+        return key && key.userId === user.id ? { kind: 'key_added', keyId: key.id, keyTitle: key.title } : null;
+      }
+      case 'email_added': {
+        const email = await this.facts.email(event.emailId);
+        return email && email.userId === user.id ? { kind: 'email_added', emailId: email.id, email: email.email } : null;
+      }
+      case 'project_created': {
+        const r = await this.resolve(user, event.projectId, 'read_project');
+        const actor = await this.users.byId(event.actorId);
+        return r ? { kind: 'project_created', project: this.mailProject(r), actorName: actor?.name ?? 'An administrator' } : null;
+      }
+      case 'build_failed': {
+        const build = await this.facts.build(event.buildId);
+        const r = build && (await this.resolve(user, build.projectId, 'read_build'));
+        return build && r ? { kind: 'build_failed', project: this.mailProject(r), buildId: build.id, buildName: build.name, ref: build.ref, sha: build.sha, stage: build.stage } : null;
+      }
+      case 'note': {
+        const note = await this.facts.note(event.noteId);
+        if (!note) return null;
+        const kind = note.noteableType === 'Issue' ? 'issue' : note.noteableType === 'MergeRequest' ? 'merge_request' : null;
+        const target = kind && (known ?? (await this.facts.issuable(kind, note.noteableId)));
+        if (!target) return null;
+        return this.issuableSubject(user, target, 'note', event.actorId, { id: note.id, body: note.body });
+      }
+      default: {
+        const target = known ?? (await this.facts.issuable(event.kind, event.id));
+        return target ? this.issuableSubject(user, target, event.action, event.actorId) : null;
+      }
+    }
+  }
+
+  private async issuableSubject(
+    user: User,
+    t: IssuableFacts,
+    action: 'new' | 'close' | 'reopen' | 'merge' | 'reassign' | 'note',
+    actorId: number,
+    note?: { id: number; body: string },
+  ): Promise<MailSubject | null> {
+    const r = await this.resolve(user, t.projectId, t.kind === 'issue' ? 'read_issue' : 'read_merge_request');
+    if (!r) return null;
+    if (t.kind === 'issue' && !canReadIssue(user, r.abilities, r.access, t)) return null;
+    const named = await this.users.byIds([actorId, t.assigneeId]);
+    return {
+      kind: t.kind,
+      action,
+      project: this.mailProject(r),
+      id: t.id,
+      iid: t.iid,
+      title: t.title,
+      description: t.description,
+      actorName: named.get(actorId)?.name ?? 'Someone',
+      assigneeName: t.assigneeId ? (named.get(t.assigneeId)?.name ?? null) : null,
+      note,
+    };
+  }
+
+  private async resolve(user: User, projectId: number, ability: ProjectAbility): Promise<ResolvedProject | null> {
+    try {
+      return await this.projects.resolve(user, projectId, ability);
+    } catch (e) {
+      if (e instanceof NotFound || e instanceof Forbidden) return null;
+      throw e;
+    }
+  }
+
+  private mailProject(r: ResolvedProject): MailProject {
+    return { id: r.project.id, name: r.project.name, pathWithNamespace: `${r.project.namespace.path}/${r.project.path}` };
+  }
+
+  // ---- sending
+
+  private async deliver(job: QueueJob<MailJob>): Promise<void> {
+    const { userId, event } = job.data;
+    let mail: OutgoingMail | null;
+    if (event.kind === 'test') {
+      mail = buildMail({ kind: 'test' }, event.to, this.site(), `test-${job.id}`);
+    } else {
+      mail = await this.compose(userId as number, event, job.id);
+      if (!mail) {
+        notificationMail('skipped');
+        return;
+      }
+    }
+    try {
+      await this.mailer!.send(mail);
+      notificationMail('sent');
+    } catch (e) {
+      const err = e as Error & { temporary?: boolean };
+      const last = job.retryCount >= job.retryLimit;
+      notificationMail(err.temporary && !last ? 'retried' : 'failed');
+      this.logger.warn(err.temporary && !last ? 'notification mail not sent, will retry' : 'notification mail not sent, given up', {
+        job: job.id, attempt: job.retryCount + 1, event: event.kind, error: err.message,
+      });
+      if (!err.temporary) throw new PermanentJobError(err.message);
+      throw e;
+    }
+  }
+
+  /** The mail for `userId`, checked now: null when they are gone, blocked, unsubscribed or may no longer see the thing. */
+  private async compose(userId: number, event: Exclude<MailEvent, { kind: 'test' }>, jobId: string): Promise<OutgoingMail | null> {
+    const user = await this.users.byId(userId);
+    if (!user || user.state !== 'active') return null;
+    if (event.kind === 'issue' || event.kind === 'merge_request' || event.kind === 'note') {
+      const target = event.kind === 'note' ? await this.noteTarget(event.noteId) : await this.facts.issuable(event.kind, event.id);
+      if (!target) return null;
+      if ((await this.facts.subscriptions(target)).unsubscribed.includes(userId)) return null;
+    }
+    const subject = await this.subjectFor(user, event);
+    if (!subject) return null;
+    const globals = await this.settings.globals([userId]);
+    const to = globals[0]?.notificationEmail ?? user.email;
+    return buildMail(subject, to, this.site(), `${event.kind}-${jobId}`);
+  }
+
+  private async noteTarget(noteId: number): Promise<IssuableFacts | null> {
+    const note = await this.facts.note(noteId);
+    if (!note) return null;
+    if (note.noteableType === 'Issue') return this.facts.issuable('issue', note.noteableId);
+    if (note.noteableType === 'MergeRequest') return this.facts.issuable('merge_request', note.noteableId);
+    return null;
+  }
+}
