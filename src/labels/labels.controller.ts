@@ -12,7 +12,7 @@ import { LabelsService } from './labels.service';
 export class LabelsController {
   constructor(private readonly labels: LabelsService) {}
 
-  /** Not paginated (GitLab): the whole list, title ascending. */
+  /** Paged like every list, the whole list on the first page by default (GitLab answered it whole), title ascending. */
   @Get()
   async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
     return (await this.labels.list(user, id, q)).map(presentLabel);

@@ -36,7 +36,7 @@ export class LabelsService {
 
   // ---------------------------------------------------------------- routes
 
-  /** Every label of the project (not paginated), title ascending whatever the case, with counts: 1 statement after resolving the project. */
+  /** Every label of the project (whole on the first page by default), title ascending whatever the case, with counts: 1 statement after resolving the project. */
   /** Whole on the first page unless `per_page` says otherwise (clients search labels on their side). */
   async list(user: User, ref: string, q: PageParams): Promise<Paginated<LabelDetails>> {
     const { project, access } = await this.projects.resolve(user, ref, 'read_label');

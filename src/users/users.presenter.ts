@@ -140,7 +140,7 @@ export function presentUserView(v: UserView) {
   }
 }
 
-/** `GET /users`: a page of views, or (`username=`) an unpaginated array. */
+/** `GET /users`: a page of views (`username=` too: a page of at most one). */
 export function presentUserViews(list: Paginated<UserView>) {
   return list.map(presentUserView);
 }

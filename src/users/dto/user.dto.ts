@@ -2,7 +2,7 @@ import { Bool, FieldMapErrors, Int, MAX_SEARCH_LENGTH, Str } from '../../common/
 import { PaginationDto } from '../../common/pagination/pagination.dto';
 
 export class ListUsersDto extends PaginationDto {
-  /** An exact username (case-insensitive): at most one user, unpaginated. */
+  /** An exact username (case-insensitive): at most one user (a page of it, with the headers). */
   @Str({ allowNul: true }) username?: string;
   /** Username, name and email (email by substring for administrators, by the whole address for others). */
   @Str({ allowNul: true, max: MAX_SEARCH_LENGTH }) search?: string;
