@@ -106,6 +106,9 @@ export class Slapd {
         `TLSCertificateFile ${dir}/server.pem`,
         `TLSCertificateKeyFile ${dir}/server.key`,
         'sizelimit unlimited',
+        // like Active Directory and many servers: a DN with an empty password is an anonymous bind that
+        // succeeds (RFC 4513 5.1.2) — the trap the client must never fall into
+        'allow bind_anon_dn',
         'database mdb',
         'maxsize 1073741824',
         `suffix "${BASE}"`,
