@@ -12,12 +12,15 @@ import { MIGRATIONS } from './database/migrations';
 import { loadHostKeys } from './ssh/host-keys';
 import { GitRunner } from './git/git-runner';
 import { checkLdapServers } from './ldap/ldap-directory';
+import { Mailer } from './notifications/mailer';
+import { buildMail } from './notifications/notification-mails';
 
 /**
  * The admin CLI: `node dist/cli.js <command>` (or `npm run cli -- <command>`).
  *
  *   migrate                                   apply pending migrations
- *   check                                     database, migrations, DATA_DIR, git, secret key, SSH host keys, LDAP servers (exit 0/1)
+ *   check                                     database, migrations, DATA_DIR, git, secret key, SSH host keys, LDAP servers, SMTP (exit 0/1)
+ *   send-test-email --to ADDRESS              one mail through SMTP_URL, now (exit 0/1)
  *   create-admin --username U --email E [--password P]
  *   reset-password --username U [--password P]
  *   backup --file F.tar.gz                    database + repositories + artifacts/uploads + secret key
@@ -28,7 +31,8 @@ import { checkLdapServers } from './ldap/ldap-directory';
  * while a server (or another command) holds the data folder, every command refuses (DataFolderInUse;
  * `check` says so on its database line and still runs the checks that need no database).
  */
-const USAGE = `usage: cli <migrate|check|create-admin|reset-password|backup|restore> [options]
+const USAGE = `usage: cli <migrate|check|create-admin|reset-password|backup|restore|send-test-email> [options]
+  send-test-email --to ADDRESS
   create-admin --username U --email E [--password P]
   reset-password --username U [--password P]
   backup --file F.tar.gz
@@ -128,7 +132,39 @@ export async function runChecks(config: AppConfig): Promise<boolean> {
   // each LDAP server: connect (with its TLS), bind as the service account
   if (!config.ldap.servers.length) out('ldap: off (no LDAP_SERVERS or LDAP_URL)');
   for (const r of await checkLdapServers(config.ldap.servers)) line(`ldap ${r.provider} (${r.url})`, r.result);
+  // the SMTP server: connect, EHLO, STARTTLS when offered, authenticate
+  if (!config.email) out('smtp: off (SMTP_URL is not set: no email notifications)');
+  else {
+    const mailer = new Mailer(config.email);
+    try {
+      await mailer.verify();
+      line(`smtp (${config.email.smtpUrl})`, null);
+    } catch (e) {
+      line(`smtp (${config.email.smtpUrl})`, e instanceof Error ? e.message : String(e));
+    } finally {
+      mailer.close();
+    }
+  }
   return ok;
+}
+
+/** `send-test-email --to ADDRESS`: one mail now, through SMTP_URL; says whether the server accepted it. */
+async function sendTestEmail(config: AppConfig, to: string): Promise<number> {
+  if (!config.email) {
+    process.stderr.write('SMTP_URL is not set: email is off\n');
+    return 1;
+  }
+  const mailer = new Mailer(config.email);
+  try {
+    await mailer.send(buildMail({ kind: 'test' }, to, { externalUrl: config.externalUrl, subjectPrefix: config.email.subjectPrefix }, `test-${Date.now()}`));
+    out(`test email sent to ${to} through ${config.email.smtpUrl}`);
+    return 0;
+  } catch (e) {
+    process.stderr.write(`test email not sent: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  } finally {
+    mailer.close();
+  }
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -167,6 +203,8 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       });
     }
+    case 'send-test-email':
+      return sendTestEmail(config, str(opts, 'to')!);
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
   }
