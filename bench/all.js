@@ -4,7 +4,7 @@
  * server, the floor it is compared with, the ratio, p99 and resident memory — written to the console
  * and to bench/results/all-latest.md. Each benchmark also prints its own detailed table.
  *
- * Env: BENCH_SKIP=<comma list of names> (users,lists,ci,git,hooks,data,transfer,ssh,embedded,scale) skips some;
+ * Env: BENCH_SKIP=<comma list of names> (users,lists,ci,git,hooks,data,transfer,ssh,embedded,scale,ldap) skips some;
  * BENCH_ONLY_SUITES=<comma list> runs only those. Every benchmark's own env applies (see its header).
  */
 const { spawnSync } = require('node:child_process');
@@ -139,6 +139,16 @@ const SUITES = [
     file: 'scale-latest.json',
     optional: true,
     rows: (r) => (Array.isArray(r.rows) ? r.rows.map((x) => [x.name, x.value, x.floor || '', x.ratio, x.p99 || '', x.rss]) : []),
+  },
+  {
+    name: 'ldap',
+    script: 'ldap.bench.js',
+    file: 'ldap-latest.json',
+    rows: (r) => [
+      ['LDAP sign-in (POST /session against a local slapd)', `p50 ${n(r.signin.ldap.p50_ms)} ms`, `p50 ${n(r.signin.floor_directory_only.p50_ms)} ms (directory round trips alone)`, r.signin.floor_directory_only.p50_ms / r.signin.ldap.p50_ms, `${n(r.signin.ldap.p99_ms)} ms`],
+      [`LDAP sync of ${r.users} users (${r.sync.first.blocked} blocked)`, `${n(r.sync.first.seconds)} s, ${r.sync.first.statements} statements`, `heap +${r.sync.first.heap_peak_growth_mb} MB at peak`, undefined, ''],
+      [`LDAP sync of ${r.users} users, steady state`, `${n(r.sync.steady.seconds)} s, ${r.sync.steady.statements} statements`, `heap +${r.sync.steady.heap_peak_growth_mb} MB at peak`, undefined, ''],
+    ],
   },
 ];
 
