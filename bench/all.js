@@ -4,7 +4,7 @@
  * server, the floor it is compared with, the ratio, p99 and resident memory — written to the console
  * and to bench/results/all-latest.md. Each benchmark also prints its own detailed table.
  *
- * Env: BENCH_SKIP=<comma list of names> (users,lists,ci,git,hooks,data,transfer,ssh,embedded,scale,ldap) skips some;
+ * Env: BENCH_SKIP=<comma list of names> (users,lists,ci,git,hooks,email,data,transfer,ssh,embedded,scale,ldap) skips some;
  * BENCH_ONLY_SUITES=<comma list> runs only those. Every benchmark's own env applies (see its header).
  */
 const { spawnSync } = require('node:child_process');
@@ -79,6 +79,15 @@ const SUITES = [
     rows: (r) => [
       ['push with 10 hooks at a 2 s receiver', `${n(r.pushMedianMs10SlowHooks, 0)} ms`, `${n(r.pushMedianMsNoHooks, 0)} ms (no hooks)`, r.pushMedianMsNoHooks / r.pushMedianMs10SlowHooks, ''],
       ['hook deliveries to a fast receiver', `${n(r.perSecond, 0)} /s`, '', undefined, ''],
+    ],
+  },
+  {
+    name: 'email',
+    script: 'email.bench.js',
+    file: 'email-latest.json',
+    rows: (r) => [
+      [`POST note on an issue with ${r.subscribers} subscribers: notifications on`, `${n(r.noteMedianMsOn, 1)} ms`, `${n(r.noteMedianMsOff, 1)} ms (off; aim ratio <= 1.1)`, r.noteMedianMsOff / r.noteMedianMsOn, ''],
+      [`one comment: until the ${r.subscribers}th mail is accepted (local SMTP)`, `${n(r.secondsToLastMail, 2)} s`, '', undefined, ''],
     ],
   },
   {
