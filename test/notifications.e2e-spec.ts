@@ -1,4 +1,5 @@
 import { EXTERNAL_URL, startTestApp, TestApp, TestUser } from './helpers/test-app';
+import { ci, waitFor } from './helpers/ci';
 import { ReceivedMail, SmtpTestServer } from './helpers/smtp';
 
 /**
@@ -213,6 +214,47 @@ describe('email notifications', () => {
       await api(dev).post('/user/keys', { title: 'laptop', key: readFileSync(join(dir, 'k.pub'), 'utf8') }).expect(201);
       await smtp.waitFor((ms) => ms.some((m) => m.to[0] === dev.email && m.parsed.subject === 'SSH key was added to your account'));
     });
+
+    it('merge request: the assignee of a new one (X-GitLab-MergeRequest-ID, !iid), participants of its merge; not the actor', async () => {
+      const c = ci(t);
+      const p = await c.project(owner, null);
+      await addMember(p.id, dev, 30);
+      await api(owner).post(`/projects/${p.id}/repository/branches`, { branch_name: 'topic', ref: 'master' }).expect(201);
+      await api(owner).post(`/projects/${p.id}/repository/files`, { file_path: 't.txt', branch_name: 'topic', content: 'x\n', commit_message: 't' }).expect(201);
+      smtp.received.length = 0;
+      const mr = await api(owner).post(`/projects/${p.id}/merge_requests`, { source_branch: 'topic', target_branch: 'master', title: 'Topic <b>', assignee_id: dev.id }).expect(201);
+      const name = (await api(owner).get(`/projects/${p.id}`)).body.name;
+      const s = `${name} | Topic <b> (!${mr.body.iid})`;
+      await smtp.waitFor((ms) => ms.some(bySubject(s)));
+      const m = smtp.received.find(bySubject(s))!;
+      expect(m.to).toEqual([dev.email]);
+      expect(m.parsed.headers.get('x-gitlab-mergerequest-id')).toBe(String(mr.body.id));
+      expect(m.parsed.messageId).toBe(`<merge_request_${mr.body.id}@gitlab.test>`);
+      expect(m.parsed.text).toContain(`${EXTERNAL_URL}/${p.path}/merge_requests/${mr.body.iid}`);
+      await api(dev).put(`/projects/${p.id}/merge_requests/${mr.body.id}/merge`, {}).expect(200);
+      await smtp.waitFor((ms) => ms.some((x) => x.parsed.subject === `Re: ${s}` && x.to[0] === owner.email));
+      const merged = smtp.received.find((x) => x.parsed.subject === `Re: ${s}`)!;
+      expect(merged.parsed.text).toContain('was merged by Dev');
+      await smtp.quiet(1000);
+      expect(smtp.received.filter((x) => x.parsed.subject === `Re: ${s}`).map((x) => x.to[0])).toEqual([owner.email]);
+    }, 60_000);
+
+    it('failed build: its pusher is mailed', async () => {
+      const c = ci(t);
+      const runner = await c.registerRunner();
+      const p = await c.project(dev, 'unit:\n  script: ["make test"]\n');
+      const claimed = await waitFor(async () => {
+        const res = await c.api.requestBuild(runner.token);
+        return res.status === 201 && res.body.sha === p.sha ? res.body : undefined;
+      }, 'claimed build');
+      smtp.received.length = 0;
+      await c.api.update(claimed.id, { token: runner.token, state: 'failed', trace: 'boom\n' }).expect(200);
+      await smtp.waitFor((ms) => ms.some((m) => /Build failed for master/.test(m.parsed.subject ?? '')));
+      const m = smtp.received.find((x) => /Build failed for master/.test(x.parsed.subject ?? ''))!;
+      expect(m.to).toEqual([dev.email]);
+      expect(m.parsed.text).toContain(`${EXTERNAL_URL}/${p.path}/builds/${claimed.id}`);
+      expect(m.parsed.text).not.toContain(runner.token);
+    }, 60_000);
 
     it('/-/metrics counts sent mails', async () => {
       const m = await t.http.get('/-/metrics').expect(200);

@@ -156,6 +156,21 @@ export class NotificationFactsRepository {
     return rows[0]?.owner_id ?? null;
   }
 
+  /** The direct and group memberships of `userIds` in a project (the policy's inputs), one query. */
+  async memberships(projectId: number, namespaceId: number, userIds: number[]): Promise<Map<number, { pm: number | null; gm: number | null }>> {
+    const out = new Map<number, { pm: number | null; gm: number | null }>();
+    if (userIds.length === 0) return out;
+    const rows: { user_id: number; pm: number | null; gm: number | null }[] = await this.db.query(
+      `SELECT u.id AS user_id, pm.access_level AS pm, gm.access_level AS gm
+         FROM unnest($3::int[]) AS u(id)
+         LEFT JOIN project_members pm ON pm.project_id = $1 AND pm.user_id = u.id
+         LEFT JOIN group_members gm ON gm.namespace_id = $2 AND gm.user_id = u.id`,
+      [projectId, namespaceId, userIds],
+    );
+    for (const r of rows) out.set(r.user_id, { pm: r.pm, gm: r.gm });
+    return out;
+  }
+
   async build(id: number): Promise<BuildFacts | null> {
     const rows: Record<string, unknown>[] = await this.db.query(
       `SELECT cs.id, cs.project_id, cs.name, cs.stage, cs.ref, cs.sha, COALESCE(b.user_id, p.user_id) AS user_id

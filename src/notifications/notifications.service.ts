@@ -1,7 +1,8 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Logger } from '../common/http/logger';
 import { Forbidden, NotFound } from '../common/errors/domain-errors';
-import { ProjectAbility } from '../common/policy/policy';
+import { ProjectAbility, projectAbilities } from '../common/policy/policy';
+import { accessFrom } from '../common/policy/policy.service';
 import { APP_CONFIG, AppConfig, EmailConfig } from '../config/config';
 import { Transactions } from '../database/transactions';
 import { canReadIssue } from '../issues/issue-policy';
@@ -179,8 +180,7 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
     const everyone = [...new Set([...participants, ...subs.subscribed, ...labelSubscribers, ...members, ...(extra.mentionedInNote ?? []),
       ...[extra.assigneeId, extra.previousAssigneeId].filter((x): x is number => !!x)])];
     const settings = await this.settingsIn(everyone, target.projectId, audience.namespaceId);
-    const visible = new Set<number>();
-    for (const u of everyone) if (u !== extra.actorId && (await this.canSee(u, event, target))) visible.add(u);
+    const visible = await this.seeing(everyone, target);
     return this.decide(ev, { ...extra, participants, subscribed: subs.subscribed, unsubscribed: subs.unsubscribed, labelSubscribers, members, settings }, (u) => visible.has(u));
   }
 
@@ -206,7 +206,31 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
     return out;
   }
 
-  // ---- may they see it (the project resolver, the issue policy), asked when planning and again when sending
+  // ---- may they see it (the policy, the issue policy), asked when planning and again when sending
+
+  /**
+   * Who of `userIds` is active and may read the issue or MR now: the policy's pure rules on one read
+   * of the project, the users and their memberships (planning a mail to 200 subscribers is a handful
+   * of queries). Each mail asks the project resolver again when it is sent.
+   */
+  private async seeing(userIds: number[], t: IssuableFacts): Promise<Set<number>> {
+    const out = new Set<number>();
+    const project = await this.projects.find(t.projectId).catch(() => null);
+    if (!project) return out;
+    const [users, members] = await Promise.all([this.users.byIds(userIds), this.facts.memberships(project.id, project.namespaceId, userIds)]);
+    const ability: ProjectAbility = t.kind === 'issue' ? 'read_issue' : 'read_merge_request';
+    for (const [id, user] of users) {
+      if (user.state !== 'active') continue;
+      const m = members.get(id);
+      const level = (n: number | null | undefined) => (n ? { accessLevel: n, notificationLevel: 3 } : null);
+      const access = accessFrom(user, project, level(m?.pm), level(m?.gm));
+      const abilities = projectAbilities(user, project, access);
+      if (!abilities.has(ability)) continue;
+      if (t.kind === 'issue' && !canReadIssue(user, abilities, access, t)) continue;
+      out.add(id);
+    }
+    return out;
+  }
 
   private async canSee(userId: number, event: MailEvent, known?: IssuableFacts): Promise<boolean> {
     const user = await this.users.byId(userId);
