@@ -39,7 +39,13 @@ describe('hook outbox', () => {
     afterAll(() => t.close());
 
     it('a change that rolls back enqueues nothing; the committed one is delivered once', async () => {
-      const first = await t.createUser({ username: 'outbox-first', provider: 'ldapmain', extern_uid: 'uid=outbox' });
+      // created without signing in: an LDAP-linked user's local password never signs in (issue 25)
+      const first = (
+        await api
+          .post(t.root, '/users')
+          .send({ username: 'outbox-first', email: 'outbox-first@example.com', name: 'First', password: 'password-first', provider: 'ldapmain', extern_uid: 'uid=outbox' })
+          .expect(201)
+      ).body as { id: number };
       const [created] = await rx.waitFor('/tx', 1);
       expect(created.body).toMatchObject({ event_name: 'user_create', username: 'outbox-first', user_id: first.id });
       const before = await jobs(t, 'hooks.event');

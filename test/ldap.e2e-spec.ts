@@ -3,6 +3,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { App, createApp } from '../src/app.factory';
 import { loadConfig } from '../src/config/config';
+import { runChecks } from '../src/cli';
 import { LdapSyncService } from '../src/ldap/ldap-sync.service';
 import { BASE, DirectoryUser, ldapEnv, Slapd, SLAPD_BIN, userDn } from './helpers/slapd';
 import { startTestApp, TestApp } from './helpers/test-app';
@@ -264,6 +265,29 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
     }, 60_000);
   });
 
+  it('cli check binds to each configured server and says whether it works', async () => {
+    const servers = JSON.stringify([
+      { provider: 'ldapmain', url: slapd.url, base: BASE, bind_dn: `cn=admin,${BASE}`, password: 'directory-admin-secret' },
+      { provider: 'ldapwrongpw', url: slapd.url, base: BASE, bind_dn: `cn=admin,${BASE}`, password: 'wrong' },
+      { provider: 'ldaptls', url: slapd.url, base: BASE, encryption: 'start_tls', ca_file: slapd.otherCaFile },
+    ]);
+    const config = loadConfig({ DATA_DIR: slapd.dir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', SSH_ENABLED: 'false', LDAP_SERVERS: servers });
+    let output = '';
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => {
+      output += chunk;
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      expect(await runChecks(config)).toBe(false);
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(output).toContain(`ldap ldapmain (${slapd.url}): ok\n`);
+    expect(output).toMatch(new RegExp(`^ldap ldapwrongpw \\(${slapd.url.replace(/\./g, '\\.')}\\): FAILED: LDAP server ldapwrongpw unavailable: InvalidCredentials \\(LDAP result 49\\)$`, 'm'));
+    expect(output).toMatch(/^ldap ldaptls \(.*\): FAILED: LDAP server ldaptls unavailable: .*certificate/m);
+  }, 60_000);
+
   it('configuration: bad settings refuse to boot with the setting named', () => {
     const env = { DATA_DIR: slapd.dir };
     expect(() => loadConfig({ ...env, LDAP_SERVERS: '{"url":1}' })).toThrow(/LDAP_SERVERS must be a JSON list/);
@@ -318,6 +342,24 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
         await other.close();
       }
     });
+  });
+});
+
+describe('an LDAP-linked user with LDAP switched off', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t?.close());
+
+  it('cannot sign in with a local password (401): the directory alone decides, and it is not there', async () => {
+    const body = { username: 'linked', email: 'linked@example.com', name: 'Linked', password: 'linked-local-pw', provider: 'ldapmain', extern_uid: `uid=linked,ou=people,${BASE}` };
+    await t.http.post(`${API}/users`).set('PRIVATE-TOKEN', t.root.token).send(body).expect(201);
+    await t.http.post(`${API}/session`).send({ login: 'linked', password: 'linked-local-pw' }).expect(401);
+    await t.http.post('/oauth/token').type('form').send({ grant_type: 'password', username: 'linked', password: 'linked-local-pw' }).expect((r) => expect(r.status).toBeGreaterThanOrEqual(400));
+    // a local user beside it signs in as before
+    const local = await t.createUser();
+    await t.http.post(`${API}/session`).send({ login: local.username, password: local.password }).expect(201);
   });
 });
 

@@ -21,8 +21,14 @@ export class DirectoryUnavailable extends Error {
     readonly provider: string,
     cause: unknown,
   ) {
-    super(`LDAP server ${provider} unavailable: ${cause instanceof Error ? cause.message || cause.name : String(cause)}`);
+    super(`LDAP server ${provider} unavailable: ${explain(cause)}`);
   }
+}
+
+/** An LDAP result by its name and code (ldapts' own messages are often just the code), else the error's message. */
+function explain(cause: unknown): string {
+  if (cause instanceof ResultCodeError) return `${cause.name.replace(/Error$/, '')} (LDAP result ${cause.code})`;
+  return cause instanceof Error ? cause.message || cause.name : String(cause);
 }
 
 /** RFC 4515 escaping of a value inside a filter: `*`, `(`, `)`, `\` and NUL (and non-ASCII as UTF-8 bytes). */
