@@ -1,3 +1,5 @@
+import { generateKeyPairSync } from 'node:crypto';
+import sshpk from 'sshpk';
 import { App, createApp } from '../src/app.factory';
 import { Transactions } from '../src/database/transactions';
 import { DomainEvents } from '../src/events/domain-events';
@@ -48,6 +50,7 @@ describe('domain events', () => {
         { id: 'MergeService.afterPush', durable: true, queue: 'push.merge-requests' },
       ]),
     );
+    expect(events.handlersOf('issue.changed')).toEqual(expect.arrayContaining([{ id: 'HookOutboxWorker.run', durable: true, queue: 'hooks.event' }]));
     expect(events.handlersOf('commit_status.changed')).toEqual(expect.arrayContaining([{ id: 'MergeService.afterCommitStatus', durable: false, queue: undefined }]));
   });
 
@@ -147,6 +150,37 @@ describe('domain events', () => {
     await events.emitCommitted('build.failed', { buildId: 1, projectId: 7, userId: null, pipelineId: 1 });
     await waitFor(async () => seen.length === 2, 'both handlers');
     expect(seen.sort()).toEqual(['durable', 'in-process']);
+  });
+
+  it('the routes emit the catalogue’s events with the ids of the thing, the actor and the project (what notifications subscribe to)', async () => {
+    const got: { name: string; payload: Record<string, unknown> }[] = [];
+    await events.subscribe(
+      ['project.created', 'issue.created', 'issue.closed', 'issue.reopened', 'note.created', 'key.created', 'email.created'],
+      'test.catalogue',
+      (payload, meta) => void got.push({ name: meta.name, payload: payload as unknown as Record<string, unknown> }),
+      { durable: true },
+    );
+    const user = await t.createUser({ username: 'catalogue' });
+    const as = (req: ReturnType<typeof t.http.get>) => req.set('PRIVATE-TOKEN', user.token);
+    const project = (await as(t.http.post('/api/v3/projects')).send({ name: 'catalogue' }).expect(201)).body;
+    const issue = (await as(t.http.post(`/api/v3/projects/${project.id}/issues`)).send({ title: 'one' }).expect(201)).body;
+    const note = (await as(t.http.post(`/api/v3/projects/${project.id}/issues/${issue.id}/notes`)).send({ body: 'a comment' }).expect(201)).body;
+    await as(t.http.put(`/api/v3/projects/${project.id}/issues/${issue.id}`)).send({ state_event: 'close' }).expect(200);
+    await as(t.http.put(`/api/v3/projects/${project.id}/issues/${issue.id}`)).send({ state_event: 'reopen' }).expect(200);
+    const publicKey = sshpk.parseKey(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString(), 'pem').toString('ssh');
+    const key = (await as(t.http.post('/api/v3/user/keys')).send({ title: 'k', key: publicKey }).expect(201)).body;
+    const email = (await as(t.http.post('/api/v3/user/emails')).send({ email: 'second@example.com' }).expect(201)).body;
+
+    await waitFor(async () => got.length >= 7, 'seven events');
+    const by = (name: string) => got.filter((g) => g.name === name).map((g) => g.payload);
+    expect(by('project.created')).toEqual([expect.objectContaining({ project: expect.objectContaining({ id: project.id }), userId: user.id })]);
+    expect(by('issue.created')).toEqual([{ issueId: issue.id, projectId: project.id, userId: user.id }]);
+    expect(by('note.created')).toEqual([{ noteId: note.id, projectId: project.id, userId: user.id }]);
+    expect(by('issue.closed')).toEqual([{ issueId: issue.id, projectId: project.id, userId: user.id }]);
+    expect(by('issue.reopened')).toEqual([{ issueId: issue.id, projectId: project.id, userId: user.id }]);
+    expect(by('key.created')).toEqual([expect.objectContaining({ key: expect.objectContaining({ id: key.id, userId: user.id }) })]);
+    expect(by('email.created')).toEqual([{ emailId: email.id, userId: user.id, email: 'second@example.com' }]);
+    expect(got).toHaveLength(7);
   });
 
   const pg = !!process.env.DATABASE_URL;

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Test } from 'supertest';
 import { DomainEvents, PushReceived } from '../src/events/domain-events';
-import { GitHttpService } from '../src/git-http/git-http.service';
 import { binaryParser, GitCli } from './helpers/git-cli';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
@@ -474,14 +473,14 @@ describe('git over HTTP', () => {
 
     it('a build token (gitlab-ci-token) clones its own project only, and never pushes', async () => {
       const other = await createProject(alice, 'other-secret', 0);
-      const svc = t.app.app.get(GitHttpService);
-      svc.registerBuildTokenResolver(async (token) => (token === 'build-token-123' ? { projectId: project.id } : undefined));
+      // the CI area's resolver (RunnerApiService.resolveBuildToken): GitLab 8.x's build token, the project's runners token
+      const buildToken = (await as(alice, t.http.get(`${API}/projects/${project.id}`)).expect(200)).body.runners_token as string;
       const dir = join(newDir('ci'), 'c');
-      await ok(['clone', '-q', url('alice/secret', 'gitlab-ci-token', 'build-token-123'), dir]);
+      await ok(['clone', '-q', url('alice/secret', 'gitlab-ci-token', buildToken), dir]);
       expect((await ok(['rev-parse', 'HEAD'], dir)).trim()).toBe(sha);
-      const push = await t.http.get('/alice/secret.git/info/refs').query({ service: 'git-receive-pack' }).set('Authorization', basic('gitlab-ci-token', 'build-token-123'));
+      const push = await t.http.get('/alice/secret.git/info/refs').query({ service: 'git-receive-pack' }).set('Authorization', basic('gitlab-ci-token', buildToken));
       expect(push.status).toBe(403);
-      const foreign = await t.http.get(`/alice/${other.path}.git/info/refs`).query({ service: 'git-upload-pack' }).set('Authorization', basic('gitlab-ci-token', 'build-token-123'));
+      const foreign = await t.http.get(`/alice/${other.path}.git/info/refs`).query({ service: 'git-upload-pack' }).set('Authorization', basic('gitlab-ci-token', buildToken));
       expect(foreign.status).toBe(404);
       const bad = await t.http.get('/alice/secret.git/info/refs').query({ service: 'git-upload-pack' }).set('Authorization', basic('gitlab-ci-token', 'build-token-999'));
       expect(bad.status).toBe(401);

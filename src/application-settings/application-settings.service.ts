@@ -1,9 +1,12 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { DeclaredMethod, findDeclaredMethods } from '../common/discovery/declared-methods';
 import { DbNotifications } from '../database/notifications';
 import { UpdateApplicationSettingsDto } from './dto/application-settings.dto';
 import { checkSettings } from './dto/settings-rules';
 import { ApplicationSettings } from './application-settings.entity';
 import { ApplicationSettingsRepository } from './application-settings.repository';
+import { ADMIN_SETTINGS_FIELD, SETTINGS_RESET_ACTION } from './settings-extensions';
 
 export { visibilityLevel } from './dto/settings-rules';
 
@@ -23,35 +26,31 @@ export class ApplicationSettingsService implements OnModuleInit {
   constructor(
     private readonly settings: ApplicationSettingsRepository,
     private readonly notifications: DbNotifications,
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
   ) {}
 
-  private readonly adminExtras: (() => Promise<Record<string, unknown>>)[] = [];
+  /** `@AdminSettingsField` and `@SettingsResetAction` methods of other areas (settings-extensions.ts). */
+  private adminExtras: DeclaredMethod<string>[] = [];
+  private resetters: DeclaredMethod<string>[] = [];
 
-  /** Fields another area adds to the admin view of the settings (CI: `runners_registration_token`). */
-  addAdminFields(fn: () => Promise<Record<string, unknown>>): void {
-    this.adminExtras.push(fn);
-  }
-
+  /** The fields other areas add to the admin view of the settings (CI: `runners_registration_token`). */
   async adminFields(): Promise<Record<string, unknown>> {
-    return Object.assign({}, ...(await Promise.all(this.adminExtras.map((f) => f()))));
+    const values = await Promise.all(this.adminExtras.map(async (f) => [f.meta, await f.call()] as const));
+    return Object.fromEntries(values);
   }
 
-  private readonly resetters = new Map<string, () => Promise<void>>();
-
-  /** An admin action another area offers through the settings (CI: `reset_runners_registration_token`). */
-  addResetter(name: string, fn: () => Promise<void>): void {
-    this.resetters.set(name, fn);
-  }
-
-  /** Runs a registered reset action (after the settings row exists). */
+  /** Runs a declared reset action (after the settings row exists). */
   async reset(name: string): Promise<void> {
-    const fn = this.resetters.get(name);
-    if (!fn) throw new Error(`no resetter ${name}`);
+    const fn = this.resetters.find((r) => r.meta === name);
+    if (!fn) throw new Error(`no reset action ${name}`);
     await this.get();
-    await fn();
+    await fn.call();
   }
 
   async onModuleInit(): Promise<void> {
+    this.adminExtras = findDeclaredMethods<string>(this.discovery, this.scanner, ADMIN_SETTINGS_FIELD);
+    this.resetters = findDeclaredMethods<string>(this.discovery, this.scanner, SETTINGS_RESET_ACTION);
     await this.notifications.listen(CHANNEL, () => (this.cached = undefined));
   }
 

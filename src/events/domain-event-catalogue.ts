@@ -69,8 +69,8 @@ export interface DomainEventCatalogue {
   'user.destroyed': { user: UserSnapshot };
   'key.created': { key: KeySnapshot };
   'key.destroyed': { key: KeySnapshot };
-  /** A secondary email was added to a user (by themselves or an administrator: `actorId`). */
-  'email.created': { emailId: number; userId: number; email: string; actorId: number };
+  /** A secondary email was added to a user (by themselves or an administrator). */
+  'email.created': { emailId: number; userId: number; email: string };
   'group.created': { group: GroupSnapshot };
   'group.destroyed': { group: GroupSnapshot };
   'project_member.added': { projectId: number; userId: number; accessLevel: number };
@@ -97,3 +97,21 @@ export interface DomainEventCatalogue {
 }
 
 export type DomainEventName = keyof DomainEventCatalogue;
+
+// Snapshots: only the fields the payloads need go into a job (never tokens or digests).
+
+export function projectSnapshot(p: ProjectSnapshot): ProjectSnapshot {
+  return { id: p.id, name: p.name, path: p.path, namespaceId: p.namespaceId, visibilityLevel: p.visibilityLevel, createdAt: p.createdAt, updatedAt: p.updatedAt };
+}
+
+export function userSnapshot(u: UserSnapshot): UserSnapshot {
+  return { id: u.id, name: u.name, username: u.username, email: u.email, createdAt: u.createdAt, updatedAt: u.updatedAt };
+}
+
+export function keySnapshot(k: KeySnapshot): KeySnapshot {
+  return { id: k.id, key: k.key, userId: k.userId, createdAt: k.createdAt, updatedAt: k.updatedAt };
+}
+
+export function groupSnapshot(g: GroupSnapshot): GroupSnapshot {
+  return { id: g.id, name: g.name, path: g.path, ownerId: g.ownerId, createdAt: g.createdAt, updatedAt: g.updatedAt };
+}

@@ -26,12 +26,17 @@
  * event and handler) and counted in /-/metrics as `domain_event_handler_failures_total{event,handler}`;
  * other handlers of the same event run regardless, and the emitter never sees the error.
  *
- * Not here: the webhooks outbox (src/webhooks) is itself a durable handler of the events hooks hear
- * of; LISTEN/NOTIFY between instances (database/notifications.ts) is cache infrastructure, not a
- * domain event.
+ * Who reacts to what: `grep -rn "@OnDomainEvent('issue.closed'" src`, or `handlersOf(name)` at run time.
+ * The webhooks outbox is one of these handlers (HookOutboxWorker.run, queue `hooks.event`, fanned out
+ * to project and system hooks). The same declare-and-discover pattern (common/discovery/
+ * declared-methods.ts) answers the two extension points that are questions rather than events:
+ * `@AdminSettingsField` / `@SettingsResetAction` (application settings) and `@ResolvesBuildToken`
+ * (git over HTTP). LISTEN/NOTIFY between instances (database/notifications.ts) stays infrastructure:
+ * it drops caches in every instance, it is not a domain event (no payload, no handler elsewhere).
  */
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { findDeclaredMethods } from '../common/discovery/declared-methods';
 import { Logger } from '../common/http/logger';
 import { Transactions, Tx } from '../database/transactions';
 import { domainEventHandlerFailed } from '../metrics/registry';
@@ -78,18 +83,8 @@ export class DomainEvents implements OnModuleInit {
   onModuleInit(): void {
     if (this.discovered) return;
     this.discovered = true;
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance = wrapper.instance as Record<string, unknown> | undefined;
-      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
-      const proto = Object.getPrototypeOf(instance) as Record<string, unknown>;
-      for (const method of this.scanner.getAllMethodNames(proto)) {
-        const fn = proto[method] as (...args: unknown[]) => unknown;
-        const decls = Reflect.getMetadata(DOMAIN_EVENT_HANDLER, fn) as HandlerDeclaration[] | undefined;
-        for (const d of decls ?? []) {
-          const id = `${instance.constructor.name}.${method}`;
-          void this.add(d.events, id, (p, m) => fn.call(instance, p, m), d.opts);
-        }
-      }
+    for (const h of findDeclaredMethods<HandlerDeclaration>(this.discovery, this.scanner, DOMAIN_EVENT_HANDLER)) {
+      void this.add(h.meta.events, h.id, (p, m) => h.call(p, m), h.meta.opts);
     }
   }
 

@@ -8,14 +8,13 @@ import { DomainEvents } from './domain-events';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
-import { HookOutbox } from './hook-outbox';
 
 /** Global: every area records its events through EventsService and emits domain events through DomainEvents (see domain-events.ts). */
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([Event]), DiscoveryModule, UsersModule, ProjectsModule],
   controllers: [EventsController],
-  providers: [EventsService, EventsRepository, DomainEvents, HookOutbox],
-  exports: [EventsService, DomainEvents, HookOutbox],
+  providers: [EventsService, EventsRepository, DomainEvents],
+  exports: [EventsService, DomainEvents],
 })
 export class EventsModule {}

@@ -1,3 +1,4 @@
+import { declareMethod } from '../common/discovery/declared-methods';
 import type { DomainEventCatalogue, DomainEventName } from './domain-event-catalogue';
 
 /** What a handler gets beside the payload. */
@@ -43,10 +44,7 @@ type Handler<K extends DomainEventName> = (payload: DomainEventCatalogue[K], met
  * against the catalogue's payload of that event.
  */
 export function OnDomainEvent<K extends DomainEventName>(event: K | K[], opts: OnDomainEventOptions = {}) {
-  return <T extends Handler<K>>(target: object, key: string | symbol, desc: TypedPropertyDescriptor<T>): void => {
-    const fn = desc.value as object;
-    const list: HandlerDeclaration[] = Reflect.getMetadata(DOMAIN_EVENT_HANDLER, fn) ?? [];
-    list.push({ events: Array.isArray(event) ? event : [event], opts });
-    Reflect.defineMetadata(DOMAIN_EVENT_HANDLER, list, fn);
-  };
+  const declare = declareMethod<HandlerDeclaration>(DOMAIN_EVENT_HANDLER, { events: Array.isArray(event) ? event : [event], opts });
+  // the descriptor's type checks the method's parameter against the catalogue
+  return <T extends Handler<K>>(target: object, key: string | symbol, desc: TypedPropertyDescriptor<T>): void => void declare(target, key, desc);
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { ProjectsModule } from '../projects/projects.module';
 import { RepositoryModule } from '../repository/repository.module';
 import { UsersModule } from '../users/users.module';
@@ -8,7 +9,7 @@ import { GitHttpController } from './git-http.controller';
 import { GitHttpService } from './git-http.service';
 
 @Module({
-  imports: [ProjectsModule, UsersModule, RepositoryModule],
+  imports: [DiscoveryModule, ProjectsModule, UsersModule, RepositoryModule],
   controllers: [GitHttpController],
   providers: [GitHttpService, GitAuthBan, GitAccess],
   exports: [GitHttpService, GitAccess, GitAuthBan],

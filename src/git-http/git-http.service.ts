@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { AuthService } from '../common/auth/auth.service';
+import { findDeclaredMethods } from '../common/discovery/declared-methods';
 import { DomainError, NotFound, TooManyRequests } from '../common/errors/domain-errors';
 import { ApiRequest } from '../common/http/http-pipeline';
 import { GitService } from '../git/git.service';
@@ -8,6 +10,7 @@ import { SmartHttpAction } from '../git/smart-http';
 import { SessionService } from '../users/session.service';
 import { BuildTokenGrant, GitAccess, GitAccessDenied, GitCaller, GitGrant } from './git-access.service';
 import { GitAuthBan } from './git-auth-ban';
+import { BUILD_TOKEN_RESOLVER } from './build-tokens';
 
 export type GitAction = SmartHttpAction;
 export type { BuildTokenGrant };
@@ -38,7 +41,7 @@ const unauthorized = () => new GitHttpError(401, 'HTTP Basic: Access denied', tr
  * `gitlab-ci-token` + build token), authorises with the same policy as the API, then streams.
  */
 @Injectable()
-export class GitHttpService {
+export class GitHttpService implements OnModuleInit {
   private buildTokens?: BuildTokenResolver;
 
   constructor(
@@ -47,11 +50,15 @@ export class GitHttpService {
     private readonly session: SessionService,
     private readonly git: GitService,
     private readonly ban: GitAuthBan,
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
   ) {}
 
-  /** The CI area registers how build tokens resolve (`gitlab-ci-token` clones). */
-  registerBuildTokenResolver(resolver: BuildTokenResolver): void {
-    this.buildTokens = resolver;
+  /** How build tokens resolve (`gitlab-ci-token` clones): the CI area's `@ResolvesBuildToken()` method. */
+  onModuleInit(): void {
+    const [resolver, ...more] = findDeclaredMethods<true>(this.discovery, this.scanner, BUILD_TOKEN_RESOLVER);
+    if (more.length) throw new Error(`more than one @ResolvesBuildToken(): ${[resolver, ...more].map((r) => r.id).join(', ')}`);
+    if (resolver) this.buildTokens = (token) => resolver.call(token) as ReturnType<BuildTokenResolver>;
   }
 
   /** One smart HTTP request: `requested` is the `service` that `info/refs` names. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
+import { DomainEvents, groupSnapshot } from '../events/domain-events';
 import { ApplicationSettingsService, visibilityLevel } from '../application-settings/application-settings.service';
 import { invalidFields } from '../common/dto/fields';
 import { Forbidden, isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
@@ -39,7 +39,7 @@ export class GroupsService {
     private readonly policy: PolicyService,
     private readonly settings: ApplicationSettingsService,
     private readonly git: GitService,
-    private readonly outbox: HookOutbox,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /** A group by id or path, whatever the caller may see. */
@@ -108,8 +108,8 @@ export class GroupsService {
           { name, path, ownerId: user.id, description: dto.description ?? '', visibilityLevel: level },
           AccessLevel.OWNER,
         );
-        await this.outbox.add(tx, 'group.created', { group: groupSnapshot(created) }); // system hooks
-        await this.outbox.add(tx, 'group_member.added', { groupId: created.id, userId: user.id, accessLevel: AccessLevel.OWNER });
+        await this.domainEvents.emit(tx, 'group.created', { group: groupSnapshot(created) }); // system hooks
+        await this.domainEvents.emit(tx, 'group_member.added', { groupId: created.id, userId: user.id, accessLevel: AccessLevel.OWNER });
         return created;
       });
       return group;
@@ -127,7 +127,7 @@ export class GroupsService {
       await this.groups.lock(tx, group.id);
       const ids = await this.projects.deleteInNamespace(tx, group.id);
       await this.groups.delete(tx, group.id);
-      await this.outbox.add(tx, 'group.destroyed', { group: groupSnapshot(group) }); // system hooks (the row is gone)
+      await this.domainEvents.emit(tx, 'group.destroyed', { group: groupSnapshot(group) }); // system hooks (the row is gone)
       return ids;
     });
     await Promise.all(projectIds.map((id) => this.git.remove(id)));

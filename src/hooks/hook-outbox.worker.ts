@@ -1,7 +1,8 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Transactions } from '../database/transactions';
-import { HOOK_EVENT_QUEUE, HookEventJob, reviveDates } from '../events/hook-outbox';
-import { QueueJob, QueueService } from '../queue/queue.service';
+import { DomainEventCatalogue, DomainEventMeta, OnDomainEvent } from '../events/domain-events';
+import { HOOK_EVENT_NAMES, HOOK_EVENT_QUEUE, HookEventJob, HookEventName } from '../events/hook-outbox';
+import { QueueService } from '../queue/queue.service';
 import { DeliveryJob, DELIVERY_QUEUE, HookEventHeader } from './hook-delivery.service';
 import { WebHook } from './web-hook.entity';
 
@@ -17,13 +18,14 @@ export interface PlannedDelivery {
 export type HookPlanner = (e: HookEventJob) => Promise<PlannedDelivery[]>;
 
 /**
- * Runs the hook outbox (`hooks.event`): after the change committed, each event is planned by every
+ * Runs the hook outbox (`hooks.event`, the durable handler of every event hooks hear of): after the
+ * change committed, each event is planned by every
  * planner (finding the subscribed hooks and building their payloads), and the per-hook delivery jobs
  * are inserted in one transaction with the event job's completion — so an event is fanned out once,
  * also when a worker dies midway (then nothing was written and the job is retried).
  */
 @Injectable()
-export class HookOutboxWorker implements OnModuleInit {
+export class HookOutboxWorker {
   private readonly planners: HookPlanner[] = [];
 
   constructor(
@@ -36,20 +38,12 @@ export class HookOutboxWorker implements OnModuleInit {
     this.planners.push(planner);
   }
 
-  onModuleInit(): void {
-    void this.queue.register<HookEventJob>(HOOK_EVENT_QUEUE, {
-      handler: (job) => this.run(job),
-      retryLimit: 10,
-      retryDelay: 5,
-      retryBackoff: true,
-      expireInSeconds: 300,
-      batchSize: 10,
-      workers: 1,
-    });
-  }
-
-  private async run(job: QueueJob<HookEventJob>): Promise<void> {
-    const event = reviveDates(job.data);
+  @OnDomainEvent([...HOOK_EVENT_NAMES], { durable: true, queue: HOOK_EVENT_QUEUE, retryLimit: 10, retryDelay: 5, expireInSeconds: 300, batchSize: 10 })
+  async run(payload: DomainEventCatalogue[HookEventName], meta: DomainEventMeta<HookEventName>): Promise<void> {
+    const event = { name: meta.name, payload, at: meta.at.toISOString() } as HookEventJob;
+    // a push whose own transaction failed is still announced to its other handlers, without push data: no hook hears of it
+    if (event.name === 'push.received' && !(payload as { data?: unknown }).data) return;
+    const job = meta.job!;
     const jobs: DeliveryJob[] = [];
     // reads outside the transaction: on the embedded database the pool has a single connection
     for (const planner of this.planners) {

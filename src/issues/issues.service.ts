@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
+import { DomainEvents } from '../events/domain-events';
 import { checkTitle } from '../common/dto/titles';
 import { BadRequest, Forbidden, NotFound, NotModified, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
@@ -51,7 +51,7 @@ export class IssuesService {
     private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,
     private readonly events: EventsService,
-    private readonly outbox: HookOutbox,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   // ---------------------------------------------------------------- lists
@@ -171,7 +171,8 @@ export class IssuesService {
       if (canAdmin && labelTitles.length) {
         await this.labels.replaceLinks(tx, 'Issue', created.id, await this.labels.findOrCreate(tx, project.id, labelTitles));
       }
-      await this.outbox.add(tx, 'issue.changed', { issueId: created.id, userId: user.id, action: 'open' }); // project hooks
+      await this.domainEvents.emit(tx, 'issue.changed', { issueId: created.id, userId: user.id, action: 'open' }); // project hooks
+      await this.domainEvents.emit(tx, 'issue.created', { issueId: created.id, projectId: project.id, userId: user.id });
       // in the same transaction: a crash cannot leave an issue without its `created` event
       await this.events.recordIn(tx, this.event(created, user, 'created'));
       return created;
@@ -238,7 +239,9 @@ export class IssuesService {
       if (transition) events.push(this.event(after, user, transition));
       if (labelsChanged) events.push(this.event(after, user, 'updated'));
       const action = transition === 'closed' ? 'close' : transition === 'reopened' ? 'reopen' : 'update';
-      await this.outbox.add(tx, 'issue.changed', { issueId: current.id, userId: user.id, action }); // project hooks
+      await this.domainEvents.emit(tx, 'issue.changed', { issueId: current.id, userId: user.id, action }); // project hooks
+      if (action === 'close') await this.domainEvents.emit(tx, 'issue.closed', { issueId: current.id, projectId: project.id, userId: user.id });
+      if (action === 'reopen') await this.domainEvents.emit(tx, 'issue.reopened', { issueId: current.id, projectId: project.id, userId: user.id });
       return after;
     });
     await this.events.record(...events);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
+import { DomainEvents } from '../events/domain-events';
 import { Conflict, Forbidden, isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
@@ -42,7 +42,7 @@ export class MembersService {
     private readonly projects: ProjectResolver,
     private readonly groups: GroupsService,
     private readonly events: EventsService,
-    private readonly outbox: HookOutbox,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /** The project or group `:id`, checked for reading or for administering its members (404 / 403). */
@@ -142,8 +142,8 @@ export class MembersService {
   }
 
   private async outboxMember(tx: Tx, what: 'added' | 'removed', t: { kind: string; id: number }, userId: number, accessLevel: number): Promise<void> {
-    if (t.kind === 'project') await this.outbox.add(tx, `project_member.${what}`, { projectId: t.id, userId, accessLevel });
-    else await this.outbox.add(tx, `group_member.${what}`, { groupId: t.id, userId, accessLevel });
+    if (t.kind === 'project') await this.domainEvents.emit(tx, `project_member.${what}`, { projectId: t.id, userId, accessLevel });
+    else await this.domainEvents.emit(tx, `group_member.${what}`, { groupId: t.id, userId, accessLevel });
   }
 
   private async assertNotLastOwner(tx: Tx, groupId: number, userId: number): Promise<void> {

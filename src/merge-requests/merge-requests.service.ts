@@ -1,5 +1,4 @@
-import { ObjectAction } from '../events/domain-events';
-import { HookOutbox } from '../events/hook-outbox';
+import { DomainEvents, ObjectAction } from '../events/domain-events';
 import { Injectable } from '@nestjs/common';
 import {
   apiError,
@@ -95,17 +94,18 @@ export class MergeRequestsService {
     private readonly events: EventsService,
     private readonly git: MergeRequestGit,
     private readonly views: MergeRequestViews,
-    private readonly outbox: HookOutbox,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /**
-   * In the change's transaction, after its writes: tells the project hooks through the outbox
+   * In the change's transaction, after its writes: the `merge_request.changed` domain event (the project hooks)
    * (GitLab 8.8's MergeRequest#hook_attrs of the request as written, as object_attributes).
    */
   async announce(m: Tx, id: number, user: User, action: ObjectAction): Promise<void> {
     const mr = await this.repo.lock(m, id);
     if (!mr) return;
-    await this.outbox.add(m, 'merge_request.changed', { projectId: mr.projectId, userId: user.id, action, attributes: mergeRequestHookAttrs(mr) });
+    await this.domainEvents.emit(m, 'merge_request.changed', { projectId: mr.projectId, userId: user.id, action, attributes: mergeRequestHookAttrs(mr) });
+    if (action === 'merge') await this.domainEvents.emit(m, 'merge_request.merged', { mergeRequestId: mr.id, projectId: mr.projectId, userId: user.id });
   }
 
   /** `iid`, `state` (opened — reopened included —, closed, merged; anything else: all), `order_by`, `sort`. */

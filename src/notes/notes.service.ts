@@ -3,7 +3,7 @@ import { Forbidden, MissingAttribute, NotFound, ValidationFailed } from '../comm
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
 import { Transactions } from '../database/transactions';
-import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
+import { DomainEvents } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
 import { canSetTimestamps } from '../issues/issue-policy';
 import { IssuesService } from '../issues/issues.service';
@@ -39,7 +39,7 @@ export class NotesService {
     private readonly snippets: SnippetsService,
     private readonly mergeRequests: MergeRequestsService,
     private readonly events: EventsService,
-    private readonly outbox: HookOutbox,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   private readonly finders: Record<NoteableType, NoteableFinder> = {
@@ -127,7 +127,7 @@ export class NotesService {
       });
       // a comment touches its noteable, like GitLab's `belongs_to :noteable, touch: true`
       await this.repo.touchNoteable(tx, target.type, target.id);
-      await this.outbox.add(tx, 'note.created', { noteId: saved.id, projectId: target.project.id, userId: user.id }); // project hooks
+      await this.domainEvents.emit(tx, 'note.created', { noteId: saved.id, projectId: target.project.id, userId: user.id }); // project hooks
       // in the same transaction: a crash cannot leave a note without its `commented` event
       await this.events.recordIn(tx, {
         projectId: target.project.id,

@@ -19,7 +19,7 @@ import { parseId } from '../common/params/params';
 import { AccessLevel, groupAbilities, ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { Transactions, Tx } from '../database/transactions';
-import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
+import { DomainEvents, projectSnapshot } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
 import { GitService } from '../git/git.service';
 import { QueueService } from '../queue/queue.service';
@@ -73,7 +73,7 @@ export class ProjectsService implements OnModuleInit {
     private readonly secrets: SecretsService,
     private readonly settings: ApplicationSettingsService,
     private readonly logger: Logger,
-    private readonly outbox: HookOutbox,
+    private readonly domainEvents: DomainEvents,
     private readonly queue: QueueService,
   ) {}
 
@@ -164,10 +164,10 @@ export class ProjectsService implements OnModuleInit {
       token,
       async (tx, created) => {
         await this.git.create(created.id);
-        await this.outbox.add(tx, 'project.created', { project: projectSnapshot(created), userId: creator.id }); // system hooks
+        await this.domainEvents.emit(tx, 'project.created', { project: projectSnapshot(created), userId: creator.id }); // system hooks
         if (namespace.kind === 'user') {
           await this.projects.addCreatorMember(tx, created.id, creator.id, AccessLevel.MASTER);
-          await this.outbox.add(tx, 'project_member.added', { projectId: created.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
+          await this.domainEvents.emit(tx, 'project_member.added', { projectId: created.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
         }
         // the clone is a job written by this transaction; the URL (it may hold credentials) sealed
         if (importUrl) await this.queue.send<ImportJob>(IMPORT_QUEUE, { projectId: created.id, url: this.secrets.encrypt(importUrl.url.url.toString()), address: importUrl.url.address }, { tx });
@@ -346,7 +346,7 @@ export class ProjectsService implements OnModuleInit {
           if (changes.visibilityLevel !== undefined) await this.projects.lowerForksVisibility(tx, project.id, changes.visibilityLevel);
           if (changes.path !== undefined && changes.path !== project.path) {
             const renamed = projectSnapshot({ ...project, ...changes, updatedAt: new Date() } as Project);
-            await this.outbox.add(tx, 'project.renamed', { project: renamed, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
+            await this.domainEvents.emit(tx, 'project.renamed', { project: renamed, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
           }
           if (changes.defaultBranch) await this.git.setDefaultBranch(project.id, changes.defaultBranch);
         });
@@ -411,7 +411,7 @@ export class ProjectsService implements OnModuleInit {
         }
         await this.git.fork(source.id, created.id);
         await this.projects.addCreatorMember(tx, created.id, user.id, AccessLevel.MASTER);
-        await this.outbox.add(tx, 'project.created', { project: projectSnapshot(created), userId: user.id }); // system hooks
+        await this.domainEvents.emit(tx, 'project.created', { project: projectSnapshot(created), userId: user.id }); // system hooks
       },
     );
     await this.events.record({ projectId: fork.id, authorId: user.id, action: 'created' });
@@ -443,7 +443,7 @@ export class ProjectsService implements OnModuleInit {
     const { project } = await this.resolver.resolve(user, ref, 'remove_project');
     await this.tx.run(async (tx) => {
       await this.projects.delete(project.id, tx);
-      await this.outbox.add(tx, 'project.destroyed', { project: projectSnapshot(project) }); // system hooks (the row is gone)
+      await this.domainEvents.emit(tx, 'project.destroyed', { project: projectSnapshot(project) }); // system hooks (the row is gone)
     });
     await this.git.remove(project.id);
     return true;
@@ -461,7 +461,7 @@ export class ProjectsService implements OnModuleInit {
         }
         await this.projects.update(project.id, { namespaceId: namespace.id }, tx);
         const moved = projectSnapshot({ ...project, namespaceId: namespace.id, updatedAt: new Date() });
-        await this.outbox.add(tx, 'project.transferred', { project: moved, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
+        await this.domainEvents.emit(tx, 'project.transferred', { project: moved, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
       });
     } catch (e) {
       rethrowTaken(e);

@@ -6,7 +6,6 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { Transactions } from '../database/transactions';
 import { DomainEvents } from '../events/domain-events';
 import { EventsService, NewEvent } from '../events/events.service';
-import { HookOutbox } from '../events/hook-outbox';
 import { GitService } from '../git/git.service';
 import { PushRules } from '../git/hooks';
 import { parseRef, parseSha, Sha } from '../git/names';
@@ -29,7 +28,6 @@ export class PushService {
     private readonly git: GitService,
     private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
-    private readonly outbox: HookOutbox,
     private readonly tx: Transactions,
     private readonly jobs: RepositoryJobs,
     private readonly settings: ApplicationSettingsService,
@@ -69,8 +67,8 @@ export class PushService {
 
   /**
    * After refs moved: the default branch on the first push (protected as the instance setting says),
-   * push events with GitLab's push data and `last_activity_at` with the hooks' outbox job (one
-   * transaction), then the in-process "push received" domain event (CI, merge requests).
+   * push events with GitLab's push data and `last_activity_at` with the `push.received` domain event
+   * (one transaction: its durable handlers are the webhooks, CI and merge requests).
    */
   async afterPush(project: Project, user: User, updates: RefUpdate[], via: 'http' | 'ssh' | 'api' = 'http'): Promise<void> {
     if (updates.length === 0) return;
@@ -88,11 +86,10 @@ export class PushService {
         });
       }
       const pushData = events.map((e) => e.data);
-      // the push events and the hooks' outbox job commit together (the hooks hear of recorded pushes only)
+      // the push events and the jobs of the push's durable handlers (webhooks, CI, merge requests) commit
+      // together: the hooks hear of recorded pushes only, and nothing is lost in between
       await this.tx.run(async (tx) => {
         await this.events.recordIn(tx, ...events);
-        await this.outbox.add(tx, 'push.received', { projectId: project.id, userId: user.id, data: pushData });
-        // CI and merge requests (durable handlers): their jobs commit with the push's events (nothing lost in between)
         await this.domainEvents.emit(tx, 'push.received', { projectId: project.id, userId: user.id, updates, data: pushData });
       });
       enqueued = true;

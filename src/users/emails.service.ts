@@ -3,6 +3,7 @@ import { PageParams, Paginated, paginateAll } from '../common/pagination/paginat
 import { isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { parseId } from '../common/params/params';
 import { Transactions } from '../database/transactions';
+import { DomainEvents } from '../events/domain-events';
 import { CreateEmailDto } from './dto/email.dto';
 import { emailErrors } from './dto/user-rules';
 import { Email } from './email.entity';
@@ -22,6 +23,7 @@ export class EmailsService {
     private readonly emails: EmailsRepository,
     private readonly users: UsersRepository,
     private readonly tx: Transactions,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /** The user named by a path id, or `404 User Not Found`. */
@@ -64,7 +66,9 @@ export class EmailsService {
       return await this.tx.run(async (tx) => {
         await this.users.lockEmail(tx, address);
         if (await this.users.emailTaken(tx, address)) throw TAKEN();
-        return this.emails.insert(tx, { userId: user.id, email: address });
+        const email = await this.emails.insert(tx, { userId: user.id, email: address });
+        await this.domainEvents.emit(tx, 'email.created', { emailId: email.id, userId: user.id, email: email.email });
+        return email;
       });
     } catch (e) {
       if (isUniqueViolation(e, 'emails_email_key')) throw TAKEN();

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
-import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
+import { DomainEvents, keySnapshot } from '../events/domain-events';
 import sshpk from 'sshpk';
 import { isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
 import { parseId } from '../common/params/params';
@@ -49,7 +49,7 @@ export class KeysService {
     private readonly users: UsersRepository,
     private readonly views: UserViews,
     private readonly tx: Transactions,
-    private readonly outbox: HookOutbox,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /** The user named by a path id, or `404 User Not Found`. */
@@ -112,7 +112,7 @@ export class KeysService {
     try {
       return await this.tx.run(async (tx) => {
         const key = await this.keys.insert({ userId: user.id, title: dto.title, key: parsed.text, fingerprint: parsed.fingerprint }, tx);
-        await this.outbox.add(tx, 'key.created', { key: keySnapshot(key) }); // system hooks
+        await this.domainEvents.emit(tx, 'key.created', { key: keySnapshot(key) }); // system hooks
         return key;
       });
     } catch (e) {
@@ -131,7 +131,7 @@ export class KeysService {
       const key = await this.keys.findOwn(user.id, id, tx);
       if (key) {
         await this.keys.delete(tx, id);
-        await this.outbox.add(tx, 'key.destroyed', { key: keySnapshot(key) }); // system hooks (the row is gone)
+        await this.domainEvents.emit(tx, 'key.destroyed', { key: keySnapshot(key) }); // system hooks (the row is gone)
       }
       return key ?? undefined;
     });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { groupSnapshot, HookOutbox, keySnapshot, projectSnapshot, userSnapshot } from '../events/hook-outbox';
+import { DomainEvents, userSnapshot } from '../events/domain-events';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { lookupText } from '../common/dto/fields';
@@ -46,7 +46,7 @@ export class UsersService {
     private readonly secrets: SecretsService,
     private readonly settings: ApplicationSettingsService,
     private readonly git: GitService,
-    private readonly outbox: HookOutbox,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /**
@@ -129,7 +129,7 @@ export class UsersService {
           privateTokenEncrypted: this.secrets.encrypt(token),
         });
         // in the transaction: a later failure (a taken identity below) rolls it back with the user
-        await this.outbox.add(tx, 'user.created', { user: userSnapshot(created) }); // system hooks
+        await this.domainEvents.emit(tx, 'user.created', { user: userSnapshot(created) }); // system hooks
         await this.namespaces.insertPersonal(tx, created.id, created.username);
         if (attrs.provider && attrs.externUid) await this.users.addIdentity(tx, created.id, attrs.provider, attrs.externUid);
         return created;
@@ -211,7 +211,7 @@ export class UsersService {
       if (user.admin) await this.assertOtherAdmin(tx, id, 'deleted');
       const projectIds = await this.namespaces.removePersonal(tx, id);
       await this.users.delete(tx, id);
-      await this.outbox.add(tx, 'user.destroyed', { user: userSnapshot(user) }); // system hooks (the row is gone)
+      await this.domainEvents.emit(tx, 'user.destroyed', { user: userSnapshot(user) }); // system hooks (the row is gone)
       return { user, projectIds };
     });
     if (!result) return undefined;

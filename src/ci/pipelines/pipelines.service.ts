@@ -5,7 +5,6 @@ import { EntityManager } from 'typeorm';
 import { Logger } from '../../common/http/logger';
 import { ValidationFailed } from '../../common/errors/domain-errors';
 import { DomainEvents, OnDomainEvent, PushReceived } from '../../events/domain-events';
-import { HookOutbox } from '../../events/hook-outbox';
 import { GitService } from '../../git/git.service';
 import { QueueService } from '../../queue/queue.service';
 import { BUILD_FINISHED_QUEUE, BuildFinishedJob, Finished } from '../builds/builds.service';
@@ -51,7 +50,6 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     private readonly git: GitService,
     private readonly tx: Transactions,
     private readonly domainEvents: DomainEvents,
-    private readonly outbox: HookOutbox,
     private readonly queue: QueueService,
     private readonly logger: Logger,
   ) {}
@@ -245,16 +243,19 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
         }
       }
       await this.refreshStatus(m, pipeline);
-      // project build hooks (GitLab 8.8 fires them when a build ends), through the outbox
+      // project build hooks (GitLab 8.8 fires them when a build ends) and build.failed, with the change
       if (ended) await this.announceBuild(m, ended, pipeline, commit);
       return pipeline;
     });
     this.outcome(finished);
   }
 
-  /** In the transaction that moved the pipeline on after a build ended: the `build.changed` hook event. */
+  /** In the transaction that moved the pipeline on after a build ended: `build.changed` (the build hooks), and `build.failed`. */
   private async announceBuild(m: EntityManager, build: BuildRow, pipeline: Pipeline, commit: { message: string; author: { name: string; email: string } } | null): Promise<void> {
-    await this.outbox.add(m, 'build.changed', {
+    if (build.status === 'failed') {
+      await this.domainEvents.emit(m, 'build.failed', { buildId: build.id, projectId: build.projectId, userId: build.userId, pipelineId: pipeline.id });
+    }
+    await this.domainEvents.emit(m, 'build.changed', {
       projectId: build.projectId,
       build: {
         id: build.id,

@@ -1,5 +1,4 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { GitHttpModule } from '../../git-http/git-http.module';
 import { BuildsModule } from '../builds/builds.module';
 import { PipelinesModule } from '../pipelines/pipelines.module';
 import { RunnersModule } from '../runners/runners.module';
@@ -10,7 +9,7 @@ import { RunnerPollRoute } from './runner-poll.route';
 
 /** `/ci/api/v1`: what runners call. Also teaches git over HTTP to accept build tokens. */
 @Module({
-  imports: [RunnersModule, BuildsModule, PipelinesModule, GitHttpModule],
+  imports: [RunnersModule, BuildsModule, PipelinesModule],
   controllers: [RunnerApiController],
   providers: [RunnerApiService, RunnerPollRoute],
   exports: [RunnerPollRoute],

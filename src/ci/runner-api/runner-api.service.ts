@@ -1,9 +1,10 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { MissingAttribute } from '../../common/errors/domain-errors';
 import { APP_CONFIG, AppConfig } from '../../config/config';
-import { GitHttpService } from '../../git-http/git-http.service';
+import { ResolvesBuildToken } from '../../git-http/build-tokens';
+import type { BuildTokenGrant } from '../../git-http/git-access.service';
 import { BuildRow } from '../builds/builds.repository';
 import { BuildsService, MAX_TRACE_PART, RunnerApiError, TraceResult } from '../builds/builds.service';
 import { PipelinesService } from '../pipelines/pipelines.service';
@@ -22,26 +23,26 @@ function runnerInfo(raw: unknown): RunnerInfo {
 
 /** The runner API (`/ci/api/v1`): what a gitlab-ci-multi-runner 1.x calls, with its own token checks. */
 @Injectable()
-export class RunnerApiService implements OnModuleInit {
+export class RunnerApiService {
   constructor(
     private readonly runners: RunnersService,
     private readonly builds: BuildsService,
     private readonly pipelines: PipelinesService,
     private readonly secrets: SecretsService,
-    private readonly gitHttp: GitHttpService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  onModuleInit(): void {
-    // `git clone` as gitlab-ci-token with a build token: read access to the build's project while
-    // its pipeline is active
-    this.gitHttp.registerBuildTokenResolver(async (token) => {
-      const build = await this.builds.findByToken(token);
-      if (build) return ACTIVE_PIPELINE.includes(build.pipelineStatus ?? '') ? { projectId: build.projectId } : undefined;
-      // GitLab 8.x's build token was the project's runners token: still accepted
-      const projectId = await this.runners.projectIdByRunnersToken(token);
-      return projectId === undefined ? undefined : { projectId };
-    });
+  /**
+   * `git clone` as gitlab-ci-token with a build token: read access to the build's project while its
+   * pipeline is active.
+   */
+  @ResolvesBuildToken()
+  async resolveBuildToken(token: string): Promise<BuildTokenGrant | undefined> {
+    const build = await this.builds.findByToken(token);
+    if (build) return ACTIVE_PIPELINE.includes(build.pipelineStatus ?? '') ? { projectId: build.projectId } : undefined;
+    // GitLab 8.x's build token was the project's runners token: still accepted
+    const projectId = await this.runners.projectIdByRunnersToken(token);
+    return projectId === undefined ? undefined : { projectId };
   }
 
   register(token: string, description: string | undefined, tagList: string[] | undefined, runUntagged: boolean | undefined, info: unknown) {

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Transactions } from '../../database/transactions';
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { Forbidden, MissingAttribute, NotFound } from '../../common/errors/domain-errors';
 import { ApplicationSettingsService } from '../../application-settings/application-settings.service';
+import { AdminSettingsField, SettingsResetAction } from '../../application-settings/settings-extensions';
 import { Runner } from './runner.entity';
 import { RunnerInfo, RunnersRepository } from './runners.repository';
 
@@ -23,7 +24,7 @@ export function parseTagList(raw: unknown): string[] {
 
 /** Runners: registration (shared or specific), removal, and authentication by runner token. */
 @Injectable()
-export class RunnersService implements OnModuleInit {
+export class RunnersService {
   constructor(
     private readonly runners: RunnersRepository,
     private readonly secrets: SecretsService,
@@ -31,19 +32,15 @@ export class RunnersService implements OnModuleInit {
     private readonly settings: ApplicationSettingsService,
   ) {}
 
-  /** Admins see the registration token in the application settings, and may replace it there. */
-  onModuleInit(): void {
-    this.settings.addAdminFields(async () => ({ runners_registration_token: await this.registrationToken() }));
-    this.settings.addResetter('runners_registration_token', () => this.resetRegistrationToken());
-  }
-
-  /** A new registration token; the old one registers nothing from now on (runners it registered stay). */
+  /** A new registration token; the old one registers nothing from now on (runners it registered stay). Admins reset it through the settings. */
+  @SettingsResetAction('runners_registration_token')
   async resetRegistrationToken(): Promise<void> {
     const token = this.secrets.generateToken(20);
     await this.runners.replaceRegistrationToken(this.secrets.digest(token), this.secrets.encrypt(token));
   }
 
   /** The instance's runner registration token, created on first use (kept digested and encrypted). */
+  @AdminSettingsField('runners_registration_token')
   async registrationToken(): Promise<string> {
     let t = await this.runners.registrationToken();
     if (!t.encrypted) {
