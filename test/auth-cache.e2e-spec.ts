@@ -138,6 +138,24 @@ describe('authentication cache invalidation', () => {
     });
   }
 
+  it('every change is seen by the very next request on both instances, however fast it follows (60 changes in a row)', async () => {
+    // the notification reaches each instance asynchronously, on its listener connection: a cache hit
+    // waits for a round trip there (DbNotifications.sync), so even a request sent the moment the
+    // change committed never gets the old row
+    const u = await t.createUser();
+    const stale: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      await warm((h) => user(h, u.token).expect(200));
+      await t.sql(`UPDATE users SET state = 'blocked' WHERE id = $1`, [u.id]);
+      const [here, there] = await Promise.all([user(t.http, u.token), user(b, u.token)]);
+      if (here.status !== 401 || there.status !== 401) stale.push(`block ${i}: ${here.status} here, ${there.status} on the other instance`);
+      await t.sql(`UPDATE users SET state = 'active', name = $2 WHERE id = $1`, [u.id, `Name ${i}`]);
+      const [here2, there2] = await Promise.all([user(t.http, u.token), user(b, u.token)]);
+      if (here2.body.name !== `Name ${i}` || there2.body.name !== `Name ${i}`) stale.push(`rename ${i}: ${here2.body.name} here, ${there2.body.name} on the other instance`);
+    }
+    expect(stale).toEqual([]);
+  });
+
   describe('the runner cache (runner token → runner, for the poll)', () => {
     const V1 = '/ci/api/v1';
     const poll = (http: TestAgent, token: string) =>

@@ -78,6 +78,49 @@ export class DbNotifications implements OnModuleDestroy {
     this.handlers.get(channel)?.delete(handler);
   }
 
+  /**
+   * Resolves once every notification committed before the call has been handled here (its handlers
+   * have run): a round trip on the listener connection that starts after the call. PostgreSQL sends
+   * a listening session its pending notifications before the answer to its next query, and the
+   * notifying commit has signalled this session before it returned, so a change another instance
+   * (or this one) has answered for is seen. Concurrent callers share round trips (at most one in
+   * flight and one waiting). False when there is no listener (lost, reconnecting, closed): nothing
+   * the notifications keep exact may then be trusted. On the embedded database: true at once (the
+   * notifications arrive with the committing statement's own answer).
+   */
+  sync(): Promise<boolean> {
+    if (!this.config.databaseUrl) return Promise.resolve(true);
+    if (this.queued) return this.queued; // starts after the one in flight ends, hence after this call
+    if (!this.inFlight) return this.startRoundTrip();
+    const queued = this.inFlight.then(() => {
+      this.queued = undefined;
+      return this.startRoundTrip();
+    });
+    this.queued = queued;
+    return queued;
+  }
+
+  private inFlight?: Promise<boolean>;
+  private queued?: Promise<boolean>;
+
+  private startRoundTrip(): Promise<boolean> {
+    const client = this.client;
+    const trip = (async () => {
+      if (!client) return false;
+      try {
+        await client.query('SELECT 1');
+        return this.client === client;
+      } catch {
+        return false;
+      }
+    })();
+    this.inFlight = trip.finally(() => {
+      if (this.inFlight === tracked) this.inFlight = undefined;
+    });
+    const tracked = this.inFlight;
+    return trip;
+  }
+
   /** Tells every instance; call after the change has committed. `payload`: a short string (e.g. an id). */
   async notify(channel: string, payload = ''): Promise<void> {
     if (!this.config.databaseUrl) {

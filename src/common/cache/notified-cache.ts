@@ -23,12 +23,17 @@ export interface NotifiedCacheOptions {
  * `channel` with the owner's id (a user, a runner) on every update or deletion, made through any
  * instance or by hand, and every instance drops that owner's entries; if the listener connection
  * drops, everything is forgotten. A lookup that started before an invalidation is not stored (the
- * epoch check), so a read racing a change cannot re-insert the old row.
+ * epoch check), so a read racing a change cannot re-insert the old row. A notification travels
+ * asynchronously, so a hit is served only after DbNotifications.sync() (one round trip on the
+ * listener connection, shared by concurrent requests, no statement on the pool) has handled every
+ * notification committed before the request: a change is seen by the very next request, on the
+ * instance that made it and on every other.
  */
 export class NotifiedCache {
   private readonly entries = new Map<string, Entry<unknown>>();
   private readonly byOwner = new Map<number, Set<string>>();
   private epoch = 0;
+  private listener?: DbNotifications;
 
   constructor(readonly options: NotifiedCacheOptions) {}
 
@@ -39,6 +44,7 @@ export class NotifiedCache {
   /** Subscribes to the channel (call once, at module init). */
   async listen(notifications: DbNotifications): Promise<void> {
     if (!this.enabled) return;
+    this.listener = notifications;
     await notifications.listen(this.options.channel, (payload) => {
       const id = Number(payload);
       if (payload !== '' && Number.isSafeInteger(id)) this.forgetOwner(id);
@@ -52,7 +58,11 @@ export class NotifiedCache {
    */
   async get<T>(key: string, load: () => Promise<T | undefined>, ownerOf: (v: T) => number, copy: (v: T) => T): Promise<T | undefined> {
     if (!this.enabled) return load();
-    const hit = this.entries.get(key) as Entry<T> | undefined;
+    let hit = this.entries.get(key) as Entry<T> | undefined;
+    // a hit is served only once the notifications committed before this call have been handled (their
+    // handlers may drop it meanwhile): the next request after a change, on any instance, never gets
+    // the old row. Without a listener, no hit is trusted.
+    if (hit) hit = ((await this.listener?.sync()) ?? true) ? (this.entries.get(key) as Entry<T> | undefined) : undefined;
     if (hit && Date.now() - hit.at < this.options.ttlMs) {
       this.entries.delete(key);
       this.entries.set(key, hit); // most recently used last
