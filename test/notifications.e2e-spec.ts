@@ -215,6 +215,14 @@ describe('email notifications', () => {
       await smtp.waitFor((ms) => ms.some((m) => m.to[0] === dev.email && m.parsed.subject === 'SSH key was added to your account'));
     });
 
+    it('a new email address: a security notice to the account, naming the address', async () => {
+      await api(dev).post('/user/emails', { email: 'dev-second@example.com' }).expect(201);
+      await smtp.waitFor((ms) => ms.some((m) => m.to[0] === dev.email && m.parsed.subject === 'Email was added to your account'));
+      const m = smtp.received.find((x) => x.to[0] === dev.email && x.parsed.subject === 'Email was added to your account')!;
+      expect(m.parsed.text).toContain('dev-second@example.com');
+      expect(String(m.parsed.headers.get('auto-submitted'))).toBe('auto-generated');
+    });
+
     it('merge request: the assignee of a new one (X-GitLab-MergeRequest-ID, !iid), participants of its merge; not the actor', async () => {
       const c = ci(t);
       const p = await c.project(owner, null);
