@@ -4,11 +4,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sshpk from 'sshpk';
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const api = (path: string) => `/api/v3${path}`;
-const sorted = (o: object) => Object.keys(o).sort();
-const KEY_FIELDS = ['created_at', 'id', 'key', 'title'];
 
 let keyDir: string;
 let keySeq = 0;
@@ -64,7 +63,7 @@ describe('SSH keys and emails API', () => {
       const key = make();
       const res = await t.http.post(api('/user/keys')).set(as(alice)).send({ title: `laptop ${_name}`, key }).expect(201);
       expect(res.headers['content-type']).toBe('application/json');
-      expect(sorted(res.body)).toEqual(KEY_FIELDS);
+      await expectSchema(res, 'SSHKey');
       expect(res.body).toMatchObject({ id: expect.any(Number), title: `laptop ${_name}`, key: key.trim() });
       expect(new Date(res.body.created_at).toString()).not.toBe('Invalid Date');
       const one = await t.http.get(api(`/user/keys/${res.body.id}`)).set(as(alice)).expect(200);
@@ -80,7 +79,7 @@ describe('SSH keys and emails API', () => {
       const mine = await t.http.get(api('/user/keys')).set(as(alice)).expect(200);
       expect(mine.headers['content-type']).toBe('application/json');
       expect(mine.body).toHaveLength(5);
-      for (const k of mine.body) expect(sorted(k)).toEqual(KEY_FIELDS);
+      await expectSchema(mine, 'SSHKey[]');
       expect(mine.body.map((k: { id: number }) => k.id)).not.toContain(bobKey.body.id);
       const his = await t.http.get(api('/user/keys')).set(as(bob)).expect(200);
       expect(his.body.map((k: { id: number }) => k.id)).toEqual([bobKey.body.id]);
@@ -236,7 +235,7 @@ describe('SSH keys and emails API', () => {
       const mine = await t.http.get(api('/user/keys')).set(as(bob)).expect(200);
       const res = await t.http.get(api(`/users/${bob.id}/keys`)).set(asRoot()).expect(200);
       expect(res.body.map((k: { id: number }) => k.id).sort()).toEqual(mine.body.map((k: { id: number }) => k.id).sort());
-      for (const k of res.body) expect(sorted(k)).toEqual(KEY_FIELDS);
+      await expectSchema(res, 'SSHKey[]');
     });
 
     it('GET /users/:id/keys: 404 for an unknown user, 403 for a non-admin', async () => {
@@ -303,6 +302,7 @@ describe('SSH keys and emails API', () => {
       expect(res.body.user).toMatchObject({ id: alice.id, username: 'alice', email: 'alice@example.com', is_admin: false });
       expect(res.body.user).toHaveProperty('identities');
       expect(res.body.user).not.toHaveProperty('private_token');
+      await expectSchema(res, 'SSHKeyWithUser');
     });
 
     it('GET /keys/:id: 403 for a non-admin (even the owner), 404 when missing', async () => {
@@ -320,6 +320,7 @@ describe('SSH keys and emails API', () => {
       const res = await t.http.post(api('/user/emails')).set(as(alice)).send({ email: 'alice.work@example.net' }).expect(201);
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.body).toEqual({ id: expect.any(Number), email: 'alice.work@example.net' });
+      await expectSchema(res, 'Email');
       const one = await t.http.get(api(`/user/emails/${res.body.id}`)).set(as(alice)).expect(200);
       expect(one.body).toEqual(res.body);
     });
@@ -335,7 +336,7 @@ describe('SSH keys and emails API', () => {
       const mine = await t.http.get(api('/user/emails')).set(as(alice)).expect(200);
       const addresses = mine.body.map((e: { email: string }) => e.email).sort();
       expect(addresses).toEqual(['a.form@example.net', 'a.multi@example.net', 'a.query@example.net', 'alice.work@example.net']);
-      for (const e of mine.body) expect(sorted(e)).toEqual(['email', 'id']);
+      await expectSchema(mine, 'Email[]');
       const his = await t.http.get(api('/user/emails')).set(as(bob)).expect(200);
       expect(his.body).toEqual([bobEmail.body]);
     });

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { BuildReport, buildOpenApiDocument, canonicalJson, responseKey } from '../src/openapi/openapi.builder';
 import { EXPANSIONS } from '../src/openapi/paths';
 import { responseFor, RESPONSES } from '../src/openapi/responses';
+import { expectSchema, validatorOf, validatorsFor } from './helpers/schema';
 import { endpointShape, parseSpecEndpoints } from './helpers/spec-endpoints';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -136,11 +137,41 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('has a response entry for every route, and every entry matches a route or an area still being built', () => {
-    const withoutEntry = [...operations].filter((k) => !responseFor(k));
-    expect(withoutEntry).toEqual([]);
-    const stale = Object.keys(RESPONSES).filter((k) => !operations.has(k) && !PENDING_AREAS.test(k));
+  it('every route declares its response type on its handler (routes of areas not yet converted: in responses.ts)', () => {
+    const report: BuildReport = {};
+    buildOpenApiDocument(t.app.app, report);
+    const untyped = report.untyped ?? [];
+    // a route whose handler declares nothing and that the transitional responses.ts does not know either
+    expect(untyped.filter((k) => !responseFor(k))).toEqual([]);
+    // responses.ts only shrinks: an entry for a route that now declares its type, or for no route, is stale
+    const stale = Object.keys(RESPONSES).filter((k) => (!operations.has(k) && !PENDING_AREAS.test(k)) || (operations.has(k) && !untyped.includes(k)));
     expect(stale).toEqual([]);
+  });
+
+  it('response classes are closed schemas, and a declared success status is the route\'s own', () => {
+    const schemas = (served.components as Json).schemas as Record<string, Json>;
+    for (const name of ['User', 'UserBasic', 'UserFull', 'UserLogin', 'Author', 'SSHKey', 'Email']) {
+      expect(schemas[name].additionalProperties).toBe(false);
+    }
+    const paths = served.paths as Record<string, Record<string, Json>>;
+    expect(Object.keys(paths['/api/v3/user/keys'].post.responses as Json)).toContain('201');
+    expect(Object.keys(paths['/api/v3/user/keys'].get.responses as Json)).toContain('200');
+  });
+
+  it('expectSchema (test/helpers/schema.ts) passes a real answer and fails on drift: an extra field, a missing one, a wrong null', async () => {
+    const validators = validatorsFor(served);
+    const res = await t.http.get('/api/v3/user').set('PRIVATE-TOKEN', t.root.token).expect(200);
+    await expectSchema(res, 'UserLogin');
+    const check = (name: string, body: unknown) => validatorOf(validators, name)(body);
+    expect(check('UserLogin', res.body)).toBe(true);
+    expect(check('UserLogin', { ...res.body, extra: 1 })).toBe(false);
+    const { email: _email, ...withoutEmail } = res.body;
+    expect(check('UserLogin', withoutEmail)).toBe(false);
+    expect(check('UserLogin', { ...res.body, email: null })).toBe(false);
+    expect(check('UserLogin', { ...res.body, bio: null })).toBe(true); // nullable
+    expect(check('UserLogin[]', [res.body])).toBe(true);
+    expect(check('UserBasic', res.body)).toBe(false);
+    await expect(expectSchema(res, 'UserBasic')).rejects.toThrow(/does not match UserBasic/);
   });
 
   it('uses every path expansion of paths.ts, except for areas still being built', () => {

@@ -194,18 +194,6 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
   ),
 
   // --- users, keys, emails, namespaces, groups, members ---
-  UserBasic: object(USER_BASIC, [], 'User summary: author, assignee, member.'),
-  Author: object(
-    { ...USER_BASIC, created_at: time(), email: str('only for administrator viewers') },
-    ['email'],
-    'Author of a note, issue or snippet: the user summary plus `created_at` (spec-decisions 18).',
-  ),
-  User: object(USER, [], 'A user as a normal viewer sees it.'),
-  UserFull: object(USER_FULL, [], 'A user as an administrator sees it.'),
-  UserLogin: object({ ...USER_FULL, private_token: str() }, [], 'The current user (GET /user, POST /session).'),
-  SSHKey: object(SSH_KEY),
-  SSHKeyWithUser: object({ ...SSH_KEY, user: ref('UserFull') }),
-  Email: object({ id: int(), email: str() }),
   NotificationSetting: object(
     {
       level: enumOf(['disabled', 'participating', 'watch', 'global', 'mention', 'custom']),

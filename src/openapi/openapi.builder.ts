@@ -1,10 +1,12 @@
 import { INestApplication, Type } from '@nestjs/common';
-import { METHOD_METADATA, PARAMTYPES_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { HTTP_CODE_METADATA, METHOD_METADATA, PARAMTYPES_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RequestMethod } from '@nestjs/common/enums';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { IS_ADMIN, IS_PUBLIC } from '../common/auth/decorators';
 import { INPUT, Params } from '../common/params/params';
 import { ENTITY_SCHEMAS } from './entities';
 import { API_PREFIX, EXPANSIONS, expandKinds, gitlabPath, INCLUDED_PREFIXES, pathParameter } from './paths';
+import { RESPONSE_CLASSES, RESPONSE_ENTITIES } from './response-types';
 import { responseFor, ResponseSpec } from './responses';
 
 type Json = Record<string, unknown>;
@@ -12,6 +14,8 @@ type Json = Record<string, unknown>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 /** Methods whose inputs GitLab clients send in the query string (the others send a body). */
 const QUERY_METHODS = new Set(['get', 'delete', 'head']);
+/** Where @nestjs/swagger keeps a handler's @ApiResponse declarations (its DECORATORS.API_RESPONSE). */
+const API_RESPONSE_METADATA = 'swagger/apiResponse';
 const NOT_DTO: ReadonlySet<unknown> = new Set([Params, Object, String, Number, Boolean, Array, undefined]);
 
 /** What the document needs to know about one handler, found through its route metadata. */
@@ -19,6 +23,10 @@ interface HandlerInfo {
   input?: Type<unknown>;
   isPublic: boolean;
   isAdmin: boolean;
+  /** The handler declares its answer (`@ApiOkResponse({ type })` and the like, response-types.ts). */
+  declared: boolean;
+  /** The status the route answers with: its @HttpCode, else 201 for POST and 200 for the others. */
+  status: number;
 }
 
 /** Document path (`/api/v3/projects/{id}`) → key of the responses table (`/projects/{id}`). */
@@ -50,10 +58,13 @@ function scanHandlers(app: INestApplication): Map<string, HandlerInfo> {
           const arg = Object.values(args).find((a) => a.data === INPUT);
           const type = arg ? types[arg.index] : undefined;
           const flag = (meta: string) => !!(Reflect.getMetadata(meta, handler) ?? Reflect.getMetadata(meta, cls));
+          const requestMethod = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod;
           out.set(key, {
             input: NOT_DTO.has(type) ? undefined : (type as Type<unknown>),
             isPublic: flag(IS_PUBLIC),
             isAdmin: flag(IS_ADMIN),
+            declared: Reflect.getMetadata(API_RESPONSE_METADATA, handler) !== undefined,
+            status: (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (requestMethod === RequestMethod.POST ? 201 : 200),
           });
         }
       }
@@ -104,6 +115,19 @@ function successResponse(spec: ResponseSpec | undefined, status: string): Record
   return out;
 }
 
+/**
+ * The answers a handler declares (swagger's scan of its @ApiResponse decorators). The success status
+ * must be the one the route really answers with: a declaration cannot drift from @HttpCode.
+ */
+function declaredResponses(op: Json, info: HandlerInfo, route: string): Record<string, Json> {
+  const declared = { ...((op.responses ?? {}) as Record<string, Json>) };
+  const success = Object.keys(declared).filter((s) => /^2\d\d$/.test(s));
+  if (success.length !== 1 || Number(success[0]) !== info.status) {
+    throw new Error(`OpenAPI: ${route} declares ${success.join(', ') || 'no success'} but answers ${info.status}`);
+  }
+  return declared;
+}
+
 /** Query parameters from a DTO schema: one per property, in declaration order. */
 function queryParameters(schema: Json): Json[] {
   const props = (schema.properties ?? {}) as Record<string, Json>;
@@ -144,6 +168,8 @@ const DESCRIPTION = [
 export interface BuildReport {
   /** EXPANSIONS keys (paths.ts) that matched no route. */
   unusedExpansions?: string[];
+  /** Routes (`METHOD /path`, responses.ts keys) whose handler declares no response type. */
+  untyped?: string[];
 }
 
 /**
@@ -170,11 +196,12 @@ export function buildOpenApiDocument(app: INestApplication, report: BuildReport 
     .build();
   const scanned = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controller: string, method: string) => `${controller}.${method}`,
-    extraModels: [...dtos.values()],
+    extraModels: [...dtos.values(), ...RESPONSE_CLASSES],
   });
 
   const paths: Record<string, Json> = {};
   const usedExpansions = new Set<string>();
+  const untyped: string[] = [];
   for (const [appPath, item] of Object.entries(scanned.paths)) {
     if (!INCLUDED_PREFIXES.some((p) => appPath.startsWith(p))) continue;
     const inApi = appPath.startsWith(API_PREFIX + '/');
@@ -195,12 +222,18 @@ export function buildOpenApiDocument(app: INestApplication, report: BuildReport 
         const pathItem = (paths[docPath] ??= {});
         if (pathItem[method]) throw new Error(`OpenAPI: two routes answer ${method.toUpperCase()} ${docPath}`);
         pathItem[method] = operation(method, docPath, renamed, op, info, scanned);
+        if (!info.declared) untyped.push(responseKey(method, docPath));
       }
     }
   }
   report.unusedExpansions = Object.keys(EXPANSIONS).filter((key) => !usedExpansions.has(key));
+  report.untyped = untyped;
 
-  const schemas = { ...((scanned.components?.schemas ?? {}) as Json), ...ENTITY_SCHEMAS };
+  const schemas: Record<string, Json> = { ...ENTITY_SCHEMAS, ...((scanned.components?.schemas ?? {}) as Record<string, Json>) };
+  for (const name of RESPONSE_ENTITIES) {
+    if (ENTITY_SCHEMAS[name]) throw new Error(`OpenAPI: ${name} is both a response class and a hand-written entity (entities.ts)`);
+    schemas[name] = { ...schemas[name], additionalProperties: false };
+  }
   return {
     openapi: scanned.openapi,
     info: scanned.info,
@@ -240,8 +273,9 @@ function operation(method: string, docPath: string, shortPath: string, op: Json,
       };
     }
   }
-  const status = Object.keys((op.responses ?? {}) as Json)[0] ?? (method === 'post' ? '201' : '200');
-  const responses: Record<string, Json> = successResponse(responseFor(responseKey(method, docPath)), status);
+  const responses: Record<string, Json> = info.declared
+    ? declaredResponses(op, info, `${method.toUpperCase()} ${docPath}`)
+    : successResponse(responseFor(responseKey(method, docPath)), String(info.status));
   if (info.input) responses['400'] = { $ref: '#/components/responses/BadRequest' };
   if (!info.isPublic) responses['401'] = { $ref: '#/components/responses/Unauthorized' };
   if (info.isAdmin) responses['403'] = { $ref: '#/components/responses/Forbidden' };

@@ -38,37 +38,6 @@ export function responseFor(key: string): ResponseSpec | undefined {
 
 export const RESPONSES: Record<string, ResponseSpec> = {
   // --- session, users, keys, emails ---
-  'POST /session': one('UserLogin'),
-  'GET /user': one('UserLogin'),
-  'GET /users': {
-    schema: { oneOf: [{ $ref: '#/components/schemas/UserBasic' }, { $ref: '#/components/schemas/UserFull' }] },
-    list: 'page',
-    description: 'user summaries; the administrator view for administrators. `username=` answers one user at most.',
-  },
-  'GET /users/{id}': {
-    schema: { oneOf: [{ $ref: '#/components/schemas/User' }, { $ref: '#/components/schemas/UserFull' }] },
-    description: 'the administrator view for administrators',
-  },
-  'POST /users': one('UserFull'),
-  'PUT /users/{id}': one('UserFull'),
-  'DELETE /users/{id}': one('UserFull', { description: 'the deleted user; an empty body when the user did not exist' }),
-  'PUT /users/{uid}/block': TRUE,
-  'PUT /users/{uid}/unblock': TRUE,
-  'GET /user/keys': page('SSHKey'),
-  'GET /user/keys/{id}': one('SSHKey'),
-  'POST /user/keys': one('SSHKey'),
-  'DELETE /user/keys/{id}': one('SSHKey', { description: 'the deleted key; an empty body when it did not exist' }),
-  'GET /users/{uid}/keys': page('SSHKey'),
-  'POST /users/{uid}/keys': one('SSHKey'),
-  'DELETE /users/{uid}/keys/{id}': one('SSHKey'),
-  'GET /keys/{id}': one('SSHKeyWithUser'),
-  'GET /user/emails': page('Email'),
-  'GET /user/emails/{id}': one('Email'),
-  'POST /user/emails': one('Email'),
-  'DELETE /user/emails/{id}': one('Email', { description: 'the deleted email; an empty body when it did not exist' }),
-  'GET /users/{uid}/emails': page('Email'),
-  'POST /users/{uid}/emails': one('Email'),
-  'DELETE /users/{uid}/emails/{id}': one('Email'),
 
   // --- namespaces, groups, members ---
   'GET /namespaces': page('Namespace'),

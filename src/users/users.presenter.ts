@@ -3,6 +3,19 @@ import { Paginated } from '../common/pagination/pagination';
 import { Email } from './email.entity';
 import { SshKey } from './key.entity';
 import { User, UserIdentity } from './user.entity';
+import {
+  AuthorResponse,
+  EmailResponse,
+  SSHKeyResponse,
+  SSHKeyWithUserResponse,
+  UserBasicResponse,
+  UserFullResponse,
+  UserLoginResponse,
+  UserResponse,
+} from './users.responses';
+
+/** Whichever view of a user the viewer may see (UserView). */
+export type AnyUserResponse = UserBasicResponse | UserResponse | UserFullResponse | UserLoginResponse;
 
 /** What presenters need besides the row: the public base URL and whether Gravatar is on. */
 export interface PresentContext {
@@ -19,7 +32,7 @@ function avatarUrl(u: User, ctx: PresentContext): string | null {
 }
 
 /** User summary (GitLab's UserBasic): embedded as author, assignee, member. */
-export function presentUserBasic(u: User, ctx: PresentContext) {
+export function presentUserBasic(u: User, ctx: PresentContext): UserBasicResponse {
   return {
     name: u.name,
     username: u.username,
@@ -35,7 +48,7 @@ export function presentUserBasic(u: User, ctx: PresentContext) {
  * merge requests, snippets, commit comments and statuses, events): the user summary plus
  * `created_at`, and `email` only when the viewer is an administrator.
  */
-export function presentAuthor(u: User | null | undefined, viewer: User | undefined, ctx: PresentContext) {
+export function presentAuthor(u: User | null | undefined, viewer: User | undefined, ctx: PresentContext): AuthorResponse | null {
   if (!u) return null;
   return { ...presentUserBasic(u, ctx), created_at: u.createdAt, ...(viewer?.admin ? { email: u.email } : {}) };
 }
@@ -48,7 +61,7 @@ export function presentAuthor(u: User | null | undefined, viewer: User | undefin
  */
 
 /** Single user as a normal viewer sees it: UserBasic plus the public profile. */
-export function presentUser(u: User, ctx: PresentContext) {
+export function presentUser(u: User, ctx: PresentContext): UserResponse {
   return {
     name: u.name,
     username: u.username,
@@ -68,7 +81,7 @@ export function presentUser(u: User, ctx: PresentContext) {
 }
 
 /** Administrator view, also the current user's own view: the normal view plus account fields. `identities` must be loaded. */
-export function presentUserFull(u: User, ctx: PresentContext, opts: { canCreateProject: boolean }) {
+export function presentUserFull(u: User, ctx: PresentContext, opts: { canCreateProject: boolean }): UserFullResponse {
   return {
     name: u.name,
     username: u.username,
@@ -104,16 +117,16 @@ export function presentUserLogin(
   u: User,
   ctx: PresentContext,
   opts: { canCreateProject: boolean; privateToken: string },
-) {
+): UserLoginResponse {
   // Adds the last field to the fresh full view (a spread copy would take the slow path, see above).
   return Object.assign(presentUserFull(u, ctx, opts), { private_token: opts.privateToken });
 }
 
-export function presentKey(k: SshKey) {
+export function presentKey(k: SshKey): SSHKeyResponse {
   return { id: k.id, title: k.title, key: k.key, created_at: k.createdAt };
 }
 
-export function presentEmail(e: Email) {
+export function presentEmail(e: Email): EmailResponse {
   return { id: e.id, email: e.email };
 }
 
@@ -127,7 +140,7 @@ export type UserView =
   | { level: 'full'; user: User; ctx: PresentContext; canCreateProject: boolean }
   | { level: 'login'; user: User; ctx: PresentContext; canCreateProject: boolean; privateToken: string };
 
-export function presentUserView(v: UserView) {
+export function presentUserView(v: UserView): AnyUserResponse {
   switch (v.level) {
     case 'basic':
       return presentUserBasic(v.user, v.ctx);
@@ -141,11 +154,12 @@ export function presentUserView(v: UserView) {
 }
 
 /** `GET /users`: a page of views (`username=` too: a page of at most one). */
-export function presentUserViews(list: Paginated<UserView>) {
+export function presentUserViews(list: Paginated<UserView>): Paginated<AnyUserResponse> {
   return list.map(presentUserView);
 }
 
 /** `GET /keys/:id`: the key with its owner. */
-export function presentKeyWithOwner(k: { key: SshKey; owner: UserView }) {
-  return { ...presentKey(k.key), user: presentUserView(k.owner) };
+export function presentKeyWithOwner(k: { key: SshKey; owner: UserView }): SSHKeyWithUserResponse {
+  // the key's owner in the full view (KeysService.getWithOwner); expectSchema checks the answer
+  return { ...presentKey(k.key), user: presentUserView(k.owner) as UserFullResponse };
 }
