@@ -3,7 +3,7 @@ import { NotFound } from '../common/errors/domain-errors';
 import { ProjectAbility } from '../common/policy/policy';
 import { RepositoryLocks } from '../database/repository-locks';
 import { GitService } from '../git/git.service';
-import { PushRules } from '../git/hooks';
+import { PushRules } from '../git/receive-hooks';
 import { RefUpdate } from '../git/smart-http';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';

@@ -9,7 +9,7 @@ import { CheckedUrl } from '../common/net/outbound-url';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { CatFilePool } from './cat-file-pool';
 import { GitRunner } from './git-runner';
-import { installHooks, PushRules } from './hooks';
+import { installHooks, PushRules } from './receive-hooks';
 import { branchRef, parseNewRefName, Sha } from './names';
 import { ArchiveFormat, Repository } from './repository';
 import { RefUpdate, serveSmartHttp, SmartHttpAction } from './smart-http';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Request, Response } from 'express';
 import { GitRunner } from './git-runner';
-import { PushRules } from './hooks';
+import { PushRules } from './receive-hooks';
 
 export interface RefUpdate {
   oldSha: string;

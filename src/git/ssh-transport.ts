@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { GitRunner } from './git-runner';
-import { PushRules } from './hooks';
+import { PushRules } from './receive-hooks';
 import { RefUpdate } from './smart-http';
 
 /** The git services a client may run over SSH (what `git clone/fetch/push/archive --remote` ask for). */

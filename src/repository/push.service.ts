@@ -7,7 +7,7 @@ import { Transactions } from '../database/transactions';
 import { DomainEvents } from '../events/domain-events';
 import { EventsService, NewEvent } from '../events/events.service';
 import { GitService } from '../git/git.service';
-import { PushRules } from '../git/hooks';
+import { PushRules } from '../git/receive-hooks';
 import { parseRef, parseSha, Sha } from '../git/names';
 import { Commit, ZERO_SHA } from '../git/objects';
 import { RefUpdate } from '../git/smart-http';
