@@ -65,7 +65,9 @@ describe('security: mass assignment', () => {
       notes[kind] = (await api.post(owner, `/projects/${p.id}/${kind}/${id}/notes`).send({ body: 'a note' }).expect(201)).body.id;
     }
     const victimNs = (await t.sql<Json>('SELECT namespace_id FROM projects WHERE id = $1', [vp.id]))[0].namespace_id;
-    Object.assign(ctx, { p, other, vp, vg, g, issue, mr, snippet, milestone, hook, projectRunner, runner, build, notes, victimNs });
+    // the pipeline of the claimed build: cancel and retry act on it (after the runner API routes, see `late`)
+    const pipelineId = (await t.sql<Json>('SELECT pipeline_id FROM ci_builds WHERE id = $1', [build.id]))[0].pipeline_id;
+    Object.assign(ctx, { p, other, vp, vg, g, issue, mr, snippet, milestone, hook, projectRunner, runner, build, notes, victimNs, pipelineId });
   }, 180_000);
 
   afterAll(async () => {
@@ -105,6 +107,8 @@ describe('security: mass assignment', () => {
         return String(path.includes('/issues/') ? ctx.notes.issues : path.includes('/snippets/') ? ctx.notes.snippets : ctx.notes.merge_requests);
       case 'build_id':
         return String(ctx.build.id);
+      case 'pipeline_id':
+        return String(ctx.pipelineId);
       case 'sha':
         return ctx.p.sha;
       case 'branch':
@@ -187,8 +191,10 @@ describe('security: mass assignment', () => {
       for (const method of ['post', 'put'] as const) if (ops[method]) routeList.push([method, path, ops[method]]);
     }
     // the merge route last: it changes the MR the other routes use
-    // the merge and archive routes last: they change the MR and the project the other routes use
-    const late = (p: string) => (/\/merge$/.test(p) ? 1 : /\/archive$/.test(p) ? 2 : /\/unarchive$/.test(p) ? 3 : 0);
+    // the merge and archive routes last: they change the MR and the project the other routes use; before them the
+    // pipeline's cancel (it ends the build the runner API routes use), then its retry (which retries what was canceled)
+    const late = (p: string) =>
+      /\/pipelines\/\{pipeline_id\}\/cancel$/.test(p) ? 0.5 : /\/pipelines\/\{pipeline_id\}\/retry$/.test(p) ? 0.6 : /\/merge$/.test(p) ? 1 : /\/archive$/.test(p) ? 2 : /\/unarchive$/.test(p) ? 3 : 0;
     routeList.sort((a, b) => late(a[1]) - late(b[1]));
 
     for (const [method, path, op] of routeList) {
