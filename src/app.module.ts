@@ -30,8 +30,8 @@ import { SnippetsModule } from './snippets/snippets.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { CiModule } from './ci/ci.module';
 import { QueueModule } from './queue/queue.module';
-import { HooksModule } from './hooks/hooks.module';
-import { SystemHooksModule } from './system-hooks/system-hooks.module';
+import { HooksModule } from './webhooks/hooks.module';
+import { SystemHooksModule } from './webhooks/system-hooks.module';
 import { NotificationsModule } from './notifications/notifications.module';
 
 @Module({})

@@ -25,7 +25,7 @@ export interface UserSnapshot { id: number; name: string; username: string; emai
 export interface KeySnapshot { id: number; key: string; userId: number | null; createdAt: Date; updatedAt: Date }
 export interface GroupSnapshot { id: number; name: string; path: string; ownerId: number | null; createdAt: Date; updatedAt: Date }
 
-/** What the CI area passes with `build.changed` (see hooks/hook-payloads.ts, buildHookPayload). */
+/** What the CI area passes with `build.changed` (see webhooks/hook-payloads.ts, buildHookPayload). */
 export interface BuildHookInput {
   id: number;
   name: string;
@@ -83,14 +83,18 @@ export interface DomainEventCatalogue {
   'issue.created': { issueId: number; projectId: number; userId: number };
   'issue.closed': { issueId: number; projectId: number; userId: number };
   'issue.reopened': { issueId: number; projectId: number; userId: number };
+  /** The assignee changed (`previousAssigneeId`: the one before; the new one is on the row). Notifications mail both. */
+  'issue.reassigned': { issueId: number; projectId: number; userId: number; previousAssigneeId: number | null };
   /** A comment (on an issue, merge request, snippet or commit); `projectId` null for personal snippets. */
   'note.created': { noteId: number; projectId: number | null; userId: number };
 
-  /** The MR area emits this with the MR as GitLab's `object_attributes` (see hooks/hook-payloads.ts). */
+  /** The MR area emits this with the MR as GitLab's `object_attributes` (see webhooks/hook-payloads.ts). */
   'merge_request.changed': { projectId: number; userId: number; action: ObjectAction; attributes: Record<string, unknown> };
   'merge_request.merged': { mergeRequestId: number; projectId: number; userId: number };
+  /** The assignee changed (see issue.reassigned). */
+  'merge_request.reassigned': { mergeRequestId: number; projectId: number; userId: number; previousAssigneeId: number | null };
 
-  /** Every build status change (see hooks/hook-payloads.ts, buildHookPayload). */
+  /** Every build status change (see webhooks/hook-payloads.ts, buildHookPayload). */
   'build.changed': { projectId: number; build: BuildHookInput };
   /** A build ended failed (`userId`: who triggered it, when known). */
   'build.failed': { buildId: number; projectId: number; userId: number | null; pipelineId: number };

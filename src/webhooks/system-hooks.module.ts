@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { HooksModule } from '../hooks/hooks.module';
+import { HooksModule } from './hooks.module';
 import { SystemHookEventsService } from './system-hook-events.service';
 import { SystemHooksController } from './system-hooks.controller';
 import { SystemHooksService } from './system-hooks.service';

@@ -4,10 +4,10 @@ import { ApplicationSettingsService } from '../application-settings/application-
 import { SecretsService } from '../common/crypto/secrets.service';
 import { apiError, NotFound } from '../common/errors/domain-errors';
 import { parseId } from '../common/params/params';
-import { newHookColumns, optionColumns, urlColumnsOr } from '../hooks/hook-attributes';
-import { HookDeliveryService } from '../hooks/hook-delivery.service';
-import { HooksRepository } from '../hooks/hooks.repository';
-import { WebHook, WebHookLog } from '../hooks/web-hook.entity';
+import { newHookColumns, optionColumns, urlColumnsOr } from './hook-attributes';
+import { HookDeliveryService } from './hook-delivery.service';
+import { HooksRepository } from './hooks.repository';
+import { WebHook, WebHookLog } from './web-hook.entity';
 import { CreateSystemHookDto } from './dto/system-hook.dto';
 import { SAMPLE_HOOK_DATA } from './system-hook-payloads';
 

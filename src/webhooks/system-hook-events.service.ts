@@ -1,11 +1,11 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ProjectSnapshot } from '../events/domain-events';
-import { HookEventJob, HookEventMap, HookEventName } from '../events/hook-outbox';
-import { HookDataRepository } from '../hooks/hook-data.repository';
-import { HookOutboxWorker, PlannedDelivery } from '../hooks/hook-outbox.worker';
-import { systemPushPayload } from '../hooks/hook-payloads';
-import { HooksRepository } from '../hooks/hooks.repository';
-import { HookSwitch } from '../hooks/web-hook.entity';
+import { HookEventJob, HookEventMap, HookEventName } from './hook-outbox';
+import { HookDataRepository } from './hook-data.repository';
+import { HookOutboxWorker, PlannedDelivery } from './hook-outbox.worker';
+import { systemPushPayload } from './hook-payloads';
+import { HooksRepository } from './hooks.repository';
+import { HookSwitch } from './web-hook.entity';
 import { groupEvent, groupMemberEvent, keyEvent, projectEvent, SystemProject, teamEvent, userEvent } from './system-hook-payloads';
 
 /**

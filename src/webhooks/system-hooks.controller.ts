@@ -3,7 +3,7 @@ import { Admin } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Input } from '../common/params/params';
-import { presentDelivery } from '../hooks/hooks.presenter';
+import { presentDelivery } from './hooks.presenter';
 import { CreateSystemHookDto } from './dto/system-hook.dto';
 import { presentDeletedSystemHook, presentSystemHook } from './system-hooks.presenter';
 import { SystemHooksService } from './system-hooks.service';

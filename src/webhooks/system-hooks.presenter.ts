@@ -1,4 +1,4 @@
-import { WebHook } from '../hooks/web-hook.entity';
+import { WebHook } from './web-hook.entity';
 
 /** The spec's list/create view (`id, url, created_at`), plus the switches and delivery health (additive). */
 export function presentSystemHook(h: WebHook) {

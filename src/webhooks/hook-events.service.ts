@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { HookEventJob, HookEventMap } from '../events/hook-outbox';
+import { HookEventJob, HookEventMap } from './hook-outbox';
 import { HookDataRepository } from './hook-data.repository';
 import { HookEventHeader } from './hook-delivery.service';
 import { HookOutboxWorker, PlannedDelivery } from './hook-outbox.worker';
