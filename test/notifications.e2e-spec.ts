@@ -168,6 +168,18 @@ describe('email notifications', () => {
       await api(t.root).put(`/users/${watcher.id}/unblock`).expect(200);
     });
 
+    it('reassign: the old and the new assignee, participants and watchers; not the one who reassigned', async () => {
+      smtp.received.length = 0;
+      await api(owner).put(`/projects/${projectId}/issues/${issueId}`, { assignee_id: reporter.id }).expect(200);
+      const s1 = `Re: ${projectName} | ${title} (#${issueIid})`;
+      await smtp.waitFor((ms) => ms.filter(bySubject(s1)).length >= 2);
+      await smtp.quiet(1000);
+      const mails = smtp.received.filter(bySubject(s1));
+      // the reporter unsubscribed above: an explicit unsubscribe wins even over the new assignment (GitLab)
+      expect(mails.map((m) => m.to[0]).sort()).toEqual([dev.email, watcher.email].sort());
+      expect(mails[0].parsed.text).toContain('Reassigned to Reporter by Owner');
+    });
+
     it('close: participants and watchers, not the closer', async () => {
       smtp.received.length = 0;
       await api(dev).put(`/projects/${projectId}/issues/${issueId}`, { state_event: 'close' }).expect(200);

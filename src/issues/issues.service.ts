@@ -242,6 +242,9 @@ export class IssuesService {
       await this.domainEvents.emit(tx, 'issue.changed', { issueId: current.id, userId: user.id, action }); // project hooks
       if (action === 'close') await this.domainEvents.emit(tx, 'issue.closed', { issueId: current.id, projectId: project.id, userId: user.id });
       if (action === 'reopen') await this.domainEvents.emit(tx, 'issue.reopened', { issueId: current.id, projectId: project.id, userId: user.id });
+      if (changes.assigneeId !== undefined) {
+        await this.domainEvents.emit(tx, 'issue.reassigned', { issueId: current.id, projectId: project.id, userId: user.id, previousAssigneeId: current.assigneeId });
+      }
       return after;
     });
     await this.events.record(...events);

@@ -325,6 +325,9 @@ export class MergeRequestsService {
         if (transition) events.push(this.event(after, user, transition));
         else if (labelsChanged) events.push(this.event(after, user, 'updated'));
         await this.announce(m, current.id, user, transition === 'closed' ? 'close' : transition === 'reopened' ? 'reopen' : 'update');
+        if (changes.assigneeId !== undefined) {
+          await this.domainEvents.emit(m, 'merge_request.reassigned', { mergeRequestId: current.id, projectId: project.id, userId: user.id, previousAssigneeId: current.assigneeId });
+        }
         return after;
       });
     } catch (e) {

@@ -32,6 +32,17 @@ export class NotificationTriggers {
     if (action && id) await this.plan({ kind: 'merge_request', action, id, actorId: e.userId }, meta);
   }
 
+  /** The old and the new assignee (even on the mention level), participants, watchers, subscribers. */
+  @OnDomainEvent('issue.reassigned', { durable: true, queue: 'notifications.issue.reassigned' })
+  async issueReassigned(e: DomainEventCatalogue['issue.reassigned'], meta: Meta) {
+    await this.plan({ kind: 'issue', action: 'reassign', id: e.issueId, actorId: e.userId, previousAssigneeId: e.previousAssigneeId }, meta);
+  }
+
+  @OnDomainEvent('merge_request.reassigned', { durable: true, queue: 'notifications.merge_request.reassigned' })
+  async mergeRequestReassigned(e: DomainEventCatalogue['merge_request.reassigned'], meta: Meta) {
+    await this.plan({ kind: 'merge_request', action: 'reassign', id: e.mergeRequestId, actorId: e.userId, previousAssigneeId: e.previousAssigneeId }, meta);
+  }
+
   @OnDomainEvent('note.created', { durable: true, queue: 'notifications.note.created' })
   async noteCreated(e: DomainEventCatalogue['note.created'], meta: Meta) {
     await this.plan({ kind: 'note', noteId: e.noteId, actorId: e.userId }, meta);
