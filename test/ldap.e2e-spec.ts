@@ -23,6 +23,7 @@ const dora: DirectoryUser = { uid: 'dora', password: 'dora-directory-pw', mail: 
 const eve: DirectoryUser = { uid: 'eve', password: 'eve-directory-pw', mail: 'eve@corp.example' };
 const frank: DirectoryUser = { uid: 'frank', password: 'frank-directory-pw', mail: 'frank@corp.example' };
 const gina: DirectoryUser = { uid: 'gina', password: 'gina-directory-pw', mail: 'gina@corp.example' };
+const zed: DirectoryUser = { uid: 'zed', password: 'zed-directory-pw', mail: 'zed@corp.example' };
 const FILTER = `(&(objectClass=inetOrgPerson)(!(ou:dn:=contractors)))`;
 
 const describeSlapd = SLAPD_BIN ? describe : describe.skip;
@@ -31,7 +32,7 @@ const describeSlapd = SLAPD_BIN ? describe : describe.skip;
 describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
   let slapd: Slapd;
   beforeAll(async () => {
-    slapd = await Slapd.start([alice, bob, carol, mallory, dora, eve, frank, gina], { ous: ['contractors'] });
+    slapd = await Slapd.start([alice, bob, carol, mallory, dora, eve, frank, gina, zed], { ous: ['contractors'] });
   }, 60_000);
   afterAll(async () => {
     await slapd?.close();
@@ -51,6 +52,12 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
     });
 
     describe('sign-in', () => {
+      it('concurrent first sign-ins of one entry create one account and all succeed', async () => {
+        const res = await Promise.all(Array.from({ length: 4 }, () => t.http.post(`${API}/session`).send({ login: 'zed', password: zed.password })));
+        expect(res.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+        expect(new Set(res.map((r) => r.body.id)).size).toBe(1);
+      });
+
       it('a first sign-in creates the user with the directory email and name and an ldapmain identity (DN)', async () => {
         const res = await session('alice', alice.password).expect(201);
         expect(res.body).toMatchObject({ username: 'alice', email: 'alice@corp.example', name: 'Alice Liddell', state: 'active' });
@@ -329,13 +336,14 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
 
   describe('LDAP_BLOCK_AUTO_CREATED_USERS', () => {
     it('LDAP_BLOCK_AUTO_CREATED_USERS: the first sign-in creates a blocked user (401) until an administrator unblocks it', async () => {
-      const ivy: DirectoryUser = { uid: 'ivy', password: 'ivy-directory-pw', mail: 'ivy@corp.example' };
+      const ivy: DirectoryUser = { uid: 'ivy', password: 'ivy-directory-pw', mail: 'ivy@corp.example', cn: 'Ivy Common Name' };
       await slapd.addUser(ivy);
-      const other = await startTestApp(ldapEnv(slapd, { LDAP_BLOCK_AUTO_CREATED_USERS: 'true' }));
+      // and the name from another attribute (sn, which the test directory sets to the uid)
+      const other = await startTestApp(ldapEnv(slapd, { LDAP_BLOCK_AUTO_CREATED_USERS: 'true', LDAP_ATTRIBUTE_NAME: 'sn' }));
       try {
         await other.http.post(`${API}/session`).send({ login: 'ivy', password: ivy.password }).expect(401);
-        const [u]: { id: number; state: string }[] = await other.sql(`SELECT id, state FROM users WHERE username = 'ivy'`);
-        expect(u.state).toBe('blocked');
+        const [u]: { id: number; state: string; name: string }[] = await other.sql(`SELECT id, state, name FROM users WHERE username = 'ivy'`);
+        expect(u).toMatchObject({ state: 'blocked', name: 'ivy' });
         await other.http.put(`${API}/users/${u.id}/unblock`).set('PRIVATE-TOKEN', other.root.token).expect(200);
         await other.http.post(`${API}/session`).send({ login: 'ivy', password: ivy.password }).expect(201);
       } finally {

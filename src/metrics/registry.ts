@@ -175,7 +175,7 @@ export function sshSessionStarted(): (command: string, result: string) => void {
 
 const ldapUnavailableTotal = new Counter({
   name: 'ldap_unavailable_total',
-  help: 'LDAP servers that did not answer (network, TLS, timeout, service bind), by provider and operation (signin, sync, check); nobody is blocked for it',
+  help: 'LDAP servers that did not answer (network, TLS, timeout, service bind), by provider and operation (signin, sync); nobody is blocked for it',
   labelNames: ['provider', 'operation'],
   registers: [registry],
 });
