@@ -5,6 +5,7 @@ import { App, createApp } from '../src/app.factory';
 import { loadConfig } from '../src/config/config';
 import { runChecks } from '../src/cli';
 import { LdapSyncService } from '../src/ldap/ldap-sync.service';
+import { waitFor } from './helpers/ci';
 import { BASE, DirectoryUser, ldapEnv, Slapd, SLAPD_BIN, userDn } from './helpers/slapd';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -332,6 +333,26 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
       await ad.http.get(`${API}/user`).set('PRIVATE-TOKEN', res.body.private_token).expect(200);
     });
 
+  });
+
+  describe('the periodic job (LDAP_SYNC_INTERVAL) on the queue', () => {
+    it('blocks a user whose entry went away and activates it when the entry is back, with nobody calling the sync', async () => {
+      const kim: DirectoryUser = { uid: 'kim', password: 'kim-directory-pw', mail: 'kim@corp.example' };
+      await slapd.addUser(kim);
+      const other = await startTestApp(ldapEnv(slapd, { LDAP_SYNC_INTERVAL: '1', QUEUE_POLL_SECONDS: '0.5' }));
+      try {
+        const res = await other.http.post(`${API}/session`).send({ login: 'kim', password: kim.password }).expect(201);
+        const state = async () => ((await other.sql(`SELECT state FROM users WHERE id = $1`, [res.body.id])) as { state: string }[])[0].state;
+        await slapd.deleteUser(kim);
+        await waitFor(async () => (await state()) === 'ldap_blocked', 'the periodic sync to block kim', 20_000);
+        await other.http.get(`${API}/user`).set('PRIVATE-TOKEN', res.body.private_token).expect(401);
+        await slapd.addUser(kim);
+        await waitFor(async () => (await state()) === 'active', 'the periodic sync to activate kim', 20_000);
+        await other.http.get(`${API}/user`).set('PRIVATE-TOKEN', res.body.private_token).expect(200);
+      } finally {
+        await other.close();
+      }
+    }, 60_000);
   });
 
   describe('LDAP_BLOCK_AUTO_CREATED_USERS', () => {

@@ -8,7 +8,7 @@ import { UsersRepository } from '../users/users.repository';
 import { DirectoryUnavailable, LdapConnection } from './ldap-directory';
 import { LdapService } from './ldap.service';
 
-export const LDAP_SYNC_QUEUE = 'ldap-sync';
+export const LDAP_SYNC_QUEUE = 'ldap.sync';
 /** Identities read (and entries looked up) per step: memory stays bounded whatever the directory's size. */
 export const LDAP_SYNC_PAGE = 500;
 /** Directory lookups in flight at once on the one connection of a run. */
