@@ -1,10 +1,6 @@
+import { expectSchema } from './helpers/schema';
 import { EXTERNAL_URL, startTestApp, TestApp, TestUser } from './helpers/test-app';
 import { API, ISO_MS, Json, planning, Team, TestProject } from './helpers/planning';
-
-const ISSUE_KEYS = [
-  'id', 'iid', 'project_id', 'title', 'description', 'state', 'created_at', 'updated_at', 'labels', 'milestone',
-  'assignee', 'author', 'subscribed', 'user_notes_count',
-];
 
 describe('issues', () => {
   let t: TestApp;
@@ -29,7 +25,7 @@ describe('issues', () => {
       const p = await h.project(tm, 20);
       const res = await h.post(tm.developer, `/projects/${p.id}/issues`).send({ title: 'First', description: 'Some text' }).expect(201);
       expect(res.headers['content-type']).toBe('application/json');
-      expect(Object.keys(res.body)).toEqual(ISSUE_KEYS);
+      await expectSchema(res, 'Issue');
       expect(res.body).toMatchObject({
         iid: 1,
         project_id: p.id,
@@ -185,7 +181,7 @@ describe('issues', () => {
       const i = await h.issue(tm.owner, pub.id, { title: 'Lookup' });
       const res = await h.get(tm.guest, `/projects/${pub.id}/issues/${i.id}`).expect(200);
       expect(res.body).toMatchObject({ id: i.id, iid: i.iid, title: 'Lookup', subscribed: false });
-      expect(Object.keys(res.body)).toEqual(ISSUE_KEYS);
+      await expectSchema(res, 'Issue');
     });
 
     it('answers 404 Issue Not Found for an absent id, a non-numeric one and an issue of another project', async () => {
@@ -436,6 +432,7 @@ describe('issues', () => {
       const p = await h.project(tm, 20);
       const i = await h.issue(tm.developer, p.id, { title: 'Doomed' });
       const res = await h.del(tm.owner, `/projects/${p.id}/issues/${i.id}`).expect(200);
+      await expectSchema(res, 'IssueRecord');
       expect(res.body).toMatchObject({ id: i.id, iid: i.iid, project_id: p.id, title: 'Doomed', state: 'opened', author_id: tm.developer.id });
       expect(res.body.deleted_at).toMatch(ISO_MS);
       await h.get(tm.owner, `/projects/${p.id}/issues/${i.id}`).expect(404);

@@ -1,10 +1,6 @@
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { API, ISO_MS, Json, planning, Team, TestProject } from './helpers/planning';
-
-const MILESTONE_KEYS = ['id', 'iid', 'project_id', 'title', 'description', 'state', 'created_at', 'updated_at', 'due_date'];
-const LABEL_KEYS = [
-  'id', 'name', 'color', 'description', 'open_issues_count', 'closed_issues_count', 'open_merge_requests_count', 'subscribed',
-];
 
 describe('milestones and labels', () => {
   let t: TestApp;
@@ -30,7 +26,7 @@ describe('milestones and labels', () => {
       const res = await h.post(tm.master, `/projects/${p.id}/milestones`)
         .send({ title: 'v1.0', description: 'First release', due_date: '2016-06-30' })
         .expect(201);
-      expect(Object.keys(res.body)).toEqual(MILESTONE_KEYS);
+      await expectSchema(res, 'Milestone');
       expect(res.body).toMatchObject({ iid: 1, project_id: p.id, title: 'v1.0', description: 'First release', state: 'active', due_date: '2016-06-30' });
       expect(res.body.created_at).toMatch(ISO_MS);
       const second = await h.milestone(tm.owner, p.id);
@@ -151,7 +147,7 @@ describe('milestones and labels', () => {
     it('creates (reporter): 201 with the label and its counts; #RGB and #RRGGBB colours', async () => {
       const p = await h.project(tm, 20);
       const res = await h.post(tm.reporter, `/projects/${p.id}/labels`).send({ name: 'bug', color: '#d9534f', description: 'Broken' }).expect(201);
-      expect(Object.keys(res.body)).toEqual(LABEL_KEYS);
+      await expectSchema(res, 'Label');
       expect(res.body).toMatchObject({
         name: 'bug',
         color: '#d9534f',
@@ -208,6 +204,7 @@ describe('milestones and labels', () => {
       await h.del(tm.owner, `/projects/${p.id}/issues/${gone.id}`).expect(200);
       await h.issue(tm.owner, p.id, { labels: 'zeta', confidential: true });
       const res = await h.get(tm.guest, `/projects/${p.id}/labels`).expect(200);
+      await expectSchema(res, 'Label[]');
       expect(res.headers).toMatchObject({ 'x-total': '3', 'x-per-page': '20' }); // every list is paged; whole on the first page
       expect(res.body.map((l: Json) => [l.name, l.open_issues_count, l.closed_issues_count, l.open_merge_requests_count])).toEqual([
         ['Alpha', 1, 0, 0],

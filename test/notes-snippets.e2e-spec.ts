@@ -1,8 +1,6 @@
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { API, ISO_MS, Json, planning, Team, TestProject } from './helpers/planning';
-
-const NOTE_KEYS = ['id', 'body', 'attachment', 'author', 'created_at', 'updated_at', 'system', 'noteable_id', 'noteable_type', 'upvote', 'downvote'];
-const SNIPPET_KEYS = ['id', 'title', 'file_name', 'author', 'updated_at', 'created_at', 'expires_at'];
 
 describe('notes and snippets', () => {
   let t: TestApp;
@@ -29,7 +27,7 @@ describe('notes and snippets', () => {
       const p = await h.project(tm, 20);
       const i = await h.issue(tm.owner, p.id, { title: 'Discussed' });
       const res = await h.post(tm.guest, `/projects/${p.id}/issues/${i.id}/notes`).send({ body: 'Looks good' }).expect(201);
-      expect(Object.keys(res.body)).toEqual(NOTE_KEYS);
+      await expectSchema(res, 'Note');
       expect(res.body).toMatchObject({
         body: 'Looks good',
         attachment: null,
@@ -105,6 +103,7 @@ describe('notes and snippets', () => {
       await h.put(tm.owner, `/projects/${p.id}/issues/${i.id}`).send({ state_event: 'close' }).expect(200);
       const n3 = await h.note(tm.guest, p.id, 'issues', i.id, 'third');
       const list = await h.get(tm.stranger, `/projects/${p.id}/issues/${i.id}/notes`).expect(200);
+      await expectSchema(list, 'Note[]');
       expect(list.body.map((n: Json) => [n.body, n.system])).toEqual([
         ['first', false],
         ['Status changed to closed', true],
@@ -169,7 +168,7 @@ describe('notes and snippets', () => {
       const res = await h.post(tm.reporter, `/projects/${pub.id}/snippets`)
         .send({ title: 'Hello', file_name: 'hello.rb', code: 'puts "hi"\n', visibility_level: 20 })
         .expect(201);
-      expect(Object.keys(res.body)).toEqual(SNIPPET_KEYS);
+      await expectSchema(res, 'Snippet');
       expect(res.body).toMatchObject({ title: 'Hello', file_name: 'hello.rb', expires_at: null });
       expect(res.body.author).toMatchObject({ id: tm.reporter.id, username: tm.reporter.username });
       const raw = await h.get(tm.guest, `/projects/${pub.id}/snippets/${res.body.id}/raw`).expect(200);
@@ -258,6 +257,7 @@ describe('notes and snippets', () => {
       await h.note(tm.guest, pub.id, 'snippets', s.id, 'a note that goes with it');
       await h.del(tm.developer, `/projects/${pub.id}/snippets/${s.id}`).expect(403);
       const res = await h.del(tm.reporter, `/projects/${pub.id}/snippets/${s.id}`).expect(200);
+      await expectSchema(res, 'SnippetRecord');
       expect(res.body).toMatchObject({ id: s.id, title: s.title, file_name: 'hello.rb', content: 'puts "hello"', project_id: pub.id, author_id: tm.reporter.id });
       await h.get(tm.reporter, `/projects/${pub.id}/snippets/${s.id}`).expect(404);
       const again = await h.del(tm.reporter, `/projects/${pub.id}/snippets/${s.id}`).expect(200);

@@ -7,6 +7,9 @@ import { CreateIssueDto, ListIssuesDto, ListProjectIssuesDto, MoveIssueDto, Upda
 import { IssueViews } from './issue-views.service';
 import { presentIssueRecord } from './issues.presenter';
 import { IssuesService } from './issues.service';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiCreated, ApiNotModified, ApiPageResponse } from '../openapi/response-types';
+import { IssueRecordResponse, IssueResponse } from './issues.responses';
 
 @Controller(API)
 export class IssuesController {
@@ -16,51 +19,63 @@ export class IssuesController {
   ) {}
 
   /** Issues the caller authored. */
+  @ApiPageResponse(IssueResponse)
   @Get('issues')
   async mine(@CurrentUser() user: User, @Input() q: ListIssuesDto) {
     return this.views.detailedPage(user, await this.issues.listAuthored(user, q));
   }
 
+  @ApiPageResponse(IssueResponse)
   @Get('projects/:id/issues')
   async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListProjectIssuesDto) {
     return this.views.detailedPage(user, await this.issues.listForProject(user, id, q));
   }
 
+  @ApiPageResponse(IssueResponse)
   @Get('projects/:id/milestones/:milestoneId/issues')
   async ofMilestone(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string, @Input() q: ListIssuesDto) {
     return this.views.detailedPage(user, await this.issues.listForMilestone(user, id, milestoneId, q));
   }
 
+  @ApiOkResponse({ type: IssueResponse })
   @Get('projects/:id/issues/:issueId')
   async show(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string) {
     return this.views.one(user, (await this.issues.findReadable(user, id, issueId)).issue);
   }
 
+  @ApiCreated(IssueResponse)
   @Post('projects/:id/issues')
   async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateIssueDto) {
     return this.views.one(user, await this.issues.create(user, id, dto));
   }
 
+  @ApiOkResponse({ type: IssueResponse })
   @Put('projects/:id/issues/:issueId')
   async update(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string, @Input() dto: UpdateIssueDto) {
     return this.views.one(user, await this.issues.update(user, id, issueId, dto));
   }
 
+  @ApiOkResponse({ type: IssueRecordResponse })
   @Delete('projects/:id/issues/:issueId')
   async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string) {
     return presentIssueRecord(await this.issues.remove(user, id, issueId));
   }
 
+  @ApiCreated(IssueResponse)
   @Post('projects/:id/issues/:issueId/move')
   async move(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string, @Input() dto: MoveIssueDto) {
     return this.views.one(user, await this.issues.move(user, id, issueId, dto));
   }
 
+  @ApiCreated(IssueResponse)
+  @ApiNotModified()
   @Post('projects/:id/issues/:issueId/subscription')
   async subscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string) {
     return this.views.one(user, await this.issues.setSubscription(user, id, issueId, true));
   }
 
+  @ApiOkResponse({ type: IssueResponse })
+  @ApiNotModified()
   @Delete('projects/:id/issues/:issueId/subscription')
   async unsubscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string) {
     return this.views.one(user, await this.issues.setSubscription(user, id, issueId, false));

@@ -4,6 +4,7 @@ import { presentAuthor } from '../notes/notes.presenter';
 import { User } from '../users/user.entity';
 import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { Issue } from './issue.entity';
+import { IssueRecordResponse, IssueResponse } from './issues.responses';
 
 /** Everything an issue response needs besides the row, loaded by IssueViews in a fixed number of queries. */
 export interface IssueExtras {
@@ -16,7 +17,7 @@ export interface IssueExtras {
 }
 
 /** GitLab's Issue entity, keys in its order. A reopened issue reads `opened` (spec-decisions 8). */
-export function presentIssue(i: Issue, x: IssueExtras, viewer: User | undefined, ctx: PresentContext) {
+export function presentIssue(i: Issue, x: IssueExtras, viewer: User | undefined, ctx: PresentContext): IssueResponse {
   return {
     id: i.id,
     iid: i.iid,
@@ -36,7 +37,7 @@ export function presentIssue(i: Issue, x: IssueExtras, viewer: User | undefined,
 }
 
 /** The DELETE answer: the (soft-deleted) issue record, as GitLab returned its row. */
-export function presentIssueRecord(i: Issue) {
+export function presentIssueRecord(i: Issue): IssueRecordResponse {
   return {
     id: i.id,
     iid: i.iid,

@@ -1,4 +1,5 @@
 import { Label } from './label.entity';
+import { LabelRecordResponse, LabelResponse } from './labels.responses';
 
 /** What a label response needs besides the row: issue counts and the viewer's subscription. */
 export interface LabelDetails {
@@ -10,7 +11,7 @@ export interface LabelDetails {
 }
 
 /** GitLab's Label entity (with the counts of LabelDetails), plus `id` so clients can address it. */
-export function presentLabel(d: LabelDetails) {
+export function presentLabel(d: LabelDetails): LabelResponse {
   return {
     id: d.label.id,
     name: d.label.title,
@@ -24,7 +25,7 @@ export function presentLabel(d: LabelDetails) {
 }
 
 /** The spec's delete view: the label record itself. */
-export function presentLabelRecord(l: Label) {
+export function presentLabelRecord(l: Label): LabelRecordResponse {
   return {
     id: l.id,
     title: l.title,

@@ -6,6 +6,9 @@ import { User } from '../users/user.entity';
 import { ListLicensesDto, ShowLicenseDto } from './dto/license.dto';
 import { presentLicense } from './licenses.presenter';
 import { LicensesService } from './licenses.service';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiPageResponse } from '../openapi/response-types';
+import { LicenseResponse } from './licenses.responses';
 
 /** License templates answer without authentication; a signed-in caller's name fills the holder. */
 @Public()
@@ -13,11 +16,13 @@ import { LicensesService } from './licenses.service';
 export class LicensesController {
   constructor(private readonly licenses: LicensesService) {}
 
+  @ApiPageResponse(LicenseResponse)
   @Get()
   list(@Input() q: ListLicensesDto) {
     return this.licenses.list(q).map(presentLicense);
   }
 
+  @ApiOkResponse({ type: LicenseResponse })
   @Get(':key')
   show(@Param('key') key: string, @Input() q: ShowLicenseDto, @CurrentUser() user?: User) {
     return presentLicense(this.licenses.show(key, q, user));

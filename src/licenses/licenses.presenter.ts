@@ -1,7 +1,8 @@
 import { LicenseTemplate } from './licenses.service';
+import { LicenseResponse } from './licenses.responses';
 
 /** GitLab's RepoLicense entity, with both `featured` (spec) and `popular` (GitLab 8.8). */
-export function presentLicense(l: LicenseTemplate) {
+export function presentLicense(l: LicenseTemplate): LicenseResponse {
   return {
     key: l.key,
     name: l.name,

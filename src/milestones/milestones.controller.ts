@@ -6,27 +6,34 @@ import { User } from '../users/user.entity';
 import { CreateMilestoneDto, ListMilestonesDto, UpdateMilestoneDto } from './dto/milestone.dto';
 import { presentMilestone } from './milestones.presenter';
 import { MilestonesService } from './milestones.service';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiCreated, ApiPageResponse } from '../openapi/response-types';
+import { MilestoneResponse } from './milestones.responses';
 
 /** `GET .../milestones/:milestone_id/issues` is served by the issues controller (it is a list of issues). */
 @Controller(`${API}/projects/:id/milestones`)
 export class MilestonesController {
   constructor(private readonly milestones: MilestonesService) {}
 
+  @ApiPageResponse(MilestoneResponse)
   @Get()
   async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListMilestonesDto) {
     return (await this.milestones.list(user, id, q)).map(presentMilestone);
   }
 
+  @ApiOkResponse({ type: MilestoneResponse })
   @Get(':milestoneId')
   async show(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string) {
     return presentMilestone(await this.milestones.get(user, id, milestoneId));
   }
 
+  @ApiCreated(MilestoneResponse)
   @Post()
   async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateMilestoneDto) {
     return presentMilestone(await this.milestones.create(user, id, dto));
   }
 
+  @ApiOkResponse({ type: MilestoneResponse })
   @Put(':milestoneId')
   async update(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string, @Input() dto: UpdateMilestoneDto) {
     return presentMilestone(await this.milestones.update(user, id, milestoneId, dto));

@@ -1,7 +1,8 @@
 import { Milestone } from './milestone.entity';
+import { MilestoneResponse } from './milestones.responses';
 
 /** GitLab's Milestone entity (keys in its order); `due_date` is `YYYY-MM-DD` or null. */
-export function presentMilestone(m: Milestone) {
+export function presentMilestone(m: Milestone): MilestoneResponse {
   return {
     id: m.id,
     iid: m.iid,

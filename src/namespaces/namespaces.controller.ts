@@ -6,11 +6,14 @@ import { User } from '../users/user.entity';
 import { ListNamespacesDto } from './dto/namespace.dto';
 import { presentNamespace } from './namespaces.presenter';
 import { NamespacesService } from './namespaces.service';
+import { ApiPageResponse } from '../openapi/response-types';
+import { NamespaceResponse } from './namespaces.responses';
 
 @Controller(`${API}/namespaces`)
 export class NamespacesController {
   constructor(private readonly namespaces: NamespacesService) {}
 
+  @ApiPageResponse(NamespaceResponse)
   @Get()
   async list(@CurrentUser() user: User, @Input() q: ListNamespacesDto) {
     return (await this.namespaces.list(user, q)).map(presentNamespace);

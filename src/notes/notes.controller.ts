@@ -6,6 +6,9 @@ import { User } from '../users/user.entity';
 import { CreateCommentDto, CreateNoteDto, ListNotesDto, UpdateNoteDto } from './dto/note.dto';
 import { NoteViews } from './note-views.service';
 import { NotesService } from './notes.service';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiCreated, ApiPageResponse } from '../openapi/response-types';
+import { MergeRequestCommentResponse, NoteResponse } from './notes.responses';
 
 /**
  * Notes of every noteable kind on one route set: `:noteable` is the plural path segment of the kind
@@ -20,11 +23,13 @@ export class NotesController {
     private readonly views: NoteViews,
   ) {}
 
+  @ApiPageResponse(NoteResponse)
   @Get(':noteable/:noteableId/notes')
   async list(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: ListNotesDto) {
     return this.views.page(user, await this.notes.list(user, kind, id, nid, dto));
   }
 
+  @ApiOkResponse({ type: NoteResponse })
   @Get(':noteable/:noteableId/notes/:noteId')
   async show(
     @CurrentUser() user: User,
@@ -36,11 +41,13 @@ export class NotesController {
     return this.views.one(user, await this.notes.get(user, kind, id, nid, noteId));
   }
 
+  @ApiCreated(NoteResponse)
   @Post(':noteable/:noteableId/notes')
   async create(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: CreateNoteDto) {
     return this.views.one(user, await this.notes.create(user, kind, id, nid, dto));
   }
 
+  @ApiOkResponse({ type: NoteResponse })
   @Put(':noteable/:noteableId/notes/:noteId')
   async update(
     @CurrentUser() user: User,
@@ -53,6 +60,7 @@ export class NotesController {
     return this.views.one(user, await this.notes.update(user, kind, id, nid, noteId, dto));
   }
 
+  @ApiOkResponse({ type: NoteResponse })
   @Delete(':noteable/:noteableId/notes/:noteId')
   async remove(
     @CurrentUser() user: User,
@@ -66,11 +74,13 @@ export class NotesController {
 
   // --- legacy merge request comments: `{note, author}` ---
 
+  @ApiPageResponse(MergeRequestCommentResponse)
   @Get(':noteable/:noteableId/comments')
   async comments(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: ListNotesDto) {
     return this.views.commentPage(user, await this.notes.list(user, kind, id, nid, dto, { commentsOnly: true }));
   }
 
+  @ApiCreated(MergeRequestCommentResponse)
   @Post(':noteable/:noteableId/comments')
   async comment(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: CreateCommentDto) {
     return this.views.comment(user, await this.notes.comment(user, kind, id, nid, dto));

@@ -1,6 +1,7 @@
 import { User } from '../users/user.entity';
 import { PresentContext, presentAuthor } from '../users/users.presenter';
 import { Note } from './note.entity';
+import { MergeRequestCommentResponse, NoteResponse } from './notes.responses';
 
 /** The author object lives with the user views; re-exported for the areas that import it from here. */
 export { presentAuthor };
@@ -18,7 +19,7 @@ export function isDownvote(n: Note): boolean {
 }
 
 /** GitLab's Note entity, keys in its order. */
-export function presentNote(n: Note, author: User | null | undefined, viewer: User | undefined, ctx: PresentContext) {
+export function presentNote(n: Note, author: User | null | undefined, viewer: User | undefined, ctx: PresentContext): NoteResponse {
   return {
     id: n.id,
     body: n.body,
@@ -35,6 +36,6 @@ export function presentNote(n: Note, author: User | null | undefined, viewer: Us
 }
 
 /** The legacy merge request comment (GitLab's MRNote entity): `{note, author}`, the author like every other. */
-export function presentComment(n: Note, author: User | null | undefined, viewer: User | undefined, ctx: PresentContext) {
+export function presentComment(n: Note, author: User | null | undefined, viewer: User | undefined, ctx: PresentContext): MergeRequestCommentResponse {
   return { note: n.body, author: presentAuthor(author, viewer, ctx) };
 }

@@ -3,9 +3,10 @@ import { presentAuthor } from '../notes/notes.presenter';
 import { User } from '../users/user.entity';
 import { PresentContext } from '../users/users.presenter';
 import { Snippet } from './snippet.entity';
+import { SnippetRecordResponse, SnippetResponse } from './snippets.responses';
 
 /** GitLab's ProjectSnippet entity (keys in its order). */
-export function presentSnippet(s: Snippet, author: User | null | undefined, viewer: User | undefined, ctx: PresentContext) {
+export function presentSnippet(s: Snippet, author: User | null | undefined, viewer: User | undefined, ctx: PresentContext): SnippetResponse {
   return {
     id: s.id,
     title: s.title,
@@ -18,7 +19,7 @@ export function presentSnippet(s: Snippet, author: User | null | undefined, view
 }
 
 /** The DELETE answer: the snippet record, or no body when nothing was deleted. */
-export function presentSnippetRecord(s: Snippet | undefined) {
+export function presentSnippetRecord(s: Snippet | undefined): SnippetRecordResponse | undefined {
   if (!s) return undefined;
   return {
     id: s.id,

@@ -15,6 +15,7 @@ type Json = Record<string, unknown>;
 interface Validators {
   ajv: Ajv;
   cache: Map<string, ValidateFunction>;
+  schemas: Record<string, Json>;
 }
 
 const byServer = new WeakMap<object, Promise<Validators>>();
@@ -38,7 +39,7 @@ export function validatorsFor(document: Json): Validators {
   addFormats(ajv);
   const components = document.components as Json;
   ajv.addSchema({ $id: 'openapi', components: { schemas: toJsonSchema(components.schemas) } });
-  return { ajv, cache: new Map() };
+  return { ajv, cache: new Map(), schemas: components.schemas as Record<string, Json> };
 }
 
 export function validatorOf(v: Validators, name: string): ValidateFunction {
@@ -71,10 +72,31 @@ export async function expectSchema(res: request.Response, name: string): Promise
       });
     byServer.set(server, pending);
   }
-  const validate = validatorOf(await pending, name);
+  const v = await pending;
+  const validate = validatorOf(v, name);
   if (!validate(res.body)) {
     const errors = (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '(body)'} ${e.message} ${JSON.stringify(e.params)}`);
     const req = (res as unknown as { req?: { method?: string; path?: string } }).req;
     throw new Error(`response of ${req?.method ?? ''} ${req?.path ?? ''} does not match ${name}:\n  ${errors.join('\n  ')}`);
   }
+  const misordered = orderProblem(v, name, res.body);
+  if (misordered) throw new Error(`response does not keep the field order of ${name}: ${misordered}`);
+}
+
+/**
+ * The wire order: the schema's `required` list keeps the order the class declares its properties in
+ * (the order presenters emit them; the document's sorted keys do not), so the body's keys among
+ * them must come in that order (each item of a list).
+ */
+export function orderProblem(v: Validators, name: string, body: unknown): string | undefined {
+  const list = name.endsWith('[]');
+  const schema = v.schemas[list ? name.slice(0, -2) : name];
+  const required = (schema?.required ?? []) as string[];
+  for (const item of list ? (body as unknown[]) : [body]) {
+    if (!item || typeof item !== 'object') continue;
+    const keys = Object.keys(item).filter((k) => required.includes(k));
+    const expected = required.filter((k) => k in item);
+    if (keys.join() !== expected.join()) return `${keys.join(', ')} instead of ${expected.join(', ')}`;
+  }
+  return undefined;
 }
