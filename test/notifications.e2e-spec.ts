@@ -276,6 +276,18 @@ describe('email notifications', () => {
       expect(m.parsed.text).not.toContain(runner.token);
     }, 60_000);
 
+    it('a project an administrator creates for a user: that user; their own new project: nobody', async () => {
+      smtp.received.length = 0;
+      await api(t.root).post(`/projects/user/${reporter.id}`, { name: 'Made For You' }).expect(201);
+      const s = 'Made For You | Project was created for you';
+      await smtp.waitFor((ms) => ms.some(bySubject(s)));
+      expect(smtp.received.find(bySubject(s))!.to).toEqual(['reporter-alt@example.com']);
+      expect(smtp.received.find(bySubject(s))!.parsed.text).toContain(`${EXTERNAL_URL}/${reporter.username}/made-for-you`);
+      await api(reporter).post('/projects', { name: 'My Own' }).expect(201);
+      await smtp.quiet(1500);
+      expect(smtp.received.filter((m) => /My Own/.test(m.parsed.subject ?? ''))).toEqual([]);
+    });
+
     it('/-/metrics counts sent mails', async () => {
       const m = await t.http.get('/-/metrics').expect(200);
       expect(m.text).toMatch(/notification_mails_total\{result="sent"\} [1-9]/);

@@ -61,7 +61,8 @@ export interface DomainEventCatalogue {
   /** A commit's combined CI status may have changed (in-process only: emitted after the commit). */
   'commit_status.changed': CommitStatusChanged;
 
-  'project.created': { project: ProjectSnapshot; userId: number | null };
+  /** `userId`: the project's creator (its first master); `actorId`: who created it (an administrator creating it for a user). */
+  'project.created': { project: ProjectSnapshot; userId: number | null; actorId?: number };
   'project.destroyed': { project: ProjectSnapshot };
   'project.renamed': { project: ProjectSnapshot; oldPathWithNamespace: string };
   'project.transferred': { project: ProjectSnapshot; oldPathWithNamespace: string };

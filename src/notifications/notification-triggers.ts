@@ -66,6 +66,7 @@ export class NotificationTriggers {
 
   @OnDomainEvent('project.created', { durable: true, queue: 'notifications.project.created' })
   async projectCreated(e: DomainEventCatalogue['project.created'], meta: Meta) {
-    if (e.userId) await this.plan({ kind: 'project_created', projectId: e.project.id, actorId: e.userId }, meta);
+    const actorId = e.actorId ?? e.userId;
+    if (actorId) await this.plan({ kind: 'project_created', projectId: e.project.id, actorId }, meta);
   }
 }

@@ -164,7 +164,7 @@ export class ProjectsService implements OnModuleInit {
       token,
       async (tx, created) => {
         await this.git.create(created.id);
-        await this.domainEvents.emit(tx, 'project.created', { project: projectSnapshot(created), userId: creator.id }); // system hooks
+        await this.domainEvents.emit(tx, 'project.created', { project: projectSnapshot(created), userId: creator.id, actorId: caller.id }); // system hooks
         if (namespace.kind === 'user') {
           await this.projects.addCreatorMember(tx, created.id, creator.id, AccessLevel.MASTER);
           await this.domainEvents.emit(tx, 'project_member.added', { projectId: created.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
