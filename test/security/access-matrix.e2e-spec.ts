@@ -43,6 +43,7 @@ const OUTSIDE_THE_DOCUMENT: Record<string, string> = {
   'GET /:namespace/:repo/info/refs': 'git smart HTTP, below',
   'POST /:namespace/:repo/git-upload-pack': 'git smart HTTP, below (clone and fetch)',
   'POST /:namespace/:repo/git-receive-pack': 'git smart HTTP, below (push)',
+  'GET /': 'public HTML page (server name, version, how to sign in and clone), no data (home-page.e2e-spec.ts)',
   'GET /-/health': 'unauthenticated probe, no data (operations.e2e-spec.ts)',
   'GET /-/readiness': 'unauthenticated probe, no data (operations.e2e-spec.ts)',
   'GET /-/metrics': 'metrics, loopback and METRICS_ALLOWED_IPS only (operations.e2e-spec.ts)',
@@ -80,6 +81,8 @@ function paramValue(name: string, path: string, c: Ctx, rule: Rule): string | nu
       return p.variableKey;
     case 'build_id':
       return c.fx.build.id;
+    case 'pipeline_id':
+      return c.fx.pipeline.id;
     case 'runner_id':
       return c.fx.runner.id;
     case 'user_id':

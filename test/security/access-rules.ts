@@ -52,7 +52,7 @@ export interface ProjectRule extends Common {
   pre?: readonly ProjectAbility[];
   preStatus?: number;
   /** Which object the path names (for the per-object visibility rules and variants). */
-  object?: 'issue' | 'snippet' | 'build' | 'mr';
+  object?: 'issue' | 'snippet' | 'build' | 'pipeline' | 'mr';
 }
 
 export interface GlobalRule extends Common {
@@ -79,6 +79,7 @@ const ISSUE = { object: 'issue', pre: ['read_issue'] } as const;
 const MR = { object: 'mr', pre: ['read_merge_request'] } as const;
 const SNIPPET = { object: 'snippet', pre: ['read_project_snippet'] } as const;
 const BUILD = { object: 'build', pre: ['read_build'] } as const;
+const PIPELINE = { object: 'pipeline', pre: ['read_pipeline'] } as const;
 
 const file = (c: Ctx, path = `f-${c.n}.txt`) => ({ file_path: path, branch_name: 'feature', content: `x ${c.n}\n`, commit_message: `m ${c.n}` });
 
@@ -131,6 +132,8 @@ export const RULES: Record<string, Rule> = {
   'POST /oauth/token': { scope: 'skip', reason: 'credential exchange, not a token: oauth.e2e-spec.ts' },
   'POST /oauth/revoke': { scope: 'skip', reason: 'credential exchange, not a token: oauth.e2e-spec.ts' },
   'GET /issues': G(any),
+  // checking a .gitlab-ci.yml: any signed-in user (no project involved)
+  'POST /ci/lint': G(any, { body: () => ({ content: 'job:\n  script: make\n' }) }),
   'GET /namespaces': G(any),
   'GET /keys/{id}': G(adminOnly, { params: (c) => ({ id: c.fx.developerKeyId }) }),
   // system hooks
@@ -359,6 +362,13 @@ export const RULES: Record<string, Rule> = {
   [`POST ${PR}/builds/{build_id}/cancel`]: P('update_build', BUILD),
   [`POST ${PR}/builds/{build_id}/retry`]: P('update_build', BUILD),
   [`POST ${PR}/builds/{build_id}/erase`]: P('update_build', { ...BUILD, destructive: 'erases the fixture build trace and artifacts' }),
+  // pipelines (the private project's pipeline; elsewhere the id is another project's: 404 for allowed callers). Only
+  // the private project has a .gitlab-ci.yml: creating one elsewhere is 400 "Missing .gitlab-ci.yml file" (input)
+  [`GET ${PR}/pipelines`]: P('read_pipeline'),
+  [`GET ${PR}/pipelines/{pipeline_id}`]: P('read_pipeline', PIPELINE),
+  [`POST ${PR}/pipeline`]: P('create_pipeline', { body: () => ({ ref: 'master' }), input: [400] }),
+  [`POST ${PR}/pipelines/{pipeline_id}/retry`]: P('update_pipeline', PIPELINE),
+  [`POST ${PR}/pipelines/{pipeline_id}/cancel`]: P('update_pipeline', PIPELINE),
 };
 
 /** `GET /api/v3/projects/{id}` → `GET /projects/{id}` (the runner API and OAuth keep their prefix). */
@@ -396,7 +406,7 @@ export function policyProject(p: ProjectFixture): PolicyProject {
     snippetsEnabled: p.features.snippets,
     buildsEnabled: p.features.builds,
     containerRegistryEnabled: true,
-    publicBuilds: false,
+    publicBuilds: p.publicBuilds,
   };
 }
 
@@ -431,8 +441,8 @@ export function expectProject(rule: ProjectRule, a: Actor, p: ProjectFixture, va
   for (const pre of rule.pre ?? []) if (!abilities.has(pre)) return rule.preStatus ?? 403;
   if (!objectVisible(a, variant)) return rule.objectInvisible ?? 404;
   if (!abilities.has(rule.ability)) return rule.denied ?? 403;
-  // the build id of another project
-  if (rule.object === 'build' && p.name !== 'private') return 404;
+  // the build or pipeline id of another project
+  if ((rule.object === 'build' || rule.object === 'pipeline') && p.name !== 'private') return 404;
   return 'ok';
 }
 

@@ -4,7 +4,7 @@ import { ci, Json, waitFor } from '../helpers/ci';
 import type { TestApp, TestUser } from '../helpers/test-app';
 
 /**
- * Fixtures of the access matrix, built once: the actors, the projects (private, internal, public, and a
+ * Fixtures of the access matrix, built once: the actors, the projects (private, internal with public builds, public, and a
  * public one with issues, merge requests, builds and snippets turned off), everything a route
  * parameter can name, and the secret strings (markers) that must never reach a caller who may not see
  * them.
@@ -31,6 +31,8 @@ export interface ProjectFixture {
   id: number;
   path: string;
   visibility: number;
+  /** Builds and pipelines open to whoever sees the project (the internal one only). */
+  publicBuilds: boolean;
   features: { issues: boolean; mergeRequests: boolean; builds: boolean; snippets: boolean };
   runnersToken: string;
   sha: string;
@@ -71,6 +73,8 @@ export interface Fixtures {
   developerMarkers: string[];
   runner: { id: number; token: string };
   build: { id: number; token: string };
+  /** The private project's pipeline (of that build). */
+  pipeline: { id: number };
   systemHookId: number;
   /** Private tokens of every user: a token is for its owner's eyes only. */
   tokens: Partial<Record<ActorName, string>>;
@@ -126,7 +130,7 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
   const visibility: Record<ProjectName, number> = { private: 0, internal: 10, public: 20, disabled: 20 };
   for (const name of PROJECTS) {
     const m = tag();
-    const p = await call(owner, 'post', '/projects', { name: `matrix-${name}-${m}`, visibility_level: visibility[name], public_builds: false });
+    const p = await call(owner, 'post', '/projects', { name: `matrix-${name}-${m}`, visibility_level: visibility[name], public_builds: name === 'internal' });
     const id = p.id as number;
     for (const [u, level] of [[master, 40], [developer, 30], [reporter, 20], [guest, 10], [blocked, 30]] as const) {
       await call(owner, 'post', `/projects/${id}/members`, { user_id: u.id, access_level: level });
@@ -175,6 +179,7 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
       id,
       path: p.path_with_namespace,
       visibility: visibility[name],
+      publicBuilds: name === 'internal',
       features: { issues: true, mergeRequests: true, builds: true, snippets: true },
       runnersToken: shown.runners_token,
       sha: commit.id,
@@ -219,6 +224,7 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
   await t.http.post(`/ci/api/v1/builds/${claimed.id}/artifacts`).set('BUILD-TOKEN', claimed.token).attach('file', Buffer.from(artifact), 'art.zip').expect(201);
   await c.api.update(claimed.id, { token: runner.token, state: 'success' }).expect(200);
   priv.markers.build.push(traceMarker, artifact);
+  const [pipeline] = (await call(owner, 'get', `/projects/${priv.id}/pipelines`)) as unknown as Json[];
   priv.markers.master.push(runner.token);
 
   // another user's keys, emails; a group; a system hook
@@ -244,6 +250,7 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
     developerMarkers: [key.key.split(' ')[1], email.email],
     runner,
     build: { id: claimed.id, token: claimed.token },
+    pipeline: { id: pipeline.id },
     systemHookId: sysHook.id,
     tokens,
   };
