@@ -136,6 +136,21 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       expect(page2.body.map((x: Json) => x.id)).toEqual([ids[0]]);
     });
 
+    it('coverage: the mean of the pipeline\'s latest builds\' coverage, "%.2f", the same in the list and the show; null without', async () => {
+      const [oldest, , newest] = (await c.pipelines(p.id)).map((r) => r.id);
+      const builds = await t.sql<{ id: number; name: string }>(
+        `SELECT b.id, s.name FROM ci_builds b JOIN commit_statuses s ON s.id = b.id WHERE b.pipeline_id = $1 ORDER BY b.id`,
+        [oldest],
+      );
+      // the pipeline's builds (its first stage so far): 41.666…, and 25 + 16.666… = 41.666… when there are two
+      for (const b of builds) await t.sql('UPDATE ci_builds SET coverage = $2 WHERE id = $1', [b.id, builds.length === 1 ? 125 / 3 : b.name === 'build' ? 50 : 100 / 3]);
+      const list = (await as(reporter).get(`/projects/${p.id}/pipelines?per_page=100`).expect(200)).body as Json[];
+      expect(list.find((x) => x.id === oldest)!.coverage).toBe('41.67');
+      expect(list.find((x) => x.id === newest)!.coverage).toBeNull();
+      expect((await as(reporter).get(`/projects/${p.id}/pipelines/${oldest}`).expect(200)).body.coverage).toBe('41.67');
+      for (const b of builds) await t.sql('UPDATE ci_builds SET coverage = NULL WHERE id = $1', [b.id]);
+    });
+
     it('filters by scope, status and ref; a bad scope or status is 400', async () => {
       const list = async (q: string) => (await as(owner).get(`/projects/${p.id}/pipelines?${q}`).expect(200)).body.map((x: Json) => `${x.ref}:${x.tag}`);
       expect(await list('scope=tags')).toEqual(['v1.0:true']);

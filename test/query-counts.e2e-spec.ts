@@ -193,6 +193,9 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
     const build = await waitFor(async () => (await t.sql<{ id: number }>(`SELECT id FROM ci_builds WHERE project_id = $1 ORDER BY id LIMIT 1`, [p.id]))[0], 'builds');
     const statusIds = await dup('commit_statuses', build.id, { name: `src.name || '-' || g`, author_id: `($2::int[])[g]` }, [userIds]);
     await dup('ci_builds', build.id, { id: `($2::int[])[g]`, token_digest: digest('build'), user_id: `($3::int[])[g]` }, [statusIds, userIds]);
+    // ---- pipelines: ROWS more, each by another user
+    const pipeline = (await t.sql<{ id: number }>(`SELECT id FROM ci_pipelines WHERE project_id = $1 ORDER BY id LIMIT 1`, [p.id]))[0];
+    await dup('ci_pipelines', pipeline.id, { user_id: `($2::int[])[g]` }, [userIds]);
 
     // ---- runners, triggers, variables
     const runnersToken = (await as(owner, `/projects/${p.id}`).expect(200)).body.runners_token as string;
@@ -309,7 +312,7 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
   }, 300_000);
 
   it('the seeded lists are full (more than one page of 100 where the route paginates)', async () => {
-    for (const path of ['/projects/{id}/issues', '/projects/{id}/merge_requests', '/projects/{id}/builds', '/users', '/projects', '/projects/{id}/members', '/projects/{id}/issues/{issue_id}/notes']) {
+    for (const path of ['/projects/{id}/issues', '/projects/{id}/merge_requests', '/projects/{id}/builds', '/projects/{id}/pipelines', '/users', '/projects', '/projects/{id}/members', '/projects/{id}/issues/{issue_id}/notes']) {
       const { url, user } = target(path);
       const res = await as(user, `${url}?per_page=100`).expect(200);
       expect(res.body).toHaveLength(100);

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/pagination/pagination';
-import { manyWithTotal } from '../../database/joined-rows';
 import { rowsOf } from '../sql';
 import { Pipeline, PipelineStatus } from './pipeline.entity';
 
@@ -17,6 +16,15 @@ export interface CiProject {
   buildsEnabled: boolean;
   fullPath: string;
 }
+
+/**
+ * GitLab 8.14's `coverage` of the pipeline `id` (an SQL expression): the mean of its latest builds'
+ * coverage, `"%.2f"`, null when none has one.
+ */
+const coverageOf = (id: string) =>
+  `(SELECT to_char(avg(b.coverage), 'FM999999990.00') FROM ci_builds b JOIN commit_statuses s ON s.id = b.id
+    WHERE b.pipeline_id = ${id} AND b.coverage IS NOT NULL
+      AND s.id = (SELECT max(s2.id) FROM commit_statuses s2 WHERE s2.pipeline_id = ${id} AND s2.name = s.name))`;
 
 /** All SQL of pipelines. */
 @Injectable()
@@ -102,7 +110,7 @@ export class PipelinesRepository {
   }
 
   /** A page of the project's pipelines, newest first, with the total (`GET /projects/:id/pipelines`). */
-  list(projectId: number, f: PipelineFilter, page: PageRequest): Promise<[Pipeline[], number]> {
+  async list(projectId: number, f: PipelineFilter, page: PageRequest): Promise<[Pipeline[], number, Map<number, string>]> {
     const qb = this.pipelines.createQueryBuilder('p').where('p.project_id = :projectId', { projectId });
     if (f.statuses) qb.andWhere('p.status IN (:...statuses)', { statuses: f.statuses });
     if (f.ref !== undefined) qb.andWhere('p.ref = :ref', { ref: f.ref });
@@ -113,7 +121,14 @@ export class PipelinesRepository {
         { tag: f.latestOfRefs.tag, refs: f.latestOfRefs.refs },
       );
     }
-    return manyWithTotal(qb.orderBy('p.id', 'DESC').offset(page.offset).limit(page.perPage));
+    qb.orderBy('p.id', 'DESC').offset(page.offset).limit(page.perPage);
+    // the page, its total (window count) and each pipeline's coverage in one statement
+    const { entities, raw } = await qb.clone().addSelect(coverageOf('p.id'), 'pipeline_coverage').addSelect('count(*) OVER ()', 'window_total').getRawAndEntities();
+    if (!entities.length) return [[], page.offset ? await qb.clone().offset(undefined).limit(undefined).orderBy().getCount() : 0, new Map()];
+    const rows = raw as { p_id: number; pipeline_coverage: string | null; window_total: string }[];
+    const coverage = new Map<number, string>();
+    for (const r of rows) if (r.pipeline_coverage !== null) coverage.set(Number(r.p_id), r.pipeline_coverage);
+    return [entities, Number(rows[0].window_total), coverage];
   }
 
   /** The project's pipeline `id`, or null. */
@@ -127,15 +142,11 @@ export class PipelinesRepository {
    */
   async coverage(ids: number[]): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.q<{ id: number; coverage: string }>(
-      `SELECT b.pipeline_id AS id, to_char(avg(b.coverage), 'FM999999990.00') AS coverage
-       FROM ci_builds b JOIN commit_statuses s ON s.id = b.id
-       WHERE b.pipeline_id = ANY($1) AND b.coverage IS NOT NULL
-         AND s.id = (SELECT max(s2.id) FROM commit_statuses s2 WHERE s2.pipeline_id = b.pipeline_id AND s2.name = s.name)
-       GROUP BY b.pipeline_id`,
+    const rows = await this.q<{ id: number; coverage: string | null }>(
+      `SELECT p.id, ${coverageOf('p.id')} AS coverage FROM ci_pipelines p WHERE p.id = ANY($1)`,
       [ids],
     );
-    return new Map(rows.map((r) => [Number(r.id), r.coverage]));
+    return new Map(rows.filter((r) => r.coverage !== null).map((r) => [Number(r.id), r.coverage!]));
   }
 
   async remove(id: number): Promise<void> {

@@ -49,8 +49,8 @@ export class ProjectPipelinesService {
     }
     const page = pageRequest(q);
     if (f.statuses?.length === 0) return new Paginated([], 0, page);
-    const [rows, total] = await this.repo.list(project.id, f, page);
-    return new Paginated(await this.views(project, rows), total, page);
+    const [rows, total, coverage] = await this.repo.list(project.id, f, page);
+    return new Paginated(await this.views(project, rows, coverage), total, page);
   }
 
   async get(user: User, ref: string, rawId: string): Promise<PipelineView> {
@@ -124,13 +124,16 @@ export class ProjectPipelinesService {
     return tag ? (await repo.tags()).map((t) => t.name) : await repo.branchNames();
   }
 
-  /** Users (one statement), coverage (one statement) and commits (git, one per distinct sha) of a page. */
-  private async views(project: Project, rows: Pipeline[]): Promise<PipelineView[]> {
+  /**
+   * Users (one statement), coverage (one statement, unless the list statement brought it) and commits
+   * (git, one per distinct sha) of a page.
+   */
+  private async views(project: Project, rows: Pipeline[], knownCoverage?: Map<number, string>): Promise<PipelineView[]> {
     const repo = this.git.exists(project.id) ? this.git.repository(project.id) : undefined;
     const shas = [...new Set(rows.map((p) => p.sha))];
     const [users, coverage, commits] = await Promise.all([
       this.users.byIds(rows.map((p) => p.userId)),
-      this.repo.coverage(rows.map((p) => p.id)),
+      knownCoverage ?? this.repo.coverage(rows.map((p) => p.id)),
       Promise.all(shas.map((s) => (repo && parseSha(s) ? repo.commit(parseSha(s)!).catch(() => null) : null))),
     ]);
     const committed = new Map<string, string>();
