@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'supertest';
 import { GitService } from '../src/git/git.service';
+import { expectSchema } from './helpers/schema';
 import { EXTERNAL_URL, startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const API = '/api/v3';
@@ -64,6 +65,7 @@ describe('groups and members', () => {
         web_url: `${EXTERNAL_URL}/groups/first-group`,
       });
       const members = await as(owner, t.http.get(`${API}/groups/${res.body.id}/members`)).expect(200);
+      await expectSchema(members, 'Member[]');
       expect(members.body).toEqual([expect.objectContaining({ id: owner.id, username: 'gowner', access_level: 50 })]);
     });
 
@@ -158,6 +160,7 @@ describe('groups and members', () => {
 
     it('an administrator sees every group', async () => {
       const res = await root(t.http.get(`${API}/groups?per_page=100`)).expect(200);
+      await expectSchema(res, 'Group[]');
       const rows = await t.sql<{ id: number }>(`SELECT id FROM namespaces WHERE kind = 'group'`);
       expect(res.body.map((g: Json) => g.id).sort()).toEqual(rows.map((r) => r.id).sort());
       expect(res.headers['x-total']).toBe(String(rows.length));
@@ -226,6 +229,7 @@ describe('groups and members', () => {
       const res = await as(outsider, t.http.get(`${API}/groups/open-group`)).expect(200);
       expect(res.body.projects.map((p: Json) => p.id)).toEqual([shown.id]);
       const list = await as(outsider, t.http.get(`${API}/groups/${internal.id}/projects`)).expect(200);
+      await expectSchema(list, 'Project[]');
       expect(list.body.map((p: Json) => p.id)).toEqual([shown.id]);
       const owners = await as(owner, t.http.get(`${API}/groups/${internal.id}/projects`)).expect(200);
       expect(owners.body.map((p: Json) => p.id)).toEqual([shown.id, hidden.id]);
@@ -237,6 +241,7 @@ describe('groups and members', () => {
 
     it('an administrator sees every group and project', async () => {
       const res = await root(t.http.get(`${API}/groups/${group.id}`)).expect(200);
+      await expectSchema(res, 'GroupDetail');
       expect(res.body.projects).toHaveLength(2);
     });
 
@@ -494,10 +499,12 @@ describe('groups and members', () => {
     it('delete: 200 with the removed member; a non-member: 200 Access revoked', async () => {
       await addGroupMember(g.id, owner, extra.id, 10).expect(201);
       const res = await as(owner, t.http.delete(`${API}/groups/${g.id}/members/${extra.id}`)).expect(200);
+      await expectSchema(res, 'Member');
       expect(res.body).toMatchObject({ id: extra.id, username: 'gextra', access_level: 10 });
       await as(owner, t.http.get(`${API}/groups/${g.id}/members/${extra.id}`)).expect(404);
       const again = await as(owner, t.http.delete(`${API}/groups/${g.id}/members/${extra.id}`)).expect(200);
       expect(again.body).toEqual({ message: 'Access revoked', id: extra.id });
+      await expectSchema(again, 'AccessRevoked');
     });
 
     it.each(['remove', 'demote'])('two owners who %s each other at once: the group keeps an owner', async (how) => {

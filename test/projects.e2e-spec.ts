@@ -5,6 +5,7 @@ import type { Test } from 'supertest';
 import { GitService } from '../src/git/git.service';
 import { ProjectResolver } from '../src/projects/project-resolver.service';
 import { UsersRepository } from '../src/users/users.repository';
+import { expectSchema } from './helpers/schema';
 import { countQueries, EXTERNAL_URL, startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const API = '/api/v3';
@@ -387,6 +388,7 @@ describe('projects', () => {
 
     it('by id, with permissions', async () => {
       const res = await as(alice, t.http.get(`${API}/projects/${p.id}`)).expect(200);
+      await expectSchema(res, 'Project');
       expect(res.body).toMatchObject({ id: p.id, permissions: { project_access: { access_level: 40 }, group_access: null } });
       expect(res.body.runners_token).toBe(p.runners_token);
     });
@@ -428,6 +430,7 @@ describe('projects', () => {
 
     it('GET /projects: own and member projects, newest first, not other public projects', async () => {
       const res = await as(lister, t.http.get(`${API}/projects`)).expect(200);
+      await expectSchema(res, 'Project[]');
       expect(ids(res)).toEqual([made.shared.id, made.old.id, made.mid.id, made.alpha.id, made.zeta.id]);
       for (const p of res.body) {
         expect(p.permissions).toBeDefined();
@@ -817,6 +820,7 @@ describe('projects', () => {
 
     it('201 with forked_from_project; the repository is copied on disk', async () => {
       const res = await as(forker, t.http.post(`${API}/projects/fork/${source.id}`)).expect(201);
+      await expectSchema(res, 'Project');
       expect(res.body).toMatchObject({
         name: 'Fork Me',
         path: 'fork-me',
@@ -987,6 +991,7 @@ describe('projects', () => {
 
     it('a new project has one `created` event by its creator', async () => {
       const res = await as(owner, t.http.get(`${API}/projects/${p.id}/events`)).expect(200);
+      await expectSchema(res, 'Event[]');
       expect(res.body).toHaveLength(1);
       const e = res.body[0];
       expect(Object.keys(e)).toEqual([

@@ -6,12 +6,15 @@ import { User } from '../users/user.entity';
 import { ListEventsDto } from './dto/list-events.dto';
 import { presentFeed } from './events.presenter';
 import { EventsService } from './events.service';
+import { ApiPageResponse } from '../openapi/response-types';
+import { EventResponse } from './events.responses';
 
 @Controller(API)
 export class EventsController {
   constructor(private readonly events: EventsService) {}
 
   /** A project's activity, newest first: only events whose targets the caller may read. */
+  @ApiPageResponse(EventResponse)
   @Get('projects/:id/events')
   async projectEvents(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListEventsDto) {
     return presentFeed(await this.events.projectFeed(user, id, q), user);

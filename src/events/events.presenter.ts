@@ -3,6 +3,7 @@ import { User } from '../users/user.entity';
 import { presentNote } from '../notes/notes.presenter';
 import { Event } from './event.entity';
 import { EventFeed, EventRow } from './events.service';
+import { EventResponse } from './events.responses';
 
 /** GitLab's `Event#action_name`. */
 export function actionName(e: Event): string {
@@ -34,7 +35,7 @@ export function actionName(e: Event): string {
   }
 }
 
-export function presentEvent(row: EventRow, viewer: User | undefined, ctx: PresentContext) {
+export function presentEvent(row: EventRow, viewer: User | undefined, ctx: PresentContext): EventResponse {
   const { event: e, author } = row;
   return {
     title: e.title,

@@ -6,6 +6,7 @@ import { ProjectViews } from '../projects/project-views.service';
 import { User } from '../users/user.entity';
 import { presentGroup } from './groups.presenter';
 import { GroupDetail } from './groups.service';
+import { GroupDetailResponse } from './groups.responses';
 
 /** Presents groups; GroupDetail with its projects through ProjectViews (bounded queries). */
 @Injectable()
@@ -23,7 +24,7 @@ export class GroupViews {
     return groups.map((g) => presentGroup(g, this.config.externalUrl));
   }
 
-  async detail(viewer: User, d: GroupDetail) {
+  async detail(viewer: User, d: GroupDetail): Promise<GroupDetailResponse> {
     return { ...presentGroup(d.group, this.config.externalUrl), projects: await this.projects.many(viewer, d.projects) };
   }
 }

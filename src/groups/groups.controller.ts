@@ -7,6 +7,10 @@ import { User } from '../users/user.entity';
 import { CreateGroupDto, ListGroupProjectsDto, ListGroupsDto } from './dto/group.dto';
 import { GroupViews } from './group-views.service';
 import { GroupsService } from './groups.service';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiCreated, ApiPageResponse } from '../openapi/response-types';
+import { ProjectResponse } from '../projects/projects.responses';
+import { GroupDetailResponse, GroupResponse } from './groups.responses';
 
 /** Group members are served by the members controller. */
 @Controller(`${API}/groups`)
@@ -17,27 +21,32 @@ export class GroupsController {
     private readonly projectViews: ProjectViews,
   ) {}
 
+  @ApiPageResponse(GroupResponse)
   @Get()
   async list(@CurrentUser() user: User, @Input() q: ListGroupsDto) {
     return this.views.page(await this.groups.list(user, q));
   }
 
+  @ApiCreated(GroupResponse)
   @Post()
   async create(@CurrentUser() user: User, @Input() dto: CreateGroupDto) {
     return this.views.one(await this.groups.create(user, dto));
   }
 
   /** GroupDetail: the group with the projects the caller may read in it (first 100). */
+  @ApiOkResponse({ type: GroupDetailResponse })
   @Get(':id')
   async show(@CurrentUser() user: User, @Param('id') id: string) {
     return this.views.detail(user, await this.groups.detail(user, id));
   }
 
+  @ApiOkResponse({ type: GroupResponse })
   @Delete(':id')
   async remove(@CurrentUser() user: User, @Param('id') id: string) {
     return this.views.one(await this.groups.remove(user, id));
   }
 
+  @ApiPageResponse(ProjectResponse)
   @Get(':id/projects')
   async projectsOf(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListGroupProjectsDto) {
     return this.projectViews.page(user, await this.groups.projectsOf(user, id, q));
@@ -45,6 +54,7 @@ export class GroupsController {
 
   /** Transfers a project into the group (administrators). */
   @Admin()
+  @ApiCreated(ProjectResponse)
   @Post(':id/projects/:projectId')
   async transfer(@CurrentUser() user: User, @Param('id') id: string, @Param('projectId') projectId: string) {
     return this.projectViews.one(user, await this.groups.transfer(id, projectId), { runnersToken: true });

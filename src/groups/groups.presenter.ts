@@ -1,6 +1,7 @@
 import { Namespace } from '../namespaces/namespace.entity';
+import { GroupResponse } from './groups.responses';
 
-export function presentGroup(g: Namespace, externalUrl: string) {
+export function presentGroup(g: Namespace, externalUrl: string): GroupResponse {
   return {
     id: g.id,
     name: g.name,

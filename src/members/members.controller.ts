@@ -7,6 +7,9 @@ import { AddMemberDto, ListMembersDto, UpdateMemberDto } from './dto/member.dto'
 import { MemberSource, MemberSourceKind } from './member-source.decorator';
 import { MemberViews } from './member-views.service';
 import { MembersService } from './members.service';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiCreated, ApiOneOfResponse, ApiPageResponse } from '../openapi/response-types';
+import { AccessRevokedResponse, MemberResponse } from './members.responses';
 
 const LIST = ['projects/:id/members', 'groups/:id/members'];
 const ONE = ['projects/:id/members/:userId', 'groups/:id/members/:userId'];
@@ -19,21 +22,25 @@ export class MembersController {
     private readonly views: MemberViews,
   ) {}
 
+  @ApiPageResponse(MemberResponse)
   @Get(LIST)
   async list(@CurrentUser() user: User, @MemberSource() kind: MemberSourceKind, @Param('id') id: string, @Input() q: ListMembersDto) {
     return this.views.page(await this.members.list(user, kind, id, q));
   }
 
+  @ApiOkResponse({ type: MemberResponse })
   @Get(ONE)
   async get(@CurrentUser() user: User, @MemberSource() kind: MemberSourceKind, @Param('id') id: string, @Param('userId') userId: string) {
     return this.views.one(await this.members.get(user, kind, id, userId));
   }
 
+  @ApiCreated(MemberResponse)
   @Post(LIST)
   async add(@CurrentUser() user: User, @MemberSource() kind: MemberSourceKind, @Param('id') id: string, @Input() dto: AddMemberDto) {
     return this.views.one(await this.members.add(user, kind, id, dto));
   }
 
+  @ApiOkResponse({ type: MemberResponse })
   @Put(ONE)
   async update(
     @CurrentUser() user: User,
@@ -46,6 +53,7 @@ export class MembersController {
   }
 
   /** 200 with the removed member; for a user who was not a member, GitLab's `{"message":"Access revoked"}`. */
+  @ApiOneOfResponse([MemberResponse, AccessRevokedResponse], 'the removed member; `Access revoked` when the user was not a member')
   @Delete(ONE)
   async remove(@CurrentUser() user: User, @MemberSource() kind: MemberSourceKind, @Param('id') id: string, @Param('userId') userId: string) {
     return this.views.removal(await this.members.remove(user, kind, id, userId));

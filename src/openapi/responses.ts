@@ -40,50 +40,14 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   // --- session, users, keys, emails ---
 
   // --- namespaces, groups, members ---
-  'GET /groups': page('Group'),
-  'POST /groups': one('Group'),
-  'GET /groups/{id}': one('GroupDetail'),
   'GET /notification_settings': one('GlobalNotificationSetting'),
   'PUT /notification_settings': one('GlobalNotificationSetting'),
   'GET /groups/{id}/notification_settings': one('NotificationSetting'),
   'PUT /groups/{id}/notification_settings': one('NotificationSetting'),
   'GET /projects/{id}/notification_settings': one('NotificationSetting'),
   'PUT /projects/{id}/notification_settings': one('NotificationSetting'),
-  'DELETE /groups/{id}': one('Group'),
-  'GET /groups/{id}/projects': page('Project'),
-  'POST /groups/{id}/projects/{project_id}': one('Project'),
-  'GET /projects/{id}/members': page('Member'),
-  'GET /projects/{id}/members/{user_id}': one('Member'),
-  'POST /projects/{id}/members': one('Member'),
-  'PUT /projects/{id}/members/{user_id}': one('Member'),
-  'DELETE /projects/{id}/members/{user_id}': {
-    schema: { oneOf: [{ $ref: '#/components/schemas/Member' }, { $ref: '#/components/schemas/AccessRevoked' }] },
-  },
-  'GET /groups/{id}/members': page('Member'),
-  'GET /groups/{id}/members/{user_id}': one('Member'),
-  'POST /groups/{id}/members': one('Member'),
-  'PUT /groups/{id}/members/{user_id}': one('Member'),
-  'DELETE /groups/{id}/members/{user_id}': {
-    schema: { oneOf: [{ $ref: '#/components/schemas/Member' }, { $ref: '#/components/schemas/AccessRevoked' }] },
-  },
 
   // --- projects ---
-  'GET /projects': page('Project'),
-  'GET /projects/owned': page('Project'),
-  'GET /projects/starred': page('Project'),
-  'GET /projects/all': page('Project'),
-  'GET /projects/search/{query}': page('Project'),
-  'GET /projects/{id}': one('Project'),
-  'GET /projects/{id}/events': page('Event'),
-  'POST /projects': one('Project'),
-  'POST /projects/user/{user_id}': one('Project'),
-  'POST /projects/fork/{id}': one('Project'),
-  'PUT /projects/{id}': one('Project'),
-  'DELETE /projects/{id}': TRUE,
-  'POST /projects/{id}/star': one('Project', { notModified: true }),
-  'DELETE /projects/{id}/star': one('Project', { notModified: true }),
-  'POST /projects/{id}/archive': one('Project'),
-  'POST /projects/{id}/unarchive': one('Project'),
 
   // --- issues, milestones, labels, notes, snippets ---
 

@@ -6,6 +6,9 @@ import { User } from '../users/user.entity';
 import { CreateProjectDto, ListProjectsDto, UpdateProjectDto } from './dto/project.dto';
 import { ProjectViews } from './project-views.service';
 import { ProjectsService } from './projects.service';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiCreated, ApiNotModified, ApiPageResponse, ApiTrueResponse } from '../openapi/response-types';
+import { ProjectResponse } from './projects.responses';
 
 /** `GET /projects/:id/events` is served by the events area; members by the members area. */
 @Controller(`${API}/projects`)
@@ -15,79 +18,96 @@ export class ProjectsController {
     private readonly views: ProjectViews,
   ) {}
 
+  @ApiPageResponse(ProjectResponse)
   @Get()
   async list(@CurrentUser() user: User, @Input() q: ListProjectsDto) {
     return this.views.page(user, await this.projects.list(user, 'member', q), { permissions: true });
   }
 
+  @ApiPageResponse(ProjectResponse)
   @Get('owned')
   async owned(@CurrentUser() user: User, @Input() q: ListProjectsDto) {
     return this.views.page(user, await this.projects.list(user, 'owned', q), { permissions: true });
   }
 
+  @ApiPageResponse(ProjectResponse)
   @Get('starred')
   async starred(@CurrentUser() user: User, @Input() q: ListProjectsDto) {
     return this.views.page(user, await this.projects.list(user, 'starred', q));
   }
 
   @Admin()
+  @ApiPageResponse(ProjectResponse)
   @Get('all')
   async all(@CurrentUser() user: User, @Input() q: ListProjectsDto) {
     return this.views.page(user, await this.projects.list(user, 'all', q), { permissions: true });
   }
 
+  @ApiPageResponse(ProjectResponse)
   @Get('search/:query')
   async search(@CurrentUser() user: User, @Param('query') query: string, @Input() q: ListProjectsDto) {
     return this.views.page(user, await this.projects.list(user, 'search', q, query));
   }
 
+  @ApiCreated(ProjectResponse)
   @Post()
   async create(@CurrentUser() user: User, @Input() dto: CreateProjectDto) {
     return this.views.one(user, await this.projects.create(user, dto), { runnersToken: true });
   }
 
   @Admin()
+  @ApiCreated(ProjectResponse)
   @Post('user/:userId')
   async createForUser(@CurrentUser() user: User, @Param('userId') userId: string, @Input() dto: CreateProjectDto) {
     return this.views.one(user, await this.projects.create(user, dto, userId), { runnersToken: true });
   }
 
+  @ApiCreated(ProjectResponse)
   @Post('fork/:id')
   async fork(@CurrentUser() user: User, @Param('id') id: string) {
     return this.views.one(user, await this.projects.fork(user, id), { runnersToken: true });
   }
 
+  @ApiOkResponse({ type: ProjectResponse })
   @Get(':id')
   async show(@CurrentUser() user: User, @Param('id') id: string) {
     return this.views.resolved(user, await this.projects.show(user, id), { permissions: true, runnersToken: true });
   }
 
+  @ApiOkResponse({ type: ProjectResponse })
   @Put(':id')
   async update(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: UpdateProjectDto) {
     return this.views.one(user, await this.projects.update(user, id, dto), { runnersToken: true });
   }
 
+  @ApiCreated(ProjectResponse)
+  @ApiNotModified()
   @Post(':id/star')
   async star(@CurrentUser() user: User, @Param('id') id: string) {
     return this.views.one(user, await this.projects.star(user, id));
   }
 
+  @ApiOkResponse({ type: ProjectResponse })
+  @ApiNotModified()
   @Delete(':id/star')
   async unstar(@CurrentUser() user: User, @Param('id') id: string) {
     return this.views.one(user, await this.projects.unstar(user, id));
   }
 
+  @ApiCreated(ProjectResponse)
   @Post(':id/archive')
   async archive(@CurrentUser() user: User, @Param('id') id: string) {
     return this.views.one(user, await this.projects.setArchived(user, id, true));
   }
 
+  @ApiCreated(ProjectResponse)
   @Post(':id/unarchive')
   async unarchive(@CurrentUser() user: User, @Param('id') id: string) {
     return this.views.one(user, await this.projects.setArchived(user, id, false));
   }
 
   /** 200 with body `true` (sent as JSON by the global JSON response interceptor). */
+  @ApiTrueResponse()
   @Delete(':id')
   remove(@CurrentUser() user: User, @Param('id') id: string) {
     return this.projects.remove(user, id);

@@ -3,6 +3,8 @@ import { Namespace } from '../namespaces/namespace.entity';
 import { User } from '../users/user.entity';
 import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { Project } from './project.entity';
+import { NamespaceRecordResponse } from '../namespaces/namespaces.responses';
+import { ProjectResponse, ProjectSummaryResponse } from './projects.responses';
 
 /** The project a fork was made from, with the name of its namespace's owner (user namespaces). */
 export interface ForkParent {
@@ -34,7 +36,7 @@ function namespaceHumanName(ns: Namespace, owner: User | null): string {
   return ns.kind === 'user' && owner ? owner.name : ns.name;
 }
 
-export function presentNamespaceRow(ns: Namespace) {
+export function presentNamespaceRow(ns: Namespace): NamespaceRecordResponse {
   return {
     id: ns.id,
     name: ns.name,
@@ -51,7 +53,7 @@ export function presentNamespaceRow(ns: Namespace) {
   };
 }
 
-function forkedFromView({ project: f, ownerName }: ForkParent) {
+function forkedFromView({ project: f, ownerName }: ForkParent): ProjectSummaryResponse {
   const human = f.namespace.kind === 'user' && ownerName !== null ? ownerName : f.namespace.name;
   return {
     id: f.id,
@@ -63,7 +65,7 @@ function forkedFromView({ project: f, ownerName }: ForkParent) {
 }
 
 /** GitLab 8.8's Project entity (keys in its order), plus `permissions` for ProjectWithAccess. */
-export function presentProject(p: Project, x: ProjectExtras, ctx: PresentContext) {
+export function presentProject(p: Project, x: ProjectExtras, ctx: PresentContext): ProjectResponse {
   const full = projectFullPath(p);
   return {
     id: p.id,

@@ -48,6 +48,8 @@ export function presentUserBasic(u: User, ctx: PresentContext): UserBasicRespons
  * merge requests, snippets, commit comments and statuses, events): the user summary plus
  * `created_at`, and `email` only when the viewer is an administrator.
  */
+export function presentAuthor(u: User, viewer: User | undefined, ctx: PresentContext): AuthorResponse;
+export function presentAuthor(u: User | null | undefined, viewer: User | undefined, ctx: PresentContext): AuthorResponse | null;
 export function presentAuthor(u: User | null | undefined, viewer: User | undefined, ctx: PresentContext): AuthorResponse | null {
   if (!u) return null;
   return { ...presentUserBasic(u, ctx), created_at: u.createdAt, ...(viewer?.admin ? { email: u.email } : {}) };
