@@ -51,19 +51,30 @@ export class ApplicationSettingsService implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     this.adminExtras = findDeclaredMethods<string>(this.discovery, this.scanner, ADMIN_SETTINGS_FIELD);
     this.resetters = findDeclaredMethods<string>(this.discovery, this.scanner, SETTINGS_RESET_ACTION);
-    await this.notifications.listen(CHANNEL, () => (this.cached = undefined));
+    await this.notifications.listen(CHANNEL, () => this.forget());
   }
 
   async get(): Promise<ApplicationSettings> {
-    if (this.cached && Date.now() - this.cached.at < CACHE_MS) return this.cached.value;
+    // the copy is used only once every notification committed before this call has been handled (a
+    // change made through another instance a moment ago is seen), and a read that a change overtook
+    // is not kept (the epoch)
+    if (this.cached && Date.now() - this.cached.at < CACHE_MS && (await this.notifications.sync()) && this.cached) return this.cached.value;
+    const epoch = this.epoch;
     const row = await this.settings.current();
-    this.cached = { value: row, at: Date.now() };
+    if (epoch === this.epoch) this.cached = { value: row, at: Date.now() };
     return row;
+  }
+
+  private epoch = 0;
+
+  private forget(): void {
+    this.epoch++;
+    this.cached = undefined;
   }
 
   /** Re-reads the settings now, starting a fresh cache window. */
   async reload(): Promise<ApplicationSettings> {
-    this.cached = undefined;
+    this.forget();
     return this.get();
   }
 
@@ -74,7 +85,7 @@ export class ApplicationSettingsService implements OnModuleInit {
     if (dto.reset_runners_registration_token === true) await this.reset('runners_registration_token');
     if (Object.keys(next).length === 0) return current;
     await this.settings.update(current.id, next);
-    this.cached = undefined;
+    this.forget();
     await this.notifications.notify(CHANNEL);
     return this.get();
   }
