@@ -6,14 +6,11 @@ import { parseRef, parseRepoPath } from '../src/git/names';
 import { MergeRequestGit } from '../src/merge-requests/merge-request-git.service';
 import { GitCli } from './helpers/git-cli';
 import { API, Json, planning, Team, TestProject } from './helpers/planning';
+import type { Response } from 'supertest';
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const SHA = /^[0-9a-f]{40}$/;
-const MR_KEYS = [
-  'id', 'iid', 'project_id', 'title', 'description', 'state', 'created_at', 'updated_at', 'target_branch', 'source_branch',
-  'upvotes', 'downvotes', 'author', 'assignee', 'source_project_id', 'target_project_id', 'labels', 'work_in_progress',
-  'milestone', 'merge_when_build_succeeds', 'merge_status', 'subscribed', 'user_notes_count',
-];
 
 /**
  * Merge requests over HTTP with real repositories on disk: histories made with the git CLI and
@@ -73,9 +70,12 @@ describe('merge requests', () => {
 
   const P = (p: { id: number }) => `/projects/${p.id}`;
 
+  /** The answer of the last createMr (for expectSchema). */
+  let lastCreated: Response;
   async function createMr(u: TestUser, p: { id: number }, body: Json = {}): Promise<Json> {
     const res = await h.post(u, `${P(p)}/merge_requests`).send({ source_branch: 'feature', target_branch: 'master', title: `MR ${++seq}`, ...body });
     if (res.status !== 201) throw new Error(`create MR: ${res.status} ${JSON.stringify(res.body)}`);
+    lastCreated = res;
     return res.body;
   }
 
@@ -119,7 +119,7 @@ describe('merge requests', () => {
         milestone_id: ms.id,
         assignee_id: tm.master.id,
       });
-      expect(Object.keys(mr)).toEqual(MR_KEYS);
+      await expectSchema(lastCreated, 'MergeRequest');
       expect(mr).toMatchObject({
         iid: 1,
         project_id: s.p.id,
@@ -184,7 +184,9 @@ describe('merge requests', () => {
     });
 
     it('gets one by id on the plural and the legacy singular path; 404s', async () => {
-      const list = (await h.get(tm.reporter, `${P(s.p)}/merge_requests`).expect(200)).body as Json[];
+      const listed = await h.get(tm.reporter, `${P(s.p)}/merge_requests`).expect(200);
+      await expectSchema(listed, 'MergeRequest[]');
+      const list = listed.body as Json[];
       const mr = list.find((m) => m.iid === 1)!;
       const a = (await h.get(tm.guest, `${P(s.p)}/merge_requests/${mr.id}`).expect(200)).body;
       const b = (await h.get(tm.guest, `${P(s.p)}/merge_request/${mr.id}`).expect(200)).body;
@@ -339,6 +341,7 @@ describe('merge requests', () => {
       await h.del(tm.master, p2).expect(403);
       await h.del(tm.stranger, p2).expect(404);
       const res = await h.del(tm.owner, p2).expect(200);
+      await expectSchema(res, 'MergeRequestRecord');
       expect(res.body).toMatchObject({ id: other.id, iid: other.iid, title: other.title });
       expect(res.body.deleted_at).not.toBeNull();
       await h.del(tm.owner, p2).expect(404);
@@ -373,7 +376,7 @@ describe('merge requests', () => {
 
     it('shows the changes from the merge base, with the diff entry fields and the compare caps', async () => {
       const res = await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}/changes`).expect(200);
-      expect(Object.keys(res.body).slice(0, MR_KEYS.length)).toEqual(MR_KEYS);
+      await expectSchema(res, 'MergeRequestChanges');
       expect(res.body.created_at).toBeDefined();
       expect(res.body.changes).toHaveLength(1);
       expect(res.body.changes[0]).toMatchObject({
@@ -655,6 +658,7 @@ describe('merge requests', () => {
     it('answers the legacy comments routes with {note, author}', async () => {
       for (const base of [path(), `${P(s.p)}/merge_request/${mr.id}`]) {
         const res = await h.post(tm.guest, `${base}/comments`).send({ note: 'Old client says hi' }).expect(201);
+        await expectSchema(res, 'MergeRequestComment');
         expect(Object.keys(res.body)).toEqual(['note', 'author']);
         expect(res.body.note).toBe('Old client says hi');
         expect(res.body.author.username).toBe(tm.guest.username);

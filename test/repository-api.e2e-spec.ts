@@ -7,6 +7,7 @@ import type { Test } from 'supertest';
 import { GitService } from '../src/git/git.service';
 import { Repository } from '../src/git/repository';
 import { binaryParser, GitCli } from './helpers/git-cli';
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const API = '/api/v3';
@@ -111,6 +112,7 @@ describe('repository API', () => {
   describe('branches', () => {
     it('lists branches sorted by name, with the raw commit shape and protection', async () => {
       const res = await get(alice, `${R}/branches`).expect(200);
+      await expectSchema(res, 'Branch[]');
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.body.map((b: Json) => b.name)).toEqual(['feature', 'fix/nested', 'master', 'zeta']);
       const master = res.body.find((b: Json) => b.name === 'master');
@@ -254,6 +256,7 @@ describe('repository API', () => {
 
     it('lists tags reverse-alphabetically with messages and releases', async () => {
       const res = await get(carol, `${R}/tags`).expect(200);
+      await expectSchema(res, 'Tag[]');
       expect(res.body.map((x: Json) => x.name)).toEqual(['v2.0', 'v1.0', 'v0.1.1', 'v0.1']);
       expect(res.body[0]).toMatchObject({ message: 'Release 2.0\n\nNotes inside.', release: { tag_name: 'v2.0', description: '## Notes' } });
       expect(res.body[3]).toMatchObject({ name: 'v0.1', message: null, release: null, commit: { id: c1 } });
@@ -303,6 +306,7 @@ describe('repository API', () => {
   describe('commits', () => {
     it('lists the default branch newest first, in the RepoCommit shape', async () => {
       const res = await get(carol, `${R}/commits`).expect(200);
+      await expectSchema(res, 'Commit[]');
       expect(res.body.map((c: Json) => c.id)).toEqual([c3, c2, c1]);
       expect(res.body[0]).toEqual({
         id: c3,
@@ -376,6 +380,7 @@ describe('repository API', () => {
 
     it('one commit by SHA, short SHA, branch or tag (RepoCommitDetail); unknown → 404 Commit Not Found', async () => {
       const res = await get(carol, `${R}/commits/${c2}`).expect(200);
+      await expectSchema(res, 'CommitDetail');
       expect(res.body).toEqual({
         id: c2,
         short_id: c2.slice(0, 8),
@@ -403,6 +408,7 @@ describe('repository API', () => {
 
     it("a commit's diff: one entry per file; a root commit; unknown → 404", async () => {
       let res = await get(carol, `${R}/commits/${c3}/diff`).expect(200);
+      await expectSchema(res, 'DiffEntry[]');
       expect(res.body).toHaveLength(1);
       expect(res.body[0]).toMatchObject({
         old_path: 'README.md',
@@ -452,6 +458,7 @@ describe('repository API', () => {
       expect((await post('f'.repeat(40), { note: 'x' }).expect(404)).body).toEqual({ message: '404 Commit Not Found' });
 
       const list = await get(carol, `${R}/commits/${c3}/comments`).expect(200);
+      await expectSchema(list, 'CommitComment[]');
       expect(list.body.map((c: Json) => c.note)).toEqual([
         'Looks good',
         'on the new line 2',
@@ -536,6 +543,7 @@ describe('repository API', () => {
 
       it('GET lists the latest per name, all=true every one, and filters by name and ref', async () => {
         const res = await get(carol, `${R}/commits/${c3}/statuses`).expect(200);
+        await expectSchema(res, 'CommitStatus[]');
         expect(res.body.map((s: Json) => [s.name, s.status]).sort()).toEqual([
           ['ci/build', 'success'],
           ['default', 'success'],
@@ -570,7 +578,7 @@ describe('repository API', () => {
         ['README.md', 'blob', '100644'],
       ]);
       for (const e of res.body) expect(e.id).toMatch(SHA);
-      expect(Object.keys(res.body[0]).sort()).toEqual(['id', 'mode', 'name', 'type']);
+      await expectSchema(res, 'TreeEntry[]');
     });
 
     it('path and ref_name; unknown ref or path → 404 Tree Not Found', async () => {
@@ -702,6 +710,7 @@ describe('repository API', () => {
   describe('compare and contributors', () => {
     it('compare: commits oldest first, the newest as `commit`, diffs from the merge base', async () => {
       const res = await get(carol, `${R}/compare`).query({ from: 'master', to: 'feature' }).expect(200);
+      await expectSchema(res, 'CompareResult');
       expect(res.body.commits.map((c: Json) => c.id)).toEqual([c4, c5]);
       expect(res.body.commits.map((c: Json) => c.allow_failure)).toEqual([false, false]); // a list of commits (spec)
       expect(res.body.commit).toMatchObject({ id: c5, short_id: c5.slice(0, 8), title: 'Extend feature' });

@@ -7,6 +7,8 @@ import { presentCommitInList, presentDiff } from '../repository/repository.prese
 import { User } from '../users/user.entity';
 import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { isWorkInProgress, MergeRequest } from './merge-request.entity';
+import { CommitResponse } from '../repository/repository.responses';
+import { MergeRequestChangesResponse, MergeRequestRecordResponse, MergeRequestResponse } from './merge-requests.responses';
 
 /** Everything a merge request response needs besides the row, loaded in a fixed number of queries. */
 export interface MergeRequestExtras {
@@ -26,7 +28,7 @@ function visibleState(mr: MergeRequest): string {
 }
 
 /** GitLab 8.8's MergeRequest entity, keys in its order, with `created_at`/`updated_at` (spec-decisions 9). */
-export function presentMergeRequest(mr: MergeRequest, x: MergeRequestExtras, viewer: User | undefined, ctx: PresentContext) {
+export function presentMergeRequest(mr: MergeRequest, x: MergeRequestExtras, viewer: User | undefined, ctx: PresentContext): MergeRequestResponse {
   return {
     id: mr.id,
     iid: mr.iid,
@@ -55,16 +57,16 @@ export function presentMergeRequest(mr: MergeRequest, x: MergeRequestExtras, vie
 }
 
 /** MergeRequestChanges: the entity plus `changes`, every diff entry (with the compare caps). */
-export function presentMergeRequestChanges(base: ReturnType<typeof presentMergeRequest>, changes: DiffEntry[], truncated: boolean) {
+export function presentMergeRequestChanges(base: MergeRequestResponse, changes: DiffEntry[], truncated: boolean): MergeRequestChangesResponse {
   return { ...base, changes: changes.map(presentDiff), changes_truncated: truncated };
 }
 
-export function presentMergeRequestCommits(commits: Paginated<Commit>) {
+export function presentMergeRequestCommits(commits: Paginated<Commit>): Paginated<CommitResponse> {
   return commits.map(presentCommitInList);
 }
 
 /** The DELETE answer: the soft-deleted record, as GitLab returned its row. */
-export function presentMergeRequestRecord(mr: MergeRequest) {
+export function presentMergeRequestRecord(mr: MergeRequest): MergeRequestRecordResponse {
   return {
     id: mr.id,
     iid: mr.iid,

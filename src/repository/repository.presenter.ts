@@ -2,9 +2,27 @@ import { Branch, Commit, commitTitle, DiffEntry, Tag, TreeEntry } from '../git/o
 import { User } from '../users/user.entity';
 import { PresentContext, presentAuthor } from '../users/users.presenter';
 import { CommitComment, CommitStatus, Release } from './repository.entities';
+import {
+  BranchNameResponse,
+  BranchResponse,
+  CommitCommentResponse,
+  CommitDetailResponse,
+  CommitResponse,
+  CommitStatusResponse,
+  CompareResultResponse,
+  ContributorResponse,
+  DiffEntryResponse,
+  FileCommitResponse,
+  GitCommitResponse,
+  ReleaseResponse,
+  RepositoryFileResponse,
+  TagNameResponse,
+  TagResponse,
+  TreeEntryResponse,
+} from './repository.responses';
 
 /** The raw commit shape GitLab embeds in branches and tags. */
-export function presentBranchCommit(c: Commit) {
+export function presentBranchCommit(c: Commit): GitCommitResponse {
   return {
     id: c.id,
     message: c.message,
@@ -19,7 +37,7 @@ export function presentBranchCommit(c: Commit) {
 }
 
 /** RepoCommit (lists, compare); `parent_ids` everywhere (spec decision 21). */
-export function presentCommit(c: Commit) {
+export function presentCommit(c: Commit): CommitResponse {
   return {
     id: c.id,
     short_id: c.id.slice(0, 8),
@@ -37,7 +55,7 @@ export function presentCommit(c: Commit) {
  * spec's Commit "variants add: allow_failure (boolean, in lists)" — a commit itself is never allowed
  * to fail, so `false`. Flat, not a spread (see users.presenter.ts).
  */
-export function presentCommitInList(c: Commit) {
+export function presentCommitInList(c: Commit): CommitResponse {
   return {
     id: c.id,
     short_id: c.id.slice(0, 8),
@@ -52,7 +70,7 @@ export function presentCommitInList(c: Commit) {
 }
 
 /** RepoCommitDetail: the commit with its dates and CI status. */
-export function presentCommitDetail(c: Commit, status: string | null) {
+export function presentCommitDetail(c: Commit, status: string | null): CommitDetailResponse {
   return {
     ...presentCommit(c),
     committed_date: c.committer.date,
@@ -61,7 +79,7 @@ export function presentCommitDetail(c: Commit, status: string | null) {
   };
 }
 
-export function presentBranch(b: Branch, protection: { protected: boolean; developersCanPush: boolean }) {
+export function presentBranch(b: Branch, protection: { protected: boolean; developersCanPush: boolean }): BranchResponse {
   return {
     name: b.name,
     commit: presentBranchCommit(b.commit),
@@ -70,19 +88,19 @@ export function presentBranch(b: Branch, protection: { protected: boolean; devel
   };
 }
 
-export function presentBranchView(v: { branch: Branch; protected: boolean; developersCanPush: boolean }) {
+export function presentBranchView(v: { branch: Branch; protected: boolean; developersCanPush: boolean }): BranchResponse {
   return presentBranch(v.branch, v);
 }
 
-export function presentTagView(v: { tag: Tag; release?: Release }) {
+export function presentTagView(v: { tag: Tag; release?: Release }): TagResponse {
   return presentTag(v.tag, v.release);
 }
 
-export function presentRelease(r: Release) {
+export function presentRelease(r: Release): ReleaseResponse {
   return { tag_name: r.tag, description: r.description };
 }
 
-export function presentTag(t: Tag, release: Release | undefined) {
+export function presentTag(t: Tag, release: Release | undefined): TagResponse {
   return {
     name: t.name,
     message: t.message,
@@ -91,11 +109,11 @@ export function presentTag(t: Tag, release: Release | undefined) {
   };
 }
 
-export function presentTreeEntry(e: TreeEntry) {
+export function presentTreeEntry(e: TreeEntry): TreeEntryResponse {
   return { id: e.id, name: e.name, type: e.type, mode: e.mode };
 }
 
-export function presentCompare(r: { commit: Commit | null; commits: Commit[]; diffs: DiffEntry[]; compareTimeout: boolean; compareSameRef: boolean }) {
+export function presentCompare(r: { commit: Commit | null; commits: Commit[]; diffs: DiffEntry[]; compareTimeout: boolean; compareSameRef: boolean }): CompareResultResponse {
   return {
     commit: r.commit ? presentCommit(r.commit) : null,
     commits: r.commits.map(presentCommitInList),
@@ -106,7 +124,7 @@ export function presentCompare(r: { commit: Commit | null; commits: Commit[]; di
 }
 
 /** Contributors: GitLab 8 counts no additions or deletions here. */
-export function presentContributor(c: { name: string; email: string; commits: number }) {
+export function presentContributor(c: { name: string; email: string; commits: number }): ContributorResponse {
   return { ...c, additions: 0, deletions: 0 };
 }
 
@@ -119,7 +137,7 @@ export function presentRepositoryFile(f: {
   blobId: string;
   commitId: string;
   lastCommitId: string;
-}) {
+}): RepositoryFileResponse {
   return {
     file_name: f.fileName,
     file_path: f.filePath,
@@ -134,19 +152,19 @@ export function presentRepositoryFile(f: {
 }
 
 /** A file write's answer: `file_name` (the spec) and `file_path` (GitLab's code) alike (spec decision 13). */
-export function presentFileWrite(w: { path: string; branch: string }) {
+export function presentFileWrite(w: { path: string; branch: string }): FileCommitResponse {
   return { file_name: w.path, file_path: w.path, branch_name: w.branch };
 }
 
-export function presentDeletedBranch(name: string) {
+export function presentDeletedBranch(name: string): BranchNameResponse {
   return { branch_name: name };
 }
 
-export function presentDeletedTag(name: string) {
+export function presentDeletedTag(name: string): TagNameResponse {
   return { tag_name: name };
 }
 
-export function presentDiff(d: DiffEntry) {
+export function presentDiff(d: DiffEntry): DiffEntryResponse {
   return {
     old_path: d.oldPath,
     new_path: d.newPath,
@@ -160,19 +178,19 @@ export function presentDiff(d: DiffEntry) {
   };
 }
 
-export function presentCommitCommentView(v: { comment: CommitComment; author?: User; viewer?: User; present: PresentContext }) {
+export function presentCommitCommentView(v: { comment: CommitComment; author?: User; viewer?: User; present: PresentContext }): CommitCommentResponse {
   return presentCommitComment(v.comment, v.author, v.viewer, v.present);
 }
 
-export function presentCommitStatusView(v: { status: CommitStatus; author?: User; viewer?: User; present: PresentContext }) {
+export function presentCommitStatusView(v: { status: CommitStatus; author?: User; viewer?: User; present: PresentContext }): CommitStatusResponse {
   return presentCommitStatus(v.status, v.author, v.viewer, v.present);
 }
 
-export function presentCommitDetailView(v: { commit: Commit; status: string | null }) {
+export function presentCommitDetailView(v: { commit: Commit; status: string | null }): CommitDetailResponse {
   return presentCommitDetail(v.commit, v.status);
 }
 
-export function presentCommitComment(c: CommitComment, author: User | undefined, viewer: User | undefined, ctx: PresentContext) {
+export function presentCommitComment(c: CommitComment, author: User | undefined, viewer: User | undefined, ctx: PresentContext): CommitCommentResponse {
   return {
     note: c.note,
     path: c.path,
@@ -183,7 +201,7 @@ export function presentCommitComment(c: CommitComment, author: User | undefined,
   };
 }
 
-export function presentCommitStatus(s: CommitStatus, author: User | undefined, viewer: User | undefined, ctx: PresentContext) {
+export function presentCommitStatus(s: CommitStatus, author: User | undefined, viewer: User | undefined, ctx: PresentContext): CommitStatusResponse {
   return {
     id: s.id,
     sha: s.sha,
