@@ -3,7 +3,7 @@ import sshpk from 'sshpk';
 import { App, createApp } from '../src/app.factory';
 import { Transactions } from '../src/database/transactions';
 import { DomainEvents } from '../src/events/domain-events';
-import { waitFor } from './helpers/ci';
+import { ci, waitFor } from './helpers/ci';
 import { sleep } from './helpers/hook-receiver';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -181,6 +181,36 @@ describe('domain events', () => {
     expect(by('key.created')).toEqual([expect.objectContaining({ key: expect.objectContaining({ id: key.id, userId: user.id }) })]);
     expect(by('email.created')).toEqual([{ emailId: email.id, userId: user.id, email: 'second@example.com' }]);
     expect(got).toHaveLength(7);
+  });
+
+  it('a merge and a failed build emit merge_request.merged and build.failed with their ids', async () => {
+    const got: { name: string; payload: Record<string, unknown> }[] = [];
+    await events.subscribe(
+      ['merge_request.merged', 'build.failed'],
+      'test.merged-failed',
+      (payload, meta) => void got.push({ name: meta.name, payload: payload as unknown as Record<string, unknown> }),
+      { durable: true },
+    );
+    const c = ci(t);
+    const owner = await t.createUser({ username: 'merger' });
+    const as = <R extends { set(k: string, v: string): R }>(req: R) => req.set('PRIVATE-TOKEN', owner.token);
+    const runner = await c.registerRunner();
+    const p = await c.project(owner, 'unit:\n  script: ["make test"]\n');
+    const claimed = await waitFor(async () => {
+      const res = await c.api.requestBuild(runner.token);
+      return res.status === 201 && res.body.sha === p.sha ? res.body : undefined;
+    }, 'claimed build');
+    await c.api.update(claimed.id, { token: runner.token, state: 'failed', trace: 'no\n' }).expect(200);
+
+    await as(t.http.post(`/api/v3/projects/${p.id}/repository/branches`)).send({ branch_name: 'topic', ref: 'master' }).expect(201);
+    await as(t.http.post(`/api/v3/projects/${p.id}/repository/files`)).send({ file_path: 'topic.txt', branch_name: 'topic', content: 'x\n', commit_message: 'topic' }).expect(201);
+    const mr = (await as(t.http.post(`/api/v3/projects/${p.id}/merge_requests`)).send({ source_branch: 'topic', target_branch: 'master', title: 'merge me' }).expect(201)).body;
+    await as(t.http.put(`/api/v3/projects/${p.id}/merge_requests/${mr.id}/merge`)).send({}).expect(200);
+
+    await waitFor(async () => got.length >= 2, 'both events');
+    const pipeline = (await c.pipelines(p.id))[0];
+    expect(got.find((g) => g.name === 'build.failed')?.payload).toEqual({ buildId: claimed.id, projectId: p.id, userId: owner.id, pipelineId: pipeline.id });
+    expect(got.find((g) => g.name === 'merge_request.merged')?.payload).toEqual({ mergeRequestId: mr.id, projectId: p.id, userId: owner.id });
   });
 
   const pg = !!process.env.DATABASE_URL;
