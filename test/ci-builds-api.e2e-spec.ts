@@ -1,5 +1,6 @@
 import { ci, Json } from './helpers/ci';
 import { planning } from './helpers/planning';
+import { expectSchema } from './helpers/schema';
 import { countQueries, startTestApp, TestApp } from './helpers/test-app';
 
 const YML = `
@@ -46,6 +47,7 @@ describe('v3 builds API (/projects/:id/builds)', () => {
 
   it('lists the project builds, newest first, with commit, user and runner', async () => {
     const res = await pl.get(team.developer, `/projects/${project.id}/builds`).expect(200);
+    await expectSchema(res, 'Build[]');
     expect(res.body).toHaveLength(1);
     const b = res.body[0];
     expect(b).toMatchObject({
@@ -82,6 +84,7 @@ describe('v3 builds API (/projects/:id/builds)', () => {
 
   it('a commit\'s builds; 404 for a sha without pipeline', async () => {
     const res = await pl.get(team.reporter, `/projects/${project.id}/repository/commits/${project.sha}/builds`).expect(200);
+    await expectSchema(res, 'Build[]');
     expect(res.body.map((b: Json) => b.id)).toEqual([build.id]);
     expect((await pl.get(team.reporter, `/projects/${project.id}/repository/commits/${'1'.repeat(40)}/builds`)).status).toBe(404);
   });
@@ -102,6 +105,7 @@ describe('v3 builds API (/projects/:id/builds)', () => {
   it('cancel: developer+ only (reporter 403); 201 canceled; the runner is told through PATCH', async () => {
     expect((await pl.post(team.reporter, `/projects/${project.id}/builds/${build.id}/cancel`)).status).toBe(403);
     const res = await pl.post(team.developer, `/projects/${project.id}/builds/${build.id}/cancel`).expect(201);
+    await expectSchema(res, 'Build');
     expect(res.body.status).toBe('canceled');
     expect(res.body).toHaveProperty('artifacts_file', null);
     const patch = await c.api.patchTrace(build.id, build.token, (await c.builds(project.id))[0].trace_size, 'more');
@@ -114,6 +118,7 @@ describe('v3 builds API (/projects/:id/builds)', () => {
 
   it('retry: a new pending build; the old one keeps its status; not retryable while pending', async () => {
     const res = await pl.post(team.developer, `/projects/${project.id}/builds/${build.id}/retry`).expect(201);
+    await expectSchema(res, 'Build');
     expect(res.body).toMatchObject({ name: 'build', stage: 'build', status: 'pending', finished_at: null, runner: null, user: { id: team.developer.id } });
     expect(res.body).toHaveProperty('artifacts_file', null);
     expect((await pl.get(team.developer, `/projects/${project.id}/builds/${build.id}`).expect(200)).body).toHaveProperty('artifacts_file', null);
@@ -127,6 +132,7 @@ describe('v3 builds API (/projects/:id/builds)', () => {
 
   it('erase: finished builds with a trace; status unchanged, download_url null; then not erasable', async () => {
     const res = await pl.post(team.developer, `/projects/${project.id}/builds/${build.id}/erase`).expect(201);
+    await expectSchema(res, 'Build');
     expect(res.body).toMatchObject({ id: build.id, status: 'canceled', download_url: null });
     expect(res.body).not.toHaveProperty('artifacts_file'); // download_url in its place (spec)
     expect((await pl.get(team.reporter, `/projects/${project.id}/builds/${build.id}/trace`).expect(200)).text).toBe('');

@@ -1,5 +1,6 @@
 import { ci, Json } from './helpers/ci';
 import { planning } from './helpers/planning';
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 describe('v3 runners API', () => {
@@ -59,6 +60,7 @@ describe('v3 runners API', () => {
     await t.http.get('/api/v3/runners/all').expect(401);
 
     const page = await pl.get(team.admin, '/runners/all?per_page=1&page=2').expect(200);
+    await expectSchema(page, 'Runner[]');
     expect(page.body.map((r: Json) => r.id)).toEqual([specific.id]);
     expect(page.headers['x-total']).toBe('2');
     const small = await pl.measure(() => pl.get(team.admin, '/runners/all?per_page=1').expect(200));
@@ -92,6 +94,7 @@ describe('v3 runners API', () => {
 
   it('PUT /runners/:id: description, active, tag_list as the full set, run_untagged; 400, 403 shared / no access, 404', async () => {
     const res = await pl.put(team.master, `/runners/${specific.id}`).send({ description: 'renamed', active: false, tag_list: ['go'] }).expect(200);
+    await expectSchema(res, 'RunnerDetail');
     expect(res.body).toMatchObject({ description: 'renamed', active: false, tag_list: ['go'], run_untagged: true, token: specific.token });
     expect((await pl.get(team.master, '/runners?scope=paused').expect(200)).body.map((r: Json) => r.id)).toEqual([specific.id]);
     const cleared = await pl.put(team.master, `/runners/${specific.id}`).send({ tag_list: [], active: true }).expect(200);

@@ -1,5 +1,6 @@
 import { ci, Json } from './helpers/ci';
 import { planning } from './helpers/planning';
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 const YML = 'always:\n  script: x\nonly-triggers:\n  script: y\n  only: [triggers]\n';
@@ -29,6 +30,7 @@ describe('v3 build triggers', () => {
 
   it('create (201), list, get by token; token digested at rest; developers 403, outsiders 404', async () => {
     const res = await pl.post(team.master, `/projects/${pid}/triggers`).expect(201);
+    await expectSchema(res, 'Trigger');
     token = res.body.token;
     expect(res.body).toMatchObject({ deleted_at: null, last_used: null });
     expect(token).toMatch(/^[A-Za-z0-9]{30}$/);
@@ -44,6 +46,7 @@ describe('v3 build triggers', () => {
   it('POST trigger/builds without login: 201 {id, variables}; only: [triggers] jobs run; variables reach the build', async () => {
     const before = (await c.builds(pid)).length;
     const res = await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token, ref: 'master', variables: { DEPLOY: 'yes' } }).expect(201);
+    await expectSchema(res, 'TriggerRequest');
     expect(res.body).toEqual({ id: expect.any(Number), variables: { DEPLOY: 'yes' } });
     const builds = await c.builds(pid);
     expect(builds.slice(before).map((b) => b.name).sort()).toEqual(['always', 'only-triggers']);
@@ -77,6 +80,7 @@ describe('v3 build triggers', () => {
 
   it('delete is soft: deleted_at set, then the token is gone', async () => {
     const res = await pl.del(team.master, `/projects/${pid}/triggers/${token}`).expect(200);
+    await expectSchema(res, 'Trigger');
     expect(res.body.deleted_at).toMatch(/Z$/);
     expect((await pl.get(team.master, `/projects/${pid}/triggers`).expect(200)).body).toEqual([]);
     expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token, ref: 'master' })).status).toBe(404);

@@ -1,5 +1,6 @@
 import { ci } from './helpers/ci';
 import { planning } from './helpers/planning';
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 describe('v3 build variables (/projects/:id/variables)', () => {
@@ -18,6 +19,7 @@ describe('v3 build variables (/projects/:id/variables)', () => {
 
   it('create (201), list, get, update, delete; values encrypted at rest', async () => {
     const created = await pl.post(team.master, `/projects/${pid}/variables`).send({ key: 'SECRET_KEY', value: 'secret_value' }).expect(201);
+    await expectSchema(created, 'Variable');
     expect(created.body).toEqual({ key: 'SECRET_KEY', value: 'secret_value' });
     const [row] = await t.sql<{ value_encrypted: string }>(`SELECT value_encrypted FROM ci_variables WHERE project_id = $1`, [pid]);
     expect(row.value_encrypted).not.toContain('secret_value');

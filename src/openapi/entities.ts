@@ -221,34 +221,6 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
   // --- merge requests (module in progress) ---
 
   // --- CI (modules in progress) ---
-  Build: object(
-    {
-      id: int(),
-      status: enumOf(['pending', 'running', 'failed', 'success', 'canceled', 'skipped']),
-      stage: str(),
-      name: str(),
-      ref: str(),
-      tag: bool(),
-      coverage: nullable(num()),
-      created_at: time(),
-      started_at: nullable(time()),
-      finished_at: nullable(time()),
-      user: nullable(ref('User')),
-      artifacts_file: nullable(object({ filename: str(), size: int() }, [], 'null when the build has no artifacts; absent from the erase answer')),
-      download_url: nullable(str('erase answer only, always null')),
-      commit: object({
-        id: str(),
-        short_id: str(),
-        title: str(),
-        author_name: str(),
-        author_email: str(),
-        created_at: time(),
-        message: str(),
-      }),
-      runner: nullable(ref('Runner')),
-    },
-    ['artifacts_file', 'download_url'],
-  ),
   Pipeline: object({
     id: int(),
     sha: str(),
@@ -270,31 +242,6 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
     status: enumOf(['valid', 'invalid']),
     errors: array(str('the error, naming the job and the key')),
   }),
-  Runner: object(RUNNER),
-  RunnerDetail: object(
-    {
-      ...RUNNER,
-      tag_list: array(str()),
-      run_untagged: bool(),
-      version: nullable(str()),
-      revision: nullable(str()),
-      platform: nullable(str()),
-      architecture: nullable(str()),
-      contacted_at: nullable(time()),
-      token: str('only for administrators and specific runners'),
-      projects: array(PROJECT_SUMMARY),
-    },
-    ['token'],
-  ),
-  Trigger: object({
-    token: str(),
-    created_at: time(),
-    updated_at: time(),
-    deleted_at: nullable(time()),
-    last_used: nullable(time()),
-  }),
-  TriggerRequest: object({ id: int(), variables: nullable(anyObject()) }),
-  Variable: object({ key: str(), value: str('shown to masters and owners only') }),
   RunnerRegistration: object({ id: int(), token: str() }),
 
   // --- admin: hooks, settings; licenses ---

@@ -10,6 +10,9 @@ import { ListBuildsDto, TraceDto } from './dto/builds.dto';
 import { followAsEventStream } from './trace-events';
 import { TraceFollower } from './trace-follower';
 import { ProjectBuildsService } from './project-builds.service';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiBinaryResponse, ApiCreated, ApiPageResponse, ApiTextResponse } from '../../openapi/response-types';
+import { BuildResponse } from './builds.responses';
 
 /** `/api/v3/projects/:id/builds` and a commit's builds. */
 @Controller(`${API}/projects/:id`)
@@ -20,21 +23,25 @@ export class BuildsController {
     private readonly follower: TraceFollower,
   ) {}
 
+  @ApiPageResponse(BuildResponse)
   @Get('builds')
   async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListBuildsDto) {
     return this.views.page(await this.builds.list(user, id, q));
   }
 
+  @ApiPageResponse(BuildResponse)
   @Get('repository/commits/:sha/builds')
   async forCommit(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() q: ListBuildsDto) {
     return this.views.page(await this.builds.listForCommit(user, id, sha, q));
   }
 
+  @ApiOkResponse({ type: BuildResponse })
   @Get('builds/:buildId')
   async show(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
     return this.views.one(await this.builds.get(user, id, buildId));
   }
 
+  @ApiBinaryResponse('the artifacts file')
   @Get('builds/:buildId/artifacts')
   @Header('Content-Transfer-Encoding', 'binary')
   async artifacts(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
@@ -45,6 +52,7 @@ export class BuildsController {
    * The trace as text; with `Accept: text/event-stream` or `?follow=true`, a live follow as server-sent
    * events (`trace` events with `{"text"}` as it grows, then one `end` event with the final status).
    */
+  @ApiTextResponse('the build trace (server-sent events with Accept: text/event-stream or follow=true)')
   @Get('builds/:buildId/trace')
   async trace(
     @CurrentUser() user: User,
@@ -67,16 +75,19 @@ export class BuildsController {
     t.stream.pipe(res);
   }
 
+  @ApiCreated(BuildResponse)
   @Post('builds/:buildId/cancel')
   async cancel(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
     return this.views.one(await this.builds.cancel(user, id, buildId));
   }
 
+  @ApiCreated(BuildResponse, 'the new build')
   @Post('builds/:buildId/retry')
   async retry(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
     return this.views.one(await this.builds.retry(user, id, buildId));
   }
 
+  @ApiCreated(BuildResponse)
   @Post('builds/:buildId/erase')
   async erase(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
     return this.views.one(await this.builds.erase(user, id, buildId), { erased: true });

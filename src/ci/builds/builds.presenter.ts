@@ -5,6 +5,8 @@ import { commitTitle } from '../../git/objects';
 import { PresentContext, presentUser } from '../../users/users.presenter';
 import type { User } from '../../users/user.entity';
 import type { BuildRow, RunnerSummary } from './builds.repository';
+import { RunnerResponse } from '../runners/runners.responses';
+import { BuildResponse } from './builds.responses';
 
 export interface BuildView {
   build: BuildRow;
@@ -15,12 +17,12 @@ export interface BuildView {
 
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 
-export function presentRunnerSummary(r: RunnerSummary) {
+export function presentRunnerSummary(r: RunnerSummary): RunnerResponse {
   return { id: r.id, description: r.description, active: r.active, is_shared: r.isShared, name: r.name };
 }
 
 /** The v3 `Build` entity (gitlab-compat §2.10). */
-export function presentBuild(v: BuildView, ctx: PresentContext, opts: { erased?: boolean } = {}) {
+export function presentBuild(v: BuildView, ctx: PresentContext, opts: { erased?: boolean } = {}): BuildResponse {
   const b = v.build;
   const c = v.commit;
   return {
@@ -31,7 +33,7 @@ export function presentBuild(v: BuildView, ctx: PresentContext, opts: { erased?:
     ref: b.ref,
     tag: b.tag,
     coverage: b.coverage,
-    created_at: iso(b.createdAt),
+    created_at: new Date(b.createdAt).toISOString(),
     started_at: iso(b.startedAt),
     finished_at: iso(b.finishedAt),
     user: v.user ? presentUser(v.user, ctx) : null,

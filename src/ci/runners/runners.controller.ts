@@ -6,48 +6,59 @@ import { User } from '../../users/user.entity';
 import { EnableRunnerDto, ListRunnersDto, UpdateRunnerDto } from './dto/runners.dto';
 import { presentRunner, presentRunnerDetail } from './runners.presenter';
 import { RunnersApiService } from './runners-api.service';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiCreated, ApiPageResponse } from '../../openapi/response-types';
+import { RunnerDetailResponse, RunnerResponse } from './runners.responses';
 
 /** `/api/v3/runners` and `/api/v3/projects/:id/runners`. */
 @Controller(API)
 export class RunnersController {
   constructor(private readonly runners: RunnersApiService) {}
 
+  @ApiPageResponse(RunnerResponse)
   @Get('runners')
   async list(@CurrentUser() user: User, @Input() q: ListRunnersDto) {
     return (await this.runners.listOwned(user, q)).map(presentRunner);
   }
 
   @Admin()
+  @ApiPageResponse(RunnerResponse)
   @Get('runners/all')
   async all(@Input() q: ListRunnersDto) {
     return (await this.runners.listAll(q)).map(presentRunner);
   }
 
+  @ApiOkResponse({ type: RunnerDetailResponse })
   @Get('runners/:runnerId')
   async show(@CurrentUser() user: User, @Param('runnerId') id: string) {
     return presentRunnerDetail(await this.runners.get(user, id));
   }
 
+  @ApiOkResponse({ type: RunnerDetailResponse })
   @Put('runners/:runnerId')
   async update(@CurrentUser() user: User, @Param('runnerId') id: string, @Input() dto: UpdateRunnerDto) {
     return presentRunnerDetail(await this.runners.update(user, id, dto));
   }
 
+  @ApiOkResponse({ type: RunnerResponse })
   @Delete('runners/:runnerId')
   async remove(@CurrentUser() user: User, @Param('runnerId') id: string) {
     return presentRunner(await this.runners.remove(user, id));
   }
 
+  @ApiPageResponse(RunnerResponse)
   @Get('projects/:id/runners')
   async listForProject(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListRunnersDto) {
     return (await this.runners.listForProject(user, id, q)).map(presentRunner);
   }
 
+  @ApiCreated(RunnerResponse)
   @Post('projects/:id/runners')
   async enable(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: EnableRunnerDto) {
     return presentRunner(await this.runners.enable(user, id, dto));
   }
 
+  @ApiOkResponse({ type: RunnerResponse })
   @Delete('projects/:id/runners/:runnerId')
   async disable(@CurrentUser() user: User, @Param('id') id: string, @Param('runnerId') runnerId: string) {
     return presentRunner(await this.runners.disable(user, id, runnerId));

@@ -1,8 +1,9 @@
 import { Runner } from './runner.entity';
 import { RunnerProjectRow } from './runners.repository';
+import { RunnerDetailResponse, RunnerResponse } from './runners.responses';
 
 /** GitLab 8.8's `Runner` entity. */
-export function presentRunner(r: Pick<Runner, 'id' | 'description' | 'active' | 'isShared' | 'name'>) {
+export function presentRunner(r: Pick<Runner, 'id' | 'description' | 'active' | 'isShared' | 'name'>): RunnerResponse {
   return { id: r.id, description: r.description, active: r.active, is_shared: r.isShared, name: r.name };
 }
 
@@ -13,7 +14,7 @@ export interface RunnerDetailView {
 }
 
 /** `RunnerDetails`: the summary plus the runner's self-description, tags, token (when shown) and projects. */
-export function presentRunnerDetail(v: RunnerDetailView) {
+export function presentRunnerDetail(v: RunnerDetailView): RunnerDetailResponse {
   const r = v.runner;
   return {
     ...presentRunner(r),

@@ -7,26 +7,33 @@ import { User } from '../../users/user.entity';
 import { TriggerBuildsDto } from './dto/triggers.dto';
 import { presentTrigger } from './triggers.presenter';
 import { TriggersService } from './triggers.service';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiCreated, ApiPageResponse } from '../../openapi/response-types';
+import { TriggerRequestResponse, TriggerResponse } from './triggers.responses';
 
 @Controller(`${API}/projects/:id`)
 export class TriggersController {
   constructor(private readonly triggers: TriggersService) {}
 
+  @ApiPageResponse(TriggerResponse)
   @Get('triggers')
   async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
     return (await this.triggers.list(user, id, q)).map(presentTrigger);
   }
 
+  @ApiOkResponse({ type: TriggerResponse })
   @Get('triggers/:token')
   async show(@CurrentUser() user: User, @Param('id') id: string, @Param('token') token: string) {
     return presentTrigger(await this.triggers.get(user, id, token));
   }
 
+  @ApiCreated(TriggerResponse)
   @Post('triggers')
   async create(@CurrentUser() user: User, @Param('id') id: string) {
     return presentTrigger(await this.triggers.create(user, id));
   }
 
+  @ApiOkResponse({ type: TriggerResponse })
   @Delete('triggers/:token')
   async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('token') token: string) {
     return presentTrigger(await this.triggers.remove(user, id, token));
@@ -34,8 +41,9 @@ export class TriggersController {
 
   /** No login: the trigger token is the credential. */
   @Public()
+  @ApiCreated(TriggerRequestResponse)
   @Post('trigger/builds')
-  trigger(@Param('id') id: string, @Input() dto: TriggerBuildsDto) {
+  trigger(@Param('id') id: string, @Input() dto: TriggerBuildsDto): Promise<TriggerRequestResponse> {
     return this.triggers.trigger(id, dto);
   }
 }

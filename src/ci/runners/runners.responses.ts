@@ -1,0 +1,66 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ProjectSummaryResponse } from '../../projects/projects.responses';
+import { ResponseEntity } from '../../openapi/response-types';
+
+@ResponseEntity('Runner')
+export class RunnerResponse {
+  @ApiProperty({ type: 'integer' })
+  id!: number;
+
+  @ApiProperty({ type: String, nullable: true })
+  description!: string | null;
+
+  @ApiProperty({ type: Boolean })
+  active!: boolean;
+
+  @ApiProperty({ type: Boolean })
+  is_shared!: boolean;
+
+  @ApiProperty({ type: String, nullable: true })
+  name!: string | null;
+}
+
+@ResponseEntity('RunnerDetail')
+export class RunnerDetailResponse {
+  @ApiProperty({ type: 'integer' })
+  id!: number;
+
+  @ApiProperty({ type: String, nullable: true })
+  description!: string | null;
+
+  @ApiProperty({ type: Boolean })
+  active!: boolean;
+
+  @ApiProperty({ type: Boolean })
+  is_shared!: boolean;
+
+  @ApiProperty({ type: String, nullable: true })
+  name!: string | null;
+
+  @ApiProperty({ type: [String] })
+  tag_list!: string[];
+
+  @ApiProperty({ type: Boolean })
+  run_untagged!: boolean;
+
+  @ApiProperty({ type: String, nullable: true })
+  version!: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  revision!: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  platform!: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  architecture!: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  contacted_at!: Date | string | null;
+
+  @ApiProperty({ type: String, description: 'only for administrators and specific runners', required: false })
+  token?: string;
+
+  @ApiProperty({ type: () => [ProjectSummaryResponse] })
+  projects!: ProjectSummaryResponse[];
+}
