@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NotFound } from '../common/errors/domain-errors';
+import { Logger } from '../common/http/logger';
 import { ProjectAbility } from '../common/policy/policy';
 import { RepositoryLocks } from '../database/repository-locks';
 import { GitService } from '../git/git.service';
@@ -47,6 +48,7 @@ export class GitAccess {
     private readonly git: GitService,
     private readonly push: PushService,
     private readonly locks: RepositoryLocks,
+    private readonly logger: Logger,
   ) {}
 
   /**
@@ -74,7 +76,13 @@ export class GitAccess {
    */
   run<T>(grant: GitGrant, caller: GitCaller, via: 'http' | 'ssh', serve: (onUpdates?: (u: RefUpdate[]) => Promise<void>) => Promise<T>): Promise<T> {
     const user = caller.user;
-    const onUpdates = user ? (updates: RefUpdate[]) => this.push.afterPush(grant.project, user, updates, via) : undefined;
+    // the refs moved whatever happens next: a failure after the push is logged, and the transfer still ends normally
+    const onUpdates = user
+      ? (updates: RefUpdate[]) =>
+          this.push.afterPush(grant.project, user, updates, via).catch((e: unknown) =>
+            this.logger.error('post-push processing failed', { project_id: grant.project.id, via, error: e instanceof Error ? e.message : String(e) }),
+          )
+      : undefined;
     if (grant.pushRules) return this.locks.run(grant.project.id, () => serve(onUpdates));
     return serve(onUpdates);
   }

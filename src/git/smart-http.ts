@@ -128,7 +128,7 @@ export async function serveSmartHttp(runner: GitRunner, o: SmartHttpRequest): Pr
   } finally {
     if (logDir) await rm(logDir, { recursive: true, force: true });
   }
-  if (updates.length && o.onUpdates) await o.onUpdates(updates).catch(() => undefined);
+  if (updates.length && o.onUpdates) await o.onUpdates(updates); // the caller logs its own failures
   if (!headersDone && !o.res.headersSent) {
     o.res.status(500).setHeader('Content-Type', 'text/plain');
     o.res.end('git http-backend failed\n');

@@ -353,7 +353,9 @@ export class MergeService {
         await this.mergeNow(user, project, mr, mr.mergeParams ?? {}, approved);
       } catch (err) {
         if (err instanceof SourceMoved) {
-          await this.cancelAutomaticMerge(mr.id, mr.mergeUserId).catch(() => undefined);
+          await this.cancelAutomaticMerge(mr.id, mr.mergeUserId).catch((e: unknown) =>
+            this.logger.error('cancelling an automatic merge failed', { merge_request_id: mr.id, error: e instanceof Error ? e.message : String(e) }),
+          );
           continue;
         }
         this.logger.error('automatic merge failed', { merge_request_id: mr.id, error: err instanceof Error ? err.message : String(err) });
