@@ -1,3 +1,4 @@
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const SETTINGS = '/api/v3/application/settings';
@@ -20,6 +21,7 @@ describe('application settings', () => {
     it('returns every field of the spec with its default', async () => {
       const res = await get().expect(200);
       expect(res.headers['content-type']).toBe('application/json');
+      await expectSchema(res, 'ApplicationSettings');
       const s = res.body;
       expect(s).toMatchObject({
         default_projects_limit: 10,
@@ -220,6 +222,7 @@ describe('application settings', () => {
     it('the whole GET object sent back with one change is accepted (client round trip)', async () => {
       const current = (await get()).body;
       const res = await put({ ...current, default_projects_limit: 11 }).expect(200);
+      await expectSchema(res, 'ApplicationSettings');
       const { updated_at: _u, ...unchanged } = current;
       expect(res.body).toMatchObject({ ...unchanged, default_projects_limit: 11 });
       expect(res.body.id).toBe(current.id);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { GitCli } from './helpers/git-cli';
 import { HookReceiver, sleep } from './helpers/hook-receiver';
 import { Json, planning, Team, TestProject } from './helpers/planning';
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 /** Project webhooks: GitLab 8.8's v3 endpoints (master+), deliveries through the durable queue. */
@@ -87,6 +88,7 @@ describe('project webhooks', () => {
     it('lists, shows, updates and deletes (200 with the hook; 200 null when absent)', async () => {
       const hook = await addHook('/crud2');
       const list = await api.get(tm.master, `/projects/${project.id}/hooks`).expect(200);
+      await expectSchema(list, 'ProjectHook[]');
       expect(list.body.map((h: Json) => h.id)).toContain(hook.id);
       await api.get(tm.owner, `/projects/${project.id}/hooks/${hook.id}`).expect(200);
       const upd = await api
@@ -95,6 +97,7 @@ describe('project webhooks', () => {
         .expect(200);
       expect(upd.body).toMatchObject({ id: hook.id, url: rx.url('/crud3'), push_events: false, note_events: true, enable_ssl_verification: false });
       const del = await api.del(tm.master, `/projects/${project.id}/hooks/${hook.id}`).expect(200);
+      await expectSchema(del, 'ProjectHook');
       expect(del.body.id).toBe(hook.id);
       const again = await api.del(tm.master, `/projects/${project.id}/hooks/${hook.id}`).expect(200);
       expect(again.body).toBeNull();

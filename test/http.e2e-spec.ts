@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { expectSchema } from './helpers/schema';
 import { EXTERNAL_URL, startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const USERS = '/api/v3/users';
@@ -576,6 +577,7 @@ describe('HTTP behaviour across the API', () => {
 
     it('GET /api/v3/version answers with the GitLab version for any user', async () => {
       const res = await t.http.get('/api/v3/version').set('PRIVATE-TOKEN', alice.token).expect(200);
+      await expectSchema(res, 'Version');
       expect(res.body).toEqual({ version: expect.stringMatching(/^8\.\d+\.\d+/), revision: expect.any(String) });
       const json = await t.http.get('/api/v3/version.json').set('PRIVATE-TOKEN', alice.token).expect(200);
       expect(json.body).toEqual(res.body);

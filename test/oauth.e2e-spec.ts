@@ -1,3 +1,4 @@
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 interface Issued {
@@ -28,6 +29,7 @@ describe('OAuth 2.0', () => {
   describe('POST /oauth/token, grant_type=password', () => {
     it('answers 200 with a bearer access token and a refresh token, not cacheable', async () => {
       const res = await passwordGrant('alice', alice.password).expect(200);
+      await expectSchema(res, 'OAuthToken');
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers['pragma']).toBe('no-cache');
@@ -268,6 +270,7 @@ describe('OAuth 2.0', () => {
       const tok = await issue(alice);
       await me(tok.access_token).expect(200);
       const res = await t.http.post('/oauth/revoke').type('form').send({ token: tok.access_token }).expect(200);
+      await expectSchema(res, 'Empty');
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.body).toEqual({});
       const after = await me(tok.access_token).expect(401);

@@ -7,6 +7,7 @@ import { App, createApp } from '../src/app.factory';
 import { GitCli } from './helpers/git-cli';
 import { HookReceiver, Received, sleep } from './helpers/hook-receiver';
 import { Json, planning } from './helpers/planning';
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 const SAMPLE = {
@@ -73,9 +74,11 @@ describe('system hooks', () => {
       }
       await allowLocal(true);
       const res = await api.post(t.root, '/hooks').send({ url: rx.url('/api', 'u:p') }).expect(201);
+      await expectSchema(res, 'SystemHook');
       expect(Array.isArray(res.body)).toBe(false);
       expect(res.body).toMatchObject({ id: expect.any(Number), url: rx.url('/api'), created_at: expect.stringMatching(/Z$/), push_events: true, tag_push_events: false });
       const list = await api.get(t.root, '/hooks').expect(200);
+      await expectSchema(list, 'SystemHook[]');
       expect(list.body.find((h: Json) => h.id === res.body.id)).toMatchObject({ id: res.body.id, url: rx.url('/api') });
       expect(list.headers['x-total']).toBe(String(list.body.length)); // paged like every list, whole on the first page
     });
@@ -83,6 +86,7 @@ describe('system hooks', () => {
     it('GET /hooks/:id sends the fixed sample synchronously and returns it; 404 for an unknown hook', async () => {
       const hook = (await api.post(t.root, '/hooks').send({ url: rx.url('/test', 'user:pw'), token: 'sys-token' }).expect(201)).body;
       const res = await api.get(t.root, `/hooks/${hook.id}`).expect(200);
+      await expectSchema(res, 'SystemHookTest');
       expect(res.body).toEqual(SAMPLE);
       const got = rx.at('/test'); // already there: the test is synchronous
       expect(got).toHaveLength(1);
@@ -94,6 +98,7 @@ describe('system hooks', () => {
         authorization: 'Basic ' + Buffer.from('user:pw').toString('base64'),
       });
       const log = await api.get(t.root, `/hooks/${hook.id}/events`).expect(200);
+      await expectSchema(log, 'HookDelivery[]');
       expect(log.body[0]).toMatchObject({ trigger: 'project_create', event: 'System Hook', response_status: 200, response_body: 'answer 200' });
       await api.get(t.root, '/hooks/999999').expect(404, { message: '404 Hook Not Found' });
       await api.get(t.root, '/hooks/abc').expect(404);
@@ -126,6 +131,7 @@ describe('system hooks', () => {
     it('DELETE: 200 with the raw row, 200 with null when absent', async () => {
       const hook = (await api.post(t.root, '/hooks').send({ url: rx.url('/del'), token: 'x' }).expect(201)).body;
       const res = await api.del(t.root, `/hooks/${hook.id}`).expect(200);
+      await expectSchema(res, 'SystemHookRecord');
       expect(res.body).toEqual({
         id: hook.id,
         url: rx.url('/del'),

@@ -1,7 +1,9 @@
 import { ApplicationSettings } from './application-settings.entity';
+import { ApplicationSettingsResponse } from './application-settings.responses';
 
 /** GitLab 8.8's settings keys, plus the spec's names (`avatar_enabled`, `container_registry_...`) and `domain_whitelist`. */
-export function presentSettings(s: ApplicationSettings) {
+/** The settings' own fields; the areas' additions (`runners_registration_token`) follow (adminFields). */
+export function presentSettings(s: ApplicationSettings): Omit<ApplicationSettingsResponse, 'runners_registration_token'> {
   return {
     id: s.id,
     default_projects_limit: s.defaultProjectsLimit,

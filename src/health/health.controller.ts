@@ -5,6 +5,8 @@ import { logAtDebug } from '../common/http/http-pipeline';
 import { API } from '../common/http/routes';
 import { presentLiveness, presentReadiness, presentVersion } from './health.presenter';
 import { HealthService } from './health.service';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { VersionResponse } from './version.responses';
 
 export { VERSION } from './health.service';
 
@@ -31,6 +33,7 @@ export class HealthController {
   }
 
   /** The GitLab version whose API this server speaks. */
+  @ApiOkResponse({ type: VersionResponse })
   @Get(`${API}/version`)
   version() {
     return presentVersion(this.health.version());

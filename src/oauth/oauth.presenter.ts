@@ -1,7 +1,9 @@
 import { IssuedToken } from './oauth.service';
+import { EmptyResponse } from '../openapi/response-types';
+import { OAuthTokenResponse } from './oauth.responses';
 
 /** RFC 6749 §5.1 access token response (Doorkeeper's keys and order). */
-export function presentIssuedToken(t: IssuedToken) {
+export function presentIssuedToken(t: IssuedToken): OAuthTokenResponse {
   return {
     access_token: t.accessToken,
     token_type: 'bearer',
@@ -12,6 +14,6 @@ export function presentIssuedToken(t: IssuedToken) {
 }
 
 /** RFC 7009: an empty JSON object, whether or not the token existed. */
-export function presentRevoked() {
+export function presentRevoked(): EmptyResponse {
   return {};
 }

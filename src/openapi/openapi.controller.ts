@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { Public } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
 import { OpenApiService } from './openapi.service';
+import { ApiOkResponse } from '@nestjs/swagger';
 
 @Controller(API)
 export class OpenApiController {
@@ -12,6 +13,7 @@ export class OpenApiController {
    * docs/openapi.json holds a copy). The HTTP pipeline drops the `.json` suffix of API paths.
    */
   @Public()
+  @ApiOkResponse({ schema: { type: 'object' }, description: 'this document (OpenAPI 3)' })
   @Get('openapi')
   document() {
     return this.openapi.get();

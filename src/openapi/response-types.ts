@@ -46,6 +46,11 @@ export function ApiOneOfResponse(types: Type<unknown>[], description: string, st
   return ApiResponse({ status, schema: { oneOf: types.map((t) => ({ $ref: getSchemaPath(t) })) }, description });
 }
 
+/** `type`, or `null` (a DELETE of something already gone). */
+export function ApiNullableResponse(type: Type<unknown>, description: string): MethodDecorator {
+  return ApiOkResponse({ schema: { allOf: [{ $ref: getSchemaPath(type) }], nullable: true }, description });
+}
+
 /** The POST answers `type` with 201 (the route's own status). */
 export function ApiCreated(type: Type<unknown>, description = ''): MethodDecorator {
   return ApiCreatedResponse({ type, description });
@@ -73,3 +78,7 @@ export function ApiTrueResponse(status = 200): MethodDecorator {
 
 /** Several decorators as one (re-exported for handlers that combine an answer with 304). */
 export const ApiResponses = applyDecorators;
+
+/** `{}`: an answer with nothing to say (OAuth revoke, the runner API's acknowledgements). */
+@ResponseEntity('Empty', 'An empty JSON object.')
+export class EmptyResponse {}

@@ -72,22 +72,4 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'DELETE /ci/api/v1/builds/{id}/artifacts': { schema: { type: 'object' } },
 
   // --- admin: system hooks, project hooks, settings; licenses; misc ---
-  'GET /hooks': page('SystemHook'),
-  'POST /hooks': one('SystemHook'),
-  'GET /hooks/{id}': one('SystemHookTest'),
-  'DELETE /hooks/{id}': { schema: { allOf: [{ $ref: '#/components/schemas/SystemHookRecord' }], nullable: true }, description: 'the deleted hook record; null when there was none' },
-  'GET /hooks/{id}/events': { ...page('HookDelivery'), description: 'the last 100 deliveries, newest first; all on the first page unless `per_page` says otherwise' },
-  'GET /projects/{id}/hooks': page('ProjectHook'),
-  'GET /projects/{id}/hooks/{hook_id}/events': { ...page('HookDelivery'), description: 'the last 100 deliveries, newest first; all on the first page unless `per_page` says otherwise' },
-  'GET /projects/{id}/hooks/{hook_id}': one('ProjectHook'),
-  'POST /projects/{id}/hooks': one('ProjectHook'),
-  'PUT /projects/{id}/hooks/{hook_id}': one('ProjectHook'),
-  'DELETE /projects/{id}/hooks/{hook_id}': { schema: { allOf: [{ $ref: '#/components/schemas/ProjectHook' }], nullable: true }, description: 'the deleted hook; null when there was none' },
-  'GET /application/settings': one('ApplicationSettings'),
-  'PUT /application/settings': one('ApplicationSettings'),
-  'POST /application/settings/reset_runners_registration_token': { ...one('ApplicationSettings'), description: 'the settings with a new runners_registration_token' },
-  'GET /version': one('Version'),
-  'GET /openapi.json': { schema: { type: 'object' }, description: 'this document (OpenAPI 3)' },
-  'POST /oauth/token': one('OAuthToken'),
-  'POST /oauth/revoke': { schema: { type: 'object' }, description: 'an empty object' },
 };

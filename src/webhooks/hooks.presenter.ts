@@ -1,4 +1,5 @@
 import { WebHook, WebHookLog } from './web-hook.entity';
+import { HookDeliveryResponse, ProjectHookResponse } from './hooks.responses';
 
 /** Delivery health of a hook (additive fields; GitLab 8.8 had none). */
 function health(h: WebHook) {
@@ -13,12 +14,12 @@ function health(h: WebHook) {
 }
 
 /** GitLab 8.8's ProjectHook entity (the token is never shown), plus delivery health. */
-export function presentProjectHook(h: WebHook) {
+export function presentProjectHook(h: WebHook): ProjectHookResponse {
   return {
     id: h.id,
     url: h.url,
     created_at: h.createdAt,
-    project_id: h.projectId,
+    project_id: h.projectId as number, // a project hook always has its project (system hooks share the row type)
     push_events: h.pushEvents,
     issues_events: h.issuesEvents,
     merge_requests_events: h.mergeRequestsEvents,
@@ -31,7 +32,7 @@ export function presentProjectHook(h: WebHook) {
 }
 
 /** One delivery of the hook's log. */
-export function presentDelivery(l: WebHookLog) {
+export function presentDelivery(l: WebHookLog): HookDeliveryResponse {
   return {
     id: Number(l.id),
     trigger: l.trigger,

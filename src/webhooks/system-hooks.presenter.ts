@@ -1,7 +1,8 @@
 import { WebHook } from './web-hook.entity';
+import { SystemHookRecordResponse, SystemHookResponse } from './system-hooks.responses';
 
 /** The spec's list/create view (`id, url, created_at`), plus the switches and delivery health (additive). */
-export function presentSystemHook(h: WebHook) {
+export function presentSystemHook(h: WebHook): SystemHookResponse {
   return {
     id: h.id,
     url: h.url,
@@ -18,7 +19,7 @@ export function presentSystemHook(h: WebHook) {
 }
 
 /** DELETE answers GitLab's raw row (the token is never shown: `null`, or `"[FILTERED]"` when one is set); `null` when absent. */
-export function presentDeletedSystemHook(h: WebHook | null) {
+export function presentDeletedSystemHook(h: WebHook | null): SystemHookRecordResponse | null {
   if (!h) return null;
   return {
     id: h.id,

@@ -1,0 +1,110 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ResponseEntity } from '../openapi/response-types';
+
+@ResponseEntity('SystemHook', 'The spec\'s list/create view (id, url, created_at), plus the switches and delivery health.')
+export class SystemHookResponse {
+  @ApiProperty({ type: 'integer' })
+  id!: number;
+
+  @ApiProperty({ type: String })
+  url!: string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: Date | string;
+
+  @ApiProperty({ type: Boolean })
+  push_events!: boolean;
+
+  @ApiProperty({ type: Boolean })
+  tag_push_events!: boolean;
+
+  @ApiProperty({ type: Boolean })
+  enable_ssl_verification!: boolean;
+
+  @ApiProperty({ type: 'integer' })
+  recent_failures!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  last_status!: number | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  last_error!: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  last_failure_at!: Date | string | null;
+
+  @ApiProperty({ type: Boolean })
+  disabled!: boolean;
+}
+
+@ResponseEntity('SystemHookRecord', 'The deleted system hook record (DELETE answer).')
+export class SystemHookRecordResponse {
+  @ApiProperty({ type: 'integer' })
+  id!: number;
+
+  @ApiProperty({ type: String })
+  url!: string;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  project_id!: number | null;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: Date | string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  updated_at!: Date | string;
+
+  @ApiProperty({ type: String, enum: ['SystemHook'] })
+  type!: string;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  service_id!: number | null;
+
+  @ApiProperty({ type: Boolean })
+  push_events!: boolean;
+
+  @ApiProperty({ type: Boolean })
+  issues_events!: boolean;
+
+  @ApiProperty({ type: Boolean })
+  merge_requests_events!: boolean;
+
+  @ApiProperty({ type: Boolean })
+  tag_push_events!: boolean;
+
+  @ApiProperty({ type: Boolean })
+  note_events!: boolean;
+
+  @ApiProperty({ type: Boolean })
+  enable_ssl_verification!: boolean;
+
+  @ApiProperty({ type: Boolean })
+  build_events!: boolean;
+
+  @ApiProperty({ type: Boolean })
+  wiki_page_events!: boolean;
+
+  @ApiProperty({ type: String, description: 'never shown: null, or "[FILTERED]" when one is set', nullable: true })
+  token!: string | null;
+}
+
+@ResponseEntity('SystemHookTest')
+export class SystemHookTestResponse {
+  @ApiProperty({ type: String })
+  event_name!: string;
+
+  @ApiProperty({ type: String })
+  name!: string;
+
+  @ApiProperty({ type: String })
+  path!: string;
+
+  @ApiProperty({ type: 'integer' })
+  project_id!: number;
+
+  @ApiProperty({ type: String })
+  owner_name!: string;
+
+  @ApiProperty({ type: String })
+  owner_email!: string;
+}
