@@ -224,11 +224,14 @@ describe('CI pipelines from pushes', () => {
     await queue.send(BUILD_FINISHED_QUEUE, { pipelineId: (await c.pipelines(p.id))[0].id, buildId: second.id });
     // a worker runs it: the pipeline fails (test failed, no later stage)
     await waitFor(async () => (await c.pipelines(p.id))[0].status === 'failed', 'the worker to move the pipeline on', 20_000);
-    const done = await t.sql<{ state: string }>(
-      `SELECT state::text AS state FROM pgboss.job WHERE name = $1 AND (data->>'buildId')::int = $2`,
-      [BUILD_FINISHED_QUEUE, second.id],
-    );
-    expect(done).toEqual([{ state: 'completed' }]);
+    // the queue marks the job completed just after its handler's transaction commits
+    const jobState = async () =>
+      t.sql<{ state: string }>(`SELECT state::text AS state FROM pgboss.job WHERE name = $1 AND (data->>'buildId')::int = $2`, [
+        BUILD_FINISHED_QUEUE,
+        second.id,
+      ]);
+    await waitFor(async () => (await jobState())[0]?.state !== 'active', 'the worker to complete its job', 20_000);
+    expect(await jobState()).toEqual([{ state: 'completed' }]);
   });
 
   it('traces are served with the build token and the project runners token masked', async () => {
