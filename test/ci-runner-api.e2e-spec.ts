@@ -1,4 +1,5 @@
 import { ci, Json, RUNNER_INFO, RUNNER_UA, waitFor } from './helpers/ci';
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const YML = `
@@ -43,6 +44,7 @@ describe('CI runner API v1 (as runner 1.3.5 drives it)', () => {
   describe('runners/register, verify, delete', () => {
     it('registers a shared runner with the registration token: 201 {id, token}, Content-Type exactly application/json', async () => {
       const res = await c.api.register({ token: await c.registrationToken(), description: 'test-runner', tag_list: 'a, b' });
+      await expectSchema(res, 'RunnerRegistration');
       expect(res.status).toBe(201);
       expect(res.headers['content-type']).toBe('application/json');
       expect(Object.keys(res.body)).toEqual(['id', 'token']);
@@ -84,6 +86,7 @@ describe('CI runner API v1 (as runner 1.3.5 drives it)', () => {
       const r = await c.registerRunner({ description: 'bye' });
       const res = await c.api.unregister(r.token);
       expect(res.status).toBe(200);
+      await expectSchema(res, 'RunnerRecord');
       expect(res.body).toMatchObject({ id: r.id, description: 'bye', is_shared: true });
       expect(res.body.token_digest).toBeUndefined();
       expect(res.body.token).toBeUndefined();
@@ -122,6 +125,7 @@ describe('CI runner API v1 (as runner 1.3.5 drives it)', () => {
     it('201 with the payload of runner-protocol §2.4', async () => {
       const res = await c.api.requestBuild(runner.token);
       expect(res.status).toBe(201);
+      await expectSchema(res, 'BuildDetails');
       expect(res.headers['content-type']).toBe('application/json');
       compile = res.body;
       expect(Object.keys(compile)).toEqual([
@@ -211,6 +215,7 @@ describe('CI runner API v1 (as runner 1.3.5 drives it)', () => {
         .attach('file', zip, { filename: 'artifacts.zip', contentType: 'application/octet-stream' });
       expect(res.status).toBe(201);
       expect(res.body.artifacts_file).toEqual({ filename: 'artifacts.zip', size: zip.length });
+      await expectSchema(res, 'BuildDetails');
       expect(
         (await t.http.post(`/ci/api/v1/builds/${compile.id}/artifacts`).set('BUILD-TOKEN', 'bad').attach('file', zip, 'a.zip')).status,
       ).toBe(403);

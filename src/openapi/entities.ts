@@ -242,7 +242,6 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
     status: enumOf(['valid', 'invalid']),
     errors: array(str('the error, naming the job and the key')),
   }),
-  RunnerRegistration: object({ id: int(), token: str() }),
 
   // --- admin: hooks, settings; licenses ---
 };

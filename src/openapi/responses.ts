@@ -62,14 +62,6 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   'POST /projects/{id}/pipelines/{pipeline_id}/retry': one('Pipeline', { description: 'the pipeline, its failed and canceled builds retried' }),
   'POST /projects/{id}/pipelines/{pipeline_id}/cancel': one('Pipeline', { status: 200, description: 'the pipeline, its pending and running builds canceled' }),
   'POST /ci/lint': one('CiLint', { status: 200 }),
-  'POST /ci/api/v1/runners/register': one('RunnerRegistration'),
-  'DELETE /ci/api/v1/runners/delete': { schema: { type: 'object' } },
-  'POST /ci/api/v1/builds/register': { schema: { type: 'object', description: 'the build to run, with its commands, variables and dependencies (runner-protocol.md)' }, status: 201 },
-  'PUT /ci/api/v1/builds/{id}': { schema: { type: 'object' } },
-  'PATCH /ci/api/v1/builds/{id}/trace.txt': { status: 202, description: 'headers Build-Status and Range' },
-  'POST /ci/api/v1/builds/{id}/artifacts': { schema: { type: 'object' } },
-  'GET /ci/api/v1/builds/{id}/artifacts': binary('the artifacts file'),
-  'DELETE /ci/api/v1/builds/{id}/artifacts': { schema: { type: 'object' } },
 
   // --- admin: system hooks, project hooks, settings; licenses; misc ---
 };

@@ -1,4 +1,6 @@
 import type { BuildRow } from '../builds/builds.repository';
+import type { BuildArtifactsFileResponse } from '../builds/builds.responses';
+import { BuildDetailsResponse, RunnerBuildResponse, RunnerRegistrationResponse } from './runner-api.responses';
 
 /** `repo_url`: the project's HTTP clone URL with `gitlab-ci-token:<build token>@` after the scheme. */
 export function repoUrl(externalUrl: string, projectPath: string, token: string): string {
@@ -8,12 +10,12 @@ export function repoUrl(externalUrl: string, projectPath: string, token: string)
   return u.toString();
 }
 
-function artifactsFile(b: BuildRow) {
+function artifactsFile(b: BuildRow): { artifacts_file?: BuildArtifactsFileResponse } {
   return b.artifactsFile ? { artifacts_file: { filename: b.artifactsFile, size: Number(b.artifactsSize ?? 0) } } : {};
 }
 
 /** The short `Build` entity of the runner API (each entry of `depends_on_builds`). */
-export function presentRunnerBuild(b: BuildRow, token: string | undefined) {
+export function presentRunnerBuild(b: BuildRow, token: string | undefined): RunnerBuildResponse {
   return {
     id: b.id,
     ref: b.ref,
@@ -37,7 +39,7 @@ export interface BuildPayloadExtras {
 }
 
 /** `BuildDetails`: what `builds/register` answers (runner-protocol §2.4, GitLab 8.8's key order). */
-export function presentBuildDetails(b: BuildRow, x: BuildPayloadExtras) {
+export function presentBuildDetails(b: BuildRow, x: BuildPayloadExtras): BuildDetailsResponse {
   return {
     id: b.id,
     ref: b.ref,
@@ -62,6 +64,6 @@ export function presentBuildDetails(b: BuildRow, x: BuildPayloadExtras) {
 }
 
 /** `runners/register`: exactly `{id, token}`. */
-export function presentRegisteredRunner(id: number, token: string) {
+export function presentRegisteredRunner(id: number, token: string): RunnerRegistrationResponse {
   return { id, token };
 }
