@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Logger } from '../src/common/http/logger';
 import { ci, Json, waitFor } from './helpers/ci';
 import { GitCli } from './helpers/git-cli';
+import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const SIMPLE = 'build:\n  stage: build\n  script: make\ntest:\n  script: make test\n';
@@ -78,6 +79,7 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
         expect(logged[0][1]).toMatchObject({ project_id: p.id, pipeline_id: pl.id, ref: 'master', sha, error: "jobs:job1 script can't be blank" });
 
         const shown = await as(owner).get(`/projects/${p.id}/pipelines/${pl.id}`).expect(200);
+        await expectSchema(shown, 'Pipeline');
         expect(shown.body).toMatchObject({ id: pl.id, status: 'failed', yaml_errors: "jobs:job1 script can't be blank", ref: 'master', sha, tag: false });
       } finally {
         warn.mockRestore();
@@ -116,6 +118,7 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
 
     it('lists newest first with GitLab\'s Pipeline entity and the standard pagination headers', async () => {
       const res = await as(reporter).get(`/projects/${p.id}/pipelines?per_page=2`).expect(200);
+      await expectSchema(res, 'Pipeline[]');
       expect(res.headers['x-total']).toBe('3');
       expect(res.headers['x-total-pages']).toBe('2');
       expect(res.headers['x-per-page']).toBe('2');
@@ -198,6 +201,7 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       const pushed = await waitFor(async () => (await c.pipelines(p.id))[0], 'pipeline of the push');
       expect(pushed.status).toBe('skipped');
       const res = await as(owner).post(`/projects/${p.id}/pipeline`, { ref: 'master' }).expect(201);
+      await expectSchema(res, 'Pipeline');
       expect(res.body).toMatchObject({ ref: 'master', tag: false, status: 'pending', yaml_errors: null, before_sha: '0'.repeat(40) });
       expect(res.body.user.id).toBe(owner.id);
       const builds = (await c.builds(p.id)).filter((b) => b.pipeline_id === res.body.id);
@@ -255,12 +259,14 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       await waitFor(async () => (await c.builds(p.id)).find((b) => b.id === second.id)?.status === 'running', 'running build');
 
       const canceled = await as(owner).post(`/projects/${p.id}/pipelines/${p.pipelineId}/cancel`).expect(200);
+      await expectSchema(canceled, 'Pipeline');
       const afterCancel = await c.builds(p.id);
       expect(afterCancel.map((b) => b.status).sort()).toEqual(['canceled', 'canceled', 'failed']);
       expect(canceled.body).toMatchObject({ id: p.pipelineId, status: 'failed' });
       expect(canceled.body.finished_at).toEqual(expect.any(String));
 
       const retried = await as(owner).post(`/projects/${p.id}/pipelines/${p.pipelineId}/retry`).expect(201);
+      await expectSchema(retried, 'Pipeline');
       const afterRetry = await c.builds(p.id);
       expect(afterRetry).toHaveLength(6);
       const fresh = afterRetry.slice(3);
@@ -290,6 +296,7 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
   describe('POST /ci/lint', () => {
     it('valid content: status valid, no errors', async () => {
       const res = await as(stranger).post('/ci/lint', { content: SIMPLE }).expect(200);
+      await expectSchema(res, 'CiLint');
       expect(res.body).toEqual({ status: 'valid', errors: [] });
     });
 

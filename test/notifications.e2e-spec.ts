@@ -1,3 +1,4 @@
+import { expectSchema } from './helpers/schema';
 import { EXTERNAL_URL, startTestApp, TestApp, TestUser } from './helpers/test-app';
 import { ci, waitFor } from './helpers/ci';
 import { ReceivedMail, SmtpTestServer } from './helpers/smtp';
@@ -52,10 +53,12 @@ describe('email notifications', () => {
   describe('notification settings API (GitLab 8.12)', () => {
     it('global: participating and the account email by default; level, custom events and notification_email set', async () => {
       const g = await api(dev).get('/notification_settings').expect(200);
+      await expectSchema(g, 'GlobalNotificationSetting');
       expect(g.body).toEqual({ level: 'participating', notification_email: dev.email });
       const w = await api(dev).put('/notification_settings', { level: 'watch' }).expect(200);
       expect(w.body).toEqual({ level: 'watch', notification_email: dev.email });
       const c = await api(dev).put('/notification_settings', { level: 'custom', new_note: true, close_issue: 'true' }).expect(200);
+      await expectSchema(c, 'GlobalNotificationSetting');
       expect(c.body.level).toBe('custom');
       expect(c.body.events).toMatchObject({ new_note: true, close_issue: true, new_issue: false, failed_pipeline: false });
       await api(dev).put('/notification_settings', { level: 'participating' }).expect(200);
@@ -79,6 +82,7 @@ describe('email notifications', () => {
 
     it('project: global by default, set by a member, shown as notification_level in permissions; 404 for a project the caller cannot see', async () => {
       expect((await api(watcher).get(`/projects/${projectId}/notification_settings`).expect(200)).body).toEqual({ level: 'global' });
+      await expectSchema(await api(watcher).get(`/projects/${projectId}/notification_settings`).expect(200), 'NotificationSetting');
       expect((await api(watcher).get(`/projects/${projectId}`)).body.permissions.project_access).toEqual({ access_level: 30, notification_level: 3 });
       expect((await api(watcher).put(`/projects/${projectId}/notification_settings`, { level: 'watch' }).expect(200)).body).toEqual({ level: 'watch' });
       expect((await api(watcher).get(`/projects/${projectId}`)).body.permissions.project_access).toEqual({ access_level: 30, notification_level: 2 });

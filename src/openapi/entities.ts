@@ -194,23 +194,6 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
   ),
 
   // --- users, keys, emails, namespaces, groups, members ---
-  NotificationSetting: object(
-    {
-      level: enumOf(['disabled', 'participating', 'watch', 'global', 'mention', 'custom']),
-      events: object(Object.fromEntries(NOTIFICATION_EVENTS.map((e) => [e, bool()]))),
-    },
-    ['events'],
-    'A notification level (GitLab 8.12); `events`, the custom level\'s switches, only for `custom`.',
-  ),
-  GlobalNotificationSetting: object(
-    {
-      level: enumOf(['disabled', 'participating', 'watch', 'global', 'mention', 'custom']),
-      events: object(Object.fromEntries(NOTIFICATION_EVENTS.map((e) => [e, bool()]))),
-      notification_email: str('where notifications are sent: the account email unless set'),
-    },
-    ['events'],
-    'The global notification level (default participating) and address.',
-  ),
 
   // --- projects and events ---
 
@@ -221,27 +204,6 @@ export const ENTITY_SCHEMAS: Record<string, Schema> = {
   // --- merge requests (module in progress) ---
 
   // --- CI (modules in progress) ---
-  Pipeline: object({
-    id: int(),
-    sha: str(),
-    ref: nullable(str()),
-    status: nullable(enumOf(['pending', 'running', 'success', 'failed', 'canceled', 'skipped'])),
-    before_sha: nullable(str()),
-    tag: bool(),
-    yaml_errors: nullable(str('why the .gitlab-ci.yml is invalid (the pipeline is then failed, without builds)')),
-    user: nullable(ref('UserBasic')),
-    created_at: time(),
-    updated_at: time(),
-    started_at: nullable(time()),
-    finished_at: nullable(time()),
-    committed_at: nullable(time()),
-    duration: nullable(int('seconds from start to finish')),
-    coverage: nullable(str('mean coverage of the latest builds, "%.2f"')),
-  }),
-  CiLint: object({
-    status: enumOf(['valid', 'invalid']),
-    errors: array(str('the error, naming the job and the key')),
-  }),
 
   // --- admin: hooks, settings; licenses ---
 };

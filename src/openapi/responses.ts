@@ -40,12 +40,6 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   // --- session, users, keys, emails ---
 
   // --- namespaces, groups, members ---
-  'GET /notification_settings': one('GlobalNotificationSetting'),
-  'PUT /notification_settings': one('GlobalNotificationSetting'),
-  'GET /groups/{id}/notification_settings': one('NotificationSetting'),
-  'PUT /groups/{id}/notification_settings': one('NotificationSetting'),
-  'GET /projects/{id}/notification_settings': one('NotificationSetting'),
-  'PUT /projects/{id}/notification_settings': one('NotificationSetting'),
 
   // --- projects ---
 
@@ -56,12 +50,6 @@ export const RESPONSES: Record<string, ResponseSpec> = {
   // --- merge requests (module in progress) ---
 
   // --- CI (modules in progress) ---
-  'GET /projects/{id}/pipelines': page('Pipeline'),
-  'GET /projects/{id}/pipelines/{pipeline_id}': one('Pipeline'),
-  'POST /projects/{id}/pipeline': one('Pipeline', { description: 'the new pipeline of the head of `ref` (a failed one with `yaml_errors` for an invalid file)' }),
-  'POST /projects/{id}/pipelines/{pipeline_id}/retry': one('Pipeline', { description: 'the pipeline, its failed and canceled builds retried' }),
-  'POST /projects/{id}/pipelines/{pipeline_id}/cancel': one('Pipeline', { status: 200, description: 'the pipeline, its pending and running builds canceled' }),
-  'POST /ci/lint': one('CiLint', { status: 200 }),
 
   // --- admin: system hooks, project hooks, settings; licenses; misc ---
 };

@@ -1,6 +1,7 @@
 import { PresentContext, presentUserBasic } from '../../users/users.presenter';
 import type { User } from '../../users/user.entity';
 import type { Pipeline } from './pipeline.entity';
+import { CiLintResponse, PipelineResponse } from './pipelines.responses';
 
 /** A pipeline with what its presenter needs besides the row (loaded in bounded queries by the service). */
 export interface PipelineView {
@@ -14,7 +15,7 @@ export interface PipelineView {
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 
 /** The v3 `Pipeline` entity of GitLab 8.11–8.14 (lib/api/entities.rb). */
-export function presentPipeline(v: PipelineView, ctx: PresentContext) {
+export function presentPipeline(v: PipelineView, ctx: PresentContext): PipelineResponse {
   const p = v.pipeline;
   const started = p.startedAt ? new Date(p.startedAt).getTime() : null;
   const finished = p.finishedAt ? new Date(p.finishedAt).getTime() : null;
@@ -27,8 +28,8 @@ export function presentPipeline(v: PipelineView, ctx: PresentContext) {
     tag: p.tag,
     yaml_errors: p.yamlErrors,
     user: v.user ? presentUserBasic(v.user, ctx) : null,
-    created_at: iso(p.createdAt),
-    updated_at: iso(p.updatedAt),
+    created_at: new Date(p.createdAt).toISOString(),
+    updated_at: new Date(p.updatedAt).toISOString(),
     started_at: iso(p.startedAt),
     finished_at: iso(p.finishedAt),
     committed_at: v.committedAt,
@@ -38,6 +39,6 @@ export function presentPipeline(v: PipelineView, ctx: PresentContext) {
 }
 
 /** `POST /ci/lint` (GitLab 8.12): `valid` with no errors, or `invalid` with the file's error. */
-export function presentLint(error: string | null) {
+export function presentLint(error: string | null): CiLintResponse {
   return error === null ? { status: 'valid', errors: [] } : { status: 'invalid', errors: [error] };
 }
