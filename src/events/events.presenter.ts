@@ -3,6 +3,7 @@ import { User } from '../users/user.entity';
 import { presentNote } from '../notes/notes.presenter';
 import { Event } from './event.entity';
 import { EventFeed, EventRow } from './events.service';
+import { Paginated } from '../common/pagination/pagination';
 import { EventResponse } from './events.responses';
 
 /** GitLab's `Event#action_name`. */
@@ -53,6 +54,6 @@ export function presentEvent(row: EventRow, viewer: User | undefined, ctx: Prese
 }
 
 /** A page of a feed. */
-export function presentFeed(feed: EventFeed, viewer: User | undefined) {
+export function presentFeed(feed: EventFeed, viewer: User | undefined): Paginated<EventResponse> {
   return feed.page.map((row) => presentEvent(row, viewer, feed.ctx));
 }
