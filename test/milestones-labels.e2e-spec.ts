@@ -248,6 +248,7 @@ describe('milestones and labels', () => {
       expect(refused.body).toEqual({ message: '403 Forbidden' });
       await h.del(tm.developer, `/projects/${p.id}/labels`).send({ name: 'doomed' }).expect(403);
       const res = await h.del(tm.master, `/projects/${p.id}/labels`).send({ name: 'doomed' }).expect(200);
+      await expectSchema(res, 'LabelRecord');
       expect(Object.keys(res.body).sort()).toEqual(['color', 'created_at', 'description', 'id', 'project_id', 'template', 'title', 'updated_at']);
       expect(res.body).toMatchObject({ title: 'doomed', color: '#428BCA', project_id: p.id, template: false, description: null });
       expect((await h.get(tm.owner, `/projects/${p.id}/issues/${i.id}`).expect(200)).body.labels).toEqual(['kept']);

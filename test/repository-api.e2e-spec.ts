@@ -141,6 +141,7 @@ describe('repository API', () => {
     it('gets a branch by name, with `/` raw or as %2F; unknown → 404 Branch Not Found', async () => {
       for (const path of ['fix/nested', 'fix%2Fnested', 'fix%2fnested']) {
         const res = await get(bob, `${R}/branches/${path}`).expect(200);
+        await expectSchema(res, 'Branch');
         expect(res.body).toMatchObject({ name: 'fix/nested', protected: false, commit: { id: c2 } });
       }
       const res = await get(bob, `${R}/branches/nope`).expect(404);
@@ -287,6 +288,7 @@ describe('repository API', () => {
 
     it('releases: POST 201 / 404 Tag does not exist / 409 Release already exists; PUT 200 / 404', async () => {
       let res = await as(bob, t.http.post(`${R}/tags/v1.0/release`)).send({ description: 'First release' }).expect(201);
+      await expectSchema(res, 'Release');
       expect(res.body).toEqual({ tag_name: 'v1.0', description: 'First release' });
       expect((await as(bob, t.http.post(`${R}/tags/v1.0/release`)).send({ description: 'again' }).expect(409)).body).toEqual({ message: '409 Release already exists' });
       expect((await as(bob, t.http.post(`${R}/tags/nope/release`)).send({ description: 'x' }).expect(404)).body).toEqual({ message: '404 Tag Not Found' });
@@ -745,6 +747,7 @@ describe('repository API', () => {
 
     it('contributors of the default branch, grouped by email, newest author first, additions/deletions 0', async () => {
       const res = await get(carol, `${R}/contributors`).expect(200);
+      await expectSchema(res, 'Contributor[]');
       expect(res.body).toEqual([
         { name: 'Ann Author', email: 'ann@example.com', commits: 2, additions: 0, deletions: 0 },
         { name: 'Ben Builder', email: 'ben@example.com', commits: 1, additions: 0, deletions: 0 },
@@ -764,6 +767,7 @@ describe('repository API', () => {
     it('GET: base64 content, blob_id, commit_id and last_commit_id', async () => {
       const tree = (await get(carol, `${R}/tree`).query({ path: 'docs' })).body as Json[];
       const res = await get(carol, F()).query({ file_path: 'docs/guide.md', ref: 'master' }).expect(200);
+      await expectSchema(res, 'RepositoryFile');
       expect(res.body).toEqual({
         file_name: 'guide.md',
         file_path: 'docs/guide.md',
@@ -816,6 +820,7 @@ describe('repository API', () => {
       expect(diff).toEqual([expect.objectContaining({ new_path: 'notes/todo.txt', new_file: false, diff: expect.stringContaining('+buy bread') })]);
 
       const removed = await as(bob, t.http.delete(F())).send({ file_path: 'notes/todo.txt', branch_name: 'work', commit_message: 'Remove todo' }).expect(200);
+      await expectSchema(removed, 'FileCommit');
       expect(removed.body).toEqual({ file_name: 'notes/todo.txt', file_path: 'notes/todo.txt', branch_name: 'work' });
       await get(bob, F()).query({ file_path: 'notes/todo.txt', ref: 'work' }).expect(404);
       head = (await get(bob, `${R}/commits/work`)).body;
