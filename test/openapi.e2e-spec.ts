@@ -27,7 +27,7 @@ const SPEC_FILE = [process.env.SPEC_FILE, resolve(ROOT, '..', 'shared', 'spec', 
  */
 const PENDING: string[] = [];
 
-/** Route keys (responses.ts, paths.ts) of the areas in PENDING: none left. */
+/** Route keys (paths.ts expansions) of the areas in PENDING: none left. */
 const PENDING_AREAS = /(?!)/;
 
 type Json = Record<string, unknown>;

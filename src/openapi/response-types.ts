@@ -1,4 +1,4 @@
-import { applyDecorators, Type } from '@nestjs/common';
+import { Type } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 
 /**
@@ -76,9 +76,6 @@ export function ApiTrueResponse(status = 200): MethodDecorator {
   return ApiResponse({ status, description: 'the JSON value `true`', schema: { type: 'boolean', enum: [true] } });
 }
 
-/** Several decorators as one (re-exported for handlers that combine an answer with 304). */
-export const ApiResponses = applyDecorators;
-
-/** `{}`: an answer with nothing to say (OAuth revoke, the runner API's acknowledgements). */
+/** `{}`: an answer with nothing to say (OAuth revoke). */
 @ResponseEntity('Empty', 'An empty JSON object.')
 export class EmptyResponse {}
