@@ -14,7 +14,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { Client } = require('pg');
-const { createHarness, rssMb, treeRssMb } = require('./harness');
+const { createHarness, rssMb, peakDuring } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const MB = Number(process.env.BENCH_GIT_MB || 1024);
@@ -25,22 +25,6 @@ const DB_NAME = `bench_transfer_${Date.now()}_${process.pid}`;
 const h = createHarness('bench:transfer');
 const { log, freePort, startProcess, waitReady, sleep } = h;
 
-/** Samples the peak RSS of `pid` (own, and with its children) while `work` runs. */
-async function peakDuring(pid, work) {
-  let own = rssMb(pid);
-  let tree = treeRssMb(pid);
-  const timer = setInterval(() => {
-    own = Math.max(own, rssMb(pid));
-    tree = Math.max(tree, treeRssMb(pid));
-  }, 50);
-  const t0 = process.hrtime.bigint();
-  try {
-    await work();
-  } finally {
-    clearInterval(timer);
-  }
-  return { seconds: Math.round((Number(process.hrtime.bigint() - t0) / 1e9) * 100) / 100, peak_rss_mb: Math.round(own), peak_tree_rss_mb: Math.round(tree) };
-}
 
 function git(args, opts = {}) {
   return new Promise((resolve, reject) => {
@@ -87,9 +71,9 @@ h.run(async () => {
   log(`repository of ${files} × 8 MB files committed`);
   const idle = Math.round(rssMb(app.pid));
 
-  const push = await peakDuring(app.pid, () => git(['-c', 'pack.compression=0', 'push', '-q', remote, 'master'], { cwd: src, home }));
+  const { result: _push, ...push } = await peakDuring(app.pid, () => git(['-c', 'pack.compression=0', 'push', '-q', remote, 'master'], { cwd: src, home }));
   log(`push: ${JSON.stringify(push)}`);
-  const clone = await peakDuring(app.pid, () => git(['clone', '-q', '--bare', remote, path.join(work, 'clone.git')], { home }));
+  const { result: _clone, ...clone } = await peakDuring(app.pid, () => git(['clone', '-q', '--bare', remote, path.join(work, 'clone.git')], { home }));
   log(`clone: ${JSON.stringify(clone)}`);
   const t0 = process.hrtime.bigint();
   await git(['clone', '-q', '--bare', '--no-local', src, path.join(work, 'local.git')], { home });

@@ -239,4 +239,22 @@ function createHarness(label) {
   };
 }
 
-module.exports = { createHarness, cpuMs, CLK_TCK, rssMb, treeRssMb };
+/** Samples the peak RSS of `pid` (own, and with its children such as git) while `work` runs. */
+async function peakDuring(pid, work) {
+  let own = rssMb(pid);
+  let tree = treeRssMb(pid);
+  const timer = setInterval(() => {
+    own = Math.max(own, rssMb(pid));
+    tree = Math.max(tree, treeRssMb(pid));
+  }, 50);
+  const t0 = process.hrtime.bigint();
+  let result;
+  try {
+    result = await work();
+  } finally {
+    clearInterval(timer);
+  }
+  return { result, seconds: Math.round((Number(process.hrtime.bigint() - t0) / 1e9) * 100) / 100, peak_rss_mb: Math.round(own), peak_tree_rss_mb: Math.round(tree) };
+}
+
+module.exports = { createHarness, cpuMs, CLK_TCK, rssMb, treeRssMb, peakDuring };

@@ -15,7 +15,7 @@ const { execFileSync } = require('node:child_process');
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { createHarness, rssMb, treeRssMb } = require('./harness');
+const { createHarness, rssMb, treeRssMb, peakDuring } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const MB = Number(process.env.BENCH_BLOB_MB || 1024);
@@ -25,24 +25,6 @@ const DB_NAME = `bench_blob_${Date.now()}_${process.pid}`;
 
 const h = createHarness('bench:blob');
 const { log, freePort, startProcess, waitReady } = h;
-
-/** Samples the peak RSS of `pid` (own, and with its children such as git) while `work` runs. */
-async function peakDuring(pid, work) {
-  let own = rssMb(pid);
-  let tree = treeRssMb(pid);
-  const timer = setInterval(() => {
-    own = Math.max(own, rssMb(pid));
-    tree = Math.max(tree, treeRssMb(pid));
-  }, 50);
-  const t0 = process.hrtime.bigint();
-  let result;
-  try {
-    result = await work();
-  } finally {
-    clearInterval(timer);
-  }
-  return { result, seconds: Math.round((Number(process.hrtime.bigint() - t0) / 1e9) * 100) / 100, peak_rss_mb: Math.round(own), peak_tree_rss_mb: Math.round(tree) };
-}
 
 /** Writes `size` bytes of generated, non-repeating content to `file`; returns their SHA-1. */
 async function writeGenerated(file, size) {

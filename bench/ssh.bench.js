@@ -16,7 +16,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { createHarness, rssMb, treeRssMb } = require('./harness');
+const { createHarness, rssMb, peakDuring } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const MB = Number(process.env.BENCH_SSH_MB || 10);
@@ -44,21 +44,6 @@ function run(cmd, args, opts = {}) {
   });
 }
 
-async function peakDuring(pid, work) {
-  let own = rssMb(pid);
-  let tree = treeRssMb(pid);
-  const timer = setInterval(() => {
-    own = Math.max(own, rssMb(pid));
-    tree = Math.max(tree, treeRssMb(pid));
-  }, 50);
-  const t0 = process.hrtime.bigint();
-  try {
-    await work();
-  } finally {
-    clearInterval(timer);
-  }
-  return { seconds: Math.round((Number(process.hrtime.bigint() - t0) / 1e9) * 100) / 100, peak_rss_mb: Math.round(own), peak_tree_rss_mb: Math.round(tree) };
-}
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -145,8 +130,8 @@ h.run(async () => {
     await api('POST', '/projects', { name: 'big' }, token);
     const bigSrc = makeRepo('big-src', BIG_MB);
     const idle = Math.round(rssMb(app.pid));
-    const push = await peakDuring(app.pid, () => run('git', ['-c', 'pack.compression=0', 'push', '-q', sshUrl('big'), 'master'], { cwd: bigSrc, env }));
-    const clone = await peakDuring(app.pid, () => run('git', ['clone', '-q', '--bare', sshUrl('big'), path.join(work, 'big-clone.git')], { env }));
+    const { result: _push, ...push } = await peakDuring(app.pid, () => run('git', ['-c', 'pack.compression=0', 'push', '-q', sshUrl('big'), 'master'], { cwd: bigSrc, env }));
+    const { result: _clone, ...clone } = await peakDuring(app.pid, () => run('git', ['clone', '-q', '--bare', sshUrl('big'), path.join(work, 'big-clone.git')], { env }));
     big = { size_mb: BIG_MB, idle_rss_mb: idle, push, clone };
     log(`${BIG_MB} MB: push ${JSON.stringify(push)}, clone ${JSON.stringify(clone)}`);
   }

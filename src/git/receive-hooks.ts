@@ -1,4 +1,6 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -44,6 +46,49 @@ const log = process.env.GLV3_PUSH_LOG;
 const input = fs.readFileSync(0, 'utf8');
 if (log) fs.appendFileSync(log, input);
 `;
+
+/** One ref a push moved, as git's post-receive hook reports it. */
+export interface RefUpdate {
+  oldSha: string;
+  newSha: string;
+  ref: string;
+}
+
+/**
+ * The hooks' side channel of one push, whatever the transport: the environment that hands the rules to
+ * pre-receive and a log file to post-receive, and the applied updates read back once git is done.
+ */
+export class PushLog {
+  private constructor(
+    private readonly dir: string,
+    private readonly rules: PushRules,
+  ) {}
+
+  static async open(rules: PushRules | undefined): Promise<PushLog | undefined> {
+    return rules ? new PushLog(await mkdtemp(join(tmpdir(), 'glv3-push-')), rules) : undefined;
+  }
+
+  get env(): Record<string, string> {
+    return { GLV3_PUSH_RULES: JSON.stringify(this.rules), GLV3_PUSH_LOG: join(this.dir, 'updates') };
+  }
+
+  /** The updates git applied (none unless it succeeded); the log is removed. */
+  async close(succeeded: boolean): Promise<RefUpdate[]> {
+    try {
+      if (!succeeded) return [];
+      const text = await readFile(join(this.dir, 'updates'), 'utf8').catch(() => '');
+      return text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => {
+          const [oldSha, newSha, ref] = l.split(' ');
+          return { oldSha, newSha, ref };
+        });
+    } finally {
+      await rm(this.dir, { recursive: true, force: true });
+    }
+  }
+}
 
 export interface PushRules {
   canPush: boolean;

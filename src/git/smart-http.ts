@@ -1,15 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import type { Request, Response } from 'express';
 import { GitRunner } from './git-runner';
-import { PushRules } from './receive-hooks';
+import { PushLog, PushRules, RefUpdate } from './receive-hooks';
 
-export interface RefUpdate {
-  oldSha: string;
-  newSha: string;
-  ref: string;
-}
+export type { RefUpdate };
 
 export type SmartHttpAction = 'info/refs' | 'git-upload-pack' | 'git-receive-pack';
 
@@ -37,8 +31,7 @@ const TIMEOUT_MS = 60 * 60_000;
  * the hooks get the push rules and report applied updates, which are returned once git is done.
  */
 export async function serveSmartHttp(runner: GitRunner, o: SmartHttpRequest): Promise<RefUpdate[]> {
-  const logDir = o.pushRules ? await mkdtemp(join(tmpdir(), 'glv3-push-')) : undefined;
-  const pushLog = logDir ? join(logDir, 'updates') : undefined;
+  const pushLog = await PushLog.open(o.pushRules);
   const query = o.req.url.includes('?') ? o.req.url.slice(o.req.url.indexOf('?') + 1) : '';
   const env: Record<string, string> = {
     GIT_PROJECT_ROOT: o.repositoriesRoot,
@@ -63,10 +56,7 @@ export async function serveSmartHttp(runner: GitRunner, o: SmartHttpRequest): Pr
   const protocol = o.req.headers['git-protocol'];
   if (typeof protocol === 'string' && /^[a-z0-9=:.]{1,64}$/i.test(protocol)) env.GIT_PROTOCOL = protocol;
   if (o.req.headers['content-length']) env.CONTENT_LENGTH = String(o.req.headers['content-length']);
-  if (o.pushRules && pushLog) {
-    env.GLV3_PUSH_RULES = JSON.stringify(o.pushRules);
-    env.GLV3_PUSH_LOG = pushLog;
-  }
+  if (pushLog) Object.assign(env, pushLog.env);
 
   const child = runner.spawn(['http-backend'], { env, timeoutMs: TIMEOUT_MS });
   o.req.pipe(child.stdin);
@@ -113,21 +103,7 @@ export async function serveSmartHttp(runner: GitRunner, o: SmartHttpRequest): Pr
   });
 
   const code: number | null = await new Promise((resolve) => child.on('close', resolve));
-  let updates: RefUpdate[] = [];
-  try {
-    if (code === 0 && pushLog) {
-      const text = await readFile(pushLog, 'utf8').catch(() => '');
-      updates = text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => {
-          const [oldSha, newSha, ref] = l.split(' ');
-          return { oldSha, newSha, ref };
-        });
-    }
-  } finally {
-    if (logDir) await rm(logDir, { recursive: true, force: true });
-  }
+  const updates = (await pushLog?.close(code === 0)) ?? [];
   if (updates.length && o.onUpdates) await o.onUpdates(updates); // the caller logs its own failures
   if (!headersDone && !o.res.headersSent) {
     o.res.status(500).setHeader('Content-Type', 'text/plain');

@@ -1,10 +1,6 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { GitRunner } from './git-runner';
-import { PushRules } from './receive-hooks';
-import { RefUpdate } from './smart-http';
+import { PushLog, PushRules, RefUpdate } from './receive-hooks';
 
 /** The git services a client may run over SSH (what `git clone/fetch/push/archive --remote` ask for). */
 export type GitSshService = 'git-upload-pack' | 'git-receive-pack' | 'git-upload-archive';
@@ -35,8 +31,7 @@ const TIMEOUT_MS = 60 * 60_000;
  */
 export async function serveGitSsh(runner: GitRunner, x: SshGitExchange): Promise<number> {
   if (x.service === 'git-receive-pack' && !x.pushRules) throw new Error('push rules missing');
-  const logDir = x.pushRules ? await mkdtemp(join(tmpdir(), 'glv3-push-')) : undefined;
-  const pushLog = logDir ? join(logDir, 'updates') : undefined;
+  const pushLog = await PushLog.open(x.pushRules);
   const env: Record<string, string> = {
     GIT_CONFIG_COUNT: '2',
     GIT_CONFIG_KEY_0: 'core.hooksPath',
@@ -45,10 +40,7 @@ export async function serveGitSsh(runner: GitRunner, x: SshGitExchange): Promise
     GIT_CONFIG_VALUE_1: 'true',
   };
   if (x.protocol) env.GIT_PROTOCOL = x.protocol;
-  if (x.pushRules && pushLog) {
-    env.GLV3_PUSH_RULES = JSON.stringify(x.pushRules);
-    env.GLV3_PUSH_LOG = pushLog;
-  }
+  if (pushLog) Object.assign(env, pushLog.env);
   const sub = x.service.slice('git-'.length); // upload-pack, receive-pack, upload-archive
   // the directory is our own storage path, never a client value
   const child = runner.spawn([sub, x.gitDir], { env, timeoutMs: TIMEOUT_MS });
@@ -59,21 +51,7 @@ export async function serveGitSsh(runner: GitRunner, x: SshGitExchange): Promise
   child.stderr.pipe(x.stderr, { end: false });
   const code: number | null = await new Promise((resolve) => child.on('close', resolve));
   x.stdin.unpipe(child.stdin);
-  let updates: RefUpdate[] = [];
-  try {
-    if (code === 0 && pushLog) {
-      const text = await readFile(pushLog, 'utf8').catch(() => '');
-      updates = text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => {
-          const [oldSha, newSha, ref] = l.split(' ');
-          return { oldSha, newSha, ref };
-        });
-    }
-  } finally {
-    if (logDir) await rm(logDir, { recursive: true, force: true });
-  }
+  const updates = (await pushLog?.close(code === 0)) ?? [];
   if (updates.length && x.onUpdates) await x.onUpdates(updates);
   return code ?? 1;
 }
