@@ -44,6 +44,8 @@ describe('security: over-long strings', () => {
     'ci_runners.platform': [{ send: (v) => c.api.register({ token: ctx.regToken, info: { platform: v } }), ok: [201] }],
     'ci_runners.architecture': [{ send: (v) => c.api.register({ token: ctx.regToken, info: { architecture: v } }), ok: [201] }],
     'issues.title': [{ send: (v) => api.post(t.root, `/projects/${ctx.p.id}/issues`).send({ title: v }), field: 'title' }],
+    // must be one of the user's own addresses: refused for that, whatever its length
+    'notification_settings.notification_email': [{ send: (v) => api.put(t.root, '/notification_settings').send({ notification_email: `${v}@example.com` }), ok: [400] }],
     'merge_requests.title': [
       { send: (v) => api.post(t.root, `/projects/${ctx.p.id}/merge_requests`).send({ title: v, source_branch: 'feature', target_branch: 'master' }), field: 'title' },
     ],
@@ -117,6 +119,7 @@ describe('security: over-long strings', () => {
     'namespaces.kind': "'user' or 'group'",
     'notes.attachment': 'never written by the API',
     'notes.noteable_type': 'a fixed type name',
+    'notification_settings.source_type': 'a fixed type name (project or group settings)',
     'oauth_access_tokens.refresh_token_digest': 'a digest',
     'oauth_access_tokens.token_digest': 'a digest',
     'projects.build_coverage_regex': 'not writable through the v3 API',
