@@ -303,7 +303,11 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
         } catch (e) {
           // Fails this job alone (pg-boss then completes only the batch's jobs still active).
           queueJobFailed(q.name);
-          if (e instanceof PermanentJobError) await this.repo.noMoreRetries(q.name, job.id).catch(() => undefined);
+          if (e instanceof PermanentJobError) {
+            await this.repo
+              .noMoreRetries(q.name, job.id)
+              .catch((err: unknown) => this.logger.error('queue: a permanent failure could not stop the retries', { queue: q.name, job_id: job.id, error: err instanceof Error ? err.message : String(err) }));
+          }
           await this.boss.fail(q.name, job.id, { message: e instanceof Error ? e.message : String(e) }).catch(() => undefined);
         }
       }),

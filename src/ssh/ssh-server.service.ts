@@ -188,7 +188,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
           if (owner) {
             user = owner;
             ctx.accept();
-            void this.ban.succeeded(ip).catch(() => undefined);
+            void this.ban.succeeded(ip).catch(this.banFailure('succeeded'));
           } else {
             if (ctx.method === 'publickey') failedAttempt = true;
             ctx.reject(['publickey']);
@@ -252,10 +252,15 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
         void this.ban
           .reserve(ip)
           .then(() => this.ban.failed(ip))
-          .catch(() => undefined);
+          .catch(this.banFailure('failed'));
       }
       finish(command, result);
     });
+  }
+
+  /** The ban's bookkeeping runs beside the connection: a failure of it is logged, never thrown into it. */
+  private banFailure(step: string): (e: unknown) => void {
+    return (e) => this.logger.warn('SSH: the git ban could not be updated', { step, error: e instanceof Error ? e.message : String(e) });
   }
 
   /**
