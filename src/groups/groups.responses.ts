@@ -27,28 +27,7 @@ export class GroupResponse {
 }
 
 @ResponseEntity('GroupDetail')
-export class GroupDetailResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: String })
-  name!: string;
-
-  @ApiProperty({ type: String })
-  path!: string;
-
-  @ApiProperty({ type: String, nullable: true })
-  description!: string | null;
-
-  @ApiProperty({ type: 'integer' })
-  visibility_level!: number;
-
-  @ApiProperty({ type: String, nullable: true })
-  avatar_url!: string | null;
-
-  @ApiProperty({ type: String })
-  web_url!: string;
-
+export class GroupDetailResponse extends GroupResponse {
   @ApiProperty({ type: () => [ProjectResponse] })
   projects!: ProjectResponse[];
 }

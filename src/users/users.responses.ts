@@ -23,25 +23,7 @@ export class UserBasicResponse {
 }
 
 @ResponseEntity('Author', 'Author of a note, issue or snippet: the user summary plus `created_at` (spec-decisions 18).')
-export class AuthorResponse {
-  @ApiProperty({ type: String })
-  name!: string;
-
-  @ApiProperty({ type: String })
-  username!: string;
-
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: String, enum: ['active', 'blocked', 'ldap_blocked'] })
-  state!: string;
-
-  @ApiProperty({ type: String, description: 'Gravatar URL, or null when Gravatar is disabled', nullable: true })
-  avatar_url!: string | null;
-
-  @ApiProperty({ type: String })
-  web_url!: string;
-
+export class AuthorResponse extends UserBasicResponse {
   @ApiProperty({ type: String, format: 'date-time' })
   created_at!: Date | string;
 
@@ -50,25 +32,7 @@ export class AuthorResponse {
 }
 
 @ResponseEntity('User', 'A user as a normal viewer sees it.')
-export class UserResponse {
-  @ApiProperty({ type: String })
-  name!: string;
-
-  @ApiProperty({ type: String })
-  username!: string;
-
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: String, enum: ['active', 'blocked', 'ldap_blocked'] })
-  state!: string;
-
-  @ApiProperty({ type: String, description: 'Gravatar URL, or null when Gravatar is disabled', nullable: true })
-  avatar_url!: string | null;
-
-  @ApiProperty({ type: String })
-  web_url!: string;
-
+export class UserResponse extends UserBasicResponse {
   @ApiProperty({ type: String, format: 'date-time' })
   created_at!: Date | string;
 
@@ -155,19 +119,7 @@ export class SSHKeyResponse {
 }
 
 @ResponseEntity('SSHKeyWithUser')
-export class SSHKeyWithUserResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: String })
-  title!: string;
-
-  @ApiProperty({ type: String })
-  key!: string;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  created_at!: Date | string;
-
+export class SSHKeyWithUserResponse extends SSHKeyResponse {
   @ApiProperty({ type: () => UserFullResponse })
   user!: UserFullResponse;
 }

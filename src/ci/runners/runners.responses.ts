@@ -21,22 +21,7 @@ export class RunnerResponse {
 }
 
 @ResponseEntity('RunnerDetail')
-export class RunnerDetailResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: String, nullable: true })
-  description!: string | null;
-
-  @ApiProperty({ type: Boolean })
-  active!: boolean;
-
-  @ApiProperty({ type: Boolean })
-  is_shared!: boolean;
-
-  @ApiProperty({ type: String, nullable: true })
-  name!: string | null;
-
+export class RunnerDetailResponse extends RunnerResponse {
   @ApiProperty({ type: [String] })
   tag_list!: string[];
 
