@@ -2,7 +2,7 @@ import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
 import { PaginationDto } from '../common/pagination/pagination.dto';
-import { Input } from '../common/params/params';
+import { IdOrName, IdOrNameParam, Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CreateLabelDto, DeleteLabelDto, UpdateLabelDto } from './dto/label.dto';
 import { presentLabel, presentLabelRecord } from './labels.presenter';
@@ -43,14 +43,14 @@ export class LabelsController {
   @ApiCreated(LabelResponse)
   @ApiNotModified()
   @Post(':labelId/subscription')
-  async subscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('labelId') labelId: string) {
+  async subscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('labelId', IdOrNameParam) labelId: IdOrName) {
     return presentLabel(await this.labels.setSubscription(user, id, labelId, true));
   }
 
   @ApiOkResponse({ type: LabelResponse })
   @ApiNotModified()
   @Delete(':labelId/subscription')
-  async unsubscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('labelId') labelId: string) {
+  async unsubscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('labelId', IdOrNameParam) labelId: IdOrName) {
     return presentLabel(await this.labels.setSubscription(user, id, labelId, false));
   }
 }

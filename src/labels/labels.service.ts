@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { BadRequest, Conflict, isUniqueViolation, NotFound, NotModified } from '../common/errors/domain-errors';
-import { parseId } from '../common/params/params';
+import { IdOrName } from '../common/params/params';
 import { PolicyUser, ProjectAccess } from '../common/policy/policy';
 import { Transactions, Tx } from '../database/transactions';
 import { issueVisibilityInProject } from '../issues/issue-policy';
@@ -97,7 +97,7 @@ export class LabelsService {
   }
 
   /** Subscribes (201, 304 when already) or unsubscribes (200, 304 when not subscribed); `labelRef` is an id or a title. */
-  async setSubscription(user: User, ref: string, labelRef: string, subscribed: boolean): Promise<LabelDetails> {
+  async setSubscription(user: User, ref: string, labelRef: IdOrName, subscribed: boolean): Promise<LabelDetails> {
     const { project, access } = await this.projects.resolve(user, ref, 'read_label');
     const label = await this.findByIdOrTitle(project.id, labelRef);
     const current = (await this.subscriptions.explicit(user.id, 'Label', [label.id])).get(label.id) ?? false;
@@ -187,14 +187,11 @@ export class LabelsService {
     }
   }
 
-  private async findByIdOrTitle(projectId: number, ref: string): Promise<Label> {
-    if (ref.includes('\u0000')) throw new NotFound('Label');
-    const id = parseId(ref);
-    if (id !== undefined) {
-      const byId = await this.labels.findInProject(projectId, id);
-      if (byId) return byId;
-    }
-    const byTitle = await this.labels.findByTitle(projectId, ref);
+  private async findByIdOrTitle(projectId: number, ref: IdOrName): Promise<Label> {
+    if (ref.name === undefined) throw new NotFound('Label');
+    const byId = ref.id === undefined ? null : await this.labels.findInProject(projectId, ref.id);
+    if (byId) return byId;
+    const byTitle = await this.labels.findByTitle(projectId, ref.name);
     if (!byTitle) throw new NotFound('Label');
     return byTitle;
   }

@@ -2,7 +2,7 @@ import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
 import { PaginationDto } from '../common/pagination/pagination.dto';
-import { Input } from '../common/params/params';
+import { IdParam, Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CreateHookDto, UpdateHookDto } from './dto/hook.dto';
 import { presentDelivery, presentProjectHook } from './hooks.presenter';
@@ -24,14 +24,14 @@ export class HooksController {
 
   @ApiOkResponse({ type: ProjectHookResponse })
   @Get(':hookId')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId') hookId: string) {
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId', IdParam) hookId: number) {
     return presentProjectHook(await this.hooks.get(user, id, hookId));
   }
 
   /** The hook's last 100 deliveries, newest first. */
   @ApiPageResponse(HookDeliveryResponse, 'the last 100 deliveries, newest first; all on the first page unless `per_page` says otherwise')
   @Get(':hookId/events')
-  async deliveries(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId') hookId: string, @Input() q: PaginationDto) {
+  async deliveries(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId', IdParam) hookId: number, @Input() q: PaginationDto) {
     return (await this.hooks.deliveries(user, id, hookId, q)).map(presentDelivery);
   }
 
@@ -43,13 +43,13 @@ export class HooksController {
 
   @ApiOkResponse({ type: ProjectHookResponse })
   @Put(':hookId')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId') hookId: string, @Input() dto: UpdateHookDto) {
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId', IdParam) hookId: number, @Input() dto: UpdateHookDto) {
     return presentProjectHook(await this.hooks.update(user, id, hookId, dto));
   }
 
   @ApiNullableResponse(ProjectHookResponse, 'the deleted hook; null when there was none')
   @Delete(':hookId')
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId') hookId: string) {
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId', IdParam) hookId: number) {
     const hook = await this.hooks.remove(user, id, hookId);
     return hook ? presentProjectHook(hook) : null;
   }

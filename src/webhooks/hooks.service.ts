@@ -3,7 +3,6 @@ import { PageParams, Paginated, paginateAll } from '../common/pagination/paginat
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { apiError, NotFound } from '../common/errors/domain-errors';
-import { parseId } from '../common/params/params';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
 import { CreateHookDto, UpdateHookDto } from './dto/hook.dto';
@@ -30,9 +29,9 @@ export class HooksService {
     return paginateAll(await this.hooks.projectHooks(project.id), q, { whole: true });
   }
 
-  async get(user: User, ref: string, rawId: string): Promise<WebHook> {
+  async get(user: User, ref: string, id: number): Promise<WebHook> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
-    return this.find(project.id, rawId);
+    return this.find(project.id, id);
   }
 
   /** `url` (http/https; a local address only when the admin allows it) → 422 "Invalid url given" otherwise. */
@@ -43,32 +42,30 @@ export class HooksService {
   }
 
   /** Any field; saving a hook also re-enables it when failures had disabled it. */
-  async update(user: User, ref: string, rawId: string, dto: UpdateHookDto): Promise<WebHook> {
+  async update(user: User, ref: string, id: number, dto: UpdateHookDto): Promise<WebHook> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
-    const hook = await this.find(project.id, rawId);
+    const hook = await this.find(project.id, id);
     const url = dto.url !== undefined ? await this.vet(dto.url) : {};
     return this.hooks.update(hook.id, { ...url, ...optionColumns(this.secrets, dto), disabledAt: null, recentFailures: 0 });
   }
 
   /** GitLab 8.8: 200 with the hook, or `null` when there is none. */
-  async remove(user: User, ref: string, rawId: string): Promise<WebHook | null> {
+  async remove(user: User, ref: string, id: number): Promise<WebHook | null> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
-    const id = parseId(rawId);
-    const hook = id === undefined ? null : await this.hooks.findInProject(project.id, id);
+    const hook = await this.hooks.findInProject(project.id, id);
     if (hook) await this.hooks.delete(hook.id);
     return hook;
   }
 
   /** The hook's last 100 deliveries, newest first. */
-  async deliveries(user: User, ref: string, rawId: string, q: PageParams): Promise<Paginated<WebHookLog>> {
+  async deliveries(user: User, ref: string, id: number, q: PageParams): Promise<Paginated<WebHookLog>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
-    const hook = await this.find(project.id, rawId);
+    const hook = await this.find(project.id, id);
     return paginateAll(await this.hooks.deliveries(hook.id), q, { whole: true });
   }
 
-  private async find(projectId: number, rawId: string): Promise<WebHook> {
-    const id = parseId(rawId);
-    const hook = id === undefined ? null : await this.hooks.findInProject(projectId, id);
+  private async find(projectId: number, id: number): Promise<WebHook> {
+    const hook = await this.hooks.findInProject(projectId, id);
     if (!hook) throw new NotFound('Hook');
     return hook;
   }

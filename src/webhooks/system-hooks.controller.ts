@@ -2,7 +2,7 @@ import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { Admin } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
 import { PaginationDto } from '../common/pagination/pagination.dto';
-import { Input } from '../common/params/params';
+import { IdParam, Input } from '../common/params/params';
 import { presentDelivery } from './hooks.presenter';
 import { CreateSystemHookDto } from './dto/system-hook.dto';
 import { presentDeletedSystemHook, presentSystemHook } from './system-hooks.presenter';
@@ -34,20 +34,20 @@ export class SystemHooksController {
   /** Sends the test sample to the hook and returns it. */
   @ApiOkResponse({ type: SystemHookTestResponse })
   @Get(':id')
-  test(@Param('id') id: string): Promise<SystemHookTestResponse> {
+  test(@Param('id', IdParam) id: number): Promise<SystemHookTestResponse> {
     return this.hooks.test(id);
   }
 
   /** The hook's last 100 deliveries, newest first. */
   @ApiPageResponse(HookDeliveryResponse, 'the last 100 deliveries, newest first; all on the first page unless `per_page` says otherwise')
   @Get(':id/events')
-  async deliveries(@Param('id') id: string, @Input() q: PaginationDto) {
+  async deliveries(@Param('id', IdParam) id: number, @Input() q: PaginationDto) {
     return (await this.hooks.deliveries(id, q)).map(presentDelivery);
   }
 
   @ApiNullableResponse(SystemHookRecordResponse, 'the deleted hook record; null when there was none')
   @Delete(':id')
-  async remove(@Param('id') id: string) {
+  async remove(@Param('id', IdParam) id: number) {
     return presentDeletedSystemHook(await this.hooks.remove(id));
   }
 }

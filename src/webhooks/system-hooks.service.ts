@@ -3,7 +3,6 @@ import { PageParams, Paginated, paginateAll } from '../common/pagination/paginat
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { apiError, NotFound } from '../common/errors/domain-errors';
-import { parseId } from '../common/params/params';
 import { newHookColumns, optionColumns, urlColumnsOr } from './hook-attributes';
 import { HookDeliveryService } from './hook-delivery.service';
 import { HooksRepository } from './hooks.repository';
@@ -37,27 +36,25 @@ export class SystemHooksService {
   }
 
   /** The hook test: sends the fixed sample synchronously and returns it (whatever the receiver answered). */
-  async test(rawId: string): Promise<typeof SAMPLE_HOOK_DATA> {
-    const hook = await this.find(rawId);
+  async test(id: number): Promise<typeof SAMPLE_HOOK_DATA> {
+    const hook = await this.find(id);
     await this.delivery.sendNow(hook, 'System Hook', 'project_create', SAMPLE_HOOK_DATA);
     return SAMPLE_HOOK_DATA;
   }
 
-  async deliveries(rawId: string, q: PageParams): Promise<Paginated<WebHookLog>> {
-    return paginateAll(await this.hooks.deliveries((await this.find(rawId)).id), q, { whole: true });
+  async deliveries(id: number, q: PageParams): Promise<Paginated<WebHookLog>> {
+    return paginateAll(await this.hooks.deliveries((await this.find(id)).id), q, { whole: true });
   }
 
   /** 200 with the deleted row, or `null` when there is none. */
-  async remove(rawId: string): Promise<WebHook | null> {
-    const id = parseId(rawId);
-    const hook = id === undefined ? null : await this.hooks.findSystem(id);
+  async remove(id: number): Promise<WebHook | null> {
+    const hook = await this.hooks.findSystem(id);
     if (hook) await this.hooks.delete(hook.id);
     return hook;
   }
 
-  private async find(rawId: string): Promise<WebHook> {
-    const id = parseId(rawId);
-    const hook = id === undefined ? null : await this.hooks.findSystem(id);
+  private async find(id: number): Promise<WebHook> {
+    const hook = await this.hooks.findSystem(id);
     if (!hook) throw new NotFound('Hook');
     return hook;
   }

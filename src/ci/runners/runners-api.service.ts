@@ -45,14 +45,14 @@ export class RunnersApiService {
   }
 
   /** Shared runners are visible to everyone; a specific one to admins and the masters of its projects. */
-  async get(user: User, rawId: string): Promise<RunnerDetailView> {
-    const runner = await this.find(rawId);
+  async get(user: User, id: number): Promise<RunnerDetailView> {
+    const runner = await this.find(id);
     if (!runner.isShared && !user.admin && !(await this.repo.ownedBy(runner.id, user.id))) throw new Forbidden('No access granted');
     return this.detail(user, runner);
   }
 
-  async update(user: User, rawId: string, dto: UpdateRunnerDto): Promise<RunnerDetailView> {
-    const runner = await this.find(rawId);
+  async update(user: User, id: number, dto: UpdateRunnerDto): Promise<RunnerDetailView> {
+    const runner = await this.find(id);
     if (!user.admin) {
       if (runner.isShared) throw new Forbidden('Runner is shared');
       if (!(await this.repo.ownedBy(runner.id, user.id))) throw new Forbidden('No access granted');
@@ -66,8 +66,8 @@ export class RunnersApiService {
     return this.detail(user, (await this.repo.byId(runner.id))!);
   }
 
-  async remove(user: User, rawId: string): Promise<Runner> {
-    const runner = await this.find(rawId);
+  async remove(user: User, id: number): Promise<Runner> {
+    const runner = await this.find(id);
     if (!user.admin) {
       if (runner.isShared) throw new Forbidden('Runner is shared');
       if ((await this.repo.projectCount(runner.id)) > 1) throw new Forbidden('Runner associated with more than one project');
@@ -93,7 +93,7 @@ export class RunnersApiService {
   /** Enables a specific runner the user masters elsewhere (admins: any specific runner); 201 even when enabled. */
   async enable(user: User, ref: string, dto: EnableRunnerDto): Promise<Runner> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
-    const runner = await this.find(String(dto.runner_id));
+    const runner = await this.find(dto.runner_id);
     if (runner.isShared) throw new Forbidden('Runner is shared');
     if (!user.admin && !(await this.repo.ownedBy(runner.id, user.id))) throw new Forbidden('No access granted');
     await this.repo.enable(runner.id, project.id);
@@ -101,10 +101,9 @@ export class RunnersApiService {
   }
 
   /** Disables a runner in the project; not its only project (remove the runner instead). */
-  async disable(user: User, ref: string, rawRunnerId: string): Promise<Runner> {
+  async disable(user: User, ref: string, runnerId: number): Promise<Runner> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
-    const id = /^\d{1,9}$/.test(rawRunnerId) ? Number(rawRunnerId) : NaN;
-    const runner = Number.isNaN(id) ? null : await this.repo.byId(id);
+    const runner = await this.repo.byId(runnerId);
     if (!runner || !(await this.repo.isEnabled(runner.id, project.id))) throw new NotFound('Runner');
     if ((await this.repo.projectCount(runner.id)) === 1) {
       throw new Forbidden('Only one project associated with the runner. Please remove the runner instead');
@@ -119,9 +118,8 @@ export class RunnersApiService {
     return { runner, token, projects };
   }
 
-  private async find(rawId: string): Promise<Runner> {
-    const id = /^\d{1,9}$/.test(rawId) ? Number(rawId) : NaN;
-    const runner = Number.isNaN(id) ? null : await this.repo.byId(id);
+  private async find(id: number): Promise<Runner> {
+    const runner = await this.repo.byId(id);
     if (!runner) throw apiError(404, '404 Not found');
     return runner;
   }

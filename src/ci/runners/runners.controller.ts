@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { Admin, CurrentUser } from '../../common/auth/decorators';
 import { API } from '../../common/http/routes';
-import { Input } from '../../common/params/params';
+import { IdParam, Input } from '../../common/params/params';
 import { User } from '../../users/user.entity';
 import { EnableRunnerDto, ListRunnersDto, UpdateRunnerDto } from './dto/runners.dto';
 import { presentRunner, presentRunnerDetail } from './runners.presenter';
@@ -30,19 +30,19 @@ export class RunnersController {
 
   @ApiOkResponse({ type: RunnerDetailResponse })
   @Get('runners/:runnerId')
-  async show(@CurrentUser() user: User, @Param('runnerId') id: string) {
+  async show(@CurrentUser() user: User, @Param('runnerId', IdParam) id: number) {
     return presentRunnerDetail(await this.runners.get(user, id));
   }
 
   @ApiOkResponse({ type: RunnerDetailResponse })
   @Put('runners/:runnerId')
-  async update(@CurrentUser() user: User, @Param('runnerId') id: string, @Input() dto: UpdateRunnerDto) {
+  async update(@CurrentUser() user: User, @Param('runnerId', IdParam) id: number, @Input() dto: UpdateRunnerDto) {
     return presentRunnerDetail(await this.runners.update(user, id, dto));
   }
 
   @ApiOkResponse({ type: RunnerResponse })
   @Delete('runners/:runnerId')
-  async remove(@CurrentUser() user: User, @Param('runnerId') id: string) {
+  async remove(@CurrentUser() user: User, @Param('runnerId', IdParam) id: number) {
     return presentRunner(await this.runners.remove(user, id));
   }
 
@@ -60,7 +60,7 @@ export class RunnersController {
 
   @ApiOkResponse({ type: RunnerResponse })
   @Delete('projects/:id/runners/:runnerId')
-  async disable(@CurrentUser() user: User, @Param('id') id: string, @Param('runnerId') runnerId: string) {
+  async disable(@CurrentUser() user: User, @Param('id') id: string, @Param('runnerId', IdParam) runnerId: number) {
     return presentRunner(await this.runners.disable(user, id, runnerId));
   }
 }

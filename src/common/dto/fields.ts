@@ -50,6 +50,8 @@ const FALSE = /^(false|f|0|no|n|off)$/i;
 const INT = /^[+-]?\d{1,15}$/;
 /** PostgreSQL's `integer` maximum: ids and iids beyond it cannot exist. */
 export const MAX_INT = 2147483647;
+/** An id in a path segment: digits only (no sign, no blanks), at most ten of them (see params.ts `parseId`). */
+export const PATH_ID = /^\d{1,10}$/;
 /** Longest search term any list accepts (a longer one is `400 "search" is invalid`, never a slow scan). */
 export const MAX_SEARCH_LENGTH = 255;
 // eslint-disable-next-line no-control-regex

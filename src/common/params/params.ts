@@ -1,17 +1,15 @@
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { createParamDecorator, ExecutionContext, Injectable, PipeTransform } from '@nestjs/common';
 import type { Request } from 'express';
-import { InvalidAttribute, MissingAttribute } from '../errors/domain-errors';
+import { PATH_ID, MAX_INT } from '../dto/fields';
+import { InvalidAttribute } from '../errors/domain-errors';
 
 type Raw = Record<string, unknown>;
-
-const TRUE = /^(true|t|1|yes|y|on)$/i;
-const FALSE = /^(false|f|0|no|n|off)$/i;
-const INT = /^[+-]?\d{1,15}$/;
 
 /**
  * Request inputs read alike from the query string, urlencoded or multipart forms and JSON bodies
  * (the body wins over the query string). `null` means "not given" (clients resend unset fields
- * as null). Readers throw the GitLab errors: missing → `"x" not given`, wrong type → `"x" is invalid`.
+ * as null). The global pipe turns them into the handler's DTO (common/dto); the guard reads its
+ * credentials (`private_token`, `sudo`) from them with `string`.
  */
 export class Params {
   constructor(readonly raw: Raw) {}
@@ -30,89 +28,14 @@ export class Params {
     return new Params(merged);
   }
 
-  /** The value, or undefined when absent or null. Arrays in a scalar position take their last item. */
-  private value(name: string): unknown {
+  /** A string (numbers and booleans as their text; of an array, the last item); `"name" is invalid` for an object. */
+  string(name: string): string | undefined {
     if (!Object.prototype.hasOwnProperty.call(this.raw, name)) return undefined;
-    const v = this.raw[name];
-    return v === null ? undefined : v;
-  }
-
-  has(name: string): boolean {
-    return this.value(name) !== undefined;
-  }
-
-  private scalar(name: string): string | number | boolean | undefined {
-    let v = this.value(name);
+    let v = this.raw[name];
     if (Array.isArray(v)) v = v[v.length - 1];
     if (v === undefined || v === null) return undefined;
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
     throw new InvalidAttribute(name);
-  }
-
-  /** A string; with `required`, absence or a blank value is `"name" not given`. */
-  string(name: string, opts: { required?: boolean; trim?: boolean } = {}): string | undefined {
-    const v = this.scalar(name);
-    if (v === undefined || (opts.required && String(v).trim() === '')) {
-      if (opts.required) throw new MissingAttribute(name);
-      return undefined;
-    }
-    const s = String(v);
-    return opts.trim ? s.trim() : s;
-  }
-
-  requireString(name: string): string {
-    return this.string(name, { required: true }) as string;
-  }
-
-  /** true/false/1/0/yes/no (any case); anything else is `"name" is invalid`. */
-  bool(name: string, opts: { required?: boolean } = {}): boolean | undefined {
-    const v = this.scalar(name);
-    if (v === undefined || v === '') {
-      if (opts.required) throw new MissingAttribute(name);
-      return undefined;
-    }
-    if (typeof v === 'boolean') return v;
-    const s = String(v).trim();
-    if (TRUE.test(s)) return true;
-    if (FALSE.test(s)) return false;
-    throw new InvalidAttribute(name);
-  }
-
-  int(name: string, opts: { required?: boolean } = {}): number | undefined {
-    const v = this.scalar(name);
-    if (v === undefined || v === '') {
-      if (opts.required) throw new MissingAttribute(name);
-      return undefined;
-    }
-    if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-    if (typeof v === 'string' && INT.test(v.trim())) return Number(v.trim());
-    throw new InvalidAttribute(name);
-  }
-
-  /** Repeated parameters, `name[]`, JSON arrays or a comma-separated string; items trimmed, blanks dropped. */
-  stringArray(name: string): string[] | undefined {
-    const v = this.value(name);
-    if (v === undefined) return undefined;
-    const items = Array.isArray(v) ? v : [v];
-    const out: string[] = [];
-    for (const item of items) {
-      if (item === null || item === undefined) continue;
-      if (typeof item !== 'string' && typeof item !== 'number') throw new InvalidAttribute(name);
-      for (const part of String(item).split(',')) {
-        const t = part.trim();
-        if (t) out.push(t);
-      }
-    }
-    return out;
-  }
-
-  intArray(name: string): number[] | undefined {
-    const items = this.stringArray(name);
-    if (items === undefined) return undefined;
-    return items.map((s) => {
-      if (!INT.test(s)) throw new InvalidAttribute(name);
-      return Number(s);
-    });
   }
 }
 
@@ -131,11 +54,56 @@ const InputParam = createParamDecorator((_: unknown, ctx: ExecutionContext): Rec
  */
 export const Input = (): ParameterDecorator => InputParam(INPUT);
 
-/** Reads a positive integer path id; anything else is treated as absent (404 for the resource). */
+/** Reads a positive integer path id (digits only, 1..2^31-1); anything else is undefined. */
 export function parseId(raw: string | undefined): number | undefined {
-  if (raw === undefined || !/^\d{1,10}$/.test(raw)) return undefined;
+  if (raw === undefined || !PATH_ID.test(raw)) return undefined;
   const n = Number(raw);
-  return n > 0 && n <= 2147483647 ? n : undefined;
+  return n > 0 && n <= MAX_INT ? n : undefined;
+}
+
+/** The id the pipe hands on for a path segment that cannot name a row: no table has a row 0. */
+export const NO_ROW = 0;
+
+/**
+ * `@Param('issue_id', IdParam) id: number`: a path id parsed at the edge. A segment that is not an
+ * id (`abc`, `-1`, `1.5`, beyond PostgreSQL's integer) becomes `NO_ROW`, so the service looks it up
+ * like any id of no row and answers its own `404 X Not Found` at the point it did before — after the
+ * project is resolved, so `404 Project Not Found` still comes first.
+ */
+@Injectable()
+export class IdParam implements PipeTransform<string, number> {
+  transform(value: string): number {
+    return parseId(value) ?? NO_ROW;
+  }
+}
+
+/** A path segment naming a row by id or by name (a label's id or title): either part absent when it cannot. */
+export interface IdOrName {
+  id?: number;
+  name?: string;
+}
+
+/**
+ * `@Param('label_id', IdOrNameParam)`: the segment as an id (when it is one) and as a name (unless it
+ * holds a NUL byte, which no stored name has and PostgreSQL cannot compare).
+ */
+@Injectable()
+export class IdOrNameParam implements PipeTransform<string, IdOrName> {
+  transform(value: string): IdOrName {
+    return { id: parseId(value), name: value.includes('\u0000') ? undefined : value };
+  }
+}
+
+/**
+ * `@Param('user_id', NumberParam)`: the segment as JavaScript reads a number (`Number`), or null —
+ * for the echo of `DELETE .../members/:user_id` on a non-member (`{"message":"Access revoked","id":…}`),
+ * which repeats what the client sent (`1e3` → 1000, `1.5` → 1.5).
+ */
+@Injectable()
+export class NumberParam implements PipeTransform<string, number | null> {
+  transform(value: string): number | null {
+    return Number(value) || null;
+  }
 }
 
 /** A case-insensitive LIKE pattern matching `text` anywhere, with `%`, `_` and `\` taken literally. */
