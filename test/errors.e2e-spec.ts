@@ -2,7 +2,7 @@ import type { Test } from 'supertest';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 /**
- * Errors rule 3 and spec-decisions 32: every error body is an object with `message`, and a string
+ * Errors rule 3 and ../shared/docs/spec-decisions.md #32: every error body is an object with `message`, and a string
  * `message` begins with the status and a space; validation failures keep a field map.
  */
 const API = '/api/v3';

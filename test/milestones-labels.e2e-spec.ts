@@ -33,7 +33,7 @@ describe('milestones and labels', () => {
       expect(second).toMatchObject({ iid: 2, due_date: null });
       expect((await h.milestone(tm.owner, other.id)).iid).toBeGreaterThanOrEqual(1);
       expect((await h.eventsOf(p.id))[1]).toMatchObject({ action_name: 'opened', target_type: 'Milestone', target_id: res.body.id, target_title: 'v1.0' });
-      // no description given: a string, "" (spec-decisions 33), in the answer, the single view and the milestone embedded in an issue
+      // no description given: a string, "" (../shared/docs/spec-decisions.md #33), in the answer, the single view and the milestone embedded in an issue
       const bare = await h.post(tm.master, `/projects/${p.id}/milestones`).send({ title: 'no description' }).expect(201);
       expect(bare.body.description).toBe('');
       expect((await h.get(tm.master, `/projects/${p.id}/milestones/${bare.body.id}`).expect(200)).body.description).toBe('');

@@ -10,7 +10,7 @@ const MILESTONE = ['id', 'iid', 'project_id', 'title', 'description', 'state', '
 
 const ctx = { externalUrl: 'https://git.example.com', gravatarEnabled: false };
 const author = { id: 7, username: 'alice', name: 'Alice', email: 'a@example.com', state: 'active', createdAt: new Date(0), admin: false } as unknown as User;
-const admin = { ...author, id: 1, admin: true } as unknown as User;
+const admin = { ...author, id: 1, admin: true };
 const milestone = { id: 2, iid: 1, projectId: 5, title: 'v1', description: '', state: 'active', createdAt: new Date(0), updatedAt: new Date(0), dueDate: '2016-06-01' } as unknown as Milestone;
 const issue = (state: string) =>
   ({ id: 3, iid: 1, projectId: 5, title: 'Bug', description: null, state, confidential: false, authorId: 7, assigneeId: null, milestoneId: 2, movedToId: null, position: null, createdAt: new Date(0), updatedAt: new Date(0), deletedAt: null }) as unknown as Issue;

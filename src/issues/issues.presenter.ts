@@ -16,7 +16,7 @@ export interface IssueExtras {
   userNotesCount: number;
 }
 
-/** GitLab's Issue entity, keys in its order. A reopened issue reads `opened` (spec-decisions 8). */
+/** GitLab's Issue entity, keys in its order. A reopened issue reads `opened` (../shared/docs/spec-decisions.md #8). */
 export function presentIssue(i: Issue, x: IssueExtras, viewer: User | undefined, ctx: PresentContext): IssueResponse {
   return {
     id: i.id,

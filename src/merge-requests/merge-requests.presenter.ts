@@ -22,12 +22,12 @@ export interface MergeRequestExtras {
   downvotes: number;
 }
 
-/** The state clients see: a reopened request is `opened` (spec-decisions 8), `locked` is a merge in progress. */
+/** The state clients see: a reopened request is `opened` (../shared/docs/spec-decisions.md #8), `locked` is a merge in progress. */
 function visibleState(mr: MergeRequest): string {
   return mr.state === 'reopened' || mr.state === 'locked' ? 'opened' : mr.state;
 }
 
-/** GitLab 8.8's MergeRequest entity, keys in its order, with `created_at`/`updated_at` (spec-decisions 9). */
+/** GitLab 8.8's MergeRequest entity, keys in its order, with `created_at`/`updated_at` (../shared/docs/spec-decisions.md #9). */
 export function presentMergeRequest(mr: MergeRequest, x: MergeRequestExtras, viewer: User | undefined, ctx: PresentContext): MergeRequestResponse {
   return {
     id: mr.id,

@@ -8,7 +8,7 @@ export function presentMilestone(m: Milestone): MilestoneResponse {
     iid: m.iid,
     project_id: m.projectId,
     title: m.title,
-    description: m.description ?? '', // a string, "" when none was given (spec-decisions 33)
+    description: m.description ?? '', // a string, "" when none was given (../shared/docs/spec-decisions.md #33)
     state: m.state,
     created_at: m.createdAt,
     updated_at: m.updatedAt,

@@ -15,7 +15,7 @@ export class MilestoneResponse {
   @ApiProperty({ type: String })
   title!: string;
 
-  @ApiProperty({ type: String, description: '"" when none was given (spec-decisions 33)' })
+  @ApiProperty({ type: String, description: '"" when none was given' })
   description!: string;
 
   @ApiProperty({ type: String, enum: ['active', 'closed'] })

@@ -2,7 +2,7 @@ import { User } from '../users/user.entity';
 import { Note } from './note.entity';
 import { presentNote } from './notes.presenter';
 
-/** GitLab 8.8's Note entity (gitlab-compat.md §2.8). */
+/** GitLab 8.8's Note entity (../shared/docs/gitlab-compat.md §2.8). */
 const NOTE = ['id', 'body', 'attachment', 'author', 'created_at', 'updated_at', 'system', 'noteable_id', 'noteable_type', 'upvote', 'downvote'];
 
 const ctx = { externalUrl: 'https://git.example.com', gravatarEnabled: false };

@@ -143,7 +143,7 @@ const INTEGER_PARAMS = new Set([
 /** Collections whose `:id` is a number (projects and groups also take a path). */
 const INTEGER_ID_COLLECTIONS = new Set(['users', 'keys', 'emails', 'runners', 'hooks', 'builds']);
 
-/** The suffixes of `GET .../repository/archive.<format>` (gitlab-compat.md §5). */
+/** The suffixes of `GET .../repository/archive.<format>` (../shared/docs/gitlab-compat.md §5). */
 const ARCHIVE_FORMATS = ['zip', 'tar', 'tar.gz', 'tgz', 'gz', 'tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2'];
 
 const DESCRIPTIONS: Record<string, string> = {

@@ -3,7 +3,7 @@ import { User } from '../users/user.entity';
 import { Project } from './project.entity';
 import { presentProject } from './projects.presenter';
 
-/** GitLab 8.8's Project entity key order (gitlab-compat.md §2.3), with this server's additions marked. */
+/** GitLab 8.8's Project entity key order (../shared/docs/gitlab-compat.md §2.3), with this server's additions marked. */
 const HEAD = ['id', 'description', 'default_branch', 'tag_list', 'public', 'archived', 'visibility_level', 'ssh_url_to_repo', 'http_url_to_repo', 'web_url'];
 const MIDDLE = [
   'name', 'name_with_namespace', 'path', 'path_with_namespace', 'issues_enabled', 'merge_requests_enabled', 'wiki_enabled',

@@ -15,7 +15,7 @@ import { CommitCommentResponse, CommitDetailResponse, CommitResponse, CommitStat
 export class CommitsController {
   constructor(private readonly commits: CommitsService) {}
 
-  @ApiPageResponse(CommitResponse, 'newest first; paginated like every list (1-based `page`, spec-decisions 21)')
+  @ApiPageResponse(CommitResponse, 'newest first; paginated like every list (1-based `page`)')
   @Get('repository/commits')
   async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListCommitsDto) {
     return (await this.commits.list(user, id, q)).map(presentCommitInList);

@@ -1,7 +1,7 @@
 import { Commit } from '../git/objects';
 import { presentBranch, presentCommit, presentCommitDetail, presentDiff, presentTag, presentTreeEntry } from './repository.presenter';
 
-/** RepoCommit, RepoCommitDetail and the raw branch/tag commit (gitlab-compat.md §5.1, §5.2). */
+/** RepoCommit, RepoCommitDetail and the raw branch/tag commit (../shared/docs/gitlab-compat.md §5.1, §5.2). */
 const REPO_COMMIT = ['id', 'short_id', 'title', 'author_name', 'author_email', 'created_at', 'message', 'parent_ids'];
 const GIT_COMMIT = ['id', 'message', 'parent_ids', 'authored_date', 'author_name', 'author_email', 'committed_date', 'committer_name', 'committer_email'];
 

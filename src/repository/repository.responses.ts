@@ -320,7 +320,7 @@ export class RepositoryFileResponse {
   last_commit_id!: string;
 }
 
-@ResponseEntity('FileCommit', 'Answer of file writes (spec-decisions 13).')
+@ResponseEntity('FileCommit', 'Answer of file writes.')
 export class FileCommitResponse {
   @ApiProperty({ type: String })
   file_name!: string;

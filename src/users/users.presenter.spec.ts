@@ -1,7 +1,7 @@
 import { User } from './user.entity';
 import { presentEmail, presentKey, presentUser, presentUserBasic, presentUserFull, presentUserLogin } from './users.presenter';
 
-/** Key order of GitLab 8.8's user entities (lib/api/entities.rb; gitlab-compat.md §2.1). */
+/** Key order of GitLab 8.8's user entities (lib/api/entities.rb; ../shared/docs/gitlab-compat.md §2.1). */
 const USER_BASIC = ['name', 'username', 'id', 'state', 'avatar_url', 'web_url'];
 const USER = [...USER_BASIC, 'created_at', 'is_admin', 'bio', 'location', 'skype', 'linkedin', 'twitter', 'website_url'];
 const USER_FULL = [

@@ -44,7 +44,7 @@ export function presentUserBasic(u: User, ctx: PresentContext): UserBasicRespons
 }
 
 /**
- * An author object (spec-decisions 18), the one presenter of every embedded author (notes, issues,
+ * An author object (../shared/docs/spec-decisions.md #18), the one presenter of every embedded author (notes, issues,
  * merge requests, snippets, commit comments and statuses, events): the user summary plus
  * `created_at`, and `email` only when the viewer is an administrator.
  */
@@ -133,7 +133,7 @@ export function presentEmail(e: Email): EmailResponse {
 }
 
 /**
- * A user with the level of disclosure the service chose for the viewer (user-views.ts): `basic`
+ * A user with the level of disclosure the service chose for the viewer (UserViews, user-views.service.ts): `basic`
  * (UserBasic), `public` (User), `full` (UserFull: administrators, and the key owner of `GET /keys/:id`)
  * or `login` (UserLogin: the current user, sign-in). Full and login views carry what they need loaded.
  */

@@ -22,7 +22,7 @@ export class UserBasicResponse {
   web_url!: string;
 }
 
-@ResponseEntity('Author', 'Author of a note, issue or snippet: the user summary plus `created_at` (spec-decisions 18).')
+@ResponseEntity('Author', 'Author of a note, issue or snippet: the user summary plus `created_at`.')
 export class AuthorResponse extends UserBasicResponse {
   @ApiProperty({ type: String, format: 'date-time' })
   created_at!: Date | string;

@@ -225,7 +225,7 @@ export function buildHookPayload(o: { build: BuildHookInput; project: ProjectRow
   };
 }
 
-/** System hooks get push data without commits (gitlab-compat §7). */
+/** System hooks get push data without commits (../shared/docs/gitlab-compat.md §7). */
 export function systemPushPayload(data: Record<string, unknown>) {
   return { ...data, commits: [], total_commits_count: 0 };
 }

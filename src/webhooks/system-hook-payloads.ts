@@ -1,4 +1,4 @@
-/** GitLab 8.8's system hook payloads (SystemHooksService#build_event_data, gitlab-compat §7), pure. */
+/** GitLab 8.8's system hook payloads (SystemHooksService#build_event_data, ../shared/docs/gitlab-compat.md §7), pure. */
 
 const LEVELS: Record<number, string> = { 10: 'Guest', 20: 'Reporter', 30: 'Developer', 40: 'Master', 50: 'Owner' };
 const VISIBILITY: Record<number, string> = { 0: 'private', 10: 'internal', 20: 'public' };

@@ -24,7 +24,7 @@ export class SystemHooksController {
     return (await this.hooks.list(q)).map(presentSystemHook);
   }
 
-  /** 201 with the hook as a single object (spec-decisions 11). */
+  /** 201 with the hook as a single object (../shared/docs/spec-decisions.md #11). */
   @ApiCreated(SystemHookResponse)
   @Post()
   async create(@Input() dto: CreateSystemHookDto) {

@@ -276,7 +276,7 @@ describe('access matrix (routes × actors × resources)', () => {
     expect(missing).toEqual([]);
   }, 120_000);
 
-  it('per-object rules: authors and assignees of issues, notes and snippets (gitlab-compat §3.5)', async () => {
+  it('per-object rules: authors and assignees of issues, notes and snippets (../shared/docs/gitlab-compat.md §3.5)', async () => {
     const A = fx.actors;
     const pub = fx.projects.public;
     const call = (a: Actor, method: 'get' | 'post' | 'put', path: string, body?: Json) => {

@@ -5,7 +5,7 @@ import { MEMBER_LEVEL, sshKey } from './matrix-fixtures';
 /**
  * The ONE table of expected outcomes: every route of the app (as the OpenAPI document lists it) is
  * classified here, and the expected status for an actor follows from the policy's own ability table
- * (src/common/policy/policy.ts, checked against gitlab-compat.md §3.5) plus the per-object rules of
+ * (src/common/policy/policy.ts, checked against ../shared/docs/gitlab-compat.md §3.5) plus the per-object rules of
  * §3.5 (confidential issues; private and internal snippets). A route the table does not classify
  * fails the matrix.
  *
@@ -13,7 +13,6 @@ import { MEMBER_LEVEL, sshKey } from './matrix-fixtures';
  * access); a number (401 unauthenticated, 403 visible but not allowed, 404 invisible).
  */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = Record<string, any>;
 export type Outcome = 'ok' | number;
 
@@ -103,7 +102,7 @@ function mergeRequests(base: string): Record<string, Rule> {
     [`GET ${m}`]: P('read_merge_request', MR),
     [`PUT ${m}`]: P('update_merge_request', { ...MR, body: (c) => ({ description: `d ${c.n}` }) }),
     [`DELETE ${m}`]: P('destroy_merge_request', { ...MR, destructive: 'deletes the fixture merge request' }),
-    // merging needs push access to the target branch, else 401 (gitlab-compat §3.5, spec-decisions #6)
+    // merging needs push access to the target branch, else 401 (../shared/docs/gitlab-compat.md §3.5, ../shared/docs/spec-decisions.md #6)
     [`PUT ${m}/merge`]: P('update_merge_request', { ...MR, destructive: 'merges the fixture merge request', denied: 401 }),
     [`POST ${m}/cancel_merge_when_build_succeeds`]: P('update_merge_request', { ...MR, input: [405, 406], denied: 401 }),
     [`PUT ${m}/cancel_merge_when_build_succeeds`]: P('update_merge_request', { ...MR, input: [405, 406], denied: 401 }),
@@ -265,7 +264,7 @@ export const RULES: Record<string, Rule> = {
   [`DELETE ${PR}/triggers/{token}`]: P('admin_build', { destructive: 'deletes the fixture trigger' }),
   [`POST ${PR}/trigger/builds`]: G(() => 401, {
     anonymousAllowed: true,
-    // another project's trigger token is never a way in (401, gitlab-compat §1.8); the right token is the credential, whoever calls
+    // another project's trigger token is never a way in (401, ../shared/docs/gitlab-compat.md §1.8); the right token is the credential, whoever calls
     body: (c) => ({ token: (c.p.name === 'private' ? c.fx.projects.public : c.fx.projects.private).triggerToken, ref: 'master' }),
   }),
   [`GET ${PR}/variables`]: P('admin_build'),
@@ -316,7 +315,7 @@ export const RULES: Record<string, Rule> = {
   [`POST ${PR}/snippets`]: P('create_project_snippet', { body: (c) => ({ title: `s ${c.n}`, file_name: 'a.rb', code: 'x', visibility_level: 0 }) }),
   [`GET ${PR}/snippets/{snippet_id}`]: P('read_project_snippet', SNIPPET),
   [`PUT ${PR}/snippets/{snippet_id}`]: P('update_project_snippet', { ...SNIPPET, body: (c) => ({ file_name: `s-${c.variant}.rb` }) }),
-  // deleting a missing snippet answers 200 (spec-decisions #10): an invisible one answers the same, deleting nothing
+  // deleting a missing snippet answers 200 (../shared/docs/spec-decisions.md #10): an invisible one answers the same, deleting nothing
   [`DELETE ${PR}/snippets/{snippet_id}`]: P('update_project_snippet', { ...SNIPPET, destructive: 'deletes the fixture snippet', objectInvisible: 200 }),
   [`GET ${PR}/snippets/{snippet_id}/raw`]: P('read_project_snippet', SNIPPET),
   ...notes(`${PR}/snippets/{snippet_id}`, SNIPPET),
@@ -386,7 +385,7 @@ export function policyUser(a: Actor): PolicyUser | undefined {
 }
 
 export function accessOf(a: Actor): ProjectAccess {
-  const level = MEMBER_LEVEL[a.name as ActorName] ?? 0;
+  const level = MEMBER_LEVEL[a.name] ?? 0;
   if (!level || !policyUser(a)) return NO_ACCESS;
   return {
     level,
@@ -469,7 +468,7 @@ export function forbiddenMarkers(a: Actor, fx: Fixtures): string[] {
     }
     if (!member) out.push(...p.markers.confidential, ...p.markers.snippet.private);
     if (!member && a.external) out.push(...p.markers.snippet.internal);
-    // runners token, trigger tokens, variable values, hook URLs: masters, owners and admins (spec-decisions, security overrides)
+    // runners token, trigger tokens, variable values, hook URLs: masters, owners and admins (../shared/docs/spec-decisions.md, security overrides)
     if (!a.admin && (MEMBER_LEVEL[a.name] ?? 0) < AccessLevel.MASTER) out.push(...p.markers.master);
     if (!ab.has('read_build')) out.push(...p.markers.build);
   }

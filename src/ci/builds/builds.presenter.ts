@@ -21,7 +21,7 @@ export function presentRunnerSummary(r: RunnerSummary): RunnerResponse {
   return { id: r.id, description: r.description, active: r.active, is_shared: r.isShared, name: r.name };
 }
 
-/** The v3 `Build` entity (gitlab-compat §2.10). */
+/** The v3 `Build` entity (../shared/docs/gitlab-compat.md §2.10). */
 export function presentBuild(v: BuildView, ctx: PresentContext, opts: { erased?: boolean } = {}): BuildResponse {
   const b = v.build;
   const c = v.commit;
@@ -38,7 +38,7 @@ export function presentBuild(v: BuildView, ctx: PresentContext, opts: { erased?:
     finished_at: iso(b.finishedAt),
     user: v.user ? presentUser(v.user, ctx) : null,
     // `artifacts_file` is null without artifacts (spec: "null or object"), on every build response; the
-    // erase response carries `download_url: null` in its place (spec, spec-decisions 3)
+    // erase response carries `download_url: null` in its place (spec, ../shared/docs/spec-decisions.md #3)
     ...(opts.erased
       ? { download_url: null }
       : { artifacts_file: b.artifactsFile ? { filename: b.artifactsFile, size: Number(b.artifactsSize ?? 0) } : null }),

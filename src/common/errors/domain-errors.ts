@@ -103,7 +103,7 @@ export class MethodNotAllowed extends DomainError {
 
 /**
  * 409 with GitLab's message after the status (`409 Email has already been taken`), or `409 Conflict`.
- * A conflict on named fields is the string naming the first of them (spec-decisions 24 and 32):
+ * A conflict on named fields is the string naming the first of them (../shared/docs/spec-decisions.md #24 and #32):
  * `{name: ['has already been taken'], path: [...]}` → `409 Name has already been taken`.
  */
 export class Conflict extends DomainError {

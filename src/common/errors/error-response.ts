@@ -58,7 +58,7 @@ export function errorBody(status: number, body: unknown): unknown {
   if (typeof body === 'string') return { message: withStatus(status, body) };
   if (Array.isArray(body)) return { message: withStatus(status, body.map(String).join(', ')) };
   if (typeof body !== 'object' || !('message' in body)) return body;
-  const message = (body as { message: unknown }).message;
+  const message = (body).message;
   if (typeof message === 'string') return { ...body, message: withStatus(status, message) };
   if (Array.isArray(message)) return { ...body, message: withStatus(status, message.map(String).join(', ')) };
   return body;

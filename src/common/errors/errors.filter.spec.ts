@@ -16,7 +16,7 @@ import {
 import { errorBody } from './error-response';
 import { ErrorsFilter } from './errors.filter';
 
-/** Errors rule 3 and spec-decisions 32: a string `message` begins with the status; the body is an object with `message`. */
+/** Errors rule 3 and ../shared/docs/spec-decisions.md #32: a string `message` begins with the status; the body is an object with `message`. */
 describe('ErrorsFilter', () => {
   const filter = new ErrorsFilter(new Logger({ logLevel: 'silent' }));
   const req = { method: 'GET', path: '/x' } as Request;

@@ -1,7 +1,7 @@
 import { Params } from '../params/params';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, Paginated, paginateAll, paginationHeaders, pageRequest } from './pagination';
 
-/** gitlab-compat.md §4 (kaminari 0.16 + GitLab's pagination helper) and spec-decisions' Link override. */
+/** ../shared/docs/gitlab-compat.md §4 (kaminari 0.16 + GitLab's pagination helper) and ../shared/docs/spec-decisions.md's Link override. */
 describe('pageRequest', () => {
   it('defaults to page 1 of 20', () => {
     expect(pageRequest({})).toEqual({ page: 1, perPage: DEFAULT_PER_PAGE, offset: 0 });

@@ -97,7 +97,7 @@ describe('groupAbilities', () => {
  * anonymous_project_abilities), transcribed below as a reference model and compared over every
  * combination of caller, role, visibility, archived state, public builds and disabled feature.
  *
- * Sources: gitlab-compat.md §3.5 (8.8, which decides) and the ability.rb stored for gitlabhq, a later
+ * Sources: ../shared/docs/gitlab-compat.md §3.5 (8.8, which decides) and the ability.rb stored for gitlabhq, a later
  * 8.x (it adds environments, deployments, request_access, `read_pipeline`/`read_container_image` for
  * non-members and a reporter floor for confidential issues — none of which 8.8 had, so they are left out).
  */
@@ -264,7 +264,7 @@ describe('projectAbilities against GitLab 8.8 ability.rb', () => {
       if (got.join() !== want.join()) {
         const extra = got.filter((a) => !want.includes(a));
         const missing = want.filter((a) => !got.includes(a));
-        mismatches.push(`${name}: extra [${extra}] missing [${missing}]`);
+        mismatches.push(`${name}: extra [${extra.join(',')}] missing [${missing.join(',')}]`);
       }
     }
     expect(mismatches.slice(0, 10)).toEqual([]);

@@ -33,14 +33,14 @@ export class UpdateMergeRequestDto {
   @Id({ clearable: true, zeroIsNull: true }) milestone_id?: number | null;
   @List() labels?: string[];
   @Str({ enum: ['close', 'reopen', 'merge'] }) state_event?: string;
-  // the merge parameters, for state_event=merge (spec-decisions 7)
+  // the merge parameters, for state_event=merge (../shared/docs/spec-decisions.md #7)
   @Str() merge_commit_message?: string;
   @Bool() should_remove_source_branch?: boolean;
   @Bool() merge_when_build_succeeds?: boolean;
   @Bool() merged_when_build_succeeds?: boolean;
 }
 
-/** `PUT .../merge`: both spellings of merge-when-build-succeeds (spec-decisions 5). */
+/** `PUT .../merge`: both spellings of merge-when-build-succeeds (../shared/docs/spec-decisions.md #5). */
 export class MergeDto {
   @Str() merge_commit_message?: string;
   @Bool() should_remove_source_branch?: boolean;
