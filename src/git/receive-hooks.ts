@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Server-side git hooks for pushes over HTTP. `pre-receive` runs after the objects arrive and
+ * Server-side git hooks for pushes over smart HTTP and SSH. `pre-receive` runs after the objects arrive and
  * before any ref moves (the objects sit in git's quarantine), so a refused push changes nothing.
  * The rules come from the server in GLV3_PUSH_RULES; the hook only evaluates them.
  * `post-receive` appends the applied updates to GLV3_PUSH_LOG for the server to process.
