@@ -59,8 +59,12 @@ function repositoryPath(dataDir, projectId) {
   return path.join(dataDir, 'repositories', '@hashed', h.slice(0, 2), h.slice(2, 4), `${h}.git`);
 }
 
-/** A bare repository of `commits` commits over `files` files on master, written by git fast-import. */
-async function buildRepository(dir, commits, files) {
+/**
+ * A bare repository of `commits` commits over `files` files on master, written by git fast-import
+ * (commit c is mark :c). `extend(write, tools)`, when given, appends more to the same stream before
+ * it ends (branches from those marks, tags), so the repository is packed once.
+ */
+async function buildRepository(dir, commits, files, extend) {
   fs.mkdirSync(dir, { recursive: true });
   const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir, LC_ALL: 'C' };
   execFileSync('git', ['init', '--bare', '-q', '--initial-branch=master', dir], { env });
@@ -89,6 +93,7 @@ async function buildRepository(dir, commits, files) {
     const f = (c * 7919) % files;
     await write(`commit refs/heads/master\nmark :${c}\ncommitter Seed <seed@example.com> ${t0 + c * 60} +0000\n${data(`Change ${c}\n\nTouches ${fileName(f)}.`)}from :${c - 1}\nM 100644 inline ${fileName(f)}\n${data(`file ${f}\nversion ${c}\n`)}\n`);
   }
+  if (extend) await extend(write, { data, fileName, t0 });
   await write('done\n');
   gi.stdin.end(buf.join(''));
   await done;
@@ -277,7 +282,7 @@ async function seedLarge({ dbUrl, dataDir, secretKey, scale = 1, repo = true, co
   return { counts, bigProjectId: big, viewerToken, ownerToken, runnerToken, repoPath: repo && dataDir ? repositoryPath(dataDir, big) : undefined };
 }
 
-module.exports = { seedLarge, sizes, repositoryPath };
+module.exports = { seedLarge, sizes, repositoryPath, buildRepository };
 
 if (require.main === module) {
   const dbUrl = process.env.DATABASE_URL;
