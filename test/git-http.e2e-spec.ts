@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Test } from 'supertest';
 import { DomainEvents, PushReceived } from '../src/events/domain-events';
+import { GitService } from '../src/git/git.service';
 import { binaryParser, GitCli } from './helpers/git-cli';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const API = '/api/v3';
 const ZERO = '0'.repeat(40);
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /**
  * Git smart HTTP driven by the stock git CLI against the app listening on a real port. git runs
@@ -598,6 +599,39 @@ describe('git over HTTP', () => {
       const next = await commit(first.dir, { 'owner.txt': 'owner\n' }, 'owner change');
       await ok(['push', '-q', 'origin', 'master'], first.dir);
       expect(await branchSha(project, 'master')).toBe(next);
+    });
+  });
+
+  // ------------------------------------------------------------------ how pushed objects are stored
+
+  describe('storage of pushed objects', () => {
+    it('a push is kept as the pack git sent (no loose objects); housekeeping packs what the app writes itself', async () => {
+      const project = await createProject(alice, 'packs', 0);
+      const gitService = t.app.app.get(GitService);
+      const gitDir = gitService.repositoryPath(project.id);
+      const counts = async () => {
+        const out = (await gitService.runner.run(['count-objects', '-v'], { gitDir })).stdout.toString();
+        return { loose: Number(/^count: (\d+)$/m.exec(out)![1]), packed: Number(/^in-pack: (\d+)$/m.exec(out)![1]) };
+      };
+      // 3 objects (commit, tree, blob): git's default unpackLimit (100) would have left them loose, and every
+      // clone would deflate them again
+      const first = await localRepo(url('alice/packs', 'alice', alice.token), { 'data.bin': 'x'.repeat(100_000) });
+      await ok(['push', '-q', 'origin', 'master'], first.dir);
+      expect(await counts()).toEqual({ loose: 0, packed: 3 });
+      // a commit through the files API is written loose by the app; housekeeping packs it (a run already
+      // under way for this repository makes the call return at once: call again until it is done)
+      await as(alice, t.http.post(`${API}/projects/${project.id}/repository/files`))
+        .send({ file_path: 'docs/packed.txt', branch_name: 'master', content: 'packed\n', commit_message: 'to be packed' })
+        .expect(201);
+      for (let i = 0; i < 100 && (await counts()).loose > 0; i++) {
+        await gitService.housekeeping(project.id);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((await counts()).loose).toBe(0);
+      expect((await gitService.runner.run(['cat-file', '-p', 'master:docs/packed.txt'], { gitDir })).stdout.toString()).toBe('packed\n');
+      const dir = join(newDir('packs-clone'), 'c');
+      await ok(['clone', '-q', url('alice/packs', 'alice', alice.token), dir]);
+      expect(readFileSync(join(dir, 'docs/packed.txt'), 'utf8')).toBe('packed\n');
     });
   });
 

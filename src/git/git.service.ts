@@ -193,9 +193,10 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
   /**
    * Housekeeping after a push, in the background: a full repack with a reachability bitmap when the
    * repository has none or has gathered many packs (clones and fetches then reuse the pack instead
-   * of recomputing it), and a fresh commit-graph with changed-path filters (history walks such as
-   * commit counts and path-limited logs get several times faster). One run per repository at a
-   * time; a failure only costs speed.
+   * of recomputing it); else loose objects (what the app itself wrote: commits of the files API,
+   * merges) packed into one more pack, as every clone would otherwise deflate them again; and a fresh
+   * commit-graph with changed-path filters (history walks such as commit counts and path-limited logs
+   * get several times faster). One run per repository at a time; a failure only costs speed.
    */
   async housekeeping(projectId: number): Promise<void> {
     const dir = this.repositoryPath(projectId);
@@ -205,8 +206,11 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
       const packs = await readdir(join(dir, 'objects', 'pack')).catch(() => [] as string[]);
       const hasBitmap = packs.some((f) => f.endsWith('.bitmap'));
       const packCount = packs.filter((f) => f.endsWith('.pack')).length;
-      if (packCount > 0 && (!hasBitmap || packCount > 20)) {
+      const loose = await this.looseObjects(dir);
+      if ((!hasBitmap && (packCount > 0 || loose > 0)) || packCount > 20) {
         await this.runner.run(['repack', '-a', '-d', '-q', '--write-bitmap-index'], { gitDir: dir, timeoutMs: 30 * 60_000 });
+      } else if (loose > 0) {
+        await this.runner.run(['repack', '-d', '-q'], { gitDir: dir, timeoutMs: 30 * 60_000 });
       }
       await this.runner.run(['commit-graph', 'write', '--reachable', '--changed-paths', '--split'], {
         gitDir: dir,
@@ -220,6 +224,12 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
   }
 
   private readonly maintaining = new Set<string>();
+
+  /** How many loose objects a repository holds (`git count-objects`: a directory listing, no object read). */
+  private async looseObjects(dir: string): Promise<number> {
+    const out = (await this.runner.run(['count-objects', '-v'], { gitDir: dir })).stdout.toString();
+    return Number(/^count: (\d+)$/m.exec(out)?.[1] ?? 0);
+  }
 
   /**
    * Removes cached archives older than `maxAgeMs` (by the time they were written: a popular archive

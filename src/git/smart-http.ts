@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import type { Request, Response } from 'express';
 import { GitRunner } from './git-runner';
 import { PushLog, PushRules, RefUpdate } from './receive-hooks';
+import { transferConfigEnv } from './transfer-config';
 
 export type { RefUpdate };
 
@@ -43,13 +44,7 @@ export async function serveSmartHttp(runner: GitRunner, o: SmartHttpRequest): Pr
     REMOTE_ADDR: o.req.ip ?? '',
     GIT_HTTP_EXPORT_ALL: '1',
     GIT_HTTP_MAX_REQUEST_BUFFER: '100M',
-    GIT_CONFIG_COUNT: '3',
-    GIT_CONFIG_KEY_0: 'core.hooksPath',
-    GIT_CONFIG_VALUE_0: o.hooksPath,
-    GIT_CONFIG_KEY_1: 'http.receivepack',
-    GIT_CONFIG_VALUE_1: o.pushRules ? 'true' : 'false',
-    GIT_CONFIG_KEY_2: 'uploadpack.allowFilter',
-    GIT_CONFIG_VALUE_2: 'true',
+    ...transferConfigEnv(o.hooksPath, [['http.receivepack', o.pushRules ? 'true' : 'false']]),
   };
   const encoding = o.req.headers['content-encoding'];
   if (typeof encoding === 'string') env.HTTP_CONTENT_ENCODING = encoding;

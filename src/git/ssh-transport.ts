@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { GitRunner } from './git-runner';
 import { PushLog, PushRules, RefUpdate } from './receive-hooks';
+import { transferConfigEnv } from './transfer-config';
 
 /** The git services a client may run over SSH (what `git clone/fetch/push/archive --remote` ask for). */
 export type GitSshService = 'git-upload-pack' | 'git-receive-pack' | 'git-upload-archive';
@@ -32,13 +33,7 @@ const TIMEOUT_MS = 60 * 60_000;
 export async function serveGitSsh(runner: GitRunner, x: SshGitExchange): Promise<number> {
   if (x.service === 'git-receive-pack' && !x.pushRules) throw new Error('push rules missing');
   const pushLog = await PushLog.open(x.pushRules);
-  const env: Record<string, string> = {
-    GIT_CONFIG_COUNT: '2',
-    GIT_CONFIG_KEY_0: 'core.hooksPath',
-    GIT_CONFIG_VALUE_0: x.hooksPath,
-    GIT_CONFIG_KEY_1: 'uploadpack.allowFilter',
-    GIT_CONFIG_VALUE_1: 'true',
-  };
+  const env = transferConfigEnv(x.hooksPath);
   if (x.protocol) env.GIT_PROTOCOL = x.protocol;
   if (pushLog) Object.assign(env, pushLog.env);
   const sub = x.service.slice('git-'.length); // upload-pack, receive-pack, upload-archive

@@ -1,0 +1,22 @@
+/**
+ * The git configuration of every transfer (smart HTTP's `http-backend`, SSH's `upload-pack`,
+ * `receive-pack`, `upload-archive`), handed to git through `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`
+ * (never a config file a client could influence), so that both transports serve alike:
+ *  - `core.hooksPath`: our pre-receive/post-receive hooks (push rules, the push log);
+ *  - `uploadpack.allowFilter`: partial clones (`--filter=blob:none`), as GitLab allows;
+ *  - `receive.unpackLimit=1`: a pushed pack is kept as it arrives (indexed by `index-pack`), never
+ *    exploded into loose objects. git's default (100) unpacks a push of few objects (a handful of large
+ *    files, a small commit) into loose objects, which every later clone and fetch must deflate again
+ *    (10 MB in two files: ~250 ms of pack-objects per clone) until housekeeping packs them; a kept pack
+ *    is reused as it is. Housekeeping consolidates the packs (GitService.housekeeping).
+ * `extra` adds transport-specific entries (smart HTTP's `http.receivepack`).
+ */
+export function transferConfigEnv(hooksPath: string, extra: [string, string][] = []): Record<string, string> {
+  const entries: [string, string][] = [['core.hooksPath', hooksPath], ['uploadpack.allowFilter', 'true'], ['receive.unpackLimit', '1'], ...extra];
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(entries.length) };
+  entries.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
+}
