@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { GitAuthBan } from './common/auth/git-auth-ban';
 import { LoginAttemptsRepository } from './common/auth/login-attempts.repository';
 import { LoginThrottle } from './common/auth/login-throttle';
 import { SecretsService } from './common/crypto/secrets.service';
@@ -19,7 +20,7 @@ import { OpenApiModule } from './openapi/openapi.module';
 import { Transactions } from './database/transactions';
 import { attachEntities, Database } from './database/data-source';
 
-/** Config, database, secrets, logging, the login throttle and the global filter, pipe and interceptors (the guard: AuthModule). */
+/** Config, database, secrets, logging, the login throttle and git's authentication ban (both own `login_attempts`), the global filter, pipe and interceptors (the guard: AuthModule). */
 @Global()
 @Module({})
 export class CoreModule {
@@ -46,13 +47,14 @@ export class CoreModule {
         SecretsService,
         LoginAttemptsRepository,
         LoginThrottle,
+        GitAuthBan,
         RateLimitRepository,
         RateLimiter,
         { provide: APP_FILTER, useClass: ErrorsFilter },
         { provide: APP_INTERCEPTOR, useClass: ResponseInterceptor },
         { provide: APP_PIPE, useClass: GitlabValidationPipe },
       ],
-      exports: [APP_CONFIG, Transactions, DbNotifications, RepositoryLocks, PoolStats, Logger, SecretsService, LoginAttemptsRepository, LoginThrottle, RateLimiter],
+      exports: [APP_CONFIG, Transactions, DbNotifications, RepositoryLocks, PoolStats, Logger, SecretsService, LoginThrottle, GitAuthBan, RateLimiter],
     };
   }
 }

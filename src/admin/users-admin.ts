@@ -6,7 +6,7 @@ import { toDto } from '../common/dto/validation.pipe';
 import { AppConfig } from '../config/config';
 import { openDatabase } from '../database/data-source';
 import { CreateUserDto, UpdateUserDto } from '../users/dto/user.dto';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { UsersService } from '../users/users.service';
 
 /**
@@ -29,10 +29,10 @@ export async function adminCommands(
       await users.create(
         toDto(CreateUserDto, { username: args.username, email: args.email, name: args.username, password, admin: true, confirm: false }),
       );
-      const [user] = await app.get(UsersRepository).byUsername(args.username);
+      const [user] = await app.get(UserDirectory).byUsername(args.username);
       process.stdout.write(`created administrator ${user.username} (id ${user.id})\n`);
     } else {
-      const [user] = await app.get(UsersRepository).byUsername(args.username);
+      const [user] = await app.get(UserDirectory).byUsername(args.username);
       if (!user) {
         process.stderr.write(`no user named ${args.username}\n`);
         return 1;

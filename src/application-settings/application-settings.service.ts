@@ -34,6 +34,25 @@ export class ApplicationSettingsService implements OnModuleInit {
   private adminExtras: DeclaredMethod<string>[] = [];
   private resetters: DeclaredMethod<string>[] = [];
 
+  /**
+   * The runners registration token as stored (digest and encryption, nulls until first used). CI
+   * creates, checks and resets it through these; the columns are the settings row's.
+   */
+  runnersToken(): Promise<{ digest: string | null; encrypted: string | null }> {
+    return this.settings.runnersRegistrationToken();
+  }
+
+  /** Stores a first runners registration token unless one exists (concurrent first uses agree on one). */
+  async setRunnersTokenIfAbsent(digest: string, encrypted: string): Promise<void> {
+    await this.get(); // the settings row exists from here on
+    await this.settings.setRunnersRegistrationTokenIfAbsent(digest, encrypted);
+  }
+
+  /** Replaces the runners registration token. */
+  replaceRunnersToken(digest: string, encrypted: string): Promise<void> {
+    return this.settings.replaceRunnersRegistrationToken(digest, encrypted);
+  }
+
   /** The fields other areas add to the admin view of the settings (CI: `runners_registration_token`). */
   async adminFields(): Promise<Record<string, unknown>> {
     const values = await Promise.all(this.adminExtras.map(async (f) => [f.meta, await f.call()] as const));

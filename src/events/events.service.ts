@@ -6,7 +6,7 @@ import { Note } from '../notes/note.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { ProjectViews } from '../projects/project-views.service';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { PresentContext } from '../users/users.presenter';
 import { ListEventsDto } from './dto/list-events.dto';
 import { Event, EventAction } from './event.entity';
@@ -46,7 +46,7 @@ export interface NewEvent {
 export class EventsService {
   constructor(
     private readonly events: EventsRepository,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly projects: ProjectResolver,
     private readonly views: ProjectViews,
     private readonly logger: Logger,

@@ -9,7 +9,7 @@ import { GitService } from '../git/git.service';
 import { SmartHttpAction } from '../git/smart-http';
 import { SessionService } from '../users/session.service';
 import { BuildTokenGrant, GitAccess, GitAccessDenied, GitCaller, GitGrant } from './git-access.service';
-import { GitAuthBan } from './git-auth-ban';
+import { GitAuthBan } from '../common/auth/git-auth-ban';
 import { BUILD_TOKEN_RESOLVER } from './build-tokens';
 
 export type GitAction = SmartHttpAction;

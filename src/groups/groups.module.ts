@@ -1,16 +1,15 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { Namespace } from '../namespaces/namespace.entity';
+import { NamespacesModule } from '../namespaces/namespaces.module';
+import { MembershipsModule } from '../members/memberships.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { GroupViews } from './group-views.service';
 import { GroupsController } from './groups.controller';
-import { GroupsRepository } from './groups.repository';
 import { GroupsService } from './groups.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Namespace]), ProjectsModule],
+  imports: [NamespacesModule, ProjectsModule, MembershipsModule],
   controllers: [GroupsController],
-  providers: [GroupsService, GroupsRepository, GroupViews],
+  providers: [GroupsService, GroupViews],
   exports: [GroupsService],
 })
 export class GroupsModule {}

@@ -6,17 +6,16 @@ import { Forbidden, isUniqueViolation, NotFound, ValidationFailed, ValidationMap
 import { Paginated, pageRequest, PageRequest } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
 import { AccessLevel, GroupAbility, groupAbilities } from '../common/policy/policy';
-import { PolicyService } from '../common/policy/policy.service';
 import { Transactions } from '../database/transactions';
 import { GitService } from '../git/git.service';
 import { Namespace } from '../namespaces/namespace.entity';
 import { Project } from '../projects/project.entity';
-import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService } from '../projects/projects.service';
 import { User } from '../users/user.entity';
 import { pathErrors } from '../common/dto/namespace-path';
+import { MembershipsService } from '../members/memberships.service';
 import { CreateGroupDto, ListGroupProjectsDto, ListGroupsDto } from './dto/group.dto';
-import { GroupKey, GroupsRepository } from './groups.repository';
+import { GroupKey, GroupNamespacesService } from '../namespaces/group-namespaces.service';
 
 const TAKEN = () => new ValidationFailed({ path: ['has already been taken'] });
 /** GroupDetail lists the first 100 projects the caller may read. */
@@ -32,14 +31,13 @@ export interface GroupDetail {
 @Injectable()
 export class GroupsService {
   constructor(
-    private readonly groups: GroupsRepository,
-    private readonly projects: ProjectsRepository,
+    private readonly groups: GroupNamespacesService,
     private readonly projectsService: ProjectsService,
     private readonly tx: Transactions,
-    private readonly policy: PolicyService,
     private readonly settings: ApplicationSettingsService,
     private readonly git: GitService,
     private readonly domainEvents: DomainEvents,
+    private readonly memberships: MembershipsService,
   ) {}
 
   /** A group by id or path, whatever the caller may see. */
@@ -74,7 +72,7 @@ export class GroupsService {
   /** `GET /groups/:id`: the group with the first 100 projects the caller may read. */
   async detail(user: User, ref: string): Promise<GroupDetail> {
     const group = await this.resolve(user, ref);
-    const [projects] = await this.projects.inNamespace(group.id, this.policy.readableProjectsCondition(user), DETAIL_PROJECTS);
+    const [projects] = await this.projectsService.readableInGroup(user, group.id, DETAIL_PROJECTS);
     return { group, projects };
   }
 
@@ -103,11 +101,8 @@ export class GroupsService {
     try {
       const group = await this.tx.run(async (tx) => {
         if (await this.groups.pathTaken(tx, path)) throw TAKEN();
-        const created = await this.groups.insert(
-          tx,
-          { name, path, ownerId: user.id, description: dto.description ?? '', visibilityLevel: level },
-          AccessLevel.OWNER,
-        );
+        const created = await this.groups.insert(tx, { name, path, ownerId: user.id, description: dto.description ?? '', visibilityLevel: level });
+        await this.memberships.addGroupOwner(tx, created.id, user.id, AccessLevel.OWNER);
         await this.domainEvents.emit(tx, 'group.created', { group: groupSnapshot(created) }); // system hooks
         await this.domainEvents.emit(tx, 'group_member.added', { groupId: created.id, userId: user.id, accessLevel: AccessLevel.OWNER });
         return created;
@@ -125,7 +120,7 @@ export class GroupsService {
     const projectIds = await this.tx.run(async (tx) => {
       // waits for project creations and transfers into the group to commit, so that they are deleted too
       await this.groups.lock(tx, group.id);
-      const ids = await this.projects.deleteInNamespace(tx, group.id);
+      const ids = await this.projectsService.deleteAllInGroup(tx, group.id);
       await this.groups.delete(tx, group.id);
       await this.domainEvents.emit(tx, 'group.destroyed', { group: groupSnapshot(group) }); // system hooks (the row is gone)
       return ids;
@@ -138,7 +133,7 @@ export class GroupsService {
   async projectsOf(user: User, ref: string, q: ListGroupProjectsDto): Promise<Paginated<Project>> {
     const group = await this.resolve(user, ref);
     const page = pageRequest(q);
-    const [items, total] = await this.projects.inNamespace(group.id, this.policy.readableProjectsCondition(user), page);
+    const [items, total] = await this.projectsService.readableInGroup(user, group.id, page);
     return new Paginated(items, total, page);
   }
 

@@ -5,7 +5,7 @@ import { MilestonesService } from '../milestones/milestones.service';
 import { ProjectViews } from '../projects/project-views.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { Issue } from './issue.entity';
 import { loadParticipation, participationOf } from './issue-participation';
 import { IssueDetails, IssuesRepository } from './issues.repository';
@@ -20,7 +20,7 @@ export class IssueViews {
   constructor(
     private readonly views: ProjectViews,
     private readonly issues: IssuesRepository,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly labels: LabelsService,
     private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,

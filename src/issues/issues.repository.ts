@@ -6,10 +6,10 @@ import { JoinedEntity } from '../database/joined-rows';
 import { Tx } from '../database/transactions';
 import { Milestone } from '../milestones/milestone.entity';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { Namespace } from '../namespaces/namespace.entity';
 import { Project } from '../projects/project.entity';
-import { Membership } from '../projects/projects.repository';
+import type { MembershipLevels as Membership } from '../common/policy/policy.service';
 import { Issue } from './issue.entity';
 import { IssueOrder } from './issue-rules';
 
@@ -78,7 +78,7 @@ export class IssuesRepository {
 
   constructor(
     @InjectRepository(Issue) private readonly issues: Repository<Issue>,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     ds: DataSource,
   ) {
     this.issueRow = new JoinedEntity(ds, Issue, 'i', 'i');

@@ -17,7 +17,7 @@ import { ProjectResolver } from '../projects/project-resolver.service';
 import { projectFullPath } from '../projects/projects.presenter';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { CreateIssueDto, ListIssuesDto, ListProjectIssuesDto, MoveIssueDto, UpdateIssueDto } from './dto/issue.dto';
 import { nextInternalId } from './internal-ids';
 import { Issue } from './issue.entity';
@@ -46,7 +46,7 @@ export class IssuesService {
     private readonly tx: Transactions,
     private readonly projects: ProjectResolver,
     private readonly policy: PolicyService,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly labels: LabelsService,
     private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,

@@ -4,7 +4,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { LdapServerConfig } from '../config/ldap-config';
 import { ldapSynced } from '../metrics/registry';
 import { QueueService } from '../queue/queue.service';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { DirectoryUnavailable, LdapConnection } from './ldap-directory';
 import { LdapService } from './ldap.service';
 
@@ -41,7 +41,7 @@ export interface LdapSyncResult {
 export class LdapSyncService implements OnModuleInit {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly queue: QueueService,
     private readonly ldap: LdapService,
     private readonly logger: Logger,

@@ -4,11 +4,10 @@ import { Conflict, InvalidAttribute, ValidationFailed } from '../common/errors/d
 import { Logger } from '../common/http/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { LdapServerConfig } from '../config/ldap-config';
-import { Transactions } from '../database/transactions';
 import { ldapUnavailable } from '../metrics/registry';
 import { DirectorySignIn, SessionService } from '../users/session.service';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { UsersService } from '../users/users.service';
 import { DirectoryUnavailable, LdapConnection, LdapPerson } from './ldap-directory';
 
@@ -26,9 +25,8 @@ export class LdapService implements OnModuleInit, DirectorySignIn {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly session: SessionService,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly usersService: UsersService,
-    private readonly tx: Transactions,
     private readonly logger: Logger,
   ) {
     this.servers = config.ldap.servers;
@@ -74,7 +72,7 @@ export class LdapService implements OnModuleInit, DirectorySignIn {
     }
     if (user.state === 'ldap_blocked') {
       await this.users.moveState([user.id], 'ldap_blocked', 'active');
-      user = { ...user, state: 'active' } as User;
+      user = { ...user, state: 'active' };
     }
     return this.refresh(user, person);
   }
@@ -85,17 +83,12 @@ export class LdapService implements OnModuleInit, DirectorySignIn {
     if (person.name && person.name !== user.name) changes.name = person.name;
     const email = person.email?.trim();
     if (email && email.toLowerCase() !== user.email.toLowerCase()) {
-      const free = await this.tx.run(async (tx) => {
-        await this.users.lockEmail(tx, email);
-        if (await this.users.emailTaken(tx, email, user.id)) return false;
-        await this.users.update(user.id, { email }, tx);
-        return true;
-      });
+      const free = await this.users.claimEmail(user.id, email);
       if (free) changes.email = email;
       else this.logger.warn('LDAP sign-in: the directory email belongs to another account; kept the old one', { userId: user.id });
     }
-    if (changes.name) await this.users.update(user.id, { name: changes.name });
-    return { ...user, ...changes } as User;
+    if (changes.name) await this.users.setName(user.id, changes.name);
+    return { ...user, ...changes };
   }
 
   /**

@@ -6,7 +6,7 @@ import { containsPattern } from '../common/params/params';
 import { Tx } from '../database/transactions';
 import { User } from '../users/user.entity';
 import { GroupMember, ProjectMember } from './member.entities';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 
 /** The project or group whose memberships a query is about. */
 export type MemberTarget = { kind: 'project'; id: number } | { kind: 'group'; id: number };
@@ -29,7 +29,7 @@ export class MembersRepository {
   constructor(
     @InjectRepository(ProjectMember) private readonly projectMembers: Repository<ProjectMember>,
     @InjectRepository(GroupMember) private readonly groupMembers: Repository<GroupMember>,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
   ) {}
 
   private repo(t: MemberTarget, tx?: Tx): Repository<AnyMember> {
@@ -106,5 +106,10 @@ export class MembersRepository {
       .createQueryBuilder('m')
       .where('m.namespace_id = :groupId AND m.access_level = :ownerLevel AND m.user_id <> :userId', { groupId, ownerLevel, userId })
       .getCount();
+  }
+
+  /** The first membership of a new project or group (its creator), notifications at the global level. */
+  async addFirst(tx: Tx, t: MemberTarget, userId: number, accessLevel: number): Promise<void> {
+    await this.repo(t, tx).insert({ ...this.key(t, userId), accessLevel, notificationLevel: 3 });
   }
 }

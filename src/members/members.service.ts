@@ -9,7 +9,7 @@ import { EventsService } from '../events/events.service';
 import { GroupsService } from '../groups/groups.service';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { AddMemberDto, ListMembersDto, UpdateMemberDto } from './dto/member.dto';
 import { MemberSourceKind } from './member-source.decorator';
 import { MemberTarget, MembersRepository } from './members.repository';
@@ -37,7 +37,7 @@ export interface Removal {
 export class MembersService {
   constructor(
     private readonly members: MembersRepository,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly tx: Transactions,
     private readonly projects: ProjectResolver,
     private readonly groups: GroupsService,

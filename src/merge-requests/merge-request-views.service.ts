@@ -6,7 +6,7 @@ import { MilestonesService } from '../milestones/milestones.service';
 import { ProjectViews } from '../projects/project-views.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { MergeRequest } from './merge-request.entity';
 import { mentionPattern } from './merge-request-policy';
 import { MergeRequestDetails, MergeRequestsRepository } from './merge-requests.repository';
@@ -22,7 +22,7 @@ export class MergeRequestViews {
   constructor(
     private readonly views: ProjectViews,
     private readonly repo: MergeRequestsRepository,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly labels: LabelsService,
     private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,

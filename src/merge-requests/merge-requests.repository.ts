@@ -7,7 +7,7 @@ import { JoinedEntity } from '../database/joined-rows';
 import { Tx } from '../database/transactions';
 import { Milestone } from '../milestones/milestone.entity';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { MergeRequest, MergeRequestState, MergeStatus } from './merge-request.entity';
 
 export interface MergeRequestFilters {
@@ -49,7 +49,7 @@ export class MergeRequestsRepository {
 
   constructor(
     @InjectRepository(MergeRequest) private readonly repo: Repository<MergeRequest>,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     ds: DataSource,
   ) {
     this.mrRow = new JoinedEntity(ds, MergeRequest, 'mr', 'mr');

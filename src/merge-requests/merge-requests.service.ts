@@ -27,7 +27,7 @@ import { ProjectResolver } from '../projects/project-resolver.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
 import { Transactions, Tx } from '../database/transactions';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { CreateMergeRequestDto, ListMergeRequestsDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
 import { isOpen, isWorkInProgress, MergeRequest } from './merge-request.entity';
 import { MergeRequestGit } from './merge-request-git.service';
@@ -85,7 +85,7 @@ export class MergeRequestsService {
   constructor(
     private readonly repo: MergeRequestsRepository,
     private readonly tx: Transactions,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly resolver: ProjectResolver,
     private readonly policy: PolicyService,
     private readonly labels: LabelsService,

@@ -17,7 +17,7 @@ import { ProjectResolver } from '../projects/project-resolver.service';
 import { CommitsService } from '../repository/commits.service';
 import { PushService } from '../repository/push.service';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { MergeDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
 import { ClosingIssues } from './closing-issues.service';
 import { isOpen, isWorkInProgress, MergeParams, MergeRequest, MergeRequestState } from './merge-request.entity';
@@ -58,7 +58,7 @@ export class MergeService {
   constructor(
     private readonly repo: MergeRequestsRepository,
     private readonly tx: Transactions,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly requests: MergeRequestsService,
     private readonly mrGit: MergeRequestGit,
     private readonly git: GitService,

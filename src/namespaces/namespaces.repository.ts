@@ -31,6 +31,15 @@ export class NamespacesRepository {
     return manyWithTotal(qb.orderBy('n.id', 'DESC').offset(page.offset).limit(page.perPage));
   }
 
+  /** A user's personal namespace. */
+  personalOf(ownerId: number): Promise<Namespace | null> {
+    return this.namespaces.findOne({ where: { ownerId, kind: 'user' } });
+  }
+
+  byId(id: number): Promise<Namespace | null> {
+    return this.namespaces.findOne({ where: { id } });
+  }
+
   /** Creates a user's personal namespace (path and name are the username; public). */
   async insertPersonal(tx: Tx, ownerId: number, username: string): Promise<void> {
     await tx.getRepository(Namespace).insert({

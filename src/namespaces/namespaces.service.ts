@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { lookupText } from '../common/dto/fields';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { containsPattern } from '../common/params/params';
+import { Tx } from '../database/transactions';
 import { User } from '../users/user.entity';
 import { ListNamespacesDto } from './dto/namespace.dto';
 import { Namespace } from './namespace.entity';
@@ -20,5 +21,34 @@ export class NamespacesService {
       page,
     );
     return new Paginated(rows, total, page);
+  }
+
+  /** A user's personal namespace. */
+  personalOf(ownerId: number): Promise<Namespace | null> {
+    return this.namespaces.personalOf(ownerId);
+  }
+
+  byId(id: number): Promise<Namespace | null> {
+    return this.namespaces.byId(id);
+  }
+
+  /** Creates a user's personal namespace (path and name are the username; public), in the caller's transaction. */
+  insertPersonal(tx: Tx, ownerId: number, username: string): Promise<void> {
+    return this.namespaces.insertPersonal(tx, ownerId, username);
+  }
+
+  /** Follows a change of username. */
+  renamePersonal(tx: Tx, ownerId: number, username: string): Promise<void> {
+    return this.namespaces.renamePersonal(tx, ownerId, username);
+  }
+
+  /** Whether a namespace other than `ownerId`'s own has this path, case-insensitively. */
+  pathTaken(tx: Tx, path: string, ownerId: number | null = null): Promise<boolean> {
+    return this.namespaces.pathTaken(tx, path, ownerId);
+  }
+
+  /** Removes a user's personal namespace with its projects' rows; the ids of those projects. */
+  removePersonal(tx: Tx, ownerId: number): Promise<number[]> {
+    return this.namespaces.removePersonal(tx, ownerId);
   }
 }

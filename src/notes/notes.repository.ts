@@ -5,7 +5,7 @@ import { PageRequest } from '../common/pagination/pagination';
 import { JoinedEntity } from '../database/joined-rows';
 import { Tx } from '../database/transactions';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { Note, NoteableType } from './note.entity';
 
 /**
@@ -31,7 +31,7 @@ export class NotesRepository {
 
   constructor(
     @InjectRepository(Note) private readonly notes: Repository<Note>,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     ds: DataSource,
   ) {
     this.noteRow = new JoinedEntity(ds, Note, 'n', 'n');

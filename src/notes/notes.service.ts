@@ -9,7 +9,7 @@ import { canSetTimestamps } from '../issues/issue-policy';
 import { IssuesService } from '../issues/issues.service';
 import { SnippetsService } from '../snippets/snippets.service';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { MergeRequestsService } from '../merge-requests/merge-requests.service';
 import { CreateCommentDto, CreateNoteDto, ListNotesDto, UpdateNoteDto } from './dto/note.dto';
 import { Note, NoteableType } from './note.entity';
@@ -33,7 +33,7 @@ const MAX_BODY = 1_000_000;
 export class NotesService {
   constructor(
     private readonly repo: NotesRepository,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly transactions: Transactions,
     private readonly issues: IssuesService,
     private readonly snippets: SnippetsService,

@@ -8,7 +8,7 @@ import { Transactions } from '../database/transactions';
 import { canReadIssue } from '../issues/issue-policy';
 import { ProjectResolver, ResolvedProject } from '../projects/project-resolver.service';
 import { PermanentJobError, QueueJob, QueueService } from '../queue/queue.service';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { User } from '../users/user.entity';
 import { Mailer, OutgoingMail } from './mailer';
 import { IssuableFacts, mentionedUsernames, NotificationFactsRepository } from './notification-facts.repository';
@@ -51,7 +51,7 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
   constructor(
     private readonly facts: NotificationFactsRepository,
     private readonly settings: NotificationSettingsRepository,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly projects: ProjectResolver,
     private readonly queue: QueueService,
     private readonly tx: Transactions,

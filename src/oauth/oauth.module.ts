@@ -10,6 +10,6 @@ import { OauthService } from './oauth.service';
   imports: [TypeOrmModule.forFeature([OauthAccessToken]), UsersModule],
   controllers: [OauthController],
   providers: [OauthService, OauthRepository],
-  exports: [OauthRepository],
+  exports: [OauthService],
 })
 export class OauthModule {}

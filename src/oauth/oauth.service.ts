@@ -3,7 +3,8 @@ import { SecretsService } from '../common/crypto/secrets.service';
 import { Forbidden, OAuthError } from '../common/errors/domain-errors';
 import { Transactions, Tx } from '../database/transactions';
 import { SessionService } from '../users/session.service';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
+import { User } from '../users/user.entity';
 import { RevokeTokenDto, TokenRequestDto } from './dto/oauth.dto';
 import { OauthAccessToken } from './oauth-access-token.entity';
 import { OauthRepository } from './oauth.repository';
@@ -28,11 +29,16 @@ const invalidGrant = () =>
 export class OauthService {
   constructor(
     private readonly tokens: OauthRepository,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly tx: Transactions,
     private readonly secrets: SecretsService,
     private readonly session: SessionService,
   ) {}
+
+  /** The access token with this digest and its owner, in one query (the authentication of bearer requests). */
+  tokenWithOwner(tokenDigest: string): Promise<{ token: OauthAccessToken; owner: User } | undefined> {
+    return this.tokens.withOwner(tokenDigest);
+  }
 
   async token(dto: TokenRequestDto, ip: string): Promise<IssuedToken> {
     const grant = dto.grant_type;

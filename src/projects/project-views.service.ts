@@ -3,10 +3,9 @@ import { ApplicationSettingsService } from '../application-settings/application-
 import { SecretsService } from '../common/crypto/secrets.service';
 import { Paginated } from '../common/pagination/pagination';
 import { NO_ACCESS, ProjectAccess, projectAbilities } from '../common/policy/policy';
-import { accessFrom, PolicyService } from '../common/policy/policy.service';
+import { accessFrom } from '../common/policy/policy.service';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
 import { PresentContext } from '../users/users.presenter';
 import { ResolvedProject } from './project-resolver.service';
 import { Project } from './project.entity';
@@ -31,8 +30,6 @@ export interface ViewOptions {
 export class ProjectViews {
   constructor(
     private readonly projects: ProjectsRepository,
-    private readonly users: UsersRepository,
-    private readonly policy: PolicyService,
     private readonly secrets: SecretsService,
     private readonly settings: ApplicationSettingsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { MembershipsModule } from '../members/memberships.module';
+import { NamespacesModule } from '../namespaces/namespaces.module';
 import { UsersModule } from '../users/users.module';
 import { Project } from './project.entity';
 import { ProjectStar } from './project-star.entity';
@@ -10,11 +12,10 @@ import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Project, ProjectStar]), UsersModule],
+  imports: [TypeOrmModule.forFeature([Project, ProjectStar]), UsersModule, MembershipsModule, NamespacesModule],
   controllers: [ProjectsController],
   providers: [ProjectsService, ProjectsRepository, ProjectViews, ProjectResolver],
-  // ProjectsRepository for the groups area (a group's projects); ProjectsService for transfers and
-  // for the deprecated authorize/findByRef delegates other areas still call
-  exports: [ProjectsService, ProjectsRepository, ProjectViews, ProjectResolver],
+  // ProjectsService for transfers and a group's projects (the groups area)
+  exports: [ProjectsService, ProjectViews, ProjectResolver],
 })
 export class ProjectsModule {}

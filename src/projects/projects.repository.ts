@@ -2,23 +2,23 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository, SelectQueryBuilder } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
+import { PolicyUser } from '../common/policy/policy';
+import type { MembershipLevels } from '../common/policy/policy.service';
+import { memberProjects, readableProjects, SqlCondition } from '../common/policy/visibility';
 import { containsPattern } from '../common/params/params';
 import { Tx } from '../database/transactions';
-import { ProjectMember } from '../members/member.entities';
 import { Namespace } from '../namespaces/namespace.entity';
 import { User } from '../users/user.entity';
 import { ForkParent } from './projects.presenter';
 import { Project } from './project.entity';
 import { JoinedEntity, manyWithTotal } from '../database/joined-rows';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 
 /** `:id` parsed: a number, or `namespace/path` (case-insensitive). */
 export type ProjectKey = { id: number } | { namespace: string; path: string };
 
-export interface Membership {
-  accessLevel: number;
-  notificationLevel: number;
-}
+/** A membership as a project's reads bring it (the policy's levels). */
+export type Membership = MembershipLevels;
 
 /** A project with the caller's direct and group memberships (null when none, or anonymous). */
 export interface ProjectWithMemberships {
@@ -28,17 +28,16 @@ export interface ProjectWithMemberships {
 }
 
 /** An SQL condition on alias `p` (and `n`, the namespace) with its named parameters, from the policy. */
-export type Condition = { sql: string; params: Record<string, unknown> };
-
 /**
  * Which projects a list starts from: all, those matching a policy condition, those the user owns
  * (personal namespace or groups where the user is owner), or the readable ones the user starred.
  */
 export type ProjectListScope =
   | { kind: 'all' }
-  | { kind: 'where'; condition: Condition }
+  | { kind: 'member'; viewer: PolicyUser }
+  | { kind: 'readable'; viewer: PolicyUser }
   | { kind: 'owned'; userId: number }
-  | { kind: 'starred'; userId: number; readable: Condition };
+  | { kind: 'starred'; viewer: PolicyUser };
 
 /** How a list is narrowed: its scope and the filters of ListProjectsDto. */
 export interface ProjectListQuery {
@@ -89,7 +88,7 @@ const NOTIFICATION_LEVEL = (type: 'Project' | 'Namespace', sourceId: string, use
 export class ProjectsRepository {
   constructor(
     @InjectRepository(Project) private readonly projects: Repository<Project>,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
   ) {}
 
   private repo(tx?: Tx): Repository<Project> {
@@ -169,8 +168,10 @@ export class ProjectsRepository {
       conditions.push(sql);
       Object.assign(params, values);
     };
+    const add = (c: SqlCondition) => where(c.sql, c.params);
     const scope = q.scope;
-    if (scope.kind === 'where') where(scope.condition.sql, scope.condition.params);
+    if (scope.kind === 'member') add(memberProjects('p', scope.viewer));
+    else if (scope.kind === 'readable') add(readableProjects('p', scope.viewer));
     else if (scope.kind === 'owned') {
       where(
         `((n.kind = 'user' AND n.owner_id = :ownerId) OR
@@ -178,8 +179,8 @@ export class ProjectsRepository {
         { ownerId: scope.userId },
       );
     } else if (scope.kind === 'starred') {
-      where('p.id IN (SELECT project_id FROM users_star_projects WHERE user_id = :starUid)', { starUid: scope.userId });
-      where(scope.readable.sql, scope.readable.params);
+      where('p.id IN (SELECT project_id FROM users_star_projects WHERE user_id = :starUid)', { starUid: scope.viewer.id });
+      add(readableProjects('p', scope.viewer));
     }
     if (q.archived !== undefined) where('p.archived = :archived', { archived: q.archived });
     if (q.visibilityLevel !== undefined) where('p.visibility_level = :level', { level: q.visibilityLevel });
@@ -202,9 +203,16 @@ export class ProjectsRepository {
     const from = `FROM projects p JOIN namespaces n ON n.id = p.namespace_id${conditions.length ? ` WHERE ${conditions.map((c) => `(${c})`).join(' AND ')}` : ''}`;
     const { project: projectRow, namespace: namespaceRow } = this.joinedRows();
     const driver = this.projects.manager.connection.driver;
+    // The page's ids and the total first, on the narrow rows (for a member of 1,000 projects, the
+    // window count reads 1,000 rows: their ids and sort key, not every column of each), then the
+    // page's 20 rows whole.
     const [sql, values] = driver.escapeQueryWithParameters(
-      `SELECT ${projectRow.columns}, ${namespaceRow.columns}, count(*) OVER () AS "window_total" ${from}
-        ORDER BY ${ORDER_COLUMNS[q.orderBy]} ${dir}, p.id ${dir} LIMIT ${page.perPage} OFFSET ${page.offset}`,
+      `WITH page AS MATERIALIZED (
+         SELECT p.id, ${ORDER_COLUMNS[q.orderBy]} AS sort_key, count(*) OVER () AS window_total ${from}
+          ORDER BY ${ORDER_COLUMNS[q.orderBy]} ${dir}, p.id ${dir} LIMIT ${page.perPage} OFFSET ${page.offset})
+       SELECT ${projectRow.columns}, ${namespaceRow.columns}, page.window_total AS "window_total"
+         FROM page JOIN projects p ON p.id = page.id JOIN namespaces n ON n.id = p.namespace_id
+        ORDER BY page.sort_key ${dir}, page.id ${dir}`,
       params,
       {},
     );
@@ -223,8 +231,9 @@ export class ProjectsRepository {
     return [[], counted[0].n];
   }
 
-  /** A group's projects that match `readable` (alias `p`), id descending, with the total. */
-  inNamespace(namespaceId: number, readable: Condition, page: PageRequest) {
+  /** A group's projects that `viewer` may read, id descending, with the total. */
+  inNamespace(namespaceId: number, viewer: PolicyUser | undefined, page: PageRequest) {
+    const readable = readableProjects('p', viewer);
     return manyWithTotal(
       this.withNamespace()
         .where('p.namespace_id = :gid', { gid: namespaceId })
@@ -306,14 +315,6 @@ export class ProjectsRepository {
 
   // ---------------------------------------------------------------- namespaces a project goes to
 
-  /** A user's personal namespace. */
-  userNamespace(ownerId: number): Promise<Namespace | null> {
-    return this.projects.manager.getRepository(Namespace).findOne({ where: { ownerId, kind: 'user' } });
-  }
-
-  namespaceById(id: number): Promise<Namespace | null> {
-    return this.projects.manager.getRepository(Namespace).findOne({ where: { id } });
-  }
 
   // ---------------------------------------------------------------- writes
 
@@ -352,11 +353,6 @@ export class ProjectsRepository {
     return repo.save(repo.create(values));
   }
 
-  /** The first membership of a new project (its creator as master). */
-  async addCreatorMember(tx: Tx, projectId: number, userId: number, accessLevel: number): Promise<void> {
-    await tx.getRepository(ProjectMember).insert({ projectId, userId, accessLevel, notificationLevel: 3 });
-  }
-
   async update(id: number, changes: Partial<Project>, tx?: Tx): Promise<void> {
     if (Object.keys(changes).length) await this.repo(tx).update({ id }, changes);
   }
@@ -373,7 +369,7 @@ export class ProjectsRepository {
 
   /** Lowers every fork of the project, and their forks, that is more visible than `level` to `level`; their ids. */
   async lowerForksVisibility(tx: Tx, projectId: number, level: number): Promise<number[]> {
-    const [rows] = (await tx.query(
+    const [rows] = (await tx.query<[{ id: number }[], number]>(
       `WITH RECURSIVE forks(id) AS (
          SELECT id FROM projects WHERE forked_from_project_id = $1
          UNION
@@ -383,7 +379,7 @@ export class ProjectsRepository {
         WHERE id IN (SELECT id FROM forks) AND visibility_level > $2
        RETURNING id`,
       [projectId, level],
-    )) as [{ id: number }[], number];
+    ));
     return rows.map((r) => r.id);
   }
 
@@ -399,10 +395,10 @@ export class ProjectsRepository {
 
   /** Unstars; false when it was not starred. */
   async unstar(tx: Tx, userId: number, projectId: number): Promise<boolean> {
-    const [rows] = (await tx.query(`DELETE FROM users_star_projects WHERE user_id = $1 AND project_id = $2 RETURNING id`, [
+    const [rows] = await tx.query<[unknown[], number]>(`DELETE FROM users_star_projects WHERE user_id = $1 AND project_id = $2 RETURNING id`, [
       userId,
       projectId,
-    ])) as [unknown[], number];
+    ]);
     if (rows.length) await tx.query(`UPDATE projects SET star_count = greatest(star_count - 1, 0) WHERE id = $1`, [projectId]);
     return rows.length > 0;
   }
@@ -410,7 +406,7 @@ export class ProjectsRepository {
   /** Deletes every project of a namespace (members, stars, events go by cascade); their ids. */
   async deleteInNamespace(tx: Tx, namespaceId: number): Promise<number[]> {
     // DELETE answers [rows, affected] through TypeORM's postgres driver
-    const [rows] = (await tx.query(`DELETE FROM projects WHERE namespace_id = $1 RETURNING id`, [namespaceId])) as [{ id: number }[], number];
+    const [rows] = (await tx.query<[{ id: number }[], number]>(`DELETE FROM projects WHERE namespace_id = $1 RETURNING id`, [namespaceId]));
     return rows.map((r) => r.id);
   }
 

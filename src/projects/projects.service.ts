@@ -14,9 +14,9 @@ import {
 } from '../common/errors/domain-errors';
 import { Logger } from '../common/http/logger';
 import { checkOutboundUrl, CheckedUrl, OutboundUrlRefused, recheckPinned } from '../common/net/outbound-url';
-import { Paginated, pageRequest } from '../common/pagination/pagination';
+import { PageRequest, Paginated, pageRequest } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
-import { AccessLevel, groupAbilities, ProjectAbility } from '../common/policy/policy';
+import { AccessLevel, groupAbilities } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { Transactions, Tx } from '../database/transactions';
 import { DomainEvents, projectSnapshot } from '../events/domain-events';
@@ -25,7 +25,9 @@ import { GitService } from '../git/git.service';
 import { QueueService } from '../queue/queue.service';
 import { Namespace } from '../namespaces/namespace.entity';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { MembershipsService } from '../members/memberships.service';
+import { NamespacesService } from '../namespaces/namespaces.service';
+import { UserDirectory } from '../users/user-directory.service';
 import { CreateProjectDto, ListProjectsDto, UpdateProjectDto } from './dto/project.dto';
 import { ProjectResolver, ResolvedProject } from './project-resolver.service';
 import { parameterize, projectAttributes, ProjectAttributes } from './project-rules';
@@ -66,7 +68,7 @@ export class ProjectsService implements OnModuleInit {
     private readonly projects: ProjectsRepository,
     private readonly resolver: ProjectResolver,
     private readonly tx: Transactions,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly policy: PolicyService,
     private readonly git: GitService,
     private readonly events: EventsService,
@@ -75,6 +77,8 @@ export class ProjectsService implements OnModuleInit {
     private readonly logger: Logger,
     private readonly domainEvents: DomainEvents,
     private readonly queue: QueueService,
+    private readonly memberships: MembershipsService,
+    private readonly namespaces: NamespacesService,
   ) {}
 
   onModuleInit(): void {
@@ -118,16 +122,31 @@ export class ProjectsService implements OnModuleInit {
   private scope(user: User, scope: ProjectScope): ProjectListScope {
     switch (scope) {
       case 'member':
-        return { kind: 'where', condition: this.policy.memberProjectsCondition(user) };
+        return { kind: 'member', viewer: user };
       case 'owned':
         return { kind: 'owned', userId: user.id };
       case 'starred':
-        return { kind: 'starred', userId: user.id, readable: this.policy.readableProjectsCondition(user) };
+        return { kind: 'starred', viewer: user };
       case 'search':
-        return { kind: 'where', condition: this.policy.readableProjectsCondition(user) };
+        return { kind: 'readable', viewer: user };
       case 'all':
         return { kind: 'all' };
     }
+  }
+
+  /** A group's projects that `user` may read, id descending, with the total (the groups area's lists). */
+  readableInGroup(user: User | undefined, groupId: number, page: PageRequest): Promise<[Project[], number]> {
+    return this.projects.inNamespace(groupId, user, page);
+  }
+
+  /** Removes every project row of a group being deleted, in its transaction; their ids (repositories go after commit). */
+  deleteAllInGroup(tx: Tx, groupId: number): Promise<number[]> {
+    return this.projects.deleteInNamespace(tx, groupId);
+  }
+
+  /** Records the default branch the first push chose (git HEAD already points at it). */
+  async recordDefaultBranch(projectId: number, branch: string): Promise<void> {
+    await this.projects.update(projectId, { defaultBranch: branch });
   }
 
   // ---------------------------------------------------------------- create
@@ -166,7 +185,7 @@ export class ProjectsService implements OnModuleInit {
         await this.git.create(created.id);
         await this.domainEvents.emit(tx, 'project.created', { project: projectSnapshot(created), userId: creator.id, actorId: caller.id }); // system hooks
         if (namespace.kind === 'user') {
-          await this.projects.addCreatorMember(tx, created.id, creator.id, AccessLevel.MASTER);
+          await this.memberships.addProjectOwner(tx, created.id, creator.id, AccessLevel.MASTER);
           await this.domainEvents.emit(tx, 'project_member.added', { projectId: created.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
         }
         // the clone is a job written by this transaction; the URL (it may hold credentials) sealed
@@ -250,11 +269,11 @@ export class ProjectsService implements OnModuleInit {
   /** The namespace a new project goes to: the creator's own, or one the caller may create projects in. */
   private async targetNamespace(caller: User, creator: User, namespaceId?: number): Promise<Namespace> {
     if (namespaceId === undefined) {
-      const own = await this.projects.userNamespace(creator.id);
+      const own = await this.namespaces.personalOf(creator.id);
       if (!own) throw new NotFound('Namespace');
       return own;
     }
-    const ns = await this.projects.namespaceById(namespaceId);
+    const ns = await this.namespaces.byId(namespaceId);
     const invalid = new ValidationFailed({ namespace: ['is not valid'] });
     if (!ns) throw invalid;
     if (caller.admin) return ns;
@@ -345,7 +364,7 @@ export class ProjectsService implements OnModuleInit {
           // forks (and theirs) never stay more visible than their source: lowered in this transaction
           if (changes.visibilityLevel !== undefined) await this.projects.lowerForksVisibility(tx, project.id, changes.visibilityLevel);
           if (changes.path !== undefined && changes.path !== project.path) {
-            const renamed = projectSnapshot({ ...project, ...changes, updatedAt: new Date() } as Project);
+            const renamed = projectSnapshot({ ...project, ...changes, updatedAt: new Date() });
             await this.domainEvents.emit(tx, 'project.renamed', { project: renamed, oldPathWithNamespace: `${project.namespace.path}/${project.path}` });
           }
           if (changes.defaultBranch) await this.git.setDefaultBranch(project.id, changes.defaultBranch);
@@ -410,7 +429,7 @@ export class ProjectsService implements OnModuleInit {
           created.visibilityLevel = sourceLevel;
         }
         await this.git.fork(source.id, created.id);
-        await this.projects.addCreatorMember(tx, created.id, user.id, AccessLevel.MASTER);
+        await this.memberships.addProjectOwner(tx, created.id, user.id, AccessLevel.MASTER);
         await this.domainEvents.emit(tx, 'project.created', { project: projectSnapshot(created), userId: user.id }); // system hooks
       },
     );

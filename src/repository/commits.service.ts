@@ -8,7 +8,7 @@ import { parseRef, RefName, Sha } from '../git/names';
 import { Commit, DiffEntry } from '../git/objects';
 import { ProjectViews } from '../projects/project-views.service';
 import { PresentContext } from '../users/users.presenter';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { User } from '../users/user.entity';
 import { CreateCommitCommentDto, CreateCommitStatusDto, ListCommitsDto, ListCommitStatusesDto } from './dto/commits.dto';
 import { RepoContext, RepositoryAccess } from './repository-access.service';
@@ -52,7 +52,7 @@ export function combinedStatus(statuses: CommitStatus[]): string | null {
 export class CommitsService {
   constructor(
     private readonly records: RepositoryRecords,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly tx: Transactions,
     private readonly access: RepositoryAccess,
     private readonly views: ProjectViews,

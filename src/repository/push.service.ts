@@ -14,6 +14,7 @@ import { RefUpdate } from '../git/smart-http';
 import { Project } from '../projects/project.entity';
 import { projectFullPath } from '../projects/projects.presenter';
 import { User } from '../users/user.entity';
+import { ProjectsService } from '../projects/projects.service';
 import { ProtectedBranch } from './repository.entities';
 import { RepositoryJobs } from './repository-jobs.service';
 import { RepositoryRecords } from './repository.repository';
@@ -33,6 +34,7 @@ export class PushService {
     private readonly settings: ApplicationSettingsService,
     private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly projects: ProjectsService,
   ) {}
 
   protectedBranches(projectId: number): Promise<ProtectedBranch[]> {
@@ -118,7 +120,7 @@ export class PushService {
     const names = new Set<string>(branches);
     const choice = [head, 'master', ...pushed, ...branches].find((b) => b && names.has(b)) as string;
     await this.git.setDefaultBranch(project.id, choice);
-    await this.records.setDefaultBranch(project.id, choice);
+    await this.projects.recordDefaultBranch(project.id, choice);
     project.defaultBranch = choice;
     const protection = (await this.settings.get()).defaultBranchProtection;
     if (protection > 0) await this.records.protectIfAbsent(project.id, choice, protection === 1);

@@ -3,7 +3,6 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Repository } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
 import { Tx } from '../database/transactions';
-import { Project } from '../projects/project.entity';
 import { CommitComment, CommitStatus, ProtectedBranch, Release } from './repository.entities';
 import { manyWithTotal } from '../database/joined-rows';
 
@@ -59,14 +58,6 @@ export class RepositoryRecords {
 
   async unprotect(projectId: number, name: string): Promise<void> {
     await this.protectedBranchesRepo.delete({ projectId, name });
-  }
-
-  /**
-   * Records the default branch the first push chose. It is the projects table, but only this
-   * (the branch git HEAD now points at) is written here, right after git moved HEAD.
-   */
-  async setDefaultBranch(projectId: number, branch: string): Promise<void> {
-    await this.protectedBranchesRepo.manager.getRepository(Project).update({ id: projectId }, { defaultBranch: branch });
   }
 
   // ------------------------------------------------------------ releases

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Paginated } from '../common/pagination/pagination';
 import { ProjectViews } from '../projects/project-views.service';
 import { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
+import { UserDirectory } from '../users/user-directory.service';
 import { Snippet } from './snippet.entity';
 import { presentSnippet } from './snippets.presenter';
 
@@ -11,7 +11,7 @@ import { presentSnippet } from './snippets.presenter';
 export class SnippetViews {
   constructor(
     private readonly views: ProjectViews,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
   ) {}
 
   async many(viewer: User, snippets: Snippet[]) {

@@ -8,7 +8,7 @@ import { Logger } from '../common/http/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { GitService } from '../git/git.service';
 import { GitAccess, GitAccessDenied, GitGrant } from '../git-http/git-access.service';
-import { GitAuthBan } from '../git-http/git-auth-ban';
+import { GitAuthBan } from '../common/auth/git-auth-ban';
 import { sshSessionStarted } from '../metrics/registry';
 import { KeysService } from '../users/keys.service';
 import { User } from '../users/user.entity';
@@ -103,7 +103,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       const why = code === 'EADDRINUSE' ? `port ${c.port} is in use` : code === 'EACCES' ? `port ${c.port} needs privileges` : (e as Error).message;
-      if (c.portExplicit) throw new Error(`SSH server: ${why}; set SSH_PORT to a free port, or SSH_ENABLED=false`);
+      if (c.portExplicit) throw new Error(`SSH server: ${why}; set SSH_PORT to a free port, or SSH_ENABLED=false`, { cause: e });
       this.logger.warn('SSH server not started', { reason: why, hint: 'set SSH_PORT to a free port, or SSH_ENABLED=false' });
       return;
     }
@@ -239,6 +239,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
             command = r.command;
             result = r.result;
           })
+          .catch((e: unknown) => this.logger.error('SSH exec failed', { error: e instanceof Error ? e.message : String(e) }))
           .finally(() => {
             session.busy--;
           });
@@ -305,7 +306,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
       return refuse('GitLab: Internal server error', cmd.service, 'error');
     }
     const started = Date.now();
-    let code = 1;
+    let code: number;
     try {
       code = await this.access.run(grant, { user }, 'ssh', (onUpdates) =>
         this.git.serveSsh(grant.project.id, {

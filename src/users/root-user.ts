@@ -5,7 +5,7 @@ import { SecretsService } from '../common/crypto/secrets.service';
 import { Logger } from '../common/http/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { Transactions } from '../database/transactions';
-import { NamespacesRepository } from '../namespaces/namespaces.repository';
+import { NamespacesService } from '../namespaces/namespaces.service';
 import { UsersRepository } from './users.repository';
 
 /**
@@ -18,7 +18,7 @@ export class RootUser {
   constructor(
     private readonly tx: Transactions,
     private readonly users: UsersRepository,
-    private readonly namespaces: NamespacesRepository,
+    private readonly namespaces: NamespacesService,
     private readonly secrets: SecretsService,
     private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

@@ -14,12 +14,13 @@ import { UserViews } from './user-views.service';
 import { User } from './user.entity';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
+import { UserDirectory } from './user-directory.service';
 import { UsersService } from './users.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([User, Identity, SshKey, Email]), NamespacesModule],
   controllers: [UsersController],
-  providers: [UsersRepository, KeysRepository, EmailsRepository, UsersService, UserViews, KeysService, EmailsService, SessionService, RootUser],
-  exports: [UsersRepository, UsersService, UserViews, SessionService, RootUser, KeysService],
+  providers: [UsersRepository, UserDirectory, KeysRepository, EmailsRepository, UsersService, UserViews, KeysService, EmailsService, SessionService, RootUser],
+  exports: [UserDirectory, UsersService, UserViews, SessionService, RootUser, KeysService],
 })
 export class UsersModule {}

@@ -8,7 +8,7 @@ import { Paginated, pageRequest, paginateAll } from '../common/pagination/pagina
 import { containsPattern, parseId } from '../common/params/params';
 import { Transactions, Tx } from '../database/transactions';
 import { GitService } from '../git/git.service';
-import { NamespacesRepository } from '../namespaces/namespaces.repository';
+import { NamespacesService } from '../namespaces/namespaces.service';
 import { CreateUserDto, ListUsersDto, UpdateUserDto } from './dto/user.dto';
 import { checkUserAttributes, UserAttributes } from './dto/user-rules';
 import { UserViews } from './user-views.service';
@@ -40,7 +40,7 @@ const COPIED = [
 export class UsersService {
   constructor(
     private readonly users: UsersRepository,
-    private readonly namespaces: NamespacesRepository,
+    private readonly namespaces: NamespacesService,
     private readonly views: UserViews,
     private readonly tx: Transactions,
     private readonly secrets: SecretsService,

@@ -370,9 +370,4 @@ export class BuildsRepository {
     ]);
     return rows[0]?.variables ?? {};
   }
-
-  async maxArtifactsSizeMb(): Promise<number> {
-    const rows = await this.q<{ max: number }>(`SELECT max_artifacts_size AS max FROM application_settings ORDER BY id LIMIT 1`, []);
-    return rows[0]?.max ?? 100;
-  }
 }

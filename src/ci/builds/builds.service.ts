@@ -1,4 +1,5 @@
 import { DbNotifications } from '../../database/notifications';
+import { ApplicationSettingsService } from '../../application-settings/application-settings.service';
 import { randomBytes } from 'node:crypto';
 import { Transactions, Tx } from '../../database/transactions';
 import { QueueService } from '../../queue/queue.service';
@@ -67,9 +68,10 @@ export class BuildsService {
     private readonly builds: BuildsRepository,
     private readonly secrets: SecretsService,
     private readonly tx: Transactions,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly notifications: DbNotifications,
     private readonly queue: QueueService,
+    private readonly settings: ApplicationSettingsService,
   ) {
     this.files = new BuildFiles(config.dataDir);
   }
@@ -230,7 +232,7 @@ export class BuildsService {
   async uploadArtifacts(build: BuildRow, req: Request, expireIn: string | undefined): Promise<BuildRow> {
     if (build.status !== 'running') throw new Forbidden('Build is not running!');
     if (build.erasedAt) throw new Forbidden('Build has been erased!');
-    const max = (await this.builds.maxArtifactsSizeMb()) * 1024 * 1024;
+    const max = (await this.settings.get()).maxArtifactsSize * 1024 * 1024;
     if (Number(req.headers['content-length']) > max + 64 * 1024) throw new RunnerApiError(413, { message: '413 Request Entity Too Large' });
     const type = String(req.headers['content-type'] ?? '');
     if (!/^multipart\/form-data/i.test(type)) throw new RunnerApiError(400, { message: '400 (Bad request) "Missing artifacts file!" not given' });
@@ -238,7 +240,7 @@ export class BuildsService {
     const tmp = `artifacts.${randomBytes(6).toString('hex')}.tmp`;
     const tmpPath = `${this.files.dir(build.id)}/${tmp}`;
     let received: { filename: string; size: number } | undefined;
-    let fields: Record<string, string> = {};
+    let fields: Record<string, string>;
     try {
       ({ received, fields } = await new Promise<{ received?: { filename: string; size: number }; fields: Record<string, string> }>((resolve, reject) => {
         let bb: busboy.Busboy;

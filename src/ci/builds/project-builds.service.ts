@@ -8,7 +8,7 @@ import { ProjectResolver } from '../../projects/project-resolver.service';
 import { Project } from '../../projects/project.entity';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { User } from '../../users/user.entity';
-import { UsersRepository } from '../../users/users.repository';
+import { UserDirectory } from '../../users/user-directory.service';
 import { PipelinesService } from '../pipelines/pipelines.service';
 import { FINISHED } from './build.entity';
 import { BuildView } from './builds.presenter';
@@ -35,7 +35,7 @@ export class ProjectBuildsService {
     private readonly repo: BuildsRepository,
     private readonly builds: BuildsService,
     private readonly pipelines: PipelinesService,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly git: GitService,
     private readonly secrets: SecretsService,
   ) {}

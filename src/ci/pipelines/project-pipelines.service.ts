@@ -7,7 +7,7 @@ import { parseRef, parseSha } from '../../git/names';
 import { ProjectResolver } from '../../projects/project-resolver.service';
 import { Project } from '../../projects/project.entity';
 import { User } from '../../users/user.entity';
-import { UsersRepository } from '../../users/users.repository';
+import { UserDirectory } from '../../users/user-directory.service';
 import { BuildsRepository } from '../builds/builds.repository';
 import { BuildsService } from '../builds/builds.service';
 import { CiConfig } from './ci-config';
@@ -32,7 +32,7 @@ export class ProjectPipelinesService {
     private readonly pipelines: PipelinesService,
     private readonly builds: BuildsService,
     private readonly buildRows: BuildsRepository,
-    private readonly users: UsersRepository,
+    private readonly users: UserDirectory,
     private readonly git: GitService,
   ) {}
 

@@ -93,31 +93,6 @@ export class RunnersRepository {
     return rows[0]?.id;
   }
 
-  async registrationToken(): Promise<{ digest: string | null; encrypted: string | null }> {
-    const rows: { d: string | null; e: string | null }[] = await this.runners.query(
-      `SELECT runners_registration_token_digest AS d, runners_registration_token_encrypted AS e
-       FROM application_settings ORDER BY id LIMIT 1`,
-    );
-    return { digest: rows[0]?.d ?? null, encrypted: rows[0]?.e ?? null };
-  }
-
-  /** Sets the registration token unless one exists (concurrent first uses agree on one). */
-  async setRegistrationTokenIfAbsent(digest: string, encrypted: string): Promise<void> {
-    await this.runners.query(
-      `UPDATE application_settings SET runners_registration_token_digest = $1, runners_registration_token_encrypted = $2
-       WHERE id = (SELECT min(id) FROM application_settings) AND runners_registration_token_digest IS NULL`,
-      [digest, encrypted],
-    );
-  }
-
-  async replaceRegistrationToken(digest: string, encrypted: string): Promise<void> {
-    await this.runners.query(
-      `UPDATE application_settings SET runners_registration_token_digest = $1, runners_registration_token_encrypted = $2
-       WHERE id = (SELECT min(id) FROM application_settings)`,
-      [digest, encrypted],
-    );
-  }
-
   /** A runner by id (same columns as the token lookup). */
   async byId(id: number): Promise<Runner | null> {
     const rows = rowsOf<Runner>(await this.runners.query(`${SELECT_RUNNER} WHERE r.id = $1`, [id]));
@@ -237,5 +212,5 @@ const OWNED = (u: string) => `EXISTS (SELECT 1 FROM ci_runner_projects rpo JOIN 
 
 /** Each caller gets its own copy of a cached runner (its tag list included). */
 function copyRunner(r: Runner): Runner {
-  return Object.assign(Object.create(Object.getPrototypeOf(r)), r, { tagList: r.tagList ? [...r.tagList] : r.tagList }) as Runner;
+  return Object.assign(Object.create(Object.getPrototypeOf(r) as object) as Runner, r, { tagList: r.tagList ? [...r.tagList] : r.tagList });
 }

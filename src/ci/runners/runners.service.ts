@@ -36,18 +36,17 @@ export class RunnersService {
   @SettingsResetAction('runners_registration_token')
   async resetRegistrationToken(): Promise<void> {
     const token = this.secrets.generateToken(20);
-    await this.runners.replaceRegistrationToken(this.secrets.digest(token), this.secrets.encrypt(token));
+    await this.settings.replaceRunnersToken(this.secrets.digest(token), this.secrets.encrypt(token));
   }
 
   /** The instance's runner registration token, created on first use (kept digested and encrypted). */
   @AdminSettingsField('runners_registration_token')
   async registrationToken(): Promise<string> {
-    let t = await this.runners.registrationToken();
+    let t = await this.settings.runnersToken();
     if (!t.encrypted) {
-      await this.settings.get(); // the settings row exists from here on
       const token = this.secrets.generateToken(20);
-      await this.runners.setRegistrationTokenIfAbsent(this.secrets.digest(token), this.secrets.encrypt(token));
-      t = await this.runners.registrationToken();
+      await this.settings.setRunnersTokenIfAbsent(this.secrets.digest(token), this.secrets.encrypt(token));
+      t = await this.settings.runnersToken();
     }
     return this.secrets.decrypt(t.encrypted!);
   }
@@ -72,7 +71,7 @@ export class RunnersService {
   async register(input: RegisterRunnerInput): Promise<{ runner: Runner; token: string }> {
     if (!input.token) throw new MissingAttribute('token');
     const digest = this.secrets.digest(input.token);
-    const registration = await this.runners.registrationToken();
+    const registration = await this.settings.runnersToken();
     let projectId: number | undefined;
     const shared = registration.digest !== null && this.secrets.safeEqual(registration.digest, digest);
     if (!shared) {

@@ -10,7 +10,7 @@ import { BearerStrategy } from './bearer.strategy';
 /**
  * Authentication: the one global guard, the bearer strategy and AuthService (exported globally: git
  * over HTTP authenticates with it too). Users and OAuth tokens are read through those areas'
- * repositories; the login throttle stays in CoreModule (the users area uses it).
+ * services (UserDirectory, OauthService); the login throttle stays in CoreModule (the users area uses it).
  */
 @Global()
 @Module({

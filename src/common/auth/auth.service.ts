@@ -1,21 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { OauthRepository } from '../../oauth/oauth.repository';
+import { OauthService } from '../../oauth/oauth.service';
 import { User } from '../../users/user.entity';
-import { UsersRepository } from '../../users/users.repository';
+import { UserDirectory } from '../../users/user-directory.service';
 import { SecretsService } from '../crypto/secrets.service';
 import { Forbidden, NotFound, OAuthError } from '../errors/domain-errors';
 import { AuthCache } from './auth-cache';
 
 /**
  * Resolves the caller from a private token or an OAuth access token, then applies sudo.
- * Blocked users never authenticate. One query per credential (lean reads of UsersRepository), reused
+ * Blocked users never authenticate. One query per credential (lean reads of UserDirectory), reused
  * for a few seconds through AuthCache (dropped at once when the user or token changes).
  */
 @Injectable()
 export class AuthService {
   constructor(
-    private readonly users: UsersRepository,
-    private readonly tokens: OauthRepository,
+    private readonly users: UserDirectory,
+    private readonly tokens: OauthService,
     private readonly secrets: SecretsService,
     private readonly cache: AuthCache,
   ) {}
@@ -43,9 +43,9 @@ export class AuthService {
     const digest = this.secrets.digest(token);
     const found = await this.cache.get(
       `o:${digest}`,
-      () => this.tokens.withOwner(digest),
+      () => this.tokens.tokenWithOwner(digest),
       (f) => f.owner.id,
-      (f) => ({ token: f.token, owner: Object.assign(Object.create(Object.getPrototypeOf(f.owner)) as User, f.owner) }),
+      (f) => ({ token: f.token, owner: Object.assign(Object.create(Object.getPrototypeOf(f.owner) as object) as User, f.owner) }),
     );
     if (!found) return undefined;
     const { token: row, owner } = found;

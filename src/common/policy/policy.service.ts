@@ -12,6 +12,7 @@ import {
   ProjectAccess,
 } from './policy';
 import { PolicyRepository } from './policy.repository';
+import { memberProjects, readableProjects } from './visibility';
 
 export interface PolicyProjectRow extends PolicyProject {
   id: number;
@@ -111,23 +112,15 @@ export class PolicyService {
 
   /**
    * SQL condition (on alias `p`, parameters `:policyUserId`) for projects the user is a member of:
-   * personal namespace, direct membership or group membership — GitLab's "authorized projects".
+   * personal namespace, direct membership or group membership — GitLab's "authorized projects", read
+   * from `project_authorizations` (kept by triggers in the writing transaction: migration 1734200000000).
    */
   memberProjectsCondition(user: PolicyUser): { sql: string; params: Record<string, unknown> } {
-    return {
-      sql: `(p.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = :policyUserId)
-         OR p.id IN (SELECT project_id FROM project_members WHERE user_id = :policyUserId)
-         OR p.namespace_id IN (SELECT namespace_id FROM group_members WHERE user_id = :policyUserId))`,
-      params: { policyUserId: user.id },
-    };
+    return memberProjects('p', user);
   }
 
   /** SQL condition (alias `p`) for every project the user may read. */
   readableProjectsCondition(user: PolicyUser | undefined): { sql: string; params: Record<string, unknown> } {
-    if (user?.admin) return { sql: 'TRUE', params: {} };
-    if (!user) return { sql: 'p.visibility_level = 20', params: {} };
-    const member = this.memberProjectsCondition(user);
-    const open = user.external ? 'p.visibility_level = 20' : 'p.visibility_level IN (10, 20)';
-    return { sql: `(${open} OR ${member.sql})`, params: member.params };
+    return readableProjects('p', user);
   }
 }

@@ -4,14 +4,13 @@ import { Repository } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
 import { containsPattern } from '../common/params/params';
 import { Tx } from '../database/transactions';
-import { GroupMember } from '../members/member.entities';
-import { Namespace } from '../namespaces/namespace.entity';
+import { Namespace } from './namespace.entity';
 import { manyWithTotal } from '../database/joined-rows';
 
 /** A group by id or by path (case-insensitive). */
 export type GroupKey = { id: number } | { path: string };
 
-/** Every query on groups (namespaces of kind `group`). Methods that write take the caller's transaction. */
+/** Every query on groups (namespaces of kind `group`: the namespaces area owns the table; the groups area calls GroupNamespacesService). Methods that write take the caller's transaction. */
 @Injectable()
 export class GroupsRepository {
   constructor(@InjectRepository(Namespace) private readonly namespaces: Repository<Namespace>) {}
@@ -55,17 +54,10 @@ export class GroupsRepository {
     return rows[0].n > 0;
   }
 
-  /** Inserts the group with its creator as first owner. */
-  async insert(tx: Tx, values: Partial<Namespace>, ownerLevel: number): Promise<Namespace> {
+  /** Inserts the group (its first member is the members area's: MembershipsService.addGroupOwner). */
+  async insert(tx: Tx, values: Partial<Namespace>): Promise<Namespace> {
     const repo = tx.getRepository(Namespace);
-    const group = await repo.save(repo.create({ ...values, kind: 'group' }));
-    await tx.getRepository(GroupMember).insert({
-      namespaceId: group.id,
-      userId: values.ownerId as number,
-      accessLevel: ownerLevel,
-      notificationLevel: 3,
-    });
-    return group;
+    return repo.save(repo.create({ ...values, kind: 'group' }));
   }
 
   /** Locks the group's row until commit: project creations and transfers into it wait (or fail after). */

@@ -1,0 +1,33 @@
+import { PolicyUser } from './policy';
+
+/** A SQL condition with its named parameters, to `andWhere` in a query builder or join into a WHERE list. */
+export interface SqlCondition {
+  sql: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * Visibility as query helpers for repositories: a service hands a repository the caller (a typed
+ * value), and the repository restricts its own query with these, naming its own table alias. The
+ * rules are the policy's (who reads a project: an administrator everything; anyone public projects;
+ * a signed-in non-external user internal ones too; a member its projects), so that lists and the
+ * single reads of PolicyService agree. Parameter names are prefixed so that they never collide with
+ * a query's own.
+ */
+
+/** The projects (table alias `alias`) that `viewer` is a member of, from `project_authorizations`. */
+export function memberProjects(alias: string, viewer: PolicyUser): SqlCondition {
+  return {
+    sql: `${alias}.id IN (SELECT project_id FROM project_authorizations WHERE user_id = :visibilityViewerId)`,
+    params: { visibilityViewerId: viewer.id },
+  };
+}
+
+/** The projects (table alias `alias`) that `viewer` may read (no viewer: the public ones). */
+export function readableProjects(alias: string, viewer: PolicyUser | undefined): SqlCondition {
+  if (viewer?.admin) return { sql: 'TRUE', params: {} };
+  if (!viewer) return { sql: `${alias}.visibility_level = 20`, params: {} };
+  const member = memberProjects(alias, viewer);
+  const open = viewer.external ? `${alias}.visibility_level = 20` : `${alias}.visibility_level IN (10, 20)`;
+  return { sql: `(${open} OR ${member.sql})`, params: member.params };
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { UsersModule } from '../users/users.module';
+import { GroupMember, ProjectMember } from './member.entities';
+import { MembersRepository } from './members.repository';
+import { MembershipsService } from './memberships.service';
+
+/**
+ * The members area's service for other areas' transactions (MembershipsService). Separate from
+ * MembersModule, whose API needs the projects and groups areas: those import this one instead.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([ProjectMember, GroupMember]), UsersModule],
+  providers: [MembersRepository, MembershipsService],
+  exports: [MembershipsService],
+})
+export class MembershipsModule {}
