@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Issue } from './issue.entity';
+import { IssuablesModule } from '../issuables/issuables.module';
 import { LabelsModule } from '../labels/labels.module';
 import { MilestonesModule } from '../milestones/milestones.module';
 import { ProjectsModule } from '../projects/projects.module';
@@ -12,7 +13,7 @@ import { IssuesRepository } from './issues.repository';
 import { IssuesService } from './issues.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, UsersModule, LabelsModule, MilestonesModule, SubscriptionsModule],
+  imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, UsersModule, LabelsModule, MilestonesModule, SubscriptionsModule, IssuablesModule],
   controllers: [IssuesController],
   providers: [IssuesService, IssuesRepository, IssueViews],
   exports: [IssuesService, IssueViews],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainEvents } from '../events/domain-events';
 import { checkTitle } from '../common/dto/titles';
-import { BadRequest, Forbidden, NotFound, NotModified, ValidationFailed } from '../common/errors/domain-errors';
+import { BadRequest, Forbidden, NotFound, NotModified } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
 import { ProjectAbility, ProjectAccess, projectAbilities } from '../common/policy/policy';
@@ -9,15 +9,14 @@ import { accessFrom, PolicyService } from '../common/policy/policy.service';
 import { Transactions } from '../database/transactions';
 import { EventsService, NewEvent } from '../events/events.service';
 import { LabelsService } from '../labels/labels.service';
-import { Milestone } from '../milestones/milestone.entity';
 import { MilestonesService } from '../milestones/milestones.service';
-import { addSystemNotes, assignmentChanges } from '../notes/system-notes';
+import { addSystemNotes } from '../notes/system-notes';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { projectFullPath } from '../projects/projects.presenter';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
-import { UserDirectory } from '../users/user-directory.service';
+import { IssuableKind, IssuablesService } from '../issuables/issuables.service';
 import { CreateIssueDto, ListIssuesDto, ListProjectIssuesDto, MoveIssueDto, UpdateIssueDto } from './dto/issue.dto';
 import { nextInternalId } from './internal-ids';
 import { Issue } from './issue.entity';
@@ -46,12 +45,12 @@ export class IssuesService {
     private readonly tx: Transactions,
     private readonly projects: ProjectResolver,
     private readonly policy: PolicyService,
-    private readonly users: UserDirectory,
     private readonly labels: LabelsService,
     private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,
     private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
+    private readonly issuables: IssuablesService,
   ) {}
 
   // ---------------------------------------------------------------- lists
@@ -84,10 +83,10 @@ export class IssuesService {
       // milestone is looked up only for an empty page (404 for another project's or no milestone)
       const found = await this.page(user, q, { projectId: project.id, milestoneId, conditions: [issueVisibilityInProject(user, access)] });
       if (found.items.length) return found;
-      await this.milestones.findInProject(project.id, rawMilestoneId);
+      await this.milestones.findInProject(project.id, milestoneId ?? 0);
       return found;
     }
-    await this.milestones.findInProject(project.id, rawMilestoneId);
+    await this.milestones.findInProject(project.id, milestoneId ?? 0);
     return new Paginated([], 0, pageRequest(q));
   }
 
@@ -148,8 +147,8 @@ export class IssuesService {
     const canAdmin = abilities.has('admin_issue');
     const assigneeId = canAdmin ? dto.assignee_id ?? null : null;
     const milestoneId = canAdmin ? dto.milestone_id ?? null : null;
-    if (assigneeId !== null) await this.assertAssignable(project, assigneeId);
-    if (milestoneId !== null) await this.milestoneFor(project, milestoneId);
+    if (assigneeId !== null) await this.issuables.assignee(project, assigneeId, 'read_issue');
+    if (milestoneId !== null) await this.issuables.milestone(project, milestoneId);
 
     const issue = await this.tx.run(async (tx) => {
       const iid = await nextInternalId(tx, project.id, 'issues');
@@ -188,68 +187,35 @@ export class IssuesService {
   async update(user: User, ref: string, rawId: string, dto: UpdateIssueDto): Promise<Issue> {
     const { project, abilities, issue } = await this.findReadable(user, ref, rawId);
     if (!canUpdateIssue(user, abilities, issue)) throw new Forbidden();
-    const title = checkTitle(dto.title);
-    const { description, confidential, state_event: stateEvent } = dto;
     const updatedAt = canSetTimestamps(abilities) ? dto.updated_at : undefined;
-    const labelTitles = dto.labels;
-    if (labelTitles) this.labels.assertValidTitles(labelTitles);
-    const canAdmin = abilities.has('admin_issue');
-    const assigneeId = canAdmin ? dto.assignee_id : undefined;
-    const milestoneId = canAdmin ? dto.milestone_id : undefined;
-    const assignee = assigneeId ? await this.assertAssignable(project, assigneeId) : null;
-    const milestone = milestoneId ? await this.milestoneFor(project, milestoneId) : null;
-
-    const events: NewEvent[] = [];
-    const updated = await this.tx.run(async (tx) => {
-      const current = await this.issues.lock(tx, issue.id);
-      if (!current) throw new NotFound('Issue');
-      const changes: Partial<Issue> = {};
-      const notes: string[] = [];
-      if (title !== undefined && title !== current.title) {
-        changes.title = title;
-        notes.push(`Changed title: **${current.title}** → **${title}**`);
-      }
-      if (description !== undefined && description !== (current.description ?? '')) changes.description = description;
-      if (confidential !== undefined && confidential !== current.confidential) {
-        changes.confidential = confidential;
-        notes.push(confidential ? 'Made the issue confidential' : 'Made the issue visible to everyone');
-      }
-      assignmentChanges(current, { assigneeId, assignee, milestoneId, milestone }, changes, notes);
-      let transition: 'closed' | 'reopened' | undefined;
-      if (stateEvent === 'close' && current.state !== 'closed') transition = 'closed';
-      if (stateEvent === 'reopen' && current.state === 'closed') transition = 'reopened';
-      if (transition) {
-        changes.state = transition === 'closed' ? 'closed' : 'opened';
-        notes.push(`Status changed to ${transition}`);
-      }
-      let labelsChanged = false;
-      if (canAdmin && labelTitles !== undefined) {
-        const note = await this.labels.relabel(tx, project.id, 'Issue', current.id, labelTitles);
-        if (note) {
-          labelsChanged = true;
-          notes.push(note);
+    return this.issuables.update(user, { project, abilities, record: issue }, { ...dto, updated_at: updatedAt }, {
+      ...this.kind,
+      attributes: (current, changes, notes) => {
+        if (dto.confidential !== undefined && dto.confidential !== current.confidential) {
+          changes.confidential = dto.confidential;
+          notes.push(dto.confidential ? 'Made the issue confidential' : 'Made the issue visible to everyone');
         }
-      }
-      if (Object.keys(changes).length || labelsChanged || updatedAt) {
-        changes.updatedAt = updatedAt ?? new Date();
-        await this.issues.update(tx, current.id, changes);
-      }
-      await addSystemNotes(tx, { projectId: project.id, type: 'Issue', id: current.id }, user.id, notes);
-      const after = { ...current, ...changes } as Issue;
-      if (transition) events.push(this.event(after, user, transition));
-      if (labelsChanged) events.push(this.event(after, user, 'updated'));
-      const action = transition === 'closed' ? 'close' : transition === 'reopened' ? 'reopen' : 'update';
-      await this.domainEvents.emit(tx, 'issue.changed', { issueId: current.id, userId: user.id, action }); // project hooks
-      if (action === 'close') await this.domainEvents.emit(tx, 'issue.closed', { issueId: current.id, projectId: project.id, userId: user.id });
-      if (action === 'reopen') await this.domainEvents.emit(tx, 'issue.reopened', { issueId: current.id, projectId: project.id, userId: user.id });
-      if (changes.assigneeId !== undefined) {
-        await this.domainEvents.emit(tx, 'issue.reassigned', { issueId: current.id, projectId: project.id, userId: user.id, previousAssigneeId: current.assigneeId });
-      }
-      return after;
+      },
     });
-    await this.events.record(...events);
-    return this.issues.byId(updated.id);
   }
+
+  /** Issues in the shared issuable update: admin_issue, their domain events, `updated` beside a state change. */
+  private readonly kind: IssuableKind<Issue> = {
+    type: 'Issue',
+    name: 'Issue',
+    adminAbility: 'admin_issue',
+    readAbility: 'read_issue',
+    records: this.issues,
+    labelsBesideTransition: true,
+    event: (issue, user, action) => this.event(issue, user, action),
+    announce: async (tx, current, user, action, reassigned) => {
+      const ids = { issueId: current.id, projectId: current.projectId, userId: user.id };
+      await this.domainEvents.emit(tx, 'issue.changed', { issueId: current.id, userId: user.id, action }); // project hooks
+      if (action === 'close') await this.domainEvents.emit(tx, 'issue.closed', ids);
+      if (action === 'reopen') await this.domainEvents.emit(tx, 'issue.reopened', ids);
+      if (reassigned) await this.domainEvents.emit(tx, 'issue.reassigned', { ...ids, previousAssigneeId: current.assigneeId });
+    },
+  };
 
   /** Soft delete (owners and admins): 403 for others, `404 Issue Not Found` when absent. Returns the record. */
   async remove(user: User, ref: string, rawId: string): Promise<Issue> {
@@ -323,25 +289,6 @@ export class IssuesService {
   }
 
   // ---------------------------------------------------------------- helpers
-
-  /** An assignee must exist and be able to see the project's issues. */
-  private async assertAssignable(project: Project, userId: number): Promise<User> {
-    const user = await this.users.byId(userId);
-    if (!user || !(await this.policy.projectAbilities(user, project)).has('read_issue')) {
-      throw new ValidationFailed({ assignee_id: ['is invalid'] });
-    }
-    return user;
-  }
-
-  /** A milestone must belong to the issue's project. */
-  private async milestoneFor(project: Project, milestoneId: number): Promise<Milestone> {
-    try {
-      return await this.milestones.findInProject(project.id, milestoneId);
-    } catch (e) {
-      if (e instanceof NotFound) throw new ValidationFailed({ milestone_id: ['is invalid'] });
-      throw e;
-    }
-  }
 
   private event(issue: Issue, user: User, action: NewEvent['action']): NewEvent {
     return { projectId: issue.projectId, authorId: user.id, action, targetId: issue.id, targetType: 'Issue', targetTitle: issue.title };
