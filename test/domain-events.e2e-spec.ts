@@ -31,7 +31,7 @@ describe('domain events', () => {
       if (line.includes('"domain event')) logged.push(line);
       else return write(chunk, ...rest);
       return true;
-    }) as typeof process.stdout.write;
+    });
   });
   afterAll(async () => {
     process.stdout.write = write;
@@ -47,11 +47,11 @@ describe('domain events', () => {
     expect(events.handlersOf('push.received')).toEqual(
       expect.arrayContaining([
         { id: 'PipelinesService.onPush', durable: true, queue: 'push.pipelines' },
-        { id: 'MergeService.afterPush', durable: true, queue: 'push.merge-requests' },
+        { id: 'MergeRequestPushReactions.afterPush', durable: true, queue: 'push.merge-requests' },
       ]),
     );
     expect(events.handlersOf('issue.changed')).toEqual(expect.arrayContaining([{ id: 'HookOutboxWorker.run', durable: true, queue: 'hooks.event' }]));
-    expect(events.handlersOf('commit_status.changed')).toEqual(expect.arrayContaining([{ id: 'MergeService.afterCommitStatus', durable: false, queue: undefined }]));
+    expect(events.handlersOf('commit_status.changed')).toEqual(expect.arrayContaining([{ id: 'AutomaticMerges.afterCommitStatus', durable: false, queue: undefined }]));
   });
 
   it('runs an in-process handler after the commit, never before it and never after a rollback', async () => {
@@ -158,7 +158,7 @@ describe('domain events', () => {
     await events.subscribe(
       ['project.created', 'issue.created', 'issue.closed', 'issue.reopened', 'note.created', 'key.created', 'email.created'],
       'test.catalogue',
-      (payload, meta) => void got.push({ name: meta.name, payload: payload as unknown as Record<string, unknown> }),
+      (payload, meta) => void got.push({ name: meta.name, payload: payload }),
       { durable: true },
     );
     const user = await t.createUser({ username: 'catalogue' });
@@ -189,7 +189,7 @@ describe('domain events', () => {
     await events.subscribe(
       ['merge_request.merged', 'build.failed'],
       'test.merged-failed',
-      (payload, meta) => void got.push({ name: meta.name, payload: payload as unknown as Record<string, unknown> }),
+      (payload, meta) => void got.push({ name: meta.name, payload: payload }),
       { durable: true },
     );
     const c = ci(t);

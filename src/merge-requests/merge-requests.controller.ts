@@ -11,6 +11,7 @@ import { MergeRequestViews } from './merge-request-views.service';
 import { presentMergeRequestCommits, presentMergeRequestRecord } from './merge-requests.presenter';
 import { MergeRequestsService } from './merge-requests.service';
 import { MergeService } from './merge.service';
+import { MergeRequestUpdates } from './merge-request-updates.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { IssueResponse } from '../issues/issues.responses';
 import { ApiCreated, ApiNotModified, ApiPageResponse } from '../openapi/response-types';
@@ -24,6 +25,7 @@ const one = (suffix = '') => [`merge_requests/:mrId${suffix}`, `merge_request/:m
 export class MergeRequestsController {
   constructor(
     private readonly mrs: MergeRequestsService,
+    private readonly updates: MergeRequestUpdates,
     private readonly merges: MergeService,
     private readonly closing: ClosingIssues,
     private readonly views: MergeRequestViews,
@@ -69,7 +71,7 @@ export class MergeRequestsController {
   @ApiOkResponse({ type: MergeRequestResponse })
   @Put(one())
   async update(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string, @Input() dto: UpdateMergeRequestDto) {
-    return this.views.one(user, await this.merges.update(user, id, mrId, dto));
+    return this.views.one(user, await this.updates.update(user, id, mrId, dto));
   }
 
   @ApiOkResponse({ type: MergeRequestRecordResponse })

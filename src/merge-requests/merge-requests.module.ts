@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { IssuablesModule } from '../issuables/issuables.module';
 import { IssuesModule } from '../issues/issues.module';
 import { LabelsModule } from '../labels/labels.module';
 import { MilestonesModule } from '../milestones/milestones.module';
@@ -15,6 +16,10 @@ import { MergeRequestsController } from './merge-requests.controller';
 import { MergeRequestsRepository } from './merge-requests.repository';
 import { MergeRequestsService } from './merge-requests.service';
 import { MergeService } from './merge.service';
+import { AutomaticMerges } from './automatic-merges.service';
+import { MergeRequestPushReactions } from './merge-request-push-reactions.service';
+import { MergeRequestUpdates } from './merge-request-updates.service';
+import { SourceBranchRemoval } from './source-branch-removal.service';
 
 @Module({
   imports: [
@@ -22,13 +27,25 @@ import { MergeService } from './merge.service';
     ProjectsModule,
     RepositoryModule,
     IssuesModule,
+    IssuablesModule,
     LabelsModule,
     MilestonesModule,
     SubscriptionsModule,
     UsersModule,
   ],
   controllers: [MergeRequestsController],
-  providers: [MergeRequestsRepository, MergeRequestsService, MergeService, MergeRequestGit, MergeRequestViews, ClosingIssues],
+  providers: [
+    MergeRequestsRepository,
+    MergeRequestsService,
+    MergeRequestUpdates,
+    MergeService,
+    SourceBranchRemoval,
+    AutomaticMerges,
+    MergeRequestPushReactions,
+    MergeRequestGit,
+    MergeRequestViews,
+    ClosingIssues,
+  ],
   exports: [MergeRequestsService],
 })
 export class MergeRequestsModule {}

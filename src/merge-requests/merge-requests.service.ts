@@ -19,17 +19,15 @@ import { EventsService, NewEvent } from '../events/events.service';
 import { parseNewRefName } from '../git/names';
 import { Commit, DiffEntry } from '../git/objects';
 import { LabelsService } from '../labels/labels.service';
-import { Milestone } from '../milestones/milestone.entity';
-import { MilestonesService } from '../milestones/milestones.service';
-import { addSystemNotes, assignmentChanges } from '../notes/system-notes';
+import { IssuableKind, IssuablesService } from '../issuables/issuables.service';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
 import { Transactions, Tx } from '../database/transactions';
-import { UserDirectory } from '../users/user-directory.service';
 import { CreateMergeRequestDto, ListMergeRequestsDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
 import { isOpen, isWorkInProgress, MergeRequest } from './merge-request.entity';
+import { mergeRequestChangeRules } from './merge-request-changes';
 import { MergeRequestGit } from './merge-request-git.service';
 import { canAdminMergeRequest, canUpdateMergeRequest, mentionPattern } from './merge-request-policy';
 import { MergeRequestViews } from './merge-request-views.service';
@@ -41,7 +39,6 @@ export interface MergeRequestInProject {
   mr: MergeRequest;
 }
 
-const NUL = /\u0000/;
 
 
 const sameBranch = () => new ErrorWithBody(422, ['You can not use same project/branch for source and target']);
@@ -85,16 +82,15 @@ export class MergeRequestsService {
   constructor(
     private readonly repo: MergeRequestsRepository,
     private readonly tx: Transactions,
-    private readonly users: UserDirectory,
     private readonly resolver: ProjectResolver,
     private readonly policy: PolicyService,
     private readonly labels: LabelsService,
-    private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,
     private readonly events: EventsService,
     private readonly git: MergeRequestGit,
     private readonly views: MergeRequestViews,
     private readonly domainEvents: DomainEvents,
+    private readonly issuables: IssuablesService,
   ) {}
 
   /**
@@ -200,9 +196,9 @@ export class MergeRequestsService {
     const canAdmin = canAdminMergeRequest(targetAbilities);
     const assigneeId = canAdmin ? dto.assignee_id ?? null : null;
     const milestoneId = canAdmin ? dto.milestone_id ?? null : null;
-    if (assigneeId !== null) await this.assertAssignable(target, assigneeId);
-    if (milestoneId !== null) await this.milestoneFor(target, milestoneId);
-    if (dto.description !== undefined && NUL.test(dto.description)) throw new InvalidAttribute('description');
+    if (assigneeId !== null) await this.issuables.assignee(target, assigneeId, 'read_merge_request');
+    if (milestoneId !== null) await this.issuables.milestone(target, milestoneId);
+    if (dto.description !== undefined && dto.description.includes('\0')) throw new InvalidAttribute('description');
 
     const key = { sourceProjectId: source.id, sourceBranch, projectId: target.id, targetBranch };
     let mr: MergeRequest;
@@ -236,106 +232,53 @@ export class MergeRequestsService {
 
   /**
    * `PUT`: `title`, `description`, `target_branch`, `state_event` (close, reopen; merge is handled by
-   * the controller through MergeService), and for those who administer merge requests `assignee_id`,
+   * MergeRequestUpdates through MergeService), and for those who administer merge requests `assignee_id`,
    * `milestone_id`, `labels`. `source_branch` → 400. Changes leave system notes.
    */
   async update(user: User, ref: string, rawId: string, dto: UpdateMergeRequestDto): Promise<MergeRequest> {
     const { project, abilities, mr } = await this.findReadable(user, ref, rawId);
     if (!canUpdateMergeRequest(user, abilities, mr)) throw new Forbidden();
     if (dto.source_branch !== undefined) throw apiError(400, 'Source branch cannot be changed');
-    const title = dto.title !== undefined ? checkTitle(dto.title) : undefined;
     const targetBranch = dto.target_branch?.trim();
-    if (targetBranch !== undefined && targetBranch !== mr.targetBranch) {
-      if (mr.sourceProjectId === mr.projectId && targetBranch === mr.sourceBranch) throw sameBranch();
-      await this.assertBranch(project.id, targetBranch, 'target_branch');
-      const dup =
-        mr.sourceProjectId === null
-          ? null
-          : await this.repo.findOpenDuplicate(
-              { sourceProjectId: mr.sourceProjectId, sourceBranch: mr.sourceBranch, projectId: mr.projectId, targetBranch },
-              mr.id,
-            );
-      if (dup && isOpen(mr)) throw duplicate(dup.title);
-    }
-    const labelTitles = dto.labels;
-    if (labelTitles) this.labels.assertValidTitles(labelTitles);
-    const canAdmin = canAdminMergeRequest(abilities);
-    const assigneeId = canAdmin ? dto.assignee_id : undefined;
-    const milestoneId = canAdmin ? dto.milestone_id : undefined;
-    const assignee = assigneeId ? await this.assertAssignable(project, assigneeId) : null;
-    const milestone = milestoneId ? await this.milestoneFor(project, milestoneId) : null;
-    if (dto.description !== undefined && NUL.test(dto.description)) throw new InvalidAttribute('description');
-
-    const events: NewEvent[] = [];
-    let updated: MergeRequest;
     try {
-      updated = await this.tx.run(async (m) => {
-        const current = await this.repo.lock(m, mr.id);
-        if (!current) throw new NotFound('Merge Request');
-        const changes: Partial<MergeRequest> = {};
-        const notes: string[] = [];
-        if (title !== undefined && title !== current.title) {
-          changes.title = title;
-          notes.push(`Changed title: **${current.title}** → **${title}**`);
-          const [was, is] = [isWorkInProgress(current.title), isWorkInProgress(title)];
-          if (!was && is) notes.push('Marked this merge request as a **Work In Progress**');
-          if (was && !is) notes.push('Unmarked this merge request as a Work In Progress');
-        }
-        if (dto.description !== undefined && dto.description !== (current.description ?? '')) changes.description = dto.description;
-        if (targetBranch !== undefined && targetBranch !== current.targetBranch && current.state !== 'merged') {
-          changes.targetBranch = targetBranch;
-          changes.mergeStatus = 'unchecked';
-          notes.push(`Target branch changed from \`${current.targetBranch}\` to \`${targetBranch}\``);
-          // the automatic merge was approved into the old target: it does not carry over to another
-          if (current.mergeWhenBuildSucceeds) {
-            Object.assign(changes, { mergeWhenBuildSucceeds: false, mergeUserId: null, mergeParams: null, mergeWhenBuildSucceedsSha: null });
-            notes.push('Canceled the automatic merge');
-          }
-        }
-        assignmentChanges(current, { assigneeId, assignee, milestoneId, milestone }, changes, notes);
-        let transition: 'closed' | 'reopened' | undefined;
-        if (dto.state_event === 'close' && isOpen(current)) transition = 'closed';
-        if (dto.state_event === 'reopen' && current.state === 'closed') transition = 'reopened';
-        if (transition === 'closed') {
-          changes.state = 'closed';
-          changes.mergeWhenBuildSucceeds = false;
-          changes.mergeUserId = null;
-          changes.mergeParams = null;
-          changes.mergeWhenBuildSucceedsSha = null;
-        }
-        if (transition === 'reopened') {
-          changes.state = 'opened';
-          changes.mergeStatus = 'unchecked';
-        }
-        if (transition) notes.push(`Status changed to ${transition}`);
-        let labelsChanged = false;
-        if (canAdmin && labelTitles !== undefined) {
-          const note = await this.labels.relabel(m, project.id, 'MergeRequest', current.id, labelTitles);
-          if (note) {
-            labelsChanged = true;
-            notes.push(note);
-          }
-        }
-        if (Object.keys(changes).length || labelsChanged) {
-          changes.updatedAt = new Date();
-          await this.repo.update(m, current.id, changes);
-        }
-        await addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: current.id }, user.id, notes);
-        const after = { ...current, ...changes } as MergeRequest;
-        if (transition) events.push(this.event(after, user, transition));
-        else if (labelsChanged) events.push(this.event(after, user, 'updated'));
-        await this.announce(m, current.id, user, transition === 'closed' ? 'close' : transition === 'reopened' ? 'reopen' : 'update');
-        if (changes.assigneeId !== undefined) {
-          await this.domainEvents.emit(m, 'merge_request.reassigned', { mergeRequestId: current.id, projectId: project.id, userId: user.id, previousAssigneeId: current.assigneeId });
-        }
-        return after;
+      return await this.issuables.update(user, { project, abilities, record: mr }, dto, {
+        ...this.kind,
+        ...mergeRequestChangeRules(targetBranch),
+        validate: () => this.checkTargetBranch(project, mr, targetBranch),
       });
     } catch (e) {
       if (isUniqueViolation(e, 'merge_requests_open_branches_key')) throw duplicate(mr.title);
       throw e;
     }
-    await this.events.record(...events);
-    return this.repo.byId(updated.id);
+  }
+
+  /** Merge requests in the shared issuable update: admin_merge_request, their domain events, `updated` only without a state change. */
+  private readonly kind: IssuableKind<MergeRequest> = {
+    type: 'MergeRequest',
+    name: 'Merge Request',
+    adminAbility: 'admin_merge_request',
+    readAbility: 'read_merge_request',
+    records: this.repo,
+    labelsBesideTransition: false,
+    event: (mr, user, action) => this.event(mr, user, action),
+    announce: async (m, current, user, action, reassigned) => {
+      await this.announce(m, current.id, user, action);
+      if (reassigned) {
+        await this.domainEvents.emit(m, 'merge_request.reassigned', { mergeRequestId: current.id, projectId: current.projectId, userId: user.id, previousAssigneeId: current.assigneeId });
+      }
+    },
+  };
+
+  /** A new target branch: another than the source (422), existing (400), and no open duplicate of the request (409). */
+  private async checkTargetBranch(project: Project, mr: MergeRequest, targetBranch: string | undefined): Promise<void> {
+    if (targetBranch === undefined || targetBranch === mr.targetBranch) return;
+    if (mr.sourceProjectId === mr.projectId && targetBranch === mr.sourceBranch) throw sameBranch();
+    await this.assertBranch(project.id, targetBranch, 'target_branch');
+    const dup =
+      mr.sourceProjectId === null
+        ? null
+        : await this.repo.findOpenDuplicate({ sourceProjectId: mr.sourceProjectId, sourceBranch: mr.sourceBranch, projectId: mr.projectId, targetBranch }, mr.id);
+    if (dup && isOpen(mr)) throw duplicate(dup.title);
   }
 
   /** Soft delete (owners and admins): 403 for others, 404 when absent. Returns the record. */
@@ -361,24 +304,6 @@ export class MergeRequestsService {
   private async assertBranch(projectId: number, name: string, field: 'source_branch' | 'target_branch'): Promise<void> {
     if (parseNewRefName(name) === null) throw new ValidationFailed({ [field]: ['is invalid'] });
     if (!(await this.git.branchExists(projectId, name))) throw new ValidationFailed({ [field]: ['does not exist'] });
-  }
-
-  /** An assignee must exist and be able to see the project's merge requests. */
-  private async assertAssignable(project: Project, userId: number): Promise<User> {
-    const user = await this.users.byId(userId);
-    if (!user || !(await this.policy.projectAbilities(user, project)).has('read_merge_request')) {
-      throw new ValidationFailed({ assignee_id: ['is invalid'] });
-    }
-    return user;
-  }
-
-  private async milestoneFor(project: Project, milestoneId: number, m?: Tx): Promise<Milestone> {
-    try {
-      return await this.milestones.findInProject(project.id, milestoneId, m);
-    } catch (e) {
-      if (e instanceof NotFound) throw new ValidationFailed({ milestone_id: ['is invalid'] });
-      throw e;
-    }
   }
 
   event(mr: MergeRequest, user: User, action: NewEvent['action']): NewEvent {

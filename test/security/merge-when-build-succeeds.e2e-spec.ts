@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { GitService } from '../../src/git/git.service';
-import { MergeService } from '../../src/merge-requests/merge.service';
+import { AutomaticMerges } from '../../src/merge-requests/automatic-merges.service';
 import { ci, Json, waitFor } from '../helpers/ci';
 import { GitCli } from '../helpers/git-cli';
 import { SshCli } from '../helpers/ssh-cli';
@@ -103,7 +103,7 @@ describe('security: merge when build succeeds does not survive a change of the s
    */
   async function afterSuccessOf(projectId: number, sha: string): Promise<void> {
     await waitFor(async () => (await c.pipelines(projectId)).find((pl) => pl.sha === sha && pl.status === 'success'), `green pipeline of ${sha}`);
-    await t.app.app.get(MergeService).afterCommitStatus({ projectId, sha, status: 'success' });
+    await t.app.app.get(AutomaticMerges).afterCommitStatus({ projectId, sha, status: 'success' });
   }
 
   /** Not merged, the flag and the merging user cleared, GitLab's system note, the target unchanged. */
