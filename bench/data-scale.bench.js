@@ -16,7 +16,6 @@
  * requests are sequential (latency, not throughput: bench:hot measures throughput), so client and
  * server never compete within one request.
  */
-const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');

@@ -526,7 +526,6 @@ async function main() {
 
   // --- fixtures
   const P = `/api/v3/projects/${project.id}/repository`;
-  const head = (await git(['rev-parse', 'HEAD'], { gitDir: localRepo })).toString().trim();
   const revs = (await git(['rev-list', 'HEAD'], { gitDir: localRepo })).toString().trim().split('\n');
   const treeDir = DIRS[0][0];
   const treeEntries = parseLsTree(await git(['ls-tree', `HEAD:${treeDir}`], { gitDir: localRepo }));

@@ -40,7 +40,7 @@ function rssMb(pid) {
 /** Resident memory of a process and all its descendants (MB): a server and the processes it spawned. */
 function treeRssMb(pid) {
   let total = rssMb(pid);
-  let tasks = [];
+  let tasks;
   try {
     tasks = fs.readdirSync(`/proc/${pid}/task`);
   } catch {

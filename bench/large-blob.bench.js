@@ -15,7 +15,7 @@ const { execFileSync } = require('node:child_process');
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { createHarness, rssMb, treeRssMb, peakDuring } = require('./harness');
+const { createHarness, rssMb, peakDuring } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const MB = Number(process.env.BENCH_BLOB_MB || 1024);

@@ -15,7 +15,7 @@ import { RootUser } from './users/root-user';
 export interface App {
   app: NestExpressApplication;
   db: Database;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** Opens the database (migrating it), builds the Nest app with the shared HTTP pipeline, ensures `root`. */

@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import type { Server } from 'node:http';
 import { createApp } from './app.factory';
 import { listenFailure, StartupError } from './common/errors/startup-error';
 import { loadConfig } from './config/config';
@@ -9,7 +8,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const { app, close } = await createApp(config);
   // on its server directly, not app.listen: that one also logs the error, a second line with colours
-  const server = app.getHttpServer() as Server;
+  const server = app.getHttpServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

@@ -72,7 +72,7 @@ describe('live build trace (server-sent events)', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }, 240_000);
   afterAll(async () => {
-    (t.app.app.getHttpServer() as Server).closeAllConnections();
+    (t.app.app.getHttpServer()).closeAllConnections();
     await t.close();
   });
 

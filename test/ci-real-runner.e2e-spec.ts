@@ -15,7 +15,6 @@ import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 const BIN = process.env.GITLAB_RUNNER_BIN ?? '';
 const available = !!BIN && existsSync(BIN);
 if (!available) {
-  // eslint-disable-next-line no-console
   console.warn(`ci-real-runner: skipped — set GITLAB_RUNNER_BIN to a gitlab-ci-multi-runner 1.3.5 binary${BIN ? ` (${BIN} does not exist)` : ''}`);
 }
 

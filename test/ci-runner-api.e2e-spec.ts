@@ -1,4 +1,4 @@
-import { ci, Json, RUNNER_INFO, RUNNER_UA, waitFor } from './helpers/ci';
+import { ci, Json, RUNNER_UA } from './helpers/ci';
 import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 

@@ -242,7 +242,6 @@ describe('CI settings that take effect (instance and project)', () => {
       expect([ofCommit.headers['x-total'], ofCommit.headers['x-total-pages'], ofCommit.body.length]).toEqual(['120', '3', 20]);
       const past = await pl.get(team.owner, `/projects/${p.id}/repository/commits/${p.sha}/builds?per_page=50&page=9`).expect(200);
       expect([past.headers['x-total'], past.body]).toEqual(['121', []]);
-      // eslint-disable-next-line no-console
       console.log(`queries per request (per_page=1 vs per_page=100):\n${Object.entries(counts).map(([k, [a, b]]) => `  ${k}: ${a} vs ${b}`).join('\n')}`);
       for (const [one, hundred] of Object.values(counts)) expect(hundred).toBe(one);
     });

@@ -30,7 +30,7 @@ describe('admin CLI', () => {
     process.stdout.write = ((chunk: string) => {
       output += chunk;
       return true;
-    }) as typeof process.stdout.write;
+    });
   });
   afterEach(() => {
     process.stdout.write = write;
@@ -54,8 +54,8 @@ describe('admin CLI', () => {
     expect(output).toMatch(/^secret_key: ok$/m);
     // the SSH host keys the server presents, generated into DATA_DIR on first use, with their fingerprints
     expect(output).toMatch(/^ssh_host_keys: ok$/m);
-    expect(output).toMatch(/^  ed25519 SHA256:[A-Za-z0-9+/]{43}$/m);
-    expect(output).toMatch(/^  rsa SHA256:[A-Za-z0-9+/]{43}$/m);
+    expect(output).toMatch(/^ {2}ed25519 SHA256:[A-Za-z0-9+/]{43}$/m);
+    expect(output).toMatch(/^ {2}rsa SHA256:[A-Za-z0-9+/]{43}$/m);
   }, 120_000);
 
   it('check fails on an unreachable database', async () => {

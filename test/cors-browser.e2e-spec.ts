@@ -81,7 +81,6 @@ type Front = Window & {
 };
 
 if (!CHROMIUM) {
-  // eslint-disable-next-line no-console
   console.warn(`cors-browser.e2e-spec: skipped: ${SKIP_REASON}`);
   describe('CORS in a real browser (headless Chromium)', () => {
     it.skip(`skipped: ${SKIP_REASON}`, () => undefined);
@@ -105,7 +104,7 @@ if (!CHROMIUM) {
       listed = await serve();
       unlisted = await serve();
       t = await startTestApp({ CORS_ORIGINS: `https://other.example, ${listed.origin}` });
-      const server = t.app.app.getHttpServer() as Server;
+      const server = t.app.app.getHttpServer();
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
       api = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
       for (const name of ['cors-one', 'cors-two', 'cors-three']) {

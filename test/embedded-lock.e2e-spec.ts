@@ -73,8 +73,8 @@ describe('embedded data folder lock (real processes)', () => {
     const child = spawn(process.execPath, [join(REPO, 'dist/main.js')], { cwd: home, env: env(port), stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const deadline = Date.now() + 120_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`server exited: ${out}`);

@@ -9,7 +9,7 @@ const API = '/api/v3';
 const PATH_FORMAT_MESSAGE =
   "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', '.' or end in '.', '.git' or '.atom'.";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 describe('groups and members', () => {
   let t: TestApp;

@@ -72,7 +72,7 @@ describe('HTTP behaviour across the API', () => {
         return true;
       }
       return (realWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof process.stdout.write);
+    }));
     t = await startTestApp({ LOG_LEVEL: 'info' });
     alice = await t.createUser({ username: 'alice', name: 'Alice Liddell' });
     for (let i = 0; i < 22; i++) await t.createUser();
@@ -191,7 +191,7 @@ describe('HTTP behaviour across the API', () => {
     describe('chunked bodies without Content-Length', () => {
       let port: number;
       beforeAll(async () => {
-        const server = t.app.app.getHttpServer() as http.Server;
+        const server = t.app.app.getHttpServer();
         if (!server.listening) await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
         port = (server.address() as AddressInfo).port;
       });

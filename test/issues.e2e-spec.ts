@@ -212,7 +212,6 @@ describe('issues', () => {
   describe('GET /projects/:id/issues', () => {
     let p: TestProject;
     let a: Json;
-    let b: Json;
     let c: Json;
     let ms: Json;
 
@@ -220,7 +219,7 @@ describe('issues', () => {
       p = await h.project(tm, 20);
       ms = await h.milestone(tm.master, p.id, { title: 'v1.0' });
       a = await h.issue(tm.owner, p.id, { title: 'A', labels: 'bug', created_at: '2016-01-01T00:00:00Z' });
-      b = await h.issue(tm.owner, p.id, { title: 'B', labels: 'feature', milestone_id: ms.id, created_at: '2016-01-03T00:00:00Z' });
+      await h.issue(tm.owner, p.id, { title: 'B', labels: 'feature', milestone_id: ms.id, created_at: '2016-01-03T00:00:00Z' });
       c = await h.issue(tm.owner, p.id, { title: 'C', labels: 'bug,ui', created_at: '2016-01-02T00:00:00Z' });
       await h.put(tm.owner, `/projects/${p.id}/issues/${c.id}`).send({ state_event: 'close' }).expect(200);
     });
@@ -577,7 +576,6 @@ describe('issues', () => {
     let p: TestProject;
     let secret: Json;
     let open: Json;
-    let assigned: Json;
 
     beforeAll(async () => {
       p = await h.project(tm, 20);
@@ -585,7 +583,7 @@ describe('issues', () => {
       secret = await h.issue(tm.guest, p.id, { title: 'Leaked secret title', confidential: true });
       await h.note(tm.developer, p.id, 'issues', secret.id, 'the secret comment body');
       await h.put(tm.developer, `/projects/${p.id}/issues/${secret.id}`).send({ state_event: 'close' }).expect(200);
-      assigned = await h.issue(tm.developer, p.id, { title: 'Assigned secret', confidential: true, assignee_id: tm.stranger.id });
+      await h.issue(tm.developer, p.id, { title: 'Assigned secret', confidential: true, assignee_id: tm.stranger.id });
       await h.note(tm.developer, p.id, 'issues', open.id, 'a public comment');
     });
 

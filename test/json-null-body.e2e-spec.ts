@@ -1,5 +1,5 @@
 import type { Test } from 'supertest';
-import { ci, Json } from './helpers/ci';
+import { ci } from './helpers/ci';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const API = '/api/v3';

@@ -285,7 +285,7 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
     process.stdout.write = ((chunk: string) => {
       output += chunk;
       return true;
-    }) as typeof process.stdout.write;
+    });
     try {
       expect(await runChecks(config)).toBe(false);
     } finally {
@@ -342,7 +342,7 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
       const other = await startTestApp(ldapEnv(slapd, { LDAP_SYNC_INTERVAL: '1', QUEUE_POLL_SECONDS: '0.5' }));
       try {
         const res = await other.http.post(`${API}/session`).send({ login: 'kim', password: kim.password }).expect(201);
-        const state = async () => ((await other.sql(`SELECT state FROM users WHERE id = $1`, [res.body.id])) as { state: string }[])[0].state;
+        const state = async () => (await other.sql<{ state: string }>(`SELECT state FROM users WHERE id = $1`, [res.body.id]))[0].state;
         await slapd.deleteUser(kim);
         await waitFor(async () => (await state()) === 'ldap_blocked', 'the periodic sync to block kim', 20_000);
         await other.http.get(`${API}/user`).set('PRIVATE-TOKEN', res.body.private_token).expect(401);

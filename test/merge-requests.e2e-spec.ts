@@ -548,7 +548,7 @@ describe('merge requests', () => {
         }
         return heads;
       });
-      let reads = 0;
+      let reads: number;
       try {
         await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).expect(200);
         reads = spy.mock.calls.length;

@@ -34,7 +34,7 @@ describe('CLI and email', () => {
     process.stdout.write = ((chunk: string) => {
       output += chunk;
       return true;
-    }) as typeof process.stdout.write;
+    });
   });
   afterEach(() => {
     process.stdout.write = write;

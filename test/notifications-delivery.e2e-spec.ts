@@ -33,7 +33,7 @@ describe('notification delivery', () => {
     const app = await createApp(
       loadConfig({
         DATA_DIR: mkdtempSync(join(tmpdir(), 'glv3-inst-')),
-        DATABASE_URL: process.env.DATABASE_URL ?? '',
+        DATABASE_URL: t.config.databaseUrl ?? '',
         LOG_LEVEL: 'silent',
         SSH_ENABLED: 'false',
         ROOT_PASSWORD,
@@ -148,7 +148,7 @@ describe('notifications off (no SMTP_URL)', () => {
     process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       out += String(chunk);
       return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof process.stdout.write;
+    });
     try {
       t = await startTestApp({ LOG_LEVEL: 'info' });
     } finally {

@@ -125,7 +125,7 @@ describe('email notifications', () => {
       expect(m.parsed.messageId).toBe(`<issue_${issueId}@gitlab.test>`);
       expect(m.parsed.headers.get('x-gitlab-project')).toBe(projectName);
       expect(m.parsed.headers.get('x-gitlab-issue-id')).toBe(String(issueId));
-      expect(String(m.parsed.headers.get('auto-submitted'))).toBe('auto-generated');
+      expect(m.parsed.headers.get('auto-submitted')).toBe('auto-generated');
       const listId = m.parsed.headerLines.find((h) => h.key === 'list-id')?.line ?? '';
       expect(listId).toMatch(/^List-Id: .+\/mail-project <\d+\.mail-project\..+\.gitlab\.test>$/i);
       expect(m.parsed.from?.value[0].address).toBe('gitlab@gitlab.test');
@@ -236,7 +236,7 @@ describe('email notifications', () => {
       await smtp.waitFor((ms) => ms.some((m) => m.to[0] === dev.email && m.parsed.subject === 'Email was added to your account'));
       const m = smtp.received.find((x) => x.to[0] === dev.email && x.parsed.subject === 'Email was added to your account')!;
       expect(m.parsed.text).toContain('dev-second@example.com');
-      expect(String(m.parsed.headers.get('auto-submitted'))).toBe('auto-generated');
+      expect(m.parsed.headers.get('auto-submitted')).toBe('auto-generated');
     });
 
     it('merge request: the assignee of a new one (X-GitLab-MergeRequest-ID, !iid), participants of its merge; not the actor', async () => {

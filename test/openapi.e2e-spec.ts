@@ -213,7 +213,10 @@ describe('OpenAPI document', () => {
     const walk = (v: unknown): void => {
       if (Array.isArray(v)) v.forEach(walk);
       else if (v && typeof v === 'object') {
-        for (const [k, x] of Object.entries(v)) (k === '$ref' ? refs.add(x as string) : walk(x));
+        for (const [k, x] of Object.entries(v)) {
+          if (k === '$ref') refs.add(x as string);
+          else walk(x);
+        }
       }
     };
     walk(served);

@@ -295,7 +295,6 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
       'route | per_page=1 | per_page=100 | items (1 / 100)',
       ...rows.map((r) => `${r.route} | ${r.page1} | ${r.page100} | ${r.items1} / ${r.items100}`),
     ].join('\n');
-    // eslint-disable-next-line no-console
     console.log(`SQL statements per list request (including authentication)\n${table}`);
 
     const unequal = rows.filter((r) => r.page1 !== r.page100).map((r) => `${r.route}: ${r.page1} vs ${r.page100}`);
@@ -306,7 +305,6 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
     const statements = rows
       .filter((r) => r.page1 !== r.page100 || Math.max(r.page1, r.page100) > (OVER_BUDGET[r.route] ?? MAX_STATEMENTS))
       .map((r) => `${r.route}:\n${r.statements.map((q) => `  - ${q.replace(/\s+/g, ' ').slice(0, 400)}`).join('\n')}`);
-    // eslint-disable-next-line no-console
     if (statements.length) console.log(`Statements of the lists over budget (per_page=100)\n${statements.join('\n')}`);
     expect({ unequal, heavy }).toEqual({ unequal: [], heavy: [] });
   }, 300_000);

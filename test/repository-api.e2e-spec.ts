@@ -13,7 +13,7 @@ import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 const API = '/api/v3';
 const SHA = /^[0-9a-f]{40}$/;
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /** A commit's identity and dates, for `git commit`. */
 const who = (name: string, email: string, date: string) => ({

@@ -1,6 +1,5 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { ci } from './helpers/ci';
 import { startTestApp, TestApp } from './helpers/test-app';
 
@@ -62,7 +61,7 @@ describe('request log and route metrics: every request once, also when the clien
 
   beforeAll(async () => {
     t = await startTestApp({ LOG_LEVEL: 'info' });
-    const server = t.app.app.getHttpServer() as Server;
+    const server = t.app.app.getHttpServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
     process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -78,7 +77,7 @@ describe('request log and route metrics: every request once, also when the clien
         }
       }
       return typeof rest[rest.length - 1] === 'function' ? ((rest[rest.length - 1] as () => void)(), true) : true;
-    }) as typeof process.stdout.write;
+    });
   });
   afterAll(async () => {
     process.stdout.write = realWrite;

@@ -240,7 +240,7 @@ describe('users API', () => {
         website_url: 'https://example.org/me',
         external: false,
         identities: [],
-        web_url: `${EXTERNAL_URL}/u/${body.username}`,
+        web_url: `${EXTERNAL_URL}/u/${body.username as string}`,
       });
       expect(res.body.confirmed_at).not.toBeNull();
       expect(res.body).not.toHaveProperty('private_token');

@@ -257,7 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const port = intEnv(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '0.0.0.0';
-  let externalUrl = (env.EXTERNAL_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  const externalUrl = (env.EXTERNAL_URL || `http://localhost:${port}`).replace(/\/+$/, '');
   try {
     const u = new URL(externalUrl);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();

@@ -47,19 +47,19 @@ function bool(v: unknown, name: string, dflt: boolean): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'string' && /^(true|1|yes|on)$/i.test(v)) return true;
   if (typeof v === 'string' && /^(false|0|no|off)$/i.test(v)) return false;
-  throw new LdapConfigError(`${name} must be true or false, got "${String(v)}"`);
+  throw new LdapConfigError(`${name} must be true or false, got "${typeof v === 'string' ? v : JSON.stringify(v)}"`);
 }
 
 function list(v: unknown, dflt: string[]): string[] {
   if (v === undefined || v === null || v === '') return dflt;
   if (Array.isArray(v)) return v.map(String).filter(Boolean);
-  return String(v)
+  return (typeof v === 'string' ? v : JSON.stringify(v))
     .split(/[\s,]+/)
     .filter(Boolean);
 }
 
 function str(v: unknown): string | undefined {
-  return v === undefined || v === null || v === '' ? undefined : String(v);
+  return v === undefined || v === null || v === '' ? undefined : typeof v === 'string' ? v : JSON.stringify(v);
 }
 
 /** One server from its settings (snake_case keys, as `LDAP_SERVERS` entries and GitLab's gitlab.yml spell them). */

@@ -1,15 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Extension, PGlite } from '@electric-sql/pglite';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import * as tar from 'tar';
 import { DataFolderLock } from './data-folder-lock';
 
-// pg_trgm serves the `search` filters (LIKE '%term%') from trigram indexes (see the search indexes
-// migration). Required, not imported: moduleResolution node10 does not read the package's `exports`.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
 
 /** Memory settings of the embedded server (GUCs given at start; Postgres' own defaults are sized for a dedicated host). */
 export interface EmbeddedTuning {
@@ -91,6 +88,7 @@ export class EmbeddedPostgres {
         '-c', `maintenance_work_mem=${tuning.maintenanceWorkMem}`,
       ],
       loadDataDir,
+      // pg_trgm serves the `search` filters (LIKE '%term%') from trigram indexes (see the search indexes migration)
       extensions: { pg_trgm },
     });
     // A short, private folder for the socket (Unix socket paths are limited to ~107 bytes).

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'pgl-template-'));
   const embedded = await EmbeddedPostgres.start(join(dir, 'db'), undefined, { template: false, lock: false });
   try {
-    const ds = new DataSource({ ...BASE_OPTIONS, ...embedded.connectionOptions, extra: { max: 1 }, entities: [] } as never);
+    const ds = new DataSource({ ...BASE_OPTIONS, ...embedded.connectionOptions, extra: { max: 1 }, entities: [] });
     await ds.initialize();
     await ds.runMigrations({ transaction: 'each' });
     await ds.query('CHECKPOINT');

@@ -39,7 +39,7 @@ export async function dumpDatabase(ds: DataSource, dir: string): Promise<DumpRes
       // ordered by the first column (the id), so rows that refer to earlier rows of the same table load after them
       await qr.query(`DECLARE backup_rows NO SCROLL CURSOR FOR SELECT row_to_json(t)::text AS j FROM (SELECT * FROM ${t.ident} ORDER BY 1) t`);
       for (;;) {
-        const batch: { j: string }[] = await qr.query(`FETCH ${BATCH} FROM backup_rows`);
+        const batch = (await qr.query(`FETCH ${BATCH} FROM backup_rows`)) as { j: string }[];
         for (const r of batch) {
           if (!file.write(r.j + '\n')) await once(file, 'drain');
         }
@@ -51,7 +51,7 @@ export async function dumpDatabase(ds: DataSource, dir: string): Promise<DumpRes
       await once(file, 'close');
       out.tables.push({ name: t.name, rows });
       if (t.name === 'schema_migrations') {
-        const names: { name: string }[] = await qr.query(`SELECT name FROM schema_migrations ORDER BY id`);
+        const names = (await qr.query(`SELECT name FROM schema_migrations ORDER BY id`)) as { name: string }[];
         out.migrations = names.map((n) => n.name);
       }
     }
@@ -123,9 +123,9 @@ export async function loadDatabase(ds: DataSource, dir: string, names: string[])
 }
 
 async function publicTables(q: QueryRunner | DataSource): Promise<{ name: string; ident: string }[]> {
-  return q.query(
+  return (await q.query(
     `SELECT tablename AS name, quote_ident(tablename) AS ident FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
-  );
+  )) as { name: string; ident: string }[];
 }
 
 /** Tables ordered so that every table comes after the tables its foreign keys point at. */

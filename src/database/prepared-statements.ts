@@ -37,9 +37,9 @@ export function preparingClient<C extends typeof Client>(base: C): C {
     names.set(text, name);
     return name;
   };
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access --
+     one override for every overload of pg's Client.query (config or text, values or callback), each passed through as given */
   const PreparingClient = class extends (base as any) {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     query(config: any, values?: any, callback?: any): any {
       if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && /^\s*(SELECT|WITH|INSERT|UPDATE|DELETE)\b/i.test(config)) {
         const name = nameOf(config);
@@ -48,5 +48,6 @@ export function preparingClient<C extends typeof Client>(base: C): C {
       return super.query(config, values, callback);
     }
   };
+  /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access */
   return PreparingClient as unknown as C;
 }

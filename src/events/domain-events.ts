@@ -171,7 +171,7 @@ export class DomainEvents implements OnModuleInit {
 
   private async runDurable(h: Registered, job: QueueJob<DomainEventJob>): Promise<void> {
     // a job written before this mechanism (the push reactions' queues) carries the bare payload
-    const data: DomainEventJob = job.data && 'payload' in job.data && 'name' in job.data ? job.data : { name: h.events[0], payload: job.data as never, at: new Date().toISOString() };
+    const data: DomainEventJob = job.data && 'payload' in job.data && 'name' in job.data ? job.data : { name: h.events[0], payload: job.data, at: new Date().toISOString() };
     const name = data.name;
     const meta: DomainEventMeta = { name, at: new Date(data.at), job: { queue: h.queue!, id: job.id, retryCount: job.retryCount } };
     try {
@@ -191,7 +191,7 @@ export class DomainEvents implements OnModuleInit {
 /** A job's dates back as Dates (JSON turned them into `toISOString` strings; nothing else has that exact form). */
 export function reviveDates<T>(value: T): T {
   if (typeof value === 'string') return (ISO.test(value) ? new Date(value) : value) as T;
-  if (Array.isArray(value)) return value.map((v) => reviveDates(v)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((v) => reviveDates(v)) as T;
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[k] = reviveDates(v);

@@ -123,7 +123,7 @@ export class EventsRepository {
     let total: number;
     if (rows.length) total = Number(rows[0].total);
     else if (page.offset === 0) total = 0;
-    else total = Number(((await this.events.query(`SELECT count(*) AS n ${FEED_FROM}`, params)) as { n: string }[])[0].n);
+    else total = Number((await this.events.query<{ n: string }[]>(`SELECT count(*) AS n ${FEED_FROM}`, params))[0].n);
     return [rows.map((r) => ({ event: this.toEvent(r), note: this.toNote(r) })), total];
   }
 

@@ -25,9 +25,9 @@ export const ZERO_SHA = '0000000000000000000000000000000000000000' as Sha;
 
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const ABBREV_SHA = /^[0-9a-f]{4,64}$/;
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- matching control characters is this pattern's purpose
 const CONTROL = /[\x00-\x1f\x7f]/;
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- git's check-ref-format forbids control characters in ref names
 const REF_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\]/;
 
 /** A full object id (any case) → `Sha`; anything else → null. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pipeline, Readable, Transform } from 'node:stream';
 import { CatFilePool } from './cat-file-pool';
 import { GitError, GitRunner } from './git-runner';
-import { branchRef, isSha, parseRef, QualifiedRef, RefName, RepoPath, repoPathProblem, Rev, Sha, tagRef, ZERO_SHA } from './names';
+import { branchRef, isSha, QualifiedRef, RefName, RepoPath, Rev, Sha, tagRef, ZERO_SHA } from './names';
 import { Branch, Commit, DiffEntry, parseCommit, parseTagObject, parseTree, Tag, TreeEntry } from './objects';
 
 export { MAX_OBJECT_BYTES, ObjectTooLarge } from './cat-file-pool';

@@ -112,7 +112,7 @@ export class IssuesRepository {
          FROM page JOIN issues i ON i.id = page.id
          ${d.joins}
         ORDER BY ${column} ${order.direction}, i.id ${order.direction}`,
-      [...params, viewerId, pattern],
+      [...(params as unknown[]), viewerId, pattern],
     );
     const items = rows.map((r) => this.details(r));
     if (rows.length) return [items, Number(rows[0].total)];

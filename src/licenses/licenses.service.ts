@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import choosealicense from '@rexxars/choosealicense-list';
 import { NotFound } from '../common/errors/domain-errors';
-import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
+import { Paginated, paginateAll } from '../common/pagination/pagination';
 import { User } from '../users/user.entity';
 import { ListLicensesDto, ShowLicenseDto } from './dto/license.dto';
 

@@ -1,5 +1,4 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
 
 /** What a membership belongs to: a project or a group. */
 export type MemberSourceKind = 'project' | 'group';
@@ -9,7 +8,8 @@ export type MemberSourceKind = 'project' | 'group';
  * members controller was reached by, from the matched route pattern (never from user input).
  */
 export const MemberSource = createParamDecorator((_: unknown, ctx: ExecutionContext): MemberSourceKind => {
-  const req = ctx.switchToHttp().getRequest<Request & { route?: { path?: unknown } }>();
-  const pattern = String(req.route?.path ?? '');
+  const req = ctx.switchToHttp().getRequest<{ route?: { path?: unknown } }>();
+  const path = req.route?.path;
+  const pattern = typeof path === 'string' ? path : '';
   return /\/groups\/:id\/members/.test(pattern) ? 'group' : 'project';
 });

@@ -98,7 +98,7 @@ export class MergeRequestsRepository {
                   coalesce(bool_or(NOT n.system AND n.body ~* ${pat}), false) AS mentioned
              FROM notes n WHERE n.noteable_type = 'MergeRequest' AND n.noteable_id = mr.id) ns ON TRUE
         ORDER BY ${ORDER[f.orderBy]} ${f.sort}, mr.id ${f.sort}`,
-      [...params, viewerId, pattern],
+      [...(params as unknown[]), viewerId, pattern],
     );
     const items = rows.map(
       (r): MergeRequestDetails => ({
@@ -180,7 +180,7 @@ export class MergeRequestsRepository {
   }
 
   async update(m: Tx, id: number, changes: Partial<MergeRequest>): Promise<void> {
-    if (Object.keys(changes).length) await m.getRepository(MergeRequest).update({ id }, changes as never);
+    if (Object.keys(changes).length) await m.getRepository(MergeRequest).update({ id }, changes);
   }
 
   /** Soft delete; false when it was already gone. */

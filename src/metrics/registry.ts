@@ -99,12 +99,12 @@ export function addGaugeSource(
   if (!set) sources.set(name, (set = new Set()));
   const entry: SourceEntry = { read, shared: opts.shared ?? false };
   set.add(entry);
-  return () => set!.delete(entry);
+  return () => set.delete(entry);
 }
 
 /** The route template Express matched (`/api/v3/projects/:id`), never the raw path (unbounded labels). */
 export function routeTemplate(req: Request): string {
-  const route = (req as Request & { route?: { path?: unknown } }).route;
+  const route = (req as { route?: { path?: unknown } }).route;
   if (route && typeof route.path === 'string') return route.path;
   if (req.path.startsWith('/api/')) return 'unmatched';
   return req.path.includes('.git/') || req.path.endsWith('.git') ? 'git-http' : 'other';

@@ -149,12 +149,12 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
         const target = await this.facts.issuable(note.noteableType === 'Issue' ? 'issue' : 'merge_request', note.noteableId);
         if (!target) return [];
         const mentionedInNote = await this.facts.userIdsByUsername(mentionedUsernames(note.body));
-        return this.issuableRecipients({ kind: 'note' }, target, event, { actorId: event.actorId, mentionedInNote });
+        return this.issuableRecipients({ kind: 'note' }, target, { actorId: event.actorId, mentionedInNote });
       }
       default: {
         const target = await this.facts.issuable(event.kind, event.id);
         if (!target) return [];
-        return this.issuableRecipients({ kind: event.kind, action: event.action }, target, event, {
+        return this.issuableRecipients({ kind: event.kind, action: event.action }, target, {
           actorId: event.actorId,
           assigneeId: target.assigneeId,
           previousAssigneeId: event.previousAssigneeId ?? null,
@@ -166,7 +166,6 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
   private async issuableRecipients(
     ev: NotificationEvent,
     target: IssuableFacts,
-    event: MailEvent,
     extra: Partial<RecipientFacts> & { actorId: number },
   ): Promise<number[]> {
     const [participants, subs, labelSubscribers, audience] = await Promise.all([
@@ -185,7 +184,7 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
   }
 
   private decide(ev: NotificationEvent, f: Omit<RecipientFacts, 'settings' | 'canSee'> & { settings?: RecipientFacts['settings'] }, canSee: (u: number) => boolean): number[] {
-    return notificationRecipients(ev, { ...f, settings: f.settings ?? new Map(), canSee });
+    return notificationRecipients(ev, { ...f, settings: f.settings ?? new Map<number, LevelSetting>(), canSee });
   }
 
   /** The effective setting of each user in the project (project → group → global). */

@@ -46,10 +46,10 @@ function scanHandlers(app: INestApplication): Map<string, HandlerInfo> {
     for (const wrapper of module.controllers.values()) {
       const cls = wrapper.metatype as Type<unknown> | undefined;
       if (typeof cls !== 'function') continue;
-      for (let proto = cls.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+      for (let proto = cls.prototype as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
         for (const name of Object.getOwnPropertyNames(proto)) {
           const key = `${cls.name}.${name}`;
-          const handler = Object.getOwnPropertyDescriptor(proto, name)?.value;
+          const handler: unknown = Object.getOwnPropertyDescriptor(proto, name)?.value;
           if (out.has(key) || typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
           const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, name) ?? {}) as Record<string, { index: number; data?: unknown }>;
           const types = (Reflect.getMetadata(PARAMTYPES_METADATA, proto, name) ?? []) as unknown[];
@@ -202,7 +202,7 @@ export function buildOpenApiDocument(app: INestApplication, report: BuildReport 
       const targets = EXPANSIONS[expansionKey] ?? [shortPath];
       if (EXPANSIONS[expansionKey]) usedExpansions.add(expansionKey);
       // swagger suffixes `[n]` for a handler with several paths and `_method` for @All routes
-      const opKey = String(op.operationId ?? '').replace(/(\[\d+\])?(_[a-z]+)?$/, '');
+      const opKey = (typeof op.operationId === 'string' ? op.operationId : '').replace(/(\[\d+\])?(_[a-z]+)?$/, '');
       const info = handlers.get(opKey);
       if (!info) throw new Error(`OpenAPI: no handler found for ${opKey}`);
       for (const target of targets.flatMap(expandKinds)) {
@@ -224,10 +224,10 @@ export function buildOpenApiDocument(app: INestApplication, report: BuildReport 
     openapi: scanned.openapi,
     info: scanned.info,
     servers: [{ url: '/', description: 'this server; the v3 API is under /api/v3, the runner API under /ci/api/v1' }],
-    paths: paths as OpenAPIObject['paths'],
+    paths: paths,
     components: {
-      schemas: schemas as never,
-      headers: PAGINATION_HEADERS as never,
+      schemas: schemas,
+      headers: PAGINATION_HEADERS,
       responses: ERROR_RESPONSES as never,
       securitySchemes: {
         private_token_header: { type: 'apiKey', in: 'header', name: 'PRIVATE-TOKEN' },

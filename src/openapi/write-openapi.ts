@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     await app.close();
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, json);
-    process.stdout.write(`wrote ${out} (${Object.keys(JSON.parse(json).paths).length} paths)\n`);
+    process.stdout.write(`wrote ${out} (${Object.keys((JSON.parse(json) as { paths: object }).paths).length} paths)\n`);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -26,6 +26,7 @@ export class ProjectResolver {
   /** `:id` as a key, or undefined when it cannot name a project (→ 404). */
   static key(ref: string | number): ProjectKey | undefined {
     if (typeof ref === 'number') return Number.isSafeInteger(ref) && ref > 0 ? { id: ref } : undefined;
+    // eslint-disable-next-line no-control-regex -- a project path never holds control characters
     if (ref.length > 512 || /[\x00-\x1f]/.test(ref)) return undefined;
     const id = parseId(ref);
     if (id !== undefined) return { id };

@@ -43,7 +43,7 @@ export class QueueRepository {
     const { rows } = (await this.txDb(tx).executeSql(
       `UPDATE pgboss.job SET state = 'cancelled', completed_on = now() WHERE name = $1 AND id = $2 AND state IN ('created', 'retry') RETURNING id`,
       [name, id],
-    )) as { rows: unknown[] };
+    ));
     return rows.length === 1;
   }
 

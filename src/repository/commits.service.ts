@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Forbidden, InvalidAttribute, NotFound, ValidationFailed } from '../common/errors/domain-errors';
+import { Forbidden, InvalidAttribute, ValidationFailed } from '../common/errors/domain-errors';
 import { PageParams, Paginated, pageRequest, paginateAll } from '../common/pagination/pagination';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Transactions } from '../database/transactions';

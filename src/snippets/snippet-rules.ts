@@ -16,7 +16,7 @@ export function checkFileName(fileName: string | undefined): void {
  * a string of digits (of an array, the last item); anything else `is not included in the list`.
  */
 export function snippetVisibility(raw: unknown): number {
-  const v = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  const v: unknown = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   let n: number | undefined;
   if (typeof v === 'number' && Number.isSafeInteger(v)) n = v;
   else if (typeof v === 'string' && INT.test(v.trim())) n = Number(v.trim());

@@ -61,7 +61,7 @@ export class SessionService {
     // GitLab's rule: no local account of that login, or an LDAP one → the directory decides (an LDAP
     // user's local password is never used, even with LDAP switched off); a local account → its password
     const viaDirectory = !found || found.ldap;
-    let signedIn: User | null = null;
+    let signedIn: User | null;
     if (!viaDirectory) {
       const ok = await this.secrets.verifyPassword(password, user?.encryptedPassword);
       signedIn = ok && user?.state === 'active' ? user : null;

@@ -278,7 +278,7 @@ export class UsersRepository {
     );
     if (!rows[0]) return null;
     const { ldapUser, ...user } = rows[0];
-    return { user: user as User, ldap: ldapUser };
+    return { user: user, ldap: ldapUser };
   }
 
   /** The user linked to `provider` with `externUid` (a DN: compared case-insensitively). */

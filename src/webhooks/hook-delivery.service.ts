@@ -99,7 +99,7 @@ export class HookDeliveryService implements OnModuleInit {
       await fail(null, msg, 0);
       // a name that does not resolve now may later (decision 34): retried; a refused address is final
       if (e instanceof OutboundHostUnresolved) throw new DeliveryFailed(msg);
-      throw new Error(msg);
+      throw new Error(msg, { cause: e });
     }
     const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-Gitlab-Event': job.event };
     if (hook.tokenEncrypted) headers['X-Gitlab-Token'] = this.secrets.decrypt(hook.tokenEncrypted);

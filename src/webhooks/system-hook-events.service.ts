@@ -65,7 +65,7 @@ export class SystemHookEventsService implements OnModuleInit {
   }
 
   /** Looks the system hooks up first (one query), and builds the payload only when some exist. */
-  private async send(trigger: string, payload: unknown | (() => Promise<unknown>), on?: HookSwitch): Promise<PlannedDelivery[]> {
+  private async send(trigger: string, payload: unknown, on?: HookSwitch): Promise<PlannedDelivery[]> {
     const hooks = await this.hooks.subscribers('system', on);
     if (hooks.length === 0) return [];
     const data = typeof payload === 'function' ? await (payload as () => Promise<unknown>)() : payload;

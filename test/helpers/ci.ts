@@ -15,14 +15,13 @@ export const RUNNER_INFO = {
 };
 const V1 = '/ci/api/v1';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = Record<string, any>;
 
 export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, what = 'condition', timeoutMs = 15000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
-    if (v) return v as T;
+    if (v) return v;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -86,7 +86,6 @@ export class GitCli {
 }
 
 /** A supertest parser that keeps the body as raw bytes. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function binaryParser(res: any, cb: (err: Error | null, body: any) => void): void {
   const chunks: Buffer[] = [];
   res.on('data', (c: Buffer) => chunks.push(c));

@@ -4,7 +4,6 @@ import { AddressInfo } from 'node:net';
 export interface Received {
   path: string;
   headers: IncomingHttpHeaders;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   at: number;
 }
@@ -23,7 +22,6 @@ export class HookReceiver {
   private constructor(private readonly server: Server, readonly port: number) {}
 
   static async start(): Promise<HookReceiver> {
-    let self: HookReceiver | undefined;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -36,8 +34,8 @@ export class HookReceiver {
           // kept as text
         }
         const path = req.url ?? '/';
-        self!.received.push({ path, headers: req.headers, body, at: Date.now() });
-        const b = self!.behaviours.get(path.split('?')[0]);
+        self.received.push({ path, headers: req.headers, body, at: Date.now() });
+        const b = self.behaviours.get(path.split('?')[0]);
         const calls = b ? b.calls++ : 0;
         const status = b?.statuses?.length ? b.statuses[Math.min(calls, b.statuses.length - 1)] : 200;
         setTimeout(() => {
@@ -48,7 +46,7 @@ export class HookReceiver {
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    self = new HookReceiver(server, (server.address() as AddressInfo).port);
+    const self = new HookReceiver(server, (server.address() as AddressInfo).port); // the handler above runs only after this
     return self;
   }
 

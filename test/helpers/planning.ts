@@ -6,7 +6,6 @@ import { countQueries, TestApp, TestUser } from './test-app';
 export const API = '/api/v3';
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = Record<string, any>;
 
 export const LEVEL = { guest: 10, reporter: 20, developer: 30, master: 40 } as const;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
  * The extractor behind .ci/readme-walkthrough.sh (which runs the README walkthrough against a real
  * server in CI): what it takes from the README, and that the README's walkthrough is there and parses.
  */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- extract.js is plain JavaScript (run by .ci as well), without types to import
 const { extract, toScript } = require('./extract.js') as {
   extract(md: string): { line: number; text: string }[];
   toScript(blocks: { line: number; text: string }[]): string;

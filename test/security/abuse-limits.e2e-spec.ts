@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import type TestAgent from 'supertest/lib/agent';
 import { App, createApp } from '../../src/app.factory';
 import { ApplicationSettingsService } from '../../src/application-settings/application-settings.service';
 import { LoginAttemptsRepository } from '../../src/common/auth/login-attempts.repository';
@@ -13,7 +12,7 @@ import { startTestApp, TestApp } from '../helpers/test-app';
 
 const API = '/api/v3';
 const pg = !!process.env.DATABASE_URL;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /** A fast-import stream: `n` commits on `branch` from `from`, each adding one file; then one commit touching `files` files. */
 function bigHistory(branch: string, from: string, n: number, files: number, bigFileBytes: number): string {

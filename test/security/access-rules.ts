@@ -1,5 +1,5 @@
 import { AccessLevel, NO_ACCESS, PolicyProject, PolicyUser, ProjectAbility, projectAbilities, ProjectAccess, Visibility } from '../../src/common/policy/policy';
-import type { Actor, ActorName, Fixtures, ProjectFixture } from './matrix-fixtures';
+import type { Actor, Fixtures, ProjectFixture } from './matrix-fixtures';
 import { MEMBER_LEVEL, sshKey } from './matrix-fixtures';
 
 /**

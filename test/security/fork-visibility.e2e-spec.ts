@@ -1,4 +1,4 @@
-import { API, Json, LEVEL, planning } from '../helpers/planning';
+import { Json, LEVEL, planning } from '../helpers/planning';
 import { startTestApp, TestApp, TestUser } from '../helpers/test-app';
 
 /**

@@ -18,7 +18,7 @@ const mallory: DirectoryUser = { uid: 'mallory', password: 'mallory-directory-pw
   let t: TestApp;
   const signIn = (login: string, password: string, ip = '198.51.100.7') =>
     t.http.post(`${API}/session`).set('X-Forwarded-For', ip).send({ login, password });
-  const users = async () => ((await t.sql(`SELECT count(*)::int AS n FROM users`)) as { n: number }[])[0].n;
+  const users = async () => (await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM users`))[0].n;
 
   beforeAll(async () => {
     slapd = await Slapd.start([alice, bob, mallory], { ous: ['contractors'] });

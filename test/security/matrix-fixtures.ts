@@ -239,7 +239,7 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
   await call(root, 'put', `/users/${blocked.id}/block`);
 
   const tokens: Partial<Record<ActorName, string>> = {};
-  for (const a of ACTORS) if (users[a]) tokens[a] = users[a]!.token;
+  for (const a of ACTORS) if (users[a]) tokens[a] = users[a].token;
   return {
     actors,
     projects,

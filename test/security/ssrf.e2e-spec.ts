@@ -1,14 +1,14 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HostLookup, outboundDns } from '../../src/common/net/outbound-url';
+import { outboundDns } from '../../src/common/net/outbound-url';
 import { GitService } from '../../src/git/git.service';
 import { GitCli } from '../helpers/git-cli';
 import { HookReceiver, sleep } from '../helpers/hook-receiver';
 import { startTestApp, TestApp } from '../helpers/test-app';
 
 const API = '/api/v3';
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /**
  * SSRF: one outbound-request guard (src/common/net/outbound-url.ts, address classes from ipaddr.js)
@@ -131,7 +131,7 @@ describe('security: SSRF through imports and hooks', () => {
       const f = fakeDns.get(host.toLowerCase());
       if (!f) return realLookup(host);
       return f.answers[Math.min(f.calls++, f.answers.length - 1)];
-    }) as HostLookup;
+    });
     fake('loopback.test', ['127.0.0.1']);
     fake('loopback6.test', ['::1']);
     fake('metadata.test', ['169.254.169.254']);

@@ -13,7 +13,7 @@ export function visibilityLevel(n: number): number | undefined {
 type Dto = UpdateApplicationSettingsDto;
 type Changes = Partial<ApplicationSettings>;
 
-const BOOLS: [keyof Dto & string, keyof ApplicationSettings][] = [
+const BOOLS: [keyof Dto, keyof ApplicationSettings][] = [
   ['signup_enabled', 'signupEnabled'],
   ['signin_enabled', 'signinEnabled'],
   ['gravatar_enabled', 'gravatarEnabled'],
@@ -22,17 +22,17 @@ const BOOLS: [keyof Dto & string, keyof ApplicationSettings][] = [
   ['allow_local_requests_from_hooks_and_services', 'allowLocalRequestsFromHooksAndServices'],
   ['shared_runners_enabled', 'sharedRunnersEnabled'],
 ];
-const TEXTS: [keyof Dto & string, keyof ApplicationSettings, number][] = [
+const TEXTS: [keyof Dto, keyof ApplicationSettings, number][] = [
   ['sign_in_text', 'signInText', 65535],
   ['home_page_url', 'homePageUrl', 255],
   ['after_sign_out_path', 'afterSignOutPath', 255],
 ];
-const LEVELS: [keyof Dto & string, keyof ApplicationSettings][] = [
+const LEVELS: [keyof Dto, keyof ApplicationSettings][] = [
   ['default_project_visibility', 'defaultProjectVisibility'],
   ['default_snippet_visibility', 'defaultSnippetVisibility'],
   ['default_group_visibility', 'defaultGroupVisibility'],
 ];
-const DELAYS: [keyof Dto & string, keyof ApplicationSettings][] = [
+const DELAYS: [keyof Dto, keyof ApplicationSettings][] = [
   ['session_expire_delay', 'sessionExpireDelay'],
   ['container_registry_token_expire_delay', 'containerRegistryTokenExpireDelay'],
 ];

@@ -310,7 +310,7 @@ export class CiConfig {
     for (const key of ['only', 'except'] as const) {
       if (!present(j[key])) continue;
       if (!isStrArray(j[key])) throw new CiConfigError(`${p}${key} parameter should be an array of strings`);
-      for (const spec of j[key] as string[]) this.validatePattern(p, key, spec);
+      for (const spec of j[key]) this.validatePattern(p, key, spec);
     }
     if (present(j.allow_failure) && !isBool(j.allow_failure)) throw new CiConfigError(`${p}allow_failure parameter should be an boolean`);
     if (present(j.when) && !WHEN.includes(j.when as string)) {

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { SecretsService } from '../../common/crypto/secrets.service';
 import { MissingAttribute } from '../../common/errors/domain-errors';
 import { APP_CONFIG, AppConfig } from '../../config/config';
 import { ResolvesBuildToken } from '../../git-http/build-tokens';
@@ -17,7 +16,7 @@ const ACTIVE_PIPELINE = ['pending', 'running'];
 function runnerInfo(raw: unknown): RunnerInfo {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return {};
   const o = raw as Record<string, unknown>;
-  const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string).slice(0, 255) : undefined);
+  const str = (k: string) => (typeof o[k] === 'string' ? o[k].slice(0, 255) : undefined);
   return { name: str('name'), version: str('version'), revision: str('revision'), platform: str('platform'), architecture: str('architecture') };
 }
 
@@ -28,7 +27,6 @@ export class RunnerApiService {
     private readonly runners: RunnersService,
     private readonly builds: BuildsService,
     private readonly pipelines: PipelinesService,
-    private readonly secrets: SecretsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -79,10 +79,12 @@ export class AuthGuard implements CanActivate {
       (req.body as Record<string, unknown> | undefined)?.access_token !== undefined;
     if (!hasBearer) return Promise.resolve(undefined);
     return new Promise((resolve, reject) => {
-      passport.authenticate('bearer', { session: false }, (err: unknown, user: User | false) => {
-        if (err) reject(err);
+      const fail = (err: unknown) => reject(err); // passport's error, passed on as it came
+      const authenticate = passport.authenticate('bearer', { session: false }, (err: unknown, user: User | false) => {
+        if (err) fail(err);
         else resolve(user || undefined);
-      })(req, res, (err: unknown) => (err ? reject(err) : resolve(undefined)));
+      }) as (req: Request, res: Response, next: (err?: unknown) => void) => void;
+      authenticate(req, res, (err: unknown) => (err ? fail(err) : resolve(undefined)));
     });
   }
 }

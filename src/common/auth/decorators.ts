@@ -11,5 +11,5 @@ export const Admin = () => SetMetadata(IS_ADMIN, true);
 
 /** The authenticated user (after sudo), or undefined on a public route called anonymously. */
 export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): User | undefined => {
-  return ctx.switchToHttp().getRequest().user;
+  return ctx.switchToHttp().getRequest<{ user?: User }>().user;
 });

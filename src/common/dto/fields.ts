@@ -54,8 +54,6 @@ export const MAX_INT = 2147483647;
 export const PATH_ID = /^\d{1,10}$/;
 /** Longest search term any list accepts (a longer one is `400 "search" is invalid`, never a slow scan). */
 export const MAX_SEARCH_LENGTH = 255;
-// eslint-disable-next-line no-control-regex
-const NUL = /\x00/;
 
 /** Sentinel left by a transform when the input cannot be converted: the validator then fails. */
 const BAD = Symbol('invalid input');
@@ -117,7 +115,7 @@ export function Str(
 ): PropertyDecorator {
   const test = (v: unknown) =>
     typeof v === 'string' &&
-    (opts.allowNul || !NUL.test(v)) &&
+    (opts.allowNul || !v.includes('\0')) &&
     (opts.max === undefined || v.length <= opts.max) &&
     (opts.enum === undefined || opts.enum.includes(v));
   const maxLength = opts.maxLength;
@@ -206,7 +204,7 @@ function toList(value: unknown): unknown {
   return out;
 }
 
-const isStringList = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string' && !NUL.test(s));
+const isStringList = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string' && !s.includes('\0'));
 
 /** Repeated parameters, `name[]`, a JSON array or a comma-separated string; items trimmed, blanks dropped. */
 export function List(opts: FieldOptions = {}): PropertyDecorator {
@@ -228,7 +226,7 @@ export function IntList(opts: FieldOptions & { min?: number; max?: number } = {}
     convert(opts, (value) => {
       const list = toList(value);
       if (!Array.isArray(list)) return list;
-      return list.every((s) => INT.test(s)) ? list.map(Number) : BAD;
+      return list.every((s) => INT.test(String(s))) ? list.map(Number) : BAD;
     }),
     presence(opts),
     check(test, opts),
@@ -274,7 +272,7 @@ export function DateOnly(opts: FieldOptions = {}): PropertyDecorator {
  * PostgreSQL cannot store or compare, answers `400 Bad request - invalid characters in input`.
  */
 export function lookupText(value: string): string {
-  if (NUL.test(value)) throw new BadRequest('invalid characters in input');
+  if (value.includes('\0')) throw new BadRequest('invalid characters in input');
   return value;
 }
 
@@ -367,7 +365,7 @@ function fieldMapMessage(opts: FieldOptions): PropertyDecorator {
 
 /** The `invalid` message declared for a field, looked up along the DTO's class chain. */
 function messageFor(dto: object, field: string): string | undefined {
-  for (let p = Object.getPrototypeOf(dto); p; p = Object.getPrototypeOf(p)) {
+  for (let p = Object.getPrototypeOf(dto) as object | null; p; p = Object.getPrototypeOf(p) as object | null) {
     if (!Object.prototype.hasOwnProperty.call(p, MESSAGES)) continue;
     const message = (p as Record<symbol, Record<string, string>>)[MESSAGES][field];
     if (message !== undefined) return message;

@@ -20,7 +20,7 @@ export function pageRequest(params: PageParams, defaultPerPage = DEFAULT_PER_PAG
   const raw = (params instanceof Params ? params.raw : params) as Record<string, unknown>;
   const read = (name: string): number | undefined => {
     const v = raw[name];
-    const s = Array.isArray(v) ? v[v.length - 1] : v;
+    const s: unknown = Array.isArray(v) ? v[v.length - 1] : v;
     if (typeof s === 'number' && Number.isInteger(s)) return s;
     if (typeof s === 'string' && /^\d+$/.test(s.trim())) return Number(s.trim());
     return undefined;
@@ -72,7 +72,7 @@ function toQuery(params: Record<string, unknown>): string {
     const v = params[key];
     if (Array.isArray(v)) {
       for (const item of v) if (typeof item !== 'object') parts.push(`${encode(key)}%5B%5D=${encode(String(item))}`);
-    } else if (v !== undefined && v !== null && typeof v !== 'object') {
+    } else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') {
       parts.push(`${encode(key)}=${encode(String(v))}`);
     }
   }
