@@ -6,6 +6,9 @@ module.exports = {
   testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // on PostgreSQL: one migrated template database per run, cloned for each test app (test/helpers/test-db.ts)
+  globalSetup: '<rootDir>/test/helpers/db-global-setup.ts',
+  globalTeardown: '<rootDir>/test/helpers/db-global-teardown.ts',
   testTimeout: 60000,
   maxWorkers: 1,
   // background clients (the queue's workers, LISTEN connections) of an app a spec forgot to close must not

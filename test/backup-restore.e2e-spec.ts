@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import request from 'supertest';
 import { backup, restore, RestoreRefused } from '../src/admin/backup';
 import { createApp } from '../src/app.factory';
 import { AppConfig, loadConfig } from '../src/config/config';
 import { openDatabase } from '../src/database/data-source';
 import { startTestApp, TestApp } from './helpers/test-app';
+import { createTestDatabase } from './helpers/test-db';
 
 const SECRET_KEY = 'test-secret-key-test-secret-key-0123456789';
 
@@ -60,6 +60,7 @@ function cloneFiles(dataDirUrl: string): string {
 
 async function roundTrip(source: Record<string, string>, target: (dataDir: string) => Promise<{ env: Record<string, string>; drop?: () => Promise<void> }>) {
   const t = await startTestApp(source);
+  const onPostgres = !!t.config.databaseUrl;
   const work = mkdtempSync(join(tmpdir(), 'glv3-backup-test-'));
   const restoredDir = mkdtempSync(join(tmpdir(), 'glv3-restored-'));
   const file = join(work, 'backup.tar.gz');
@@ -70,7 +71,7 @@ async function roundTrip(source: Record<string, string>, target: (dataDir: strin
     const repoPath = t.app.app.get((await import('../src/git/git.service')).GitService).repositoryPath(id);
     const clonedBefore = cloneFiles(repoPath);
     // taken while the server runs on PostgreSQL; on the embedded default the server is stopped first
-    if (!source.DATABASE_URL) await t.app.close();
+    if (!onPostgres) await t.app.close();
     const src = await openDatabase(t.config, { migrate: false });
     const made = await backup(t.config, src.dataSource, file);
     await src.close();
@@ -109,7 +110,7 @@ async function roundTrip(source: Record<string, string>, target: (dataDir: strin
       await app.close();
     }
   } finally {
-    if (source.DATABASE_URL) await t.close();
+    if (onPostgres) await t.close();
     else rmSync(t.config.dataDir, { recursive: true, force: true });
     if (drop) await drop();
     rmSync(work, { recursive: true, force: true });
@@ -131,22 +132,7 @@ describe('admin CLI backup and restore', () => {
 
   const pg = process.env.DATABASE_URL;
   (pg ? it : it.skip)('round trip on PostgreSQL, taken while the server runs (skipped without DATABASE_URL)', async () => {
-    const url = new URL(pg!);
-    const name = `restore_${process.pid}_${Date.now()}`;
-    const admin = new Client({ connectionString: pg });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const target = new URL(url.toString());
-    target.pathname = `/${name}`;
-    await roundTrip({ DATABASE_URL: pg! }, async () => ({
-      env: { DATABASE_URL: target.toString() },
-      drop: async () => {
-        const c = new Client({ connectionString: pg });
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await c.end();
-      },
-    }));
+    const target = await createTestDatabase({ empty: true }); // the restore brings the tables
+    await roundTrip({}, async () => ({ env: { DATABASE_URL: target.url }, drop: target.release }));
   }, 180_000);
 });

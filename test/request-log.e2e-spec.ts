@@ -1,12 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import request from 'supertest';
 import { createApp } from '../src/app.factory';
 import { loadConfig } from '../src/config/config';
 import { ci } from './helpers/ci';
 import { startTestApp, TestApp } from './helpers/test-app';
+import { createTestDatabase } from './helpers/test-db';
 
 type Line = Record<string, unknown>;
 
@@ -17,7 +17,7 @@ async function captured<T>(fn: () => Promise<T>): Promise<{ lines: Line[]; raw: 
   process.stdout.write = ((chunk: string | Uint8Array) => {
     raw += chunk.toString();
     return true;
-  }) as typeof process.stdout.write;
+  });
   try {
     const result = await fn();
     await new Promise((r) => setTimeout(r, 50)); // 'finish' handlers of the last responses
@@ -99,17 +99,12 @@ describe('request log levels and fields', () => {
 
 describe('the generated root password', () => {
   it('is written to DATA_DIR/initial_root_password (0600) and never to the log, which names the file', async () => {
-    if (process.env.DATABASE_URL) {
-      const c = new Client({ connectionString: process.env.DATABASE_URL });
-      await c.connect();
-      await c.query('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; DROP SCHEMA IF EXISTS pgboss CASCADE;');
-      await c.end();
-    }
+    const db = process.env.DATABASE_URL ? await createTestDatabase() : undefined; // a database without users
     const dataDir = mkdtempSync(join(tmpdir(), 'glv3-rootpw-'));
     const config = loadConfig({
       DATA_DIR: dataDir,
       EMBEDDED_DB_DIR: 'memory://',
-      DATABASE_URL: process.env.DATABASE_URL ?? '',
+      DATABASE_URL: db?.url ?? '',
       LOG_LEVEL: 'debug',
       SSH_ENABLED: 'false',
       ROOT_PASSWORD: '',
@@ -135,6 +130,7 @@ describe('the generated root password', () => {
         expect.objectContaining({ level: 'warn', msg: expect.stringContaining(app.file), password_file: app.file }),
       );
     } finally {
+      await db?.release();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestDatabase, TestDatabase } from './helpers/test-db';
 
 /**
  * Start-up failures an operator can fix print one line (what failed, what to do) on stderr and exit
@@ -19,6 +20,7 @@ function listen(): Promise<{ server: Server; port: number }> {
 
 describe('start-up failures: one clear line, non-zero exit, no stack trace (real processes)', () => {
   let home: string;
+  let db: TestDatabase | undefined;
 
   const run = (extra: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> =>
     new Promise((resolve, reject) => {
@@ -26,7 +28,7 @@ describe('start-up failures: one clear line, non-zero exit, no stack trace (real
         PATH: process.env.PATH ?? '',
         HOME: home,
         DATA_DIR: './data',
-        DATABASE_URL: process.env.DATABASE_URL ?? '',
+        DATABASE_URL: db?.url ?? '',
         HOST: '127.0.0.1',
         SECRET_KEY: 'startup-secret-key-startup-secret-key-0123',
         ROOT_PASSWORD: 'startup-root-password',
@@ -57,8 +59,12 @@ describe('start-up failures: one clear line, non-zero exit, no stack trace (real
     });
     if (build.code !== 0) throw new Error(`build failed: ${build.out}`);
     home = mkdtempSync(join(tmpdir(), 'glv3-startup-'));
+    if (process.env.DATABASE_URL) db = await createTestDatabase();
   }, 400_000);
-  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  afterAll(async () => {
+    rmSync(home, { recursive: true, force: true });
+    await db?.release();
+  });
 
   it('a port already in use', async () => {
     const { server, port } = await listen();

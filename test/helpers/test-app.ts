@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { App, createApp } from '../../src/app.factory';
@@ -9,6 +8,7 @@ import { ApplicationSettingsService } from '../../src/application-settings/appli
 import { AuthService } from '../../src/common/auth/auth.service';
 import { AppConfig, loadConfig } from '../../src/config/config';
 import { QueryCounter } from '../../src/database/query-counter';
+import { createTestDatabase, TestDatabase } from './test-db';
 
 export const ROOT_PASSWORD = 'root-password-for-tests';
 export const EXTERNAL_URL = 'http://gitlab.test';
@@ -37,21 +37,19 @@ export interface TestApp {
 let seq = 0;
 
 /**
- * Starts the real app over HTTP against a real database: `DATABASE_URL` when set (its `public`
- * schema is dropped and re-created for each test file), otherwise a fresh in-memory PGlite.
+ * Starts the real app over HTTP against a new database: with `DATABASE_URL` set, a database of its
+ * own cloned from the run's migrated template (see test-db.ts; dropped by `close`), otherwise a fresh
+ * in-memory PGlite (also with `env.DATABASE_URL: ''`). Another instance on the same database:
+ * `createApp(t.config)`.
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'glv3-test-'));
-  if (process.env.DATABASE_URL) {
-    const c = new Client({ connectionString: process.env.DATABASE_URL });
-    await c.connect();
-    await c.query('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; DROP SCHEMA IF EXISTS pgboss CASCADE;');
-    await c.end();
-  }
+  let db: TestDatabase | undefined;
+  if (process.env.DATABASE_URL && env.DATABASE_URL !== '') db = await createTestDatabase();
   const config = loadConfig({
     DATA_DIR: dataDir,
     EMBEDDED_DB_DIR: 'memory://',
-    DATABASE_URL: process.env.DATABASE_URL ?? '',
+    DATABASE_URL: db?.url ?? '',
     LOG_LEVEL: 'silent',
     SSH_ENABLED: 'false', // specs that need it turn it on with SSH_PORT=0
     ROOT_PASSWORD,
@@ -59,7 +57,14 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     SECRET_KEY: 'test-secret-key-test-secret-key-0123456789',
     ...env,
   });
-  const app = await createApp(config);
+  let app: App;
+  try {
+    app = await createApp(config);
+  } catch (e) {
+    await db?.release();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
   const http = request(app.app.getHttpServer());
   const session = await http.post('/api/v3/session').send({ login: 'root', password: ROOT_PASSWORD }).expect(201);
   const root: TestUser = {
@@ -95,6 +100,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     },
     async close() {
       await app.close();
+      await db?.release();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -8,12 +8,13 @@ import request from 'supertest';
 import { GitCli } from '../helpers/git-cli';
 import { ci } from '../helpers/ci';
 import { startTestApp, TestApp } from '../helpers/test-app';
+import { createTestDatabase, TestDatabase } from '../helpers/test-db';
 
 const API = '/api/v3';
 const pg = !!process.env.DATABASE_URL;
 const ROOT_PASSWORD = 'crash-root-password';
 const CI_YML = 'job:\n  script: echo ok\n';
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 300_000): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
@@ -284,11 +285,12 @@ async function freePort(): Promise<number> {
     let port: number;
     let child: ChildProcess | undefined;
     let git: GitCli;
+    let db: TestDatabase; // without tables: the built server migrates it on its first start
     const env = () => ({
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      DATABASE_URL: process.env.DATABASE_URL!,
+      DATABASE_URL: db.url,
       SECRET_KEY: 'crash-secret-key-crash-secret-key-0123456789',
       ROOT_PASSWORD,
       EXTERNAL_URL: `http://127.0.0.1:${port}`,
@@ -300,8 +302,8 @@ async function freePort(): Promise<number> {
       const c = spawn(process.execPath, ['dist/main.js'], { cwd: process.cwd(), env: { PATH: process.env.PATH ?? '', ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
       child = c;
       let out = '';
-      c.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-      c.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+      c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      c.stderr.on('data', (d: Buffer) => (out += d.toString()));
       const deadline = Date.now() + 90_000;
       for (;;) {
         if (c.exitCode !== null) throw new Error(`server exited: ${out}`);
@@ -317,18 +319,20 @@ async function freePort(): Promise<number> {
     beforeAll(async () => {
       const build = await run('npx', ['tsc', '-p', 'tsconfig.build.json'], process.cwd());
       if (build.code !== 0) throw new Error(`build failed: ${build.out}`);
-      const c = new Client({ connectionString: process.env.DATABASE_URL });
-      await c.connect();
-      await c.query('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; DROP SCHEMA IF EXISTS pgboss CASCADE;');
-      await c.end();
+      db = await createTestDatabase({ empty: true });
       home = mkdtempSync(join(tmpdir(), 'glv3-crash-'));
       dataDir = join(home, 'data');
       port = await freePort();
       git = new GitCli(home, port);
     }, 300_000);
-    afterAll(() => {
-      if (child && child.exitCode === null) child.kill('SIGKILL');
+    afterAll(async () => {
+      const c = child;
+      if (c && c.exitCode === null && c.signalCode === null) {
+        c.kill('SIGKILL');
+        await new Promise((r) => c.once('exit', r));
+      }
       rmSync(home, { recursive: true, force: true });
+      await db?.release();
     });
 
     it('SIGKILL under concurrent issue, note, files-API and git-push load: after restart fsck is clean, every acknowledged write is there, no half-written rows', async () => {
@@ -397,10 +401,10 @@ async function freePort(): Promise<number> {
       expect(fsck.repos).toBeGreaterThanOrEqual(1);
       expect(fsck.failures).toEqual([]);
 
-      const db = new Client({ connectionString: process.env.DATABASE_URL });
-      await db.connect();
+      const sql = new Client({ connectionString: db.url });
+      await sql.connect();
       try {
-        const q = async (text: string, params: unknown[] = []) => (await db.query(text, params)).rows;
+        const q = async (text: string, params: unknown[] = []) => (await sql.query(text, params)).rows;
         const issueIds = new Set((await q(`SELECT id FROM issues WHERE project_id = $1`, [project.id])).map((r) => r.id as number));
         const noteIds = new Set((await q(`SELECT id FROM notes WHERE noteable_type = 'Issue' AND noteable_id = $1`, [target.id])).map((r) => r.id as number));
         const lostIssues = acked.issues.filter((id) => !issueIds.has(id));
@@ -440,7 +444,7 @@ async function freePort(): Promise<number> {
         expect(half).toEqual({ issues_without_event: 0, notes_without_event: 0, duplicate_iids: 0 });
         expect(missing).toEqual([]);
       } finally {
-        await db.end();
+        await sql.end();
       }
 
       // and the restarted server takes writes again
