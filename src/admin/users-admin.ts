@@ -37,7 +37,7 @@ export async function adminCommands(
         process.stderr.write(`no user named ${args.username}\n`);
         return 1;
       }
-      await users.update(String(user.id), toDto(UpdateUserDto, { password }));
+      await users.update(user.id, toDto(UpdateUserDto, { password }));
       process.stdout.write(`password of ${user.username} reset\n`);
     }
     if (generated) process.stdout.write(`password: ${password}\n`);

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
-import { parseId } from '../common/params/params';
 import { Transactions } from '../database/transactions';
 import { DomainEvents } from '../events/domain-events';
 import { CreateEmailDto } from './dto/email.dto';
@@ -27,9 +26,8 @@ export class EmailsService {
   ) {}
 
   /** The user named by a path id, or `404 User Not Found`. */
-  private async owner(rawUserId: string): Promise<User> {
-    const id = parseId(rawUserId);
-    const user = id === undefined ? null : await this.users.byId(id);
+  private async owner(userId: number): Promise<User> {
+    const user = await this.users.byId(userId);
     if (!user) throw new NotFound('User');
     return user;
   }
@@ -39,13 +37,12 @@ export class EmailsService {
     return paginateAll(await this.emails.listFor(user.id), q, { whole: true });
   }
 
-  async listOf(rawUserId: string, q: PageParams): Promise<Paginated<Email>> {
-    return paginateAll(await this.emails.listFor((await this.owner(rawUserId)).id), q, { whole: true });
+  async listOf(userId: number, q: PageParams): Promise<Paginated<Email>> {
+    return paginateAll(await this.emails.listFor((await this.owner(userId)).id), q, { whole: true });
   }
 
-  async getOwn(user: User, rawId: string): Promise<Email> {
-    const id = parseId(rawId);
-    const email = id === undefined ? null : await this.emails.findOwn(user.id, id);
+  async getOwn(user: User, id: number): Promise<Email> {
+    const email = await this.emails.findOwn(user.id, id);
     if (!email) throw new NotFound('Email');
     return email;
   }
@@ -54,8 +51,8 @@ export class EmailsService {
     return this.add(user, dto);
   }
 
-  async addTo(rawUserId: string, dto: CreateEmailDto): Promise<Email> {
-    return this.add(await this.owner(rawUserId), dto);
+  async addTo(userId: number, dto: CreateEmailDto): Promise<Email> {
+    return this.add(await this.owner(userId), dto);
   }
 
   private async add(user: User, dto: CreateEmailDto): Promise<Email> {
@@ -77,9 +74,7 @@ export class EmailsService {
   }
 
   /** Idempotent delete of one of the user's addresses: the deleted email or undefined. */
-  async removeOwn(user: User, rawId: string): Promise<Email | undefined> {
-    const id = parseId(rawId);
-    if (id === undefined) return undefined;
+  async removeOwn(user: User, id: number): Promise<Email | undefined> {
     return this.tx.run(async (tx) => {
       const email = await this.emails.findOwn(user.id, id, tx);
       if (email) await this.emails.delete(tx, id);
@@ -88,8 +83,8 @@ export class EmailsService {
   }
 
   /** Admin delete: `404 User Not Found`, then `404 Email Not Found` when absent. */
-  async removeOf(rawUserId: string, rawId: string): Promise<Email> {
-    const email = await this.removeOwn(await this.owner(rawUserId), rawId);
+  async removeOf(userId: number, id: number): Promise<Email> {
+    const email = await this.removeOwn(await this.owner(userId), id);
     if (!email) throw new NotFound('Email');
     return email;
   }

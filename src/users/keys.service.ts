@@ -3,7 +3,6 @@ import { PageParams, Paginated, paginateAll } from '../common/pagination/paginat
 import { DomainEvents, keySnapshot } from '../events/domain-events';
 import sshpk from 'sshpk';
 import { isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
-import { parseId } from '../common/params/params';
 import { Transactions } from '../database/transactions';
 import { CreateKeyDto } from './dto/key.dto';
 import { SshKey } from './key.entity';
@@ -53,9 +52,8 @@ export class KeysService {
   ) {}
 
   /** The user named by a path id, or `404 User Not Found`. */
-  private async owner(rawUserId: string): Promise<User> {
-    const id = parseId(rawUserId);
-    const user = id === undefined ? null : await this.users.byId(id);
+  private async owner(userId: number): Promise<User> {
+    const user = await this.users.byId(userId);
     if (!user) throw new NotFound('User');
     return user;
   }
@@ -70,21 +68,19 @@ export class KeysService {
     return paginateAll(await this.keys.listFor(user.id), q, { whole: true });
   }
 
-  async listOf(rawUserId: string, q: PageParams): Promise<Paginated<SshKey>> {
-    return paginateAll(await this.keys.listFor((await this.owner(rawUserId)).id), q, { whole: true });
+  async listOf(userId: number, q: PageParams): Promise<Paginated<SshKey>> {
+    return paginateAll(await this.keys.listFor((await this.owner(userId)).id), q, { whole: true });
   }
 
-  async getOwn(user: User, rawId: string): Promise<SshKey> {
-    const id = parseId(rawId);
-    const key = id === undefined ? null : await this.keys.findOwn(user.id, id);
+  async getOwn(user: User, id: number): Promise<SshKey> {
+    const key = await this.keys.findOwn(user.id, id);
     if (!key) throw new NotFound('Key');
     return key;
   }
 
   /** `GET /keys/:id` (admin): the key with its owner's full view. */
-  async getWithOwner(rawId: string): Promise<{ key: SshKey; owner: UserView }> {
-    const id = parseId(rawId);
-    const key = id === undefined ? null : await this.keys.byId(id);
+  async getWithOwner(id: number): Promise<{ key: SshKey; owner: UserView }> {
+    const key = await this.keys.byId(id);
     if (!key) throw new NotFound('Key');
     const user = await this.users.byId(key.userId);
     if (!user) throw new NotFound('Key');
@@ -95,8 +91,8 @@ export class KeysService {
     return this.add(user, dto);
   }
 
-  async addTo(rawUserId: string, dto: CreateKeyDto): Promise<SshKey> {
-    return this.add(await this.owner(rawUserId), dto);
+  async addTo(userId: number, dto: CreateKeyDto): Promise<SshKey> {
+    return this.add(await this.owner(userId), dto);
   }
 
   /** Adds a key: invalid → 400 map; a taken fingerprint → 400 map. */
@@ -124,9 +120,7 @@ export class KeysService {
   }
 
   /** Own key delete: idempotent, the deleted key or undefined (GitLab swallows the errors). */
-  async removeOwn(user: User, rawId: string): Promise<SshKey | undefined> {
-    const id = parseId(rawId);
-    if (id === undefined) return undefined;
+  async removeOwn(user: User, id: number): Promise<SshKey | undefined> {
     const removed = await this.tx.run(async (tx) => {
       const key = await this.keys.findOwn(user.id, id, tx);
       if (key) {
@@ -139,8 +133,8 @@ export class KeysService {
   }
 
   /** Admin delete of a user's key: `404 User Not Found`, then `404 Key Not Found` when absent. */
-  async removeOf(rawUserId: string, rawId: string): Promise<SshKey> {
-    const key = await this.removeOwn(await this.owner(rawUserId), rawId);
+  async removeOf(userId: number, id: number): Promise<SshKey> {
+    const key = await this.removeOwn(await this.owner(userId), id);
     if (!key) throw new NotFound('Key');
     return key;
   }

@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { Admin, CurrentUser, Public } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
 import { PaginationDto } from '../common/pagination/pagination.dto';
-import { Input } from '../common/params/params';
+import { IdParam, Input } from '../common/params/params';
 import { CreateEmailDto } from './dto/email.dto';
 import { CreateKeyDto } from './dto/key.dto';
 import { CreateUserDto, ListUsersDto, SignInDto, UpdateUserDto } from './dto/user.dto';
@@ -47,7 +47,7 @@ export class UsersController {
 
   @ApiOneOfResponse([UserResponse, UserFullResponse], 'the administrator view for administrators')
   @Get('users/:id')
-  async show(@CurrentUser() viewer: User, @Param('id') id: string) {
+  async show(@CurrentUser() viewer: User, @Param('id', IdParam) id: number) {
     return presentUserView(await this.users.show(viewer, id));
   }
 
@@ -61,7 +61,7 @@ export class UsersController {
   @Admin()
   @ApiOkResponse({ type: UserFullResponse })
   @Put('users/:id')
-  async update(@Param('id') id: string, @Input() dto: UpdateUserDto) {
+  async update(@Param('id', IdParam) id: number, @Input() dto: UpdateUserDto) {
     return presentUserView(await this.users.update(id, dto));
   }
 
@@ -69,7 +69,7 @@ export class UsersController {
   @Admin()
   @ApiOkResponse({ type: UserFullResponse, description: 'the deleted user; an empty body when the user did not exist' })
   @Delete('users/:id')
-  async remove(@Param('id') id: string) {
+  async remove(@Param('id', IdParam) id: number) {
     const deleted = await this.users.remove(id);
     return deleted && presentUserView(deleted);
   }
@@ -77,14 +77,14 @@ export class UsersController {
   @Admin()
   @ApiTrueResponse()
   @Put('users/:id/block')
-  block(@Param('id') id: string) {
+  block(@Param('id', IdParam) id: number) {
     return this.users.block(id);
   }
 
   @Admin()
   @ApiTrueResponse()
   @Put('users/:id/unblock')
-  unblock(@Param('id') id: string) {
+  unblock(@Param('id', IdParam) id: number) {
     return this.users.unblock(id);
   }
 
@@ -103,7 +103,7 @@ export class UsersController {
 
   @ApiOkResponse({ type: SSHKeyResponse })
   @Get('user/keys/:id')
-  async myKey(@CurrentUser() user: User, @Param('id') id: string) {
+  async myKey(@CurrentUser() user: User, @Param('id', IdParam) id: number) {
     return presentKey(await this.keys.getOwn(user, id));
   }
 
@@ -116,7 +116,7 @@ export class UsersController {
   /** Always 200: the deleted key, or no body. */
   @ApiOkResponse({ type: SSHKeyResponse, description: 'the deleted key; an empty body when it did not exist' })
   @Delete('user/keys/:id')
-  async removeMyKey(@CurrentUser() user: User, @Param('id') id: string) {
+  async removeMyKey(@CurrentUser() user: User, @Param('id', IdParam) id: number) {
     const key = await this.keys.removeOwn(user, id);
     return key && presentKey(key);
   }
@@ -124,28 +124,28 @@ export class UsersController {
   @Admin()
   @ApiPageResponse(SSHKeyResponse)
   @Get('users/:id/keys')
-  async keysOf(@Param('id') id: string, @Input() q: PaginationDto) {
+  async keysOf(@Param('id', IdParam) id: number, @Input() q: PaginationDto) {
     return (await this.keys.listOf(id, q)).map(presentKey);
   }
 
   @Admin()
   @ApiCreated(SSHKeyResponse)
   @Post('users/:id/keys')
-  async addKeyTo(@Param('id') id: string, @Input() dto: CreateKeyDto) {
+  async addKeyTo(@Param('id', IdParam) id: number, @Input() dto: CreateKeyDto) {
     return presentKey(await this.keys.addTo(id, dto));
   }
 
   @Admin()
   @ApiOkResponse({ type: SSHKeyResponse })
   @Delete('users/:id/keys/:keyId')
-  async removeKeyOf(@Param('id') id: string, @Param('keyId') keyId: string) {
+  async removeKeyOf(@Param('id', IdParam) id: number, @Param('keyId', IdParam) keyId: number) {
     return presentKey(await this.keys.removeOf(id, keyId));
   }
 
   @Admin()
   @ApiOkResponse({ type: SSHKeyWithUserResponse })
   @Get('keys/:id')
-  async keyWithOwner(@Param('id') id: string) {
+  async keyWithOwner(@Param('id', IdParam) id: number) {
     return presentKeyWithOwner(await this.keys.getWithOwner(id));
   }
 
@@ -158,7 +158,7 @@ export class UsersController {
 
   @ApiOkResponse({ type: EmailResponse })
   @Get('user/emails/:id')
-  async myEmail(@CurrentUser() user: User, @Param('id') id: string) {
+  async myEmail(@CurrentUser() user: User, @Param('id', IdParam) id: number) {
     return presentEmail(await this.emails.getOwn(user, id));
   }
 
@@ -171,7 +171,7 @@ export class UsersController {
   /** Always 200: the deleted email, or no body. */
   @ApiOkResponse({ type: EmailResponse, description: 'the deleted email; an empty body when it did not exist' })
   @Delete('user/emails/:id')
-  async removeMyEmail(@CurrentUser() user: User, @Param('id') id: string) {
+  async removeMyEmail(@CurrentUser() user: User, @Param('id', IdParam) id: number) {
     const email = await this.emails.removeOwn(user, id);
     return email && presentEmail(email);
   }
@@ -179,21 +179,21 @@ export class UsersController {
   @Admin()
   @ApiPageResponse(EmailResponse)
   @Get('users/:id/emails')
-  async emailsOf(@Param('id') id: string, @Input() q: PaginationDto) {
+  async emailsOf(@Param('id', IdParam) id: number, @Input() q: PaginationDto) {
     return (await this.emails.listOf(id, q)).map(presentEmail);
   }
 
   @Admin()
   @ApiCreated(EmailResponse)
   @Post('users/:id/emails')
-  async addEmailTo(@Param('id') id: string, @Input() dto: CreateEmailDto) {
+  async addEmailTo(@Param('id', IdParam) id: number, @Input() dto: CreateEmailDto) {
     return presentEmail(await this.emails.addTo(id, dto));
   }
 
   @Admin()
   @ApiOkResponse({ type: EmailResponse })
   @Delete('users/:id/emails/:emailId')
-  async removeEmailOf(@Param('id') id: string, @Param('emailId') emailId: string) {
+  async removeEmailOf(@Param('id', IdParam) id: number, @Param('emailId', IdParam) emailId: number) {
     return presentEmail(await this.emails.removeOf(id, emailId));
   }
 }

@@ -5,7 +5,7 @@ import { SecretsService } from '../common/crypto/secrets.service';
 import { lookupText } from '../common/dto/fields';
 import { Conflict, Forbidden, isUniqueViolation, NotFound } from '../common/errors/domain-errors';
 import { Paginated, pageRequest, paginateAll } from '../common/pagination/pagination';
-import { containsPattern, parseId } from '../common/params/params';
+import { containsPattern } from '../common/params/params';
 import { Transactions, Tx } from '../database/transactions';
 import { GitService } from '../git/git.service';
 import { NamespacesService } from '../namespaces/namespaces.service';
@@ -76,8 +76,8 @@ export class UsersService {
   }
 
   /** `GET /users/:id`: administrators get the full view, others the public profile. */
-  async show(viewer: User, rawId: string): Promise<UserView> {
-    return this.views.forViewer(viewer, await this.findById(rawId));
+  async show(viewer: User, id: number): Promise<UserView> {
+    return this.views.forViewer(viewer, await this.findById(id));
   }
 
   /** `GET /user`: the caller's own view, with its private token. */
@@ -85,10 +85,9 @@ export class UsersService {
     return this.views.login(user);
   }
 
-  /** A user by path id, or `404 <resource> Not Found`. */
-  async findById(rawId: string | number, resource = 'User'): Promise<User> {
-    const id = typeof rawId === 'number' ? rawId : parseId(rawId);
-    const user = id === undefined ? null : await this.users.byId(id);
+  /** A user by id, or `404 <resource> Not Found`. */
+  async findById(id: number, resource = 'User'): Promise<User> {
+    const user = await this.users.byId(id);
     if (!user) throw new NotFound(resource);
     return user;
   }
@@ -147,8 +146,8 @@ export class UsersService {
    * `PUT /users/:id` (admin). A taken email or username answers 404 as the spec says
    * ("404 even where 409 would fit"), with the reason in the message.
    */
-  async update(rawId: string, dto: UpdateUserDto): Promise<UserView> {
-    const existing = await this.findById(rawId);
+  async update(id: number, dto: UpdateUserDto): Promise<UserView> {
+    const existing = await this.findById(id);
     const attrs = checkUserAttributes(dto);
     const taken = (f: Taken) => new NotFound(undefined, ` - ${f} has already been taken`);
     const encryptedPassword = attrs.password ? await this.secrets.hashPassword(attrs.password) : undefined;
@@ -201,9 +200,7 @@ export class UsersService {
    * `DELETE /users/:id`: the deleted user, or undefined when absent. The user's personal projects go
    * with it (rows in the transaction, repositories after commit). The last administrator stays.
    */
-  async remove(rawId: string): Promise<UserView | undefined> {
-    const id = parseId(rawId);
-    if (id === undefined) return undefined;
+  async remove(id: number): Promise<UserView | undefined> {
     const result = await this.tx.run(async (tx) => {
       await this.users.lockAdmins(tx); // before the row lock, in the same order as update and block
       const user = await this.users.lock(tx, id);
@@ -219,8 +216,8 @@ export class UsersService {
     return this.views.deleted(result.user);
   }
 
-  async block(rawId: string): Promise<true> {
-    const user = await this.findById(rawId);
+  async block(id: number): Promise<true> {
+    const user = await this.findById(id);
     if (user.state === 'ldap_blocked') throw new Forbidden('LDAP blocked users cannot be modified by the API');
     await this.tx.run(async (tx) => {
       if (user.admin) await this.assertOtherAdmin(tx, user.id, 'blocked');
@@ -229,8 +226,8 @@ export class UsersService {
     return true;
   }
 
-  async unblock(rawId: string): Promise<true> {
-    const user = await this.findById(rawId);
+  async unblock(id: number): Promise<true> {
+    const user = await this.findById(id);
     if (user.state === 'ldap_blocked') throw new Forbidden('LDAP blocked users cannot be unblocked by the API');
     await this.users.setState(user.id, 'active');
     return true;
