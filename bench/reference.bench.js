@@ -23,17 +23,22 @@
  * (3 s, the runner's default check_interval)), `capacity` (each endpoint stepped up in REF_STEP (5 s)
  * steps until its p90 TTFB exceeds 100 ms), `embedded` (the 1,000-user load: the endpoints at 20/s,
  * pulls 2/s, pushes 1/s, then mixed, on the embedded default (no DATABASE_URL) with its peak RSS).
- * REF_ONLY=<substring> keeps only the endpoints whose name contains it.
+ * REF_ONLY=<substring> keeps only the endpoints whose name contains it. REF_PARTS=seed only seeds (and
+ * checks that every endpoint answers); REF_PARTS=embedded,seed also seeds the embedded default's copy.
+ * REF_PULL_BODY=gpt sends GPT's exact upload-pack body (see makeGit: a negotiation round without a pack).
+ * REF_APP_ROOT: the folder whose dist/main.js is measured (default this tree; e.g. a `git archive` of a
+ * commit, built, so that the figures belong to that commit while others edit this tree).
  *
  * Open model: bench/open-load.js fires each request when it is due, whatever the earlier ones do;
- * TTFB is timed from when the request was due. Verdict: pass when p90 TTFB ≤ 100 ms, success ≥
+ * TTFB is timed from when the request was due; at most 2 s of arrivals (≥ 50) are outstanding per
+ * stream, later ones are dropped and count as failures (k6's maxVUs). Verdict: pass when p90 TTFB ≤ 100 ms, success ≥
  * 99.9 % and the achieved rate ≥ 95 % of the target. CPU per request: the app process's own (utime +
  * stime from /proc/<pid>/stat), its git children's (cutime + cstime: reaped children), and
  * PostgreSQL's (the summed CPU of the backends connected to the bench database, from /proc, found
  * through pg_stat_activity every second; pg_stat_statements is not installed here). On the embedded
  * default PostgreSQL runs inside the app's process, so its CPU is in the app's.
  *
- * Writes bench/results/reference-latest.md and reference-latest.json.
+ * Writes bench/results/reference-latest.md and reference-latest.json (REF_OUT names them otherwise).
  */
 const { createHash } = require('node:crypto');
 const { execFileSync } = require('node:child_process');
@@ -77,7 +82,8 @@ const SUCCESS_AIM = 0.999;
 const SECRET_KEY = 'reference-bench-secret-key-0123456789abcdef0123456789';
 const ROOT_PASSWORD = 'reference-bench-root-password';
 const EXTERNAL_URL = 'http://gitlab.reference.example';
-const SEED_VERSION = 1;
+const SEED_VERSION = 2;
+const OUT = env.REF_OUT || 'reference-latest'; // bench/results/<OUT>.md and .json
 const GPT_PULL_BODY = env.REF_PULL_BODY === 'gpt'; // GPT's exact upload-pack body (negotiation only, no pack)
 const LARGE_MR_EVERY = 100;
 
@@ -211,6 +217,10 @@ async function finishSeed(app, seeded, dataDir, scale, repoFrom) {
     log(`repository copied from ${repoFrom} in ${Date.now() - t0} ms`);
   } else {
     await buildRepository(dir, s.commits, s.files, gptRepositoryExtension(s.commits, s.files, s.mergeRequests));
+    // the state the server's own housekeeping leaves a repository in after a push (GitService.housekeeping):
+    // a commit-graph with changed-path filters, without which each path-limited walk (a file's last commit)
+    // reads most of the 100,000 commits
+    execFileSync('git', ['--git-dir', dir, 'commit-graph', 'write', '--reachable', '--changed-paths'], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
     log(`repository of ${s.commits} commits + merge request branches, long-lived branch and tags written in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   const project = await api(app, 'GET', `/api/v3/projects/${seeded.bigProjectId}`, seeded.ownerToken);
@@ -627,8 +637,12 @@ async function measure(app, dbUrl, streams, seconds) {
   const agent = newAgent();
   const mon = await monitor(app, dbUrl);
   try {
-    const graceS = Math.max(10, Math.min(30, seconds / 2));
-    const runs = await Promise.all(streams.map((s) => runOpen({ rate: s.rate, durationS: seconds, iteration: s.iteration(agent), graceS })));
+    // as k6's constant-arrival-rate with maxVUs: at most 2 s of arrivals (≥ 50) outstanding per stream, later ones dropped
+    // (counted as failed), so an overloaded run ends with a bounded queue instead of minutes of backlog
+    const graceS = Math.max(10, Math.min(15, seconds / 2));
+    const runs = await Promise.all(
+      streams.map((s) => runOpen({ rate: s.rate, durationS: seconds, iteration: s.iteration(agent), graceS, maxInFlight: Math.max(50, Math.ceil(2 * s.rate)) })),
+    );
     const requests = runs.reduce((a, r) => a + r.requests, 0);
     const cpu = await mon.stop(requests);
     if (app.child.exitCode !== null) throw new Error(`${app.name} died:\n${app.child.tail()}`);
@@ -821,10 +835,11 @@ h.run(async () => {
       `Verdict: p90 ≤ ${P90_AIM_MS} ms, success ≥ 99.9 %, achieved ≥ 95 % of the target.`,
   ];
   const write = () => {
-    fs.writeFileSync(path.join(RESULTS_DIR, 'reference-latest.md'), md.join('\n') + '\n');
-    fs.writeFileSync(path.join(RESULTS_DIR, 'reference-latest.json'), JSON.stringify(report, null, 2) + '\n');
+    fs.writeFileSync(path.join(RESULTS_DIR, `${OUT}.md`), md.join('\n') + '\n');
+    fs.writeFileSync(path.join(RESULTS_DIR, `${OUT}.json`), JSON.stringify(report, null, 2) + '\n');
   };
 
+  // REF_PARTS=embedded alone skips PostgreSQL mode's measurements (its seed is still needed: the embedded copy of the repository)
   const pgParts = new Set([...PARTS].filter((p) => p !== 'embedded'));
   const seedT0 = Date.now();
   const pgSeed = { ...(await preparePg()), scale: SCALE };
@@ -843,6 +858,7 @@ h.run(async () => {
     const eSeed = { ...(await prepareEmbedded(pgSeed)), scale: EMBEDDED_SCALE };
     const app = await startApp('app (embedded default)', eSeed.dataDir, { DATABASE_URL: '' });
     const idle = round(treeRssMb(app.child.pid), 0);
+    // REF_PARTS=embedded alone: all of it on the embedded default; with other parts: those (`seed`: none, only the seed)
     const eParts = new Set(['endpoints', 'git', 'mix'].filter((p) => PARTS.has(p) || PARTS.size === 1));
     const r = await runServer({ label: '1,000-user load, embedded default', app, dbUrl: undefined, seed: eSeed, rates: { api: SMALL.rate, pull: SMALL.pull, push: SMALL.push, runners: SMALL.runners }, parts: eParts });
     await stopApp(app);
@@ -863,5 +879,5 @@ h.run(async () => {
   md.push('', `Load average after: ${report.load_average_after}.`);
   write();
   process.stdout.write('\n' + md.join('\n') + '\n');
-  log('wrote bench/results/reference-latest.md and reference-latest.json');
+  log(`wrote bench/results/${OUT}.md and ${OUT}.json`);
 });
