@@ -1,17 +1,33 @@
-/** API specs drive the real app over HTTP against a real database (see test/helpers). */
-module.exports = {
+/**
+ * Two tiers (README, Tests): `unit` — the pure specs (src/**\/*.spec.ts and test/**\/*.spec.ts: no
+ * database, no app), seconds; `api` — test/**\/*.e2e-spec.ts, which drive the real app over HTTP
+ * against a real database (see test/helpers). `npm test` runs both, `npm run test:unit` and
+ * `npm run test:api` one each (--selectProjects).
+ */
+const common = {
+  rootDir: __dirname,
   testEnvironment: 'node',
-  rootDir: '.',
-  roots: ['<rootDir>/src', '<rootDir>/test'],
-  testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  // on PostgreSQL: one migrated template database per run, cloned for each test app (test/helpers/test-db.ts)
-  globalSetup: '<rootDir>/test/helpers/db-global-setup.ts',
-  globalTeardown: '<rootDir>/test/helpers/db-global-teardown.ts',
+};
+
+module.exports = {
   testTimeout: 60000,
   maxWorkers: 1,
   // background clients (the queue's workers, LISTEN connections) of an app a spec forgot to close must not
   // keep the run alive after its results are in
   forceExit: true,
+  projects: [
+    { ...common, displayName: 'unit', roots: ['<rootDir>/src', '<rootDir>/test'], testRegex: '\\.spec\\.ts$' },
+    {
+      ...common,
+      displayName: 'api',
+      roots: ['<rootDir>/test'],
+      testRegex: '\\.e2e-spec\\.ts$',
+      // on PostgreSQL: one migrated template database per run, cloned for each test app (test/helpers/test-db.ts);
+      // only when an API spec is selected
+      globalSetup: '<rootDir>/test/helpers/db-global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/db-global-teardown.ts',
+    },
+  ],
 };
