@@ -654,7 +654,7 @@ async function measure(app, dbUrl, streams, seconds) {
 }
 
 /**
- * Waits until the app answers promptly again (three probes in a row under 50 ms, at most 120 s), so
+ * Waits until the app answers promptly again (three probes in a row under 100 ms, at most 120 s), so
  * that requests still queued from an overloaded run do not count against the next one.
  */
 async function settle(app) {
@@ -664,7 +664,7 @@ async function settle(app) {
   try {
     while (fast < 3 && Date.now() - t0 < 120_000) {
       const r = await request(agent, app.url, { path: '/-/readiness', timeoutMs: 120_000 });
-      fast = r.status === 200 && r.ttfbMs < 50 ? fast + 1 : 0;
+      fast = r.status === 200 && r.ttfbMs < 100 ? fast + 1 : 0;
       await sleep(200);
     }
   } finally {
@@ -683,15 +683,21 @@ function describe(name, r, cpu) {
 }
 
 /** Each stream alone at its rate for `seconds`. */
-async function alone(app, dbUrl, streams, seconds) {
-  const rows = [];
+async function alone(app, dbUrl, streams, seconds, rows = []) {
   for (const s of streams) {
     const m = await measure(app, dbUrl, [s], seconds);
     describe(s.name, m.runs[0], m.cpu);
     rows.push({ ...m.runs[0], ...m.cpu });
+    savePartial();
     await sleep(1000);
   }
   return rows;
+}
+
+/** What has been measured so far, written after each run (bench/results/<OUT>.partial.json): a long run stopped early keeps its figures. */
+const partial = {};
+function savePartial() {
+  fs.writeFileSync(path.join(RESULTS_DIR, `${OUT}.partial.json`), JSON.stringify(partial, null, 2) + '\n');
 }
 
 /** The highest rate of the ladder whose p90 TTFB ≤ 100 ms (with ≥ 99.9 % success and ≥ 95 % of the rate). */
@@ -706,6 +712,7 @@ async function capacity(app, dbUrl, stream, ladder) {
     if (last.verdict !== 'pass') break;
     best = rate;
   }
+  savePartial();
   return best;
 }
 
@@ -725,14 +732,15 @@ async function runServer({ label, app, dbUrl, seed, rates, parts }) {
   const runners = seed.runnerTokens.slice(0, rates.runners);
   const poll = pollStream(app, runners);
   const out = { label, alone: [], git: [], mix: undefined, capacity: {} };
+  partial[label] = out;
 
   if (parts.has('endpoints')) {
     log(`${label}: each endpoint alone at ${rates.api}/s for ${DURATION} s`);
-    out.alone = await alone(app, dbUrl, apiStreams.map((s) => ({ ...s, rate: rates.api })), DURATION);
+    await alone(app, dbUrl, apiStreams.map((s) => ({ ...s, rate: rates.api })), DURATION, out.alone);
   }
   if (parts.has('git')) {
     log(`${label}: git pull at ${rates.pull}/s, git push at ${rates.push}/s, each alone for ${DURATION} s`);
-    out.git = await alone(app, dbUrl, [{ ...pull, rate: rates.pull }, { ...push, rate: rates.push }], DURATION);
+    await alone(app, dbUrl, [{ ...pull, rate: rates.pull }, { ...push, rate: rates.push }], DURATION, out.git);
   }
   if (parts.has('mix')) {
     const per = rates.api / apiStreams.length;
@@ -747,6 +755,7 @@ async function runServer({ label, app, dbUrl, seed, rates, parts }) {
       { ok: 0, n: 0, rate: 0, p90: 0 },
     );
     out.mix = { duration_s: MIX_DURATION, runs: m.runs, cpu: m.cpu, api_total: { target_rate: rates.api, achieved_rate: all.rate, success_rate: all.ok / all.n, worst_p90_ms: all.p90 } };
+    savePartial();
     log(`${label} mix: CPU/req app ${m.cpu.app_cpu_ms_per_req} git ${m.cpu.git_cpu_ms_per_req} pg ${m.cpu.pg_cpu_ms_per_req ?? '-'} ms; app ${m.cpu.app_cpu_pct} %, git ${m.cpu.git_cpu_pct} %, pg ${m.cpu.pg_cpu_pct ?? '-'} %, loadgen ${m.cpu.loadgen_cpu_pct} %, other ${m.cpu.other_cpu_pct} %; peak RSS ${m.cpu.peak_rss_mb} MB (tree ${m.cpu.peak_tree_rss_mb})`);
   }
   if (parts.has('capacity')) {
@@ -810,6 +819,15 @@ function peakOf(result) {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+if (process.argv[2] === '--render') {
+  // node bench/reference.bench.js --render bench/results/<OUT>.partial.json: the tables of a run stopped early
+  const p = JSON.parse(fs.readFileSync(process.argv[3], 'utf8'));
+  for (const [label, r] of Object.entries(p)) {
+    process.stdout.write(`\n## ${label}\n\n${r.alone.length || r.git.length ? table(r) : ''}\n${r.mix ? '\n' + mixTable(r.mix) + '\n' : ''}`);
+  }
+  process.exit(0);
+}
 
 h.run(async () => {
   if (!fs.existsSync(path.join(APP_ROOT, 'dist/main.js'))) throw new Error(`${APP_ROOT}/dist/main.js not found: run \`npm run build\` (npm run bench:reference does)`);
