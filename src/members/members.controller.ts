@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input } from '../common/params/params';
+import { IdParam, Input, NumberParam } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { AddMemberDto, ListMembersDto, UpdateMemberDto } from './dto/member.dto';
 import { MemberSource, MemberSourceKind } from './member-source.decorator';
@@ -30,7 +30,7 @@ export class MembersController {
 
   @ApiOkResponse({ type: MemberResponse })
   @Get(ONE)
-  async get(@CurrentUser() user: User, @MemberSource() kind: MemberSourceKind, @Param('id') id: string, @Param('userId') userId: string) {
+  async get(@CurrentUser() user: User, @MemberSource() kind: MemberSourceKind, @Param('id') id: string, @Param('userId', IdParam) userId: number) {
     return this.views.one(await this.members.get(user, kind, id, userId));
   }
 
@@ -46,7 +46,7 @@ export class MembersController {
     @CurrentUser() user: User,
     @MemberSource() kind: MemberSourceKind,
     @Param('id') id: string,
-    @Param('userId') userId: string,
+    @Param('userId', IdParam) userId: number,
     @Input() dto: UpdateMemberDto,
   ) {
     return this.views.one(await this.members.update(user, kind, id, userId, dto));
@@ -55,7 +55,13 @@ export class MembersController {
   /** 200 with the removed member; for a user who was not a member, GitLab's `{"message":"Access revoked"}`. */
   @ApiOneOfResponse([MemberResponse, AccessRevokedResponse], 'the removed member; `Access revoked` when the user was not a member')
   @Delete(ONE)
-  async remove(@CurrentUser() user: User, @MemberSource() kind: MemberSourceKind, @Param('id') id: string, @Param('userId') userId: string) {
-    return this.views.removal(await this.members.remove(user, kind, id, userId));
+  async remove(
+    @CurrentUser() user: User,
+    @MemberSource() kind: MemberSourceKind,
+    @Param('id') id: string,
+    @Param('userId', IdParam) userId: number,
+    @Param('userId', NumberParam) echo: number | null,
+  ) {
+    return this.views.removal(await this.members.remove(user, kind, id, userId, echo));
   }
 }

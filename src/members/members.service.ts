@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DomainEvents } from '../events/domain-events';
 import { Conflict, Forbidden, isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { parseId } from '../common/params/params';
 import { AccessLevel } from '../common/policy/policy';
 import { Transactions, Tx } from '../database/transactions';
 import { EventsService } from '../events/events.service';
@@ -67,14 +66,13 @@ export class MembersService {
     );
   }
 
-  async get(user: User, kind: MemberSourceKind, ref: string, rawUserId: string): Promise<MemberRow> {
-    return this.member(await this.target(user, kind, ref, false), rawUserId);
+  async get(user: User, kind: MemberSourceKind, ref: string, userId: number): Promise<MemberRow> {
+    return this.member(await this.target(user, kind, ref, false), userId);
   }
 
-  private async member(t: MemberTarget, rawUserId: string): Promise<MemberRow> {
-    const userId = parseId(rawUserId);
-    const level = userId === undefined ? null : await this.members.levelOf(t, userId);
-    const member = level === null ? undefined : (await this.users.byIds([userId])).get(userId as number);
+  private async member(t: MemberTarget, userId: number): Promise<MemberRow> {
+    const level = await this.members.levelOf(t, userId);
+    const member = level === null ? undefined : (await this.users.byIds([userId])).get(userId);
     if (!member) throw new NotFound('Member');
     return { user: member, accessLevel: level as number };
   }
@@ -103,9 +101,9 @@ export class MembersService {
     return { user, accessLevel: level };
   }
 
-  async update(actor: User, kind: MemberSourceKind, ref: string, rawUserId: string, dto: UpdateMemberDto): Promise<MemberRow> {
+  async update(actor: User, kind: MemberSourceKind, ref: string, userId: number, dto: UpdateMemberDto): Promise<MemberRow> {
     const t = await this.target(actor, kind, ref, true);
-    const current = await this.member(t, rawUserId);
+    const current = await this.member(t, userId);
     const level = this.checkLevel(t, dto.access_level);
     await this.tx.run(async (tx) => {
       if (t.kind === 'group') await this.members.lockGroup(tx, t.id);
@@ -120,12 +118,12 @@ export class MembersService {
     return { user: current.user, accessLevel: level };
   }
 
-  /** Removes a member (the removed member, or none when the user was not one). A group keeps its last owner. */
-  async remove(actor: User, kind: MemberSourceKind, ref: string, rawUserId: string): Promise<Removal> {
+  /**
+   * Removes a member (the removed member, or none when the user was not one). A group keeps its last
+   * owner. `echo` is the id the client sent, repeated in the answer for a non-member.
+   */
+  async remove(actor: User, kind: MemberSourceKind, ref: string, userId: number, echo: number | null): Promise<Removal> {
     const t = await this.target(actor, kind, ref, true);
-    const userId = parseId(rawUserId);
-    const echo = Number(rawUserId) || null;
-    if (userId === undefined) return { removed: undefined, userId: echo };
     const removed = await this.tx.run(async (tx) => {
       if (t.kind === 'group') await this.members.lockGroup(tx, t.id);
       const level = await this.members.levelOf(t, userId, tx, true);
