@@ -11,7 +11,7 @@ import { PermanentJobError, QueueJob, QueueService } from '../queue/queue.servic
 import { UserDirectory } from '../users/user-directory.service';
 import { User } from '../users/user.entity';
 import { Mailer, OutgoingMail } from './mailer';
-import { IssuableFacts, mentionedUsernames, NotificationFactsRepository } from './notification-facts.repository';
+import { IssuableFacts, mentionedUsernames, NoteFacts, NotificationFactsRepository } from './notification-facts.repository';
 import { effectiveSetting, levelName, LevelSetting } from './notification-levels';
 import { notificationMail } from './notification-metrics';
 import { buildMail, MailProject, MailSubject } from './notification-mails';
@@ -30,6 +30,12 @@ export type MailEvent =
   | { kind: 'email_added'; emailId: number }
   | { kind: 'project_created'; projectId: number; actorId: number }
   | { kind: 'test'; to: string };
+
+/** The issue or MR a mail is about, with the note for a comment's mail. */
+interface IssuableTarget {
+  target: IssuableFacts;
+  note?: NoteFacts;
+}
 
 export interface MailJob {
   /** The recipient (none for a test mail). */
@@ -231,14 +237,17 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
     return out;
   }
 
-  private async canSee(userId: number, event: MailEvent, known?: IssuableFacts): Promise<boolean> {
+  private async canSee(userId: number, event: MailEvent): Promise<boolean> {
     const user = await this.users.byId(userId);
     if (!user || user.state !== 'active') return false;
-    return (await this.subjectFor(user, event, known)) !== null;
+    return (await this.subjectFor(user, event)) !== null;
   }
 
-  /** What the mail shows `user`, or null when they may not see it (or it is gone). */
-  private async subjectFor(user: User, event: MailEvent, known?: IssuableFacts): Promise<MailSubject | null> {
+  /**
+   * What the mail shows `user`, or null when they may not see it (or it is gone). `known`: the issue or
+   * MR (and the note) the caller has just read for this mail, not read again.
+   */
+  private async subjectFor(user: User, event: MailEvent, known?: IssuableTarget): Promise<MailSubject | null> {
     switch (event.kind) {
       case 'test':
         return { kind: 'test' };
@@ -261,15 +270,12 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
         return build && r ? { kind: 'build_failed', project: this.mailProject(r), buildId: build.id, buildName: build.name, ref: build.ref, sha: build.sha, stage: build.stage } : null;
       }
       case 'note': {
-        const note = await this.facts.note(event.noteId);
-        if (!note) return null;
-        const kind = note.noteableType === 'Issue' ? 'issue' : note.noteableType === 'MergeRequest' ? 'merge_request' : null;
-        const target = kind && (known ?? (await this.facts.issuable(kind, note.noteableId)));
-        if (!target) return null;
-        return this.issuableSubject(user, target, 'note', event.actorId, { id: note.id, body: note.body });
+        const found = known ?? (await this.noteTarget(event.noteId));
+        if (!found?.note) return null;
+        return this.issuableSubject(user, found.target, 'note', event.actorId, { id: found.note.id, body: found.note.body });
       }
       default: {
-        const target = known ?? (await this.facts.issuable(event.kind, event.id));
+        const target = known?.target ?? (await this.facts.issuable(event.kind, event.id));
         return target ? this.issuableSubject(user, target, event.action, event.actorId) : null;
       }
     }
@@ -346,23 +352,31 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
   private async compose(userId: number, event: Exclude<MailEvent, { kind: 'test' }>, jobId: string): Promise<OutgoingMail | null> {
     const user = await this.users.byId(userId);
     if (!user || user.state !== 'active') return null;
+    let known: IssuableTarget | undefined;
     if (event.kind === 'issue' || event.kind === 'merge_request' || event.kind === 'note') {
-      const target = event.kind === 'note' ? await this.noteTarget(event.noteId) : await this.facts.issuable(event.kind, event.id);
-      if (!target) return null;
-      if ((await this.facts.subscriptions(target)).unsubscribed.includes(userId)) return null;
+      const found = event.kind === 'note' ? await this.noteTarget(event.noteId) : await this.issuableTarget(event.kind, event.id);
+      if (!found) return null;
+      if ((await this.facts.subscriptions(found.target)).unsubscribed.includes(userId)) return null;
+      known = found;
     }
-    const subject = await this.subjectFor(user, event);
+    const subject = await this.subjectFor(user, event, known);
     if (!subject) return null;
     const globals = await this.settings.globals([userId]);
     const to = globals[0]?.notificationEmail ?? user.email;
     return buildMail(subject, to, this.site(), `${event.kind}-${jobId}`);
   }
 
-  private async noteTarget(noteId: number): Promise<IssuableFacts | null> {
+  /** A note and the issue or MR it is on (null for any other note, or when either is gone). */
+  private async noteTarget(noteId: number): Promise<IssuableTarget | null> {
     const note = await this.facts.note(noteId);
     if (!note) return null;
-    if (note.noteableType === 'Issue') return this.facts.issuable('issue', note.noteableId);
-    if (note.noteableType === 'MergeRequest') return this.facts.issuable('merge_request', note.noteableId);
-    return null;
+    const kind = note.noteableType === 'Issue' ? 'issue' : note.noteableType === 'MergeRequest' ? 'merge_request' : null;
+    const target = kind && (await this.facts.issuable(kind, note.noteableId));
+    return target ? { target, note } : null;
+  }
+
+  private async issuableTarget(kind: 'issue' | 'merge_request', id: number): Promise<IssuableTarget | null> {
+    const target = await this.facts.issuable(kind, id);
+    return target ? { target } : null;
   }
 }
