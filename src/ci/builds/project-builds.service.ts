@@ -138,7 +138,7 @@ export class ProjectBuildsService {
     const repo = this.git.repository(project.id);
     const shas = [...new Set(items.map((r) => r.build.sha))];
     const [commits, users] = await Promise.all([
-      Promise.all(shas.map((s) => (parseSha(s) ? repo.commit(parseSha(s)!).catch(() => null) : null))),
+      Promise.all(shas.map((s) => (parseSha(s) ? repo.commit(parseSha(s)!).catch(() => null) : Promise.resolve(null)))),
       this.users.byIds(items.map((r) => r.build.userId)),
     ]);
     const bySha = new Map<string, Commit>();

@@ -134,7 +134,7 @@ export class ProjectPipelinesService {
     const [users, coverage, commits] = await Promise.all([
       this.users.byIds(rows.map((p) => p.userId)),
       knownCoverage ?? this.repo.coverage(rows.map((p) => p.id)),
-      Promise.all(shas.map((s) => (repo && parseSha(s) ? repo.commit(parseSha(s)!).catch(() => null) : null))),
+      Promise.all(shas.map((s) => (repo && parseSha(s) ? repo.commit(parseSha(s)!).catch(() => null) : Promise.resolve(null)))),
     ]);
     const committed = new Map<string, string>();
     commits.forEach((c, i) => c && committed.set(shas[i], c.committer.date));
