@@ -113,7 +113,7 @@ function createApiBench(h) {
 
   async function measure(server, ep, token, dbUrl) {
     const url = server.base + ep.path;
-    const headers = { 'PRIVATE-TOKEN': ep.token ?? token };
+    const headers = { 'PRIVATE-TOKEN': ep.token ?? token, ...ep.headers };
     if (WARMUP > 0) await cannon({ url, headers, connections: CONNECTIONS, duration: WARMUP });
     // PostgreSQL backends come and go (pg-pool closes idle clients): track each one from first to last sight.
     const pgCpu = new Map(); // pid -> { first, last }
