@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { Admin, CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input } from '../common/params/params';
+import { IdParam, Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CreateProjectDto, ListProjectsDto, UpdateProjectDto } from './dto/project.dto';
 import { ProjectViews } from './project-views.service';
@@ -58,7 +58,7 @@ export class ProjectsController {
   @Admin()
   @ApiCreated(ProjectResponse)
   @Post('user/:userId')
-  async createForUser(@CurrentUser() user: User, @Param('userId') userId: string, @Input() dto: CreateProjectDto) {
+  async createForUser(@CurrentUser() user: User, @Param('userId', IdParam) userId: number, @Input() dto: CreateProjectDto) {
     return this.views.one(user, await this.projects.create(user, dto, userId), { runnersToken: true });
   }
 

@@ -15,7 +15,6 @@ import {
 import { Logger } from '../common/http/logger';
 import { checkOutboundUrl, CheckedUrl, OutboundUrlRefused, recheckPinned } from '../common/net/outbound-url';
 import { PageRequest, Paginated, pageRequest } from '../common/pagination/pagination';
-import { parseId } from '../common/params/params';
 import { AccessLevel, groupAbilities } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { Transactions, Tx } from '../database/transactions';
@@ -152,13 +151,12 @@ export class ProjectsService implements OnModuleInit {
   // ---------------------------------------------------------------- create
 
   /** `POST /projects` (caller's namespace or a group it may create in) and `POST /projects/user/:id` (admin). */
-  async create(caller: User, dto: CreateProjectDto, forUser?: string): Promise<Project> {
+  async create(caller: User, dto: CreateProjectDto, forUser?: number): Promise<Project> {
     const attrs = projectAttributes(dto, 'create');
     const settings = await this.settings.get();
     let creator = caller;
     if (forUser !== undefined) {
-      const id = parseId(forUser);
-      const target = id === undefined ? null : await this.users.byId(id);
+      const target = await this.users.byId(forUser);
       if (!target) throw new NotFound('User');
       creator = target;
       delete attrs.namespaceId;
