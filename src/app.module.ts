@@ -31,7 +31,6 @@ import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { CiModule } from './ci/ci.module';
 import { QueueModule } from './queue/queue.module';
 import { HooksModule } from './webhooks/hooks.module';
-import { SystemHooksModule } from './webhooks/system-hooks.module';
 import { NotificationsModule } from './notifications/notifications.module';
 
 @Module({})
@@ -70,7 +69,6 @@ export class AppModule {
         SubscriptionsModule,
         CiModule,
         HooksModule,
-        SystemHooksModule,
         NotificationsModule.forRoot(config),
       ],
     };

@@ -1,14 +1,12 @@
 import { Module } from '@nestjs/common';
 import { BuildsApiModule } from './builds/builds-api.module';
 import { BuildsModule } from './builds/builds.module';
-import { PipelinesApiModule } from './pipelines/pipelines-api.module';
 import { PipelinesModule } from './pipelines/pipelines.module';
 import { RunnerApiModule } from './runner-api/runner-api.module';
 import { RunnersModule } from './runners/runners.module';
-import { RunnersApiModule } from './runners/runners-api.module';
 import { TriggersModule } from './triggers/triggers.module';
 import { VariablesModule } from './variables/variables.module';
 
 /** CI: pipelines from `.gitlab-ci.yml`, builds, runners, the runner API v1 and the v3 builds API. */
-@Module({ imports: [PipelinesModule, PipelinesApiModule, BuildsModule, RunnersModule, RunnerApiModule, RunnersApiModule, BuildsApiModule, VariablesModule, TriggersModule] })
+@Module({ imports: [PipelinesModule, BuildsModule, RunnersModule, RunnerApiModule, BuildsApiModule, VariablesModule, TriggersModule] })
 export class CiModule {}

@@ -8,11 +8,11 @@ import { EventsService, NewEvent } from '../events/events.service';
 import { LabelsService } from '../labels/labels.service';
 import { Milestone } from '../milestones/milestone.entity';
 import { MilestonesService } from '../milestones/milestones.service';
-import { addSystemNotes } from '../notes/system-notes';
 import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
 import { UserDirectory } from '../users/user-directory.service';
 import { hookAction, Issuable, IssuableChangeRules, IssuableHookAction, issuableChanges, updateEventActions } from './issuable-changes';
+import { SystemNotesService } from '../notes/system-notes.service';
 
 /** An update's inputs, as the DTOs of both kinds carry them. */
 export interface IssuableUpdateInput {
@@ -64,6 +64,7 @@ export class IssuablesService {
     private readonly labels: LabelsService,
     private readonly milestones: MilestonesService,
     private readonly events: EventsService,
+    private readonly systemNotes: SystemNotesService,
   ) {}
 
   /**
@@ -108,7 +109,7 @@ export class IssuablesService {
         changes.updatedAt = input.updated_at ?? new Date();
         await kind.records.update(tx, current.id, changes);
       }
-      await addSystemNotes(tx, { projectId: project.id, type: kind.type, id: current.id }, user.id, notes);
+      await this.systemNotes.addSystemNotes(tx, { projectId: project.id, type: kind.type, id: current.id }, user.id, notes);
       const after = { ...current, ...changes };
       for (const action of updateEventActions(transition, labelsChanged, kind.labelsBesideTransition)) events.push(kind.event(after, user, action));
       await kind.announce(tx, current, user, hookAction(transition), changes.assigneeId !== undefined);

@@ -1,5 +1,4 @@
 import { AccessLevel, PolicyUser, ProjectAbility, ProjectAccess } from '../common/policy/policy';
-import { PolicyService } from '../common/policy/policy.service';
 
 /**
  * GitLab's per-issue rules on top of the project abilities (ability.rb's issue rules): the author
@@ -56,23 +55,5 @@ export function issueVisibilityInProject(
   return {
     sql: '(NOT i.confidential OR i.author_id = :issueViewerId OR i.assignee_id = :issueViewerId)',
     params: { issueViewerId: user.id },
-  };
-}
-
-/**
- * SQL condition (aliases `i` for issues and `p` for their project; named parameters) for the issues
- * of readable projects that `user` may see (lists across projects, such as event feeds): everything but other people's confidential issues in
- * projects the user is not a member of.
- */
-export function issueVisibilityCondition(
-  user: PolicyUser | undefined,
-  policy: PolicyService,
-): { sql: string; params: Record<string, unknown> } {
-  if (user?.admin) return { sql: 'TRUE', params: {} };
-  if (!user) return { sql: 'NOT i.confidential', params: {} };
-  const member = policy.memberProjectsCondition(user);
-  return {
-    sql: `(NOT i.confidential OR i.author_id = :issueViewerId OR i.assignee_id = :issueViewerId OR ${member.sql})`,
-    params: { ...member.params, issueViewerId: user.id },
   };
 }

@@ -11,9 +11,10 @@ import { IssueViews } from './issue-views.service';
 import { IssuesController } from './issues.controller';
 import { IssuesRepository } from './issues.repository';
 import { IssuesService } from './issues.service';
+import { SystemNotesModule } from '../notes/system-notes.module';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, UsersModule, LabelsModule, MilestonesModule, SubscriptionsModule, IssuablesModule],
+  imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, UsersModule, LabelsModule, MilestonesModule, SubscriptionsModule, IssuablesModule, SystemNotesModule],
   controllers: [IssuesController],
   providers: [IssuesService, IssuesRepository, IssueViews],
   exports: [IssuesService, IssueViews],

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository, SelectQueryBuilder } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
+import { PolicyUser } from '../common/policy/policy';
+import { readableProjects } from '../common/policy/visibility';
 import { JoinedEntity } from '../database/joined-rows';
 import { Tx } from '../database/transactions';
 import { Milestone } from '../milestones/milestone.entity';
@@ -13,21 +15,15 @@ import type { MembershipLevels as Membership } from '../common/policy/policy.ser
 import { Issue } from './issue.entity';
 import { IssueOrder } from './issue-rules';
 
-/** An SQL condition with its named parameters. */
-export interface Condition {
-  sql: string;
-  params: Record<string, unknown>;
-}
-
 /** Which issues a list shows: every field optional, ANDed. */
 export interface IssueFilter {
   projectId?: number;
   authorId?: number;
   milestoneId?: number;
-  /** Conditions on the issue's project (alias `p`: readable projects, issue tracker on); they join it. */
-  projectConditions?: Condition[];
-  /** Conditions on the issue (alias `i`: confidential issues the viewer may see). */
-  conditions?: Condition[];
+  /** Only issues of projects with the issue tracker on that this caller may read (joins the project). */
+  inProjectsReadableBy?: PolicyUser;
+  /** Conditions on the issue (alias `i`: confidential issues the viewer may see, issue-policy.ts). */
+  conditions?: { sql: string; params: Record<string, unknown> }[];
   states?: string[];
   /** At least one of these labels (lower-cased titles). */
   labels?: string[];
@@ -100,7 +96,7 @@ export class IssuesRepository {
    */
   async listDetailed(filter: IssueFilter, order: IssueOrder, page: PageRequest, viewerId: number, pattern: string): Promise<[IssueDetails[], number]> {
     const qb = this.issues.createQueryBuilder('i').select('i.id', 'id').addSelect('count(*) OVER ()', 'total').where('i.deleted_at IS NULL');
-    if (filter.projectConditions?.length) qb.innerJoin(Project, 'p', 'p.id = i.project_id');
+    if (filter.inProjectsReadableBy) qb.innerJoin(Project, 'p', 'p.id = i.project_id');
     this.filter(qb, filter);
     const column = ORDER_COLUMNS[order.column];
     qb.orderBy(column, order.direction).addOrderBy('i.id', order.direction).offset(page.offset).limit(page.perPage);
@@ -118,7 +114,7 @@ export class IssuesRepository {
     if (rows.length) return [items, Number(rows[0].total)];
     if (page.offset === 0) return [[], 0];
     const count = this.issues.createQueryBuilder('i').where('i.deleted_at IS NULL');
-    if (filter.projectConditions?.length) count.innerJoin(Project, 'p', 'p.id = i.project_id');
+    if (filter.inProjectsReadableBy) count.innerJoin(Project, 'p', 'p.id = i.project_id');
     this.filter(count, filter);
     return [[], await count.getCount()];
   }
@@ -226,7 +222,11 @@ export class IssuesRepository {
     if (f.projectId !== undefined) qb.andWhere('i.project_id = :projectId', { projectId: f.projectId });
     if (f.authorId !== undefined) qb.andWhere('i.author_id = :authorId', { authorId: f.authorId });
     if (f.milestoneId !== undefined) qb.andWhere('i.milestone_id = :milestoneId', { milestoneId: f.milestoneId });
-    for (const c of [...(f.projectConditions ?? []), ...(f.conditions ?? [])]) qb.andWhere(c.sql, c.params);
+    if (f.inProjectsReadableBy) {
+      const readable = readableProjects('p', f.inProjectsReadableBy);
+      qb.andWhere('p.issues_enabled').andWhere(readable.sql, readable.params);
+    }
+    for (const c of f.conditions ?? []) qb.andWhere(c.sql, c.params);
     if (f.states) qb.andWhere('i.state IN (:...states)', { states: f.states });
     if (f.labels?.length) {
       // GitLab 8.8: an issue matches when it has at least one of the labels. EXISTS, not a correlated
@@ -282,16 +282,6 @@ export class IssuesRepository {
       .where('id = :id AND deleted_at IS NULL', { id })
       .execute();
     return !!done.affected;
-  }
-
-  /** Copies every note of issue `fromId` (system ones too, with their authors and times) onto `toId` in project `projectId`. */
-  async copyNotes(tx: Tx, fromId: number, toId: number, projectId: number): Promise<void> {
-    await tx.query(
-      `INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, body, system, attachment, created_at, updated_at)
-       SELECT $1, 'Issue', $2, author_id, body, system, attachment, created_at, updated_at
-         FROM notes WHERE noteable_type = 'Issue' AND noteable_id = $3 ORDER BY id`,
-      [projectId, toId, fromId],
-    );
   }
 
   /** Note statistics of each issue for `viewerId` (0 for none) and a mention `pattern`: one grouped query. */

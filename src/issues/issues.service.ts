@@ -5,12 +5,11 @@ import { BadRequest, Forbidden, NotFound, NotModified } from '../common/errors/d
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
 import { ProjectAbility, ProjectAccess, projectAbilities } from '../common/policy/policy';
-import { accessFrom, PolicyService } from '../common/policy/policy.service';
+import { accessFrom } from '../common/policy/policy.service';
 import { Transactions } from '../database/transactions';
 import { EventsService, NewEvent } from '../events/events.service';
 import { LabelsService } from '../labels/labels.service';
 import { MilestonesService } from '../milestones/milestones.service';
-import { addSystemNotes } from '../notes/system-notes';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { projectFullPath } from '../projects/projects.presenter';
@@ -18,11 +17,12 @@ import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { User } from '../users/user.entity';
 import { IssuableKind, IssuablesService } from '../issuables/issuables.service';
 import { CreateIssueDto, ListIssuesDto, ListProjectIssuesDto, MoveIssueDto, UpdateIssueDto } from './dto/issue.dto';
-import { nextInternalId } from './internal-ids';
+import { nextInternalId } from '../database/internal-ids';
 import { Issue } from './issue.entity';
 import { loadParticipation, mentionPattern } from './issue-participation';
 import { canReadIssue, canSetTimestamps, canUpdateIssue, issueVisibilityInProject } from './issue-policy';
 import { issueOrder, issueStates } from './issue-rules';
+import { SystemNotesService } from '../notes/system-notes.service';
 import { IssueDetails, IssueFilter, IssueReference, IssuesRepository, ReferencedIssue } from './issues.repository';
 
 export type { IssueReference, ReferencedIssue } from './issues.repository';
@@ -44,12 +44,12 @@ export class IssuesService {
     private readonly issues: IssuesRepository,
     private readonly tx: Transactions,
     private readonly projects: ProjectResolver,
-    private readonly policy: PolicyService,
     private readonly labels: LabelsService,
     private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,
     private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
+    private readonly systemNotes: SystemNotesService,
     private readonly issuables: IssuablesService,
   ) {}
 
@@ -59,7 +59,7 @@ export class IssuesService {
   async listAuthored(user: User, q: ListIssuesDto): Promise<Paginated<IssueDetails>> {
     return this.page(user, q, {
       authorId: user.id,
-      projectConditions: [{ sql: 'p.issues_enabled', params: {} }, this.policy.readableProjectsCondition(user)],
+      inProjectsReadableBy: user,
     });
   }
 
@@ -263,11 +263,11 @@ export class IssuesService {
       const oldLabels = (await this.labels.labelsOf('Issue', [old.id], tx)).get(old.id) ?? [];
       const sameNamed = await this.labels.findExisting(tx, target.id, oldLabels.map((l) => l.title));
       await this.labels.replaceLinks(tx, 'Issue', created.id, sameNamed);
-      await this.issues.copyNotes(tx, old.id, created.id, target.id);
-      await addSystemNotes(tx, { projectId: target.id, type: 'Issue', id: created.id }, user.id, [
+      await this.systemNotes.copyIssueNotes(tx, old.id, created.id, target.id);
+      await this.systemNotes.addSystemNotes(tx, { projectId: target.id, type: 'Issue', id: created.id }, user.id, [
         `Moved from ${projectFullPath(source)}#${old.iid}`,
       ]);
-      await addSystemNotes(tx, { projectId: source.id, type: 'Issue', id: old.id }, user.id, [
+      await this.systemNotes.addSystemNotes(tx, { projectId: source.id, type: 'Issue', id: old.id }, user.id, [
         `Moved to ${projectFullPath(target)}#${created.iid}`,
       ]);
       await this.issues.update(tx, old.id, { state: 'closed', movedToId: created.id, updatedAt: new Date() });

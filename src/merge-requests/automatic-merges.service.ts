@@ -4,7 +4,6 @@ import { PolicyService } from '../common/policy/policy.service';
 import { Transactions } from '../database/transactions';
 import { CommitStatusChanged, OnDomainEvent, PushReceived } from '../events/domain-events';
 import { parseSha } from '../git/names';
-import { addSystemNotes } from '../notes/system-notes';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { CommitsService } from '../repository/commits.service';
 import { PushService } from '../repository/push.service';
@@ -14,6 +13,7 @@ import { AUTO_MERGE_OFF, CANCELED_AUTO_MERGE } from './merge-request-changes';
 import { MergeRequestGit } from './merge-request-git.service';
 import { MergeRequestsRepository } from './merge-requests.repository';
 import { MergeService, SourceMoved } from './merge.service';
+import { SystemNotesService } from '../notes/system-notes.service';
 
 /**
  * Merge when build succeeds in the background, once set (MergeService sets it and cancels it on
@@ -34,6 +34,7 @@ export class AutomaticMerges {
     private readonly policy: PolicyService,
     private readonly push: PushService,
     private readonly logger: Logger,
+    private readonly systemNotes: SystemNotesService,
   ) {}
 
   /**
@@ -58,7 +59,7 @@ export class AutomaticMerges {
       const current = await this.repo.lock(m, id);
       if (!current || !current.mergeWhenBuildSucceeds || !still(current)) return;
       await this.repo.update(m, id, { ...AUTO_MERGE_OFF, updatedAt: new Date() });
-      if (userId !== null) await addSystemNotes(m, { projectId: current.projectId, type: 'MergeRequest', id }, userId, [CANCELED_AUTO_MERGE]);
+      if (userId !== null) await this.systemNotes.addSystemNotes(m, { projectId: current.projectId, type: 'MergeRequest', id }, userId, [CANCELED_AUTO_MERGE]);
     });
   }
 

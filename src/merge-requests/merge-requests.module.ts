@@ -20,6 +20,7 @@ import { AutomaticMerges } from './automatic-merges.service';
 import { MergeRequestPushReactions } from './merge-request-push-reactions.service';
 import { MergeRequestUpdates } from './merge-request-updates.service';
 import { SourceBranchRemoval } from './source-branch-removal.service';
+import { SystemNotesModule } from '../notes/system-notes.module';
 
 @Module({
   imports: [
@@ -32,6 +33,7 @@ import { SourceBranchRemoval } from './source-branch-removal.service';
     MilestonesModule,
     SubscriptionsModule,
     UsersModule,
+    SystemNotesModule,
   ],
   controllers: [MergeRequestsController],
   providers: [

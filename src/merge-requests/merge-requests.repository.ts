@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
-import { nextInternalId } from '../issues/internal-ids';
+import { nextInternalId } from '../database/internal-ids';
 import { JoinedEntity } from '../database/joined-rows';
 import { Tx } from '../database/transactions';
 import { Milestone } from '../milestones/milestone.entity';

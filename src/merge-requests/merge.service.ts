@@ -6,7 +6,6 @@ import { EventsService } from '../events/events.service';
 import { parseRef, parseSha, Sha } from '../git/names';
 import { MergeConflict, RefUpdateRejected } from '../git/repository';
 import { Issue } from '../issues/issue.entity';
-import { addSystemNotes } from '../notes/system-notes';
 import { Project } from '../projects/project.entity';
 import { CommitsService } from '../repository/commits.service';
 import { PushService } from '../repository/push.service';
@@ -20,6 +19,7 @@ import { MergeRequestsRepository } from './merge-requests.repository';
 import { MergeRequestsService } from './merge-requests.service';
 import { AUTO_MERGE_OFF, CANCELED_AUTO_MERGE } from './merge-request-changes';
 import { SourceBranchRemoval } from './source-branch-removal.service';
+import { SystemNotesService } from '../notes/system-notes.service';
 
 /** How often a merge is recomputed when the target branch moved under it before giving up. */
 const MERGE_ATTEMPTS = 3;
@@ -57,6 +57,7 @@ export class MergeService {
     private readonly closing: ClosingIssues,
     private readonly events: EventsService,
     private readonly sourceBranches: SourceBranchRemoval,
+    private readonly systemNotes: SystemNotesService,
   ) {}
 
   /**
@@ -103,7 +104,7 @@ export class MergeService {
       const current = await this.repo.lock(m, mr.id);
       if (!current || !current.mergeWhenBuildSucceeds) return false;
       await this.repo.update(m, mr.id, AUTO_MERGE_OFF);
-      await addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, [CANCELED_AUTO_MERGE]);
+      await this.systemNotes.addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, [CANCELED_AUTO_MERGE]);
       return true;
     });
     if (!cancelled) throw apiError(406, '406 Not Acceptable');
@@ -116,7 +117,7 @@ export class MergeService {
       const current = await this.repo.lock(m, mr.id);
       if (!current || !isOpen(current)) throw new MethodNotAllowed();
       await this.repo.update(m, mr.id, { mergeWhenBuildSucceeds: true, mergeUserId: user.id, mergeParams: params, mergeWhenBuildSucceedsSha: sha });
-      await addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, [
+      await this.systemNotes.addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, [
         `Enabled an automatic merge when the build for ${sha} succeeds`,
       ]);
     });
@@ -152,7 +153,7 @@ export class MergeService {
         mergeWhenBuildSucceedsSha: null,
         updatedAt: new Date(),
       });
-      await addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, ['Status changed to merged']);
+      await this.systemNotes.addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, ['Status changed to merged']);
       await this.requests.announce(m, mr.id, user, 'merge');
     });
     await this.events.record(this.requests.event(mr, user, 'merged'));

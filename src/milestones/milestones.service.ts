@@ -5,7 +5,7 @@ import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { parseId } from '../common/params/params';
 import { Transactions, Tx } from '../database/transactions';
 import { EventsService, NewEvent } from '../events/events.service';
-import { nextInternalId } from '../issues/internal-ids';
+import { nextInternalId } from '../database/internal-ids';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
 import { CreateMilestoneDto, ListMilestonesDto, UpdateMilestoneDto } from './dto/milestone.dto';

@@ -1,32 +1,6 @@
-import { EntityManager } from 'typeorm';
+/** The wording of system notes (GitLab's): label and milestone references, label and assignment changes. SystemNotesService writes them. */
 import { Label } from '../labels/label.entity';
 import { Milestone } from '../milestones/milestone.entity';
-import { Note, NoteableType } from './note.entity';
-
-export interface SystemNoteTarget {
-  projectId: number;
-  type: NoteableType;
-  id: number;
-}
-
-/**
- * Writes system notes (`system: true`) in the caller's transaction: the record of state changes,
- * moves, label, assignee, milestone and title changes that shows up in the note list.
- */
-export async function addSystemNotes(m: EntityManager, target: SystemNoteTarget, authorId: number, bodies: string[]): Promise<void> {
-  if (bodies.length === 0) return;
-  await m.getRepository(Note).insert(
-    bodies.map((body) => ({
-      projectId: target.projectId,
-      noteableType: target.type,
-      noteableId: target.id,
-      authorId,
-      body,
-      system: true,
-      attachment: null,
-    })),
-  );
-}
 
 /** `~bug`, or `~"two words"` when the name needs quoting (GitLab's label reference, name format). */
 export function labelReference(l: Pick<Label, 'title'>): string {

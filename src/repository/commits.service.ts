@@ -12,7 +12,9 @@ import { UserDirectory } from '../users/user-directory.service';
 import { User } from '../users/user.entity';
 import { CreateCommitCommentDto, CreateCommitStatusDto, ListCommitsDto, ListCommitStatusesDto } from './dto/commits.dto';
 import { RepoContext, RepositoryAccess } from './repository-access.service';
-import { CommitComment, CommitStatus } from './repository.entities';
+import { CommitStatus } from '../ci/builds/commit-status.entity';
+import { CommitStatusesService } from '../ci/builds/commit-statuses.service';
+import { CommitComment } from './repository.entities';
 import { RepositoryRecords } from './repository.repository';
 
 export interface CommentView {
@@ -57,11 +59,12 @@ export class CommitsService {
     private readonly access: RepositoryAccess,
     private readonly views: ProjectViews,
     private readonly domainEvents: DomainEvents,
+    private readonly commitStatuses: CommitStatusesService,
   ) {}
 
   /** The combined CI status of a commit in a project (null: no statuses). */
   async combinedStatusOf(projectId: number, sha: string): Promise<string | null> {
-    return combinedStatus(await this.records.statusesOf(projectId, sha));
+    return combinedStatus(await this.commitStatuses.ofCommit(projectId, sha));
   }
 
   /**
@@ -86,7 +89,7 @@ export class CommitsService {
   async get(user: User, ref: string, sha: string): Promise<{ commit: Commit; status: string | null }> {
     const ctx = await this.access.open(user, ref);
     const commit = await this.access.commitOr404(ctx, sha);
-    const statuses = await this.records.statusesOf(ctx.project.id, commit.id);
+    const statuses = await this.commitStatuses.ofCommit(ctx.project.id, commit.id);
     return { commit, status: combinedStatus(statuses) };
   }
 
@@ -143,7 +146,7 @@ export class CommitsService {
     const ctx = await this.access.open(user, ref, 'read_commit_status');
     const commit = await this.access.commitOr404(ctx, sha);
     const page = pageRequest(q);
-    const [rows, total] = await this.records.listStatuses(
+    const [rows, total] = await this.commitStatuses.list(
       ctx.project.id,
       commit.id,
       { ref: q.ref ?? q.ref_name, stage: q.stage, name: q.name, all: q.all },
@@ -174,23 +177,9 @@ export class CommitsService {
       throw new ValidationFailed({ target_url: ['must be a valid http(s) URL'] });
     }
     const now = new Date();
-    const saved = await this.tx.run(async (tx) => {
-      await this.records.lockStatusName(tx, ctx.project.id, commit.id, name);
-      const existing = await this.records.openStatus(tx, ctx.project.id, commit.id, name, refName);
-      const row =
-        existing ??
-        this.records.newStatus({ projectId: ctx.project.id, sha: commit.id, ref: refName, name, stage: 'external', allowFailure: false, startedAt: null, finishedAt: null });
-      row.status = state;
-      row.authorId = user.id;
-      if (targetUrl !== null) row.targetUrl = targetUrl;
-      else if (!existing) row.targetUrl = null;
-      if (description !== null) row.description = description;
-      else if (!existing) row.description = null;
-      if (state === 'running' && !row.startedAt) row.startedAt = now;
-      if (FINISHED.includes(state)) row.finishedAt = now;
-      if (state === 'pending' || state === 'running') row.finishedAt = null;
-      return this.records.saveStatus(tx, row);
-    });
+    const saved = await this.tx.run((tx) =>
+      this.commitStatuses.setExternal(tx, { projectId: ctx.project.id, sha: commit.id, ref: refName, name, state, authorId: user.id, targetUrl, description, at: now }),
+    );
     // the outcome hook: merge-when-build-succeeds (and later CI pipelines) react to the combined status
     await this.domainEvents.emitCommitted('commit_status.changed', {
       projectId: ctx.project.id,

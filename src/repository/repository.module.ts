@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ProtectedBranch, Release, CommitComment, CommitStatus } from './repository.entities';
+import { BuildsModule } from '../ci/builds/builds.module';
+import { ProtectedBranch, Release, CommitComment } from './repository.entities';
 import { ProjectsModule } from '../projects/projects.module';
 import { UsersModule } from '../users/users.module';
 import { BranchesController } from './branches.controller';
@@ -18,7 +19,7 @@ import { TagsService } from './tags.service';
 
 /** The repository API (branches, tags, commits, contents, files) and branch protection / push handling. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ProtectedBranch, Release, CommitComment, CommitStatus]), ProjectsModule, UsersModule],
+  imports: [TypeOrmModule.forFeature([ProtectedBranch, Release, CommitComment]), ProjectsModule, UsersModule, BuildsModule],
   controllers: [BranchesController, TagsController, CommitsController, ContentsController],
   providers: [RepositoryRecords, RepositoryJobs, PushService, RepositoryAccess, BranchesService, TagsService, CommitsService, ContentsService],
   exports: [PushService, RepositoryAccess, CommitsService],

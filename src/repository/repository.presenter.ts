@@ -1,7 +1,8 @@
 import { Branch, Commit, commitTitle, DiffEntry, Tag, TreeEntry } from '../git/objects';
 import { User } from '../users/user.entity';
 import { PresentContext, presentAuthor } from '../users/users.presenter';
-import { CommitComment, CommitStatus, Release } from './repository.entities';
+import type { CommitStatus } from '../ci/builds/commit-status.entity';
+import { CommitComment, Release } from './repository.entities';
 import {
   BranchNameResponse,
   BranchResponse,

@@ -37,9 +37,8 @@ export class SnippetsRepository {
     await this.snippets.update({ id }, changes);
   }
 
-  /** Deletes the snippet and its notes, in the caller's transaction. */
+  /** Deletes the snippet, in the caller's transaction (its notes: SystemNotesService.deleteSnippetNotes). */
   async delete(tx: Tx, id: number): Promise<void> {
-    await tx.query(`DELETE FROM notes WHERE noteable_type = 'Snippet' AND noteable_id = $1`, [id]);
     await tx.getRepository(Snippet).delete({ id });
   }
 }

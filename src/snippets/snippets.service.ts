@@ -13,6 +13,7 @@ import { CreateSnippetDto, ListSnippetsDto, UpdateSnippetDto } from './dto/snipp
 import { Snippet } from './snippet.entity';
 import { canReadSnippet, canUpdateSnippet, seesAllSnippets, snippetVisibilityCondition } from './snippet-policy';
 import { checkFileName, checkRestrictedVisibility, snippetVisibility } from './snippet-rules';
+import { SystemNotesService } from '../notes/system-notes.service';
 import { SnippetsRepository } from './snippets.repository';
 
 export interface SnippetInProject {
@@ -33,6 +34,7 @@ export class SnippetsService {
     private readonly snippets: SnippetsRepository,
     private readonly tx: Transactions,
     private readonly projects: ProjectResolver,
+    private readonly systemNotes: SystemNotesService,
     private readonly settings: ApplicationSettingsService,
   ) {}
 
@@ -99,7 +101,10 @@ export class SnippetsService {
     const { abilities, snippet } = await this.find(user, ref, rawId);
     if (!snippet) return undefined;
     if (!canUpdateSnippet(user, abilities, snippet)) throw new Forbidden();
-    await this.tx.run((tx) => this.snippets.delete(tx, snippet.id));
+    await this.tx.run(async (tx) => {
+      await this.systemNotes.deleteSnippetNotes(tx, snippet.id);
+      await this.snippets.delete(tx, snippet.id);
+    });
     return snippet;
   }
 

@@ -1,16 +1,23 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProjectsModule } from '../../projects/projects.module';
 import { UsersModule } from '../../users/users.module';
 import { PipelinesModule } from '../pipelines/pipelines.module';
+import { BuildDetails } from './build.entity';
 import { BuildViews } from './build-views.service';
 import { BuildsController } from './builds.controller';
 import { BuildsModule } from './builds.module';
+import { BuildsRepository } from './builds.repository';
 import { ProjectBuildsService } from './project-builds.service';
 
-/** The v3 builds API (issue 13): list, show, artifacts, trace, cancel, retry, erase. */
+/**
+ * The v3 builds API (issue 13): list, show, artifacts, trace, cancel, retry, erase. Its own module (it
+ * retries through PipelinesModule, which depends on BuildsModule); its lists read the builds area's
+ * tables through the area's repository, provided here as well.
+ */
 @Module({
-  imports: [BuildsModule, PipelinesModule, ProjectsModule, UsersModule],
+  imports: [TypeOrmModule.forFeature([BuildDetails]), BuildsModule, PipelinesModule, ProjectsModule, UsersModule],
   controllers: [BuildsController],
-  providers: [ProjectBuildsService, BuildViews],
+  providers: [BuildsRepository, ProjectBuildsService, BuildViews],
 })
 export class BuildsApiModule {}

@@ -228,6 +228,24 @@ export class BuildsRepository {
     );
   }
 
+  /**
+   * The failed commit status of a pipeline whose `.gitlab-ci.yml` is invalid: the error is its
+   * description (a generic status, `stage` external, no build). It belongs to the pipeline (removed
+   * with it, e.g. by a trigger that created nothing; its times are the pipeline's).
+   */
+  async insertConfigErrorStatus(
+    m: EntityManager,
+    p: { id: number; projectId: number; sha: string; ref: string | null; yamlErrors: string | null; userId: number | null },
+    name: string,
+  ): Promise<void> {
+    await this.q(
+      `INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, description, allow_failure, author_id, started_at, finished_at, pipeline_id)
+       VALUES ($1, $2, $3, $4, 'external', 'failed', $5, false, $6, now(), now(), $7)`,
+      [p.projectId, p.sha, p.ref, name, p.yamlErrors, p.userId, p.id],
+      m,
+    );
+  }
+
   /** Creates a pending build (its commit status row and its build row). */
   async insert(
     m: EntityManager,

@@ -15,6 +15,8 @@ import { BuildStatus, FINISHED } from './build.entity';
 import { BuildFiles } from './build-files';
 import { BuildRow, BuildsRepository, Claimer } from './builds.repository';
 
+export type { BuildRow, Claimer } from './builds.repository';
+
 /** A runner API failure with GitLab's exact status, body and headers. */
 export class RunnerApiError extends DomainError {
   constructor(
@@ -83,6 +85,26 @@ export class BuildsService {
 
   find(id: number): Promise<BuildRow | undefined> {
     return this.builds.find(id);
+  }
+
+  /** The builds of a pipeline (id, name, status, allow_failure, stage index), in the caller's transaction when given. */
+  pipelineBuilds(...args: Parameters<BuildsRepository['pipelineBuilds']>): ReturnType<BuildsRepository['pipelineBuilds']> {
+    return this.builds.pipelineBuilds(...args);
+  }
+
+  /** Creates a pending build (its commit status row and its build row) in the pipeline's transaction. */
+  insert(...args: Parameters<BuildsRepository['insert']>): Promise<number> {
+    return this.builds.insert(...args);
+  }
+
+  /** The failed commit status of a pipeline whose `.gitlab-ci.yml` is invalid (no build), in the pipeline's transaction. */
+  insertConfigErrorStatus(...args: Parameters<BuildsRepository['insertConfigErrorStatus']>): Promise<void> {
+    return this.builds.insertConfigErrorStatus(...args);
+  }
+
+  /** Running builds past their project's timeout (a batch), for the timeout sweep. */
+  timedOut(...args: Parameters<BuildsRepository['timedOut']>): ReturnType<BuildsRepository['timedOut']> {
+    return this.builds.timedOut(...args);
   }
 
   findByToken(token: string): Promise<BuildRow | undefined> {

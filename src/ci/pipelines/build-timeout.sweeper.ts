@@ -2,7 +2,6 @@ import { Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common
 import { QueueService } from '../../queue/queue.service';
 import { Transactions } from '../../database/transactions';
 import { Logger } from '../../common/http/logger';
-import { BuildsRepository } from '../builds/builds.repository';
 import { BuildsService } from '../builds/builds.service';
 import { PipelinesService } from './pipelines.service';
 
@@ -23,7 +22,6 @@ export class BuildTimeoutSweeper implements OnModuleInit, OnApplicationBootstrap
 
   constructor(
     private readonly tx: Transactions,
-    private readonly repo: BuildsRepository,
     private readonly builds: BuildsService,
     private readonly pipelines: PipelinesService,
     private readonly logger: Logger,
@@ -60,7 +58,7 @@ export class BuildTimeoutSweeper implements OnModuleInit, OnApplicationBootstrap
     this.running = true;
     const failed: number[] = [];
     try {
-      const due = await this.tx.run((m) => this.repo.timedOut(m, BATCH));
+      const due = await this.tx.run((m) => this.builds.timedOut(m, BATCH));
       for (const b of due) {
         try {
           const finished = await this.builds.timeOut(b.id, b.pipelineId, b.buildTimeout);

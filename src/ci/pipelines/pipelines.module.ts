@@ -1,16 +1,24 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProjectsModule } from '../../projects/projects.module';
+import { UsersModule } from '../../users/users.module';
 import { BuildsModule } from '../builds/builds.module';
-import { Trigger, TriggerRequest, Variable } from '../variables/variable.entities';
 import { BuildTimeoutSweeper } from './build-timeout.sweeper';
 import { Pipeline } from './pipeline.entity';
+import { PipelinesController } from './pipelines.controller';
 import { PipelinesRepository } from './pipelines.repository';
 import { PipelinesService } from './pipelines.service';
+import { ProjectPipelinesService } from './project-pipelines.service';
 
-/** Pipelines from `.gitlab-ci.yml` on every push, stage progression, the build timeout sweep. */
+/**
+ * Pipelines from `.gitlab-ci.yml` on every push, stage progression, the build timeout sweep; and the
+ * v3 pipelines API (issue 28): list, show, create, retry, cancel, and the CI lint. Owns `ci_pipelines`;
+ * builds are reached through BuildsService.
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([Pipeline, Variable, Trigger, TriggerRequest]), BuildsModule],
-  providers: [PipelinesRepository, PipelinesService, BuildTimeoutSweeper],
-  exports: [PipelinesService, PipelinesRepository, BuildTimeoutSweeper],
+  imports: [TypeOrmModule.forFeature([Pipeline]), BuildsModule, ProjectsModule, UsersModule],
+  controllers: [PipelinesController],
+  providers: [PipelinesRepository, PipelinesService, BuildTimeoutSweeper, ProjectPipelinesService],
+  exports: [PipelinesService, BuildTimeoutSweeper],
 })
 export class PipelinesModule {}

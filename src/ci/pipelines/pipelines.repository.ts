@@ -95,20 +95,6 @@ export class PipelinesRepository {
     await this.q(`UPDATE ci_pipelines SET yaml_errors = $2 WHERE id = $1`, [id, errors], m);
   }
 
-  /**
-   * The failed commit status of a pipeline whose `.gitlab-ci.yml` is invalid: the error is its
-   * description (a generic status, `stage` external, no build). It belongs to the pipeline (removed
-   * with it, e.g. by a trigger that created nothing; its times are the pipeline's).
-   */
-  async insertConfigErrorStatus(m: EntityManager, p: Pipeline, name: string): Promise<void> {
-    await this.q(
-      `INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, description, allow_failure, author_id, started_at, finished_at, pipeline_id)
-       VALUES ($1, $2, $3, $4, 'external', 'failed', $5, false, $6, now(), now(), $7)`,
-      [p.projectId, p.sha, p.ref, name, p.yamlErrors, p.userId, p.id],
-      m,
-    );
-  }
-
   /** A page of the project's pipelines, newest first, with the total (`GET /projects/:id/pipelines`). */
   async list(projectId: number, f: PipelineFilter, page: PageRequest): Promise<[Pipeline[], number, Map<number, string>]> {
     const qb = this.pipelines.createQueryBuilder('p').where('p.project_id = :projectId', { projectId });

@@ -10,7 +10,7 @@ import { QueueService } from '../../queue/queue.service';
 import { BUILD_FINISHED_QUEUE, BuildFinishedJob, Finished } from '../builds/builds.service';
 import { ZERO_SHA } from '../../git/objects';
 import { BuildStatus } from '../builds/build.entity';
-import { BuildRow, BuildsRepository } from '../builds/builds.repository';
+import { BuildRow, BuildsService } from '../builds/builds.service';
 import { CiConfig, CiConfigError } from './ci-config';
 import { Pipeline } from './pipeline.entity';
 import { combinedStatus, latestByName, whenAllows } from './pipeline-status';
@@ -46,7 +46,7 @@ export const CI_CONFIG_STATUS_NAME = 'gitlab-ci.yml';
 export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
   constructor(
     private readonly pipelines: PipelinesRepository,
-    private readonly builds: BuildsRepository,
+    private readonly builds: BuildsService,
     private readonly git: GitService,
     private readonly tx: Transactions,
     private readonly domainEvents: DomainEvents,
@@ -183,7 +183,7 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
         }
       }
       // an invalid file: the commit gets a failed status that says why (else the push seems ignored)
-      if (pipeline.yamlErrors) await this.pipelines.insertConfigErrorStatus(m, pipeline, CI_CONFIG_STATUS_NAME);
+      if (pipeline.yamlErrors) await this.builds.insertConfigErrorStatus(m, pipeline, CI_CONFIG_STATUS_NAME);
       if (config || pipeline.yamlErrors) await this.refreshStatus(m, pipeline);
       return pipeline;
     });

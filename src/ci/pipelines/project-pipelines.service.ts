@@ -8,7 +8,6 @@ import { ProjectResolver } from '../../projects/project-resolver.service';
 import { Project } from '../../projects/project.entity';
 import { User } from '../../users/user.entity';
 import { UserDirectory } from '../../users/user-directory.service';
-import { BuildsRepository } from '../builds/builds.repository';
 import { BuildsService } from '../builds/builds.service';
 import { CiConfig } from './ci-config';
 import { CreatePipelineDto, ListPipelinesDto } from './dto/pipelines.dto';
@@ -31,7 +30,6 @@ export class ProjectPipelinesService {
     private readonly repo: PipelinesRepository,
     private readonly pipelines: PipelinesService,
     private readonly builds: BuildsService,
-    private readonly buildRows: BuildsRepository,
     private readonly users: UserDirectory,
     private readonly git: GitService,
   ) {}
@@ -84,9 +82,9 @@ export class ProjectPipelinesService {
   async retry(user: User, ref: string, rawId: string): Promise<PipelineView> {
     const { project } = await this.projects.resolve(user, ref, 'update_pipeline');
     const pipeline = await this.find(project, rawId);
-    const latest = latestByName(await this.buildRows.pipelineBuilds(pipeline.id));
+    const latest = latestByName(await this.builds.pipelineBuilds(pipeline.id));
     for (const b of latest.filter((x) => x.status === 'failed' || x.status === 'canceled')) {
-      const build = await this.buildRows.find(b.id);
+      const build = await this.builds.find(b.id);
       if (build?.commands) await this.pipelines.retry(build, user.id);
     }
     return (await this.views(project, [await this.find(project, rawId)]))[0];
@@ -96,7 +94,7 @@ export class ProjectPipelinesService {
   async cancel(user: User, ref: string, rawId: string): Promise<PipelineView> {
     const { project } = await this.projects.resolve(user, ref, 'update_pipeline');
     const pipeline = await this.find(project, rawId);
-    for (const b of await this.buildRows.pipelineBuilds(pipeline.id)) {
+    for (const b of await this.builds.pipelineBuilds(pipeline.id)) {
       if (b.status !== 'pending' && b.status !== 'running') continue;
       const finished = await this.builds.end({ id: b.id, pipelineId: pipeline.id }, ['pending', 'running'], 'canceled');
       if (!finished) continue;

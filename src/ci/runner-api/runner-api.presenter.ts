@@ -1,4 +1,4 @@
-import type { BuildRow } from '../builds/builds.repository';
+import type { BuildRow } from '../builds/builds.service';
 import type { BuildArtifactsFileResponse } from '../builds/builds.responses';
 import { BuildDetailsResponse, RunnerBuildResponse, RunnerRegistrationResponse } from './runner-api.responses';
 

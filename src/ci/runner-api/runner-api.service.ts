@@ -4,10 +4,10 @@ import { MissingAttribute } from '../../common/errors/domain-errors';
 import { APP_CONFIG, AppConfig } from '../../config/config';
 import { ResolvesBuildToken } from '../../git-http/build-tokens';
 import type { BuildTokenGrant } from '../../git-http/git-access.service';
-import { BuildRow } from '../builds/builds.repository';
+import { BuildRow } from '../builds/builds.service';
 import { BuildsService, MAX_TRACE_PART, RunnerApiError, TraceResult } from '../builds/builds.service';
 import { PipelinesService } from '../pipelines/pipelines.service';
-import { RunnerInfo } from '../runners/runners.repository';
+import { RunnerInfo } from '../runners/runners.service';
 import { RunnersService } from '../runners/runners.service';
 import { presentBuildDetails } from './runner-api.presenter';
 

@@ -8,6 +8,8 @@ import { AdminSettingsField, SettingsResetAction } from '../../application-setti
 import { Runner } from './runner.entity';
 import { RunnerInfo, RunnersRepository } from './runners.repository';
 
+export type { RunnerInfo } from './runners.repository';
+
 export interface RegisterRunnerInput {
   token: string;
   description?: string;

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProjectsModule } from '../../projects/projects.module';
 import { PipelinesModule } from '../pipelines/pipelines.module';
-import { Trigger, TriggerRequest } from '../variables/variable.entities';
+import { Trigger, TriggerRequest } from './trigger.entities';
 import { TriggersController } from './triggers.controller';
 import { TriggersRepository } from './triggers.repository';
 import { TriggersService } from './triggers.service';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
-import { Trigger, TriggerRequest } from '../variables/variable.entities';
+import { Trigger, TriggerRequest } from './trigger.entities';
 
 export interface TriggerRow extends Trigger {
   lastUsed: Date | null;

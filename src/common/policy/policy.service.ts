@@ -12,7 +12,6 @@ import {
   ProjectAccess,
 } from './policy';
 import { PolicyRepository } from './policy.repository';
-import { memberProjects, readableProjects } from './visibility';
 
 export interface PolicyProjectRow extends PolicyProject {
   id: number;
@@ -108,19 +107,5 @@ export class PolicyService {
     if (!abilities.has('read_group')) throw new NotFound('Group');
     if (!abilities.has(ability)) throw new Forbidden();
     return abilities;
-  }
-
-  /**
-   * SQL condition (on alias `p`, parameters `:policyUserId`) for projects the user is a member of:
-   * personal namespace, direct membership or group membership — GitLab's "authorized projects", read
-   * from `project_authorizations` (kept by triggers in the writing transaction: migration 1734200000000).
-   */
-  memberProjectsCondition(user: PolicyUser): { sql: string; params: Record<string, unknown> } {
-    return memberProjects('p', user);
-  }
-
-  /** SQL condition (alias `p`) for every project the user may read. */
-  readableProjectsCondition(user: PolicyUser | undefined): { sql: string; params: Record<string, unknown> } {
-    return readableProjects('p', user);
   }
 }

@@ -1,5 +1,9 @@
 import { EntityManager } from 'typeorm';
 
+/**
+ * Per-project internal ids (`internal_ids`, GitLab's InternalId): the database layer owns the counter
+ * table, shared by the areas that number their rows per project (issues, milestones, merge requests).
+ */
 export type InternalIdUsage = 'issues' | 'milestones' | 'merge_requests';
 
 /**

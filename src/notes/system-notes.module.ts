@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { UsersModule } from '../users/users.module';
+import { Note } from './note.entity';
+import { NotesRepository } from './notes.repository';
+import { SystemNotesService } from './system-notes.service';
+
+/**
+ * The notes area's service for the noteable areas' transactions (SystemNotesService). Separate from
+ * NotesModule, whose API needs issues, merge requests and snippets: those import this one instead.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([Note]), UsersModule],
+  providers: [NotesRepository, SystemNotesService],
+  exports: [SystemNotesService],
+})
+export class SystemNotesModule {}
