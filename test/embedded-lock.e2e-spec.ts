@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { buildIfStale } from './helpers/build';
 
 /**
  * The embedded database is a single-process database: its data folder is locked by the process that
@@ -88,14 +89,7 @@ describe('embedded data folder lock (real processes)', () => {
   const exited = (c: ChildProcess) => new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', () => resolve())));
 
   beforeAll(async () => {
-    const build = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const c = spawn(process.execPath, ['scripts/build-if-stale.js'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      c.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      c.on('close', (code) => resolve({ code, out }));
-    });
-    if (build.code !== 0) throw new Error(`build failed: ${build.out}`);
+    await buildIfStale();
     home = mkdtempSync(join(tmpdir(), 'glv3-lock-'));
   }, 400_000);
   afterAll(() => {

@@ -4,6 +4,7 @@ import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, TestDatabase } from './helpers/test-db';
+import { buildIfStale } from './helpers/build';
 
 /**
  * Start-up failures an operator can fix print one line (what failed, what to do) on stderr and exit
@@ -50,14 +51,7 @@ describe('start-up failures: one clear line, non-zero exit, no stack trace (real
     });
 
   beforeAll(async () => {
-    const build = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const c = spawn(process.execPath, ['scripts/build-if-stale.js'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      c.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      c.on('close', (code) => resolve({ code, out }));
-    });
-    if (build.code !== 0) throw new Error(`build failed: ${build.out}`);
+    await buildIfStale();
     home = mkdtempSync(join(tmpdir(), 'glv3-startup-'));
     if (process.env.DATABASE_URL) db = await createTestDatabase();
   }, 400_000);

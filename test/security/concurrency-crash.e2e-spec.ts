@@ -9,6 +9,7 @@ import { GitCli } from '../helpers/git-cli';
 import { ci } from '../helpers/ci';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { createTestDatabase, TestDatabase } from '../helpers/test-db';
+import { buildIfStale } from '../helpers/build';
 
 const API = '/api/v3';
 const pg = !!process.env.DATABASE_URL;
@@ -317,8 +318,7 @@ async function freePort(): Promise<number> {
     const http = () => request(`http://127.0.0.1:${port}`);
 
     beforeAll(async () => {
-      const build = await run('npx', ['tsc', '-p', 'tsconfig.build.json'], process.cwd());
-      if (build.code !== 0) throw new Error(`build failed: ${build.out}`);
+      await buildIfStale();
       db = await createTestDatabase({ empty: true });
       home = mkdtempSync(join(tmpdir(), 'glv3-crash-'));
       dataDir = join(home, 'data');
