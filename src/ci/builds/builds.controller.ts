@@ -2,7 +2,7 @@ import { Controller, Get, Header, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CurrentUser } from '../../common/auth/decorators';
 import { API } from '../../common/http/routes';
-import { Input } from '../../common/params/params';
+import { IdParam, Input } from '../../common/params/params';
 import { User } from '../../users/user.entity';
 import { BuildViews } from './build-views.service';
 import { presentArtifactsFile } from './builds.presenter';
@@ -37,14 +37,14 @@ export class BuildsController {
 
   @ApiOkResponse({ type: BuildResponse })
   @Get('builds/:buildId')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.get(user, id, buildId));
   }
 
   @ApiBinaryResponse('the artifacts file')
   @Get('builds/:buildId/artifacts')
   @Header('Content-Transfer-Encoding', 'binary')
-  async artifacts(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
+  async artifacts(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId', IdParam) buildId: number) {
     return presentArtifactsFile(await this.builds.artifacts(user, id, buildId));
   }
 
@@ -57,7 +57,7 @@ export class BuildsController {
   async trace(
     @CurrentUser() user: User,
     @Param('id') id: string,
-    @Param('buildId') buildId: string,
+    @Param('buildId', IdParam) buildId: number,
     @Input() q: TraceDto,
     @Req() req: Request,
     @Res() res: Response,
@@ -77,19 +77,19 @@ export class BuildsController {
 
   @ApiCreated(BuildResponse)
   @Post('builds/:buildId/cancel')
-  async cancel(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
+  async cancel(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.cancel(user, id, buildId));
   }
 
   @ApiCreated(BuildResponse, 'the new build')
   @Post('builds/:buildId/retry')
-  async retry(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
+  async retry(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.retry(user, id, buildId));
   }
 
   @ApiCreated(BuildResponse)
   @Post('builds/:buildId/erase')
-  async erase(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId') buildId: string) {
+  async erase(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.erase(user, id, buildId), { erased: true });
   }
 }

@@ -61,34 +61,34 @@ export class ProjectBuildsService {
     return new Paginated(await this.withCommits(project, items), total, page);
   }
 
-  async get(user: User, ref: string, rawId: string): Promise<BuildView> {
+  async get(user: User, ref: string, id: number): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
-    return (await this.withCommits(project, [await this.findWithPeople(project, rawId)]))[0];
+    return (await this.withCommits(project, [await this.findWithPeople(project, id)]))[0];
   }
 
-  async artifacts(user: User, ref: string, rawId: string) {
+  async artifacts(user: User, ref: string, id: number) {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
-    return this.builds.artifactsStream(await this.find(project, rawId));
+    return this.builds.artifactsStream(await this.find(project, id));
   }
 
   /** The stored trace, streamed, with the build token and the project's runners token masked. */
-  async trace(user: User, ref: string, rawId: string): Promise<{ id: number; stream: NodeJS.ReadableStream }> {
+  async trace(user: User, ref: string, id: number): Promise<{ id: number; stream: NodeJS.ReadableStream }> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
-    const build = await this.find(project, rawId);
+    const build = await this.find(project, id);
     return { id: build.id, stream: this.builds.traceStream(build, this.secrets.decrypt(project.runnersTokenEncrypted)) };
   }
 
   /** What a live follow of the trace needs: the build and the secrets to mask (read access as for the trace). */
-  async traceToFollow(user: User, ref: string, rawId: string): Promise<{ build: BuildRow; secrets: string[] }> {
+  async traceToFollow(user: User, ref: string, id: number): Promise<{ build: BuildRow; secrets: string[] }> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
-    const build = await this.find(project, rawId);
+    const build = await this.find(project, id);
     return { build, secrets: this.builds.traceSecrets(build, this.secrets.decrypt(project.runnersTokenEncrypted)) };
   }
 
   /** Pending or running → canceled (finished builds are returned unchanged); the pipeline moves on. */
-  async cancel(user: User, ref: string, rawId: string): Promise<BuildView> {
+  async cancel(user: User, ref: string, id: number): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'update_build');
-    const build = await this.find(project, rawId);
+    const build = await this.find(project, id);
     const finished = await this.builds.end(build, ['pending', 'running'], 'canceled');
     if (finished) {
       await this.builds.signalTrace(build.id);
@@ -98,18 +98,18 @@ export class ProjectBuildsService {
   }
 
   /** A finished build → a new pending build with the same job (decision 2); the old one keeps its status. */
-  async retry(user: User, ref: string, rawId: string): Promise<BuildView> {
+  async retry(user: User, ref: string, id: number): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'update_build');
-    const build = await this.find(project, rawId);
+    const build = await this.find(project, id);
     if (!(FINISHED as string[]).includes(build.status) || !build.commands) throw new Forbidden('Build is not retryable');
-    const id = await this.pipelines.retry(build, user.id);
-    return (await this.withCommits(project, [(await this.repo.findWithPeople(id))!]))[0];
+    const retried = await this.pipelines.retry(build, user.id);
+    return (await this.withCommits(project, [(await this.repo.findWithPeople(retried))!]))[0];
   }
 
   /** A finished build with a trace or artifacts: both removed, `erased_at`/`erased_by` set, status unchanged. */
-  async erase(user: User, ref: string, rawId: string): Promise<BuildView> {
+  async erase(user: User, ref: string, id: number): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'update_build');
-    const build = await this.find(project, rawId);
+    const build = await this.find(project, id);
     const erasable = (FINISHED as string[]).includes(build.status) && (build.traceSize > 0 || !!build.artifactsFile);
     if (!erasable) throw new Forbidden('Build is not erasable!');
     await this.repo.erase(build.id, user.id);
@@ -117,14 +117,13 @@ export class ProjectBuildsService {
     return (await this.withCommits(project, [(await this.repo.findWithPeople(build.id))!]))[0];
   }
 
-  private async find(project: Project, rawId: string): Promise<BuildRow> {
-    return (await this.findWithPeople(project, rawId)).build;
+  private async find(project: Project, id: number): Promise<BuildRow> {
+    return (await this.findWithPeople(project, id)).build;
   }
 
-  /** The project's build `rawId` with its user and runner (`404 Build Not Found`): one statement. */
-  private async findWithPeople(project: Project, rawId: string): Promise<BuildWithPeople> {
-    const id = /^\d{1,10}$/.test(rawId) ? Number(rawId) : NaN;
-    const found = Number.isNaN(id) ? undefined : await this.repo.findWithPeople(id);
+  /** The project's build `id` with its user and runner (`404 Build Not Found`): one statement. */
+  private async findWithPeople(project: Project, id: number): Promise<BuildWithPeople> {
+    const found = await this.repo.findWithPeople(id);
     if (!found || found.build.projectId !== project.id) throw new NotFound('Build');
     return found;
   }
