@@ -54,7 +54,7 @@ const joinedUser = (alias, prefix) => USER_FIELDS.map(([c, p]) => `${alias}."${c
 
 const USER_COLUMNS = USER_FIELDS.map(([c]) => c).join(', ');
 
-/** The projects the user is a member of (PolicyService.memberProjectsCondition). */
+/** The projects the user is a member of (memberProjects in src/common/policy/visibility.ts). */
 const MEMBER_FROM = `FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE ((p.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = $1)
          OR p.id IN (SELECT project_id FROM project_members WHERE user_id = $1)
          OR p.namespace_id IN (SELECT namespace_id FROM group_members WHERE user_id = $1)))`;
