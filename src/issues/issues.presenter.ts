@@ -2,6 +2,7 @@ import { Milestone } from '../milestones/milestone.entity';
 import { presentMilestone } from '../milestones/milestones.presenter';
 import { presentAuthor } from '../notes/notes.presenter';
 import { User } from '../users/user.entity';
+import type { UserSummary } from '../users/users.presenter';
 import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { Issue } from './issue.entity';
 import { IssueRecordResponse, IssueResponse } from './issues.responses';
@@ -10,8 +11,8 @@ import { IssueRecordResponse, IssueResponse } from './issues.responses';
 export interface IssueExtras {
   labels: string[];
   milestone: Milestone | null;
-  assignee: User | null;
-  author: User | null;
+  assignee: UserSummary | null;
+  author: UserSummary | null;
   subscribed: boolean;
   userNotesCount: number;
 }

@@ -7,7 +7,7 @@ import { readableProjects } from '../common/policy/visibility';
 import { JoinedEntity } from '../database/joined-rows';
 import { Tx } from '../database/transactions';
 import { Milestone } from '../milestones/milestone.entity';
-import { User } from '../users/user.entity';
+import type { UserSummary } from '../users/users.presenter';
 import { UserDirectory } from '../users/user-directory.service';
 import { Namespace } from '../namespaces/namespace.entity';
 import { Project } from '../projects/project.entity';
@@ -43,8 +43,8 @@ export interface IssueNoteStats {
 /** One issue of a page with what its presentation needs, read in the page's statement. */
 export interface IssueDetails {
   issue: Issue;
-  author: User | null;
-  assignee: User | null;
+  author: UserSummary | null;
+  assignee: UserSummary | null;
   milestone: Milestone | null;
   stats: IssueNoteStats;
   /** The viewer's explicit subscription choice, if any. */

@@ -68,7 +68,7 @@ export class MembersRepository {
       .limit(page.perPage)
       .getRawMany<{ user_id: number; access_level: number; total: string } & Record<string, unknown>>();
     const total = rows.length ? Number(rows[0].total) : page.offset === 0 ? 0 : await qb.getCount();
-    return [rows.map((r) => ({ userId: r.user_id, accessLevel: r.access_level, user: this.users.joined(r, 'user') as User })), total];
+    return [rows.map((r) => ({ userId: r.user_id, accessLevel: r.access_level, user: this.users.joinedUser(r, 'user') as User })), total];
   }
 
   /** The user's level in the target, or null; `lock` holds the row until commit. */

@@ -5,6 +5,7 @@ import { presentMilestone } from '../milestones/milestones.presenter';
 import { presentAuthor } from '../notes/notes.presenter';
 import { presentCommitInList, presentDiff } from '../repository/repository.presenter';
 import { User } from '../users/user.entity';
+import type { UserSummary } from '../users/users.presenter';
 import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { isWorkInProgress, MergeRequest } from './merge-request.entity';
 import { CommitResponse } from '../repository/repository.responses';
@@ -14,8 +15,8 @@ import { MergeRequestChangesResponse, MergeRequestRecordResponse, MergeRequestRe
 export interface MergeRequestExtras {
   labels: string[];
   milestone: Milestone | null;
-  assignee: User | null;
-  author: User | null;
+  assignee: UserSummary | null;
+  author: UserSummary | null;
   subscribed: boolean;
   userNotesCount: number;
   upvotes: number;

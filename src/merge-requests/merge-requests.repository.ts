@@ -6,7 +6,7 @@ import { nextInternalId } from '../database/internal-ids';
 import { JoinedEntity } from '../database/joined-rows';
 import { Tx } from '../database/transactions';
 import { Milestone } from '../milestones/milestone.entity';
-import { User } from '../users/user.entity';
+import type { UserSummary } from '../users/users.presenter';
 import { UserDirectory } from '../users/user-directory.service';
 import { MergeRequest, MergeRequestState, MergeStatus } from './merge-request.entity';
 
@@ -30,8 +30,8 @@ export interface NoteStats {
 /** One merge request of a page with what its presentation needs but labels, read in the page's statement. */
 export interface MergeRequestDetails {
   mr: MergeRequest;
-  author: User | null;
-  assignee: User | null;
+  author: UserSummary | null;
+  assignee: UserSummary | null;
   milestone: Milestone | null;
   stats: NoteStats;
   /** The viewer's explicit subscription choice, if any. */

@@ -4,7 +4,7 @@ import { DataSource, Repository } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
 import { JoinedEntity } from '../database/joined-rows';
 import { Tx } from '../database/transactions';
-import { User } from '../users/user.entity';
+import type { UserSummary } from '../users/users.presenter';
 import { UserDirectory } from '../users/user-directory.service';
 import { Note, NoteableType } from './note.entity';
 
@@ -21,7 +21,7 @@ const TOUCH: Readonly<Record<NoteableType, string>> = {
 /** A note with its author, read in one statement. */
 export interface NoteWithAuthor {
   note: Note;
-  author: User | null;
+  author: UserSummary | null;
 }
 
 /** Every query on `notes` of the notes area. Methods that write take the caller's transaction. */

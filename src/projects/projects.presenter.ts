@@ -1,6 +1,6 @@
 import { ProjectAccess } from '../common/policy/policy';
 import { Namespace } from '../namespaces/namespace.entity';
-import { User } from '../users/user.entity';
+import type { UserSummary } from '../users/users.presenter';
 import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { Project } from './project.entity';
 import { NamespaceRecordResponse } from '../namespaces/namespaces.responses';
@@ -14,7 +14,7 @@ export interface ForkParent {
 
 /** Everything a project response needs besides the row, loaded by ProjectViews in bounded queries. */
 export interface ProjectExtras {
-  owner: User | null;
+  owner: UserSummary | null;
   forkedFrom: ForkParent | null;
   forksCount: number;
   openIssuesCount: number;
@@ -32,7 +32,7 @@ export function projectFullPath(p: Project): string {
   return `${p.namespace.path}/${p.path}`;
 }
 
-function namespaceHumanName(ns: Namespace, owner: User | null): string {
+function namespaceHumanName(ns: Namespace, owner: UserSummary | null): string {
   return ns.kind === 'user' && owner ? owner.name : ns.name;
 }
 

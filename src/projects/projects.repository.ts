@@ -9,6 +9,7 @@ import { containsPattern } from '../common/params/params';
 import { Tx } from '../database/transactions';
 import { Namespace } from '../namespaces/namespace.entity';
 import { User } from '../users/user.entity';
+import type { UserSummary } from '../users/users.presenter';
 import { ForkParent } from './projects.presenter';
 import { Project } from './project.entity';
 import { JoinedEntity, manyWithTotal } from '../database/joined-rows';
@@ -54,7 +55,7 @@ export interface ProjectListQuery {
 export interface ProjectExtras {
   forksCount: number;
   openIssuesCount: number;
-  owner: User | null;
+  owner: UserSummary | null;
   projectMember: { accessLevel: number; notificationLevel: number } | null;
   groupMember: { accessLevel: number; notificationLevel: number } | null;
 }

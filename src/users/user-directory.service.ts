@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Transactions, Tx } from '../database/transactions';
 import { User, UserState } from './user.entity';
 import { UsersRepository } from './users.repository';
+import type { UserSummary } from './users.presenter';
 
 /**
  * What other areas read of `users` and `identities`, and the join helpers their list queries use to
@@ -72,13 +73,18 @@ export class UserDirectory {
     return this.users.joinedColumns(alias, prefix);
   }
 
-  /** joinedColumns as [expression, result name] pairs, for a query builder's addSelect. */
+  /** Every column of a users row joined as `alias`, as [expression, result name] pairs for a query builder's addSelect (read back with joinedUser). */
   joinedSelections(alias: string, prefix: string): [string, string][] {
     return this.users.joinedSelections(alias, prefix);
   }
 
-  /** The user of a row read with joinedColumns(…, `prefix`), or null when the join found none. */
-  joined(row: Record<string, unknown>, prefix: string): User | null {
+  /** The whole user of a row read with joinedSelections(…, `prefix`), or null when the join found none. */
+  joinedUser(row: Record<string, unknown>, prefix: string): User | null {
+    return this.users.joinedUser(row, prefix);
+  }
+
+  /** The user summary of a row read with joinedColumns(…, `prefix`), or null when the join found none. */
+  joined(row: Record<string, unknown>, prefix: string): UserSummary | null {
     return this.users.joined(row, prefix);
   }
 }

@@ -25,14 +25,23 @@ export interface PresentContext {
   sshUrlPrefix?: string;
 }
 
-function avatarUrl(u: User, ctx: PresentContext): string | null {
+/**
+ * The columns of a user that rows embedding one present (UserBasic and the author shape of
+ * below: avatar_url from the email, created_at; email itself to administrators). Lists
+ * join their authors, assignees and owners with these only: a whole users row is ~30 columns, the
+ * password and token digests among them, for 6 shown.
+ */
+export const USER_SUMMARY_PROPERTIES = ['id', 'username', 'name', 'state', 'email', 'createdAt'] as const satisfies readonly (keyof User)[];
+export type UserSummary = Pick<User, (typeof USER_SUMMARY_PROPERTIES)[number]>;
+
+function avatarUrl(u: Pick<User, 'email'>, ctx: PresentContext): string | null {
   if (!ctx.gravatarEnabled) return null;
   const hash = createHash('md5').update(u.email.trim().toLowerCase()).digest('hex');
   return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`;
 }
 
 /** User summary (GitLab's UserBasic): embedded as author, assignee, member. */
-export function presentUserBasic(u: User, ctx: PresentContext): UserBasicResponse {
+export function presentUserBasic(u: UserSummary, ctx: PresentContext): UserBasicResponse {
   return {
     name: u.name,
     username: u.username,
@@ -48,9 +57,9 @@ export function presentUserBasic(u: User, ctx: PresentContext): UserBasicRespons
  * merge requests, snippets, commit comments and statuses, events): the user summary plus
  * `created_at`, and `email` only when the viewer is an administrator.
  */
-export function presentAuthor(u: User, viewer: User | undefined, ctx: PresentContext): AuthorResponse;
-export function presentAuthor(u: User | null | undefined, viewer: User | undefined, ctx: PresentContext): AuthorResponse | null;
-export function presentAuthor(u: User | null | undefined, viewer: User | undefined, ctx: PresentContext): AuthorResponse | null {
+export function presentAuthor(u: UserSummary, viewer: User | undefined, ctx: PresentContext): AuthorResponse;
+export function presentAuthor(u: UserSummary | null | undefined, viewer: User | undefined, ctx: PresentContext): AuthorResponse | null;
+export function presentAuthor(u: UserSummary | null | undefined, viewer: User | undefined, ctx: PresentContext): AuthorResponse | null {
   if (!u) return null;
   return { ...presentUserBasic(u, ctx), created_at: u.createdAt, ...(viewer?.admin ? { email: u.email } : {}) };
 }

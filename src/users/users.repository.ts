@@ -5,6 +5,7 @@ import { PageRequest } from '../common/pagination/pagination';
 import { Tx } from '../database/transactions';
 import { Identity } from './identity.entity';
 import { User, UserState } from './user.entity';
+import { USER_SUMMARY_PROPERTIES, UserSummary } from './users.presenter';
 
 /** The filters of `GET /users` (already validated). */
 export interface UserFilter {
@@ -61,37 +62,51 @@ export class UsersRepository {
   }
 
   /** `SELECT <the entity's columns> FROM users u WHERE <where> <tail>`: rows shaped as Users. */
-  /** The lean select list of a users row joined as `alias` in another area's query, each column under `prefix.property`. */
+  /** The summary columns (USER_SUMMARY_PROPERTIES) of a users row joined as `alias` in another area's query. */
+  private get summaryColumns() {
+    const wanted = new Set<string>(USER_SUMMARY_PROPERTIES);
+    return this.users.metadata.columns.filter((c) => wanted.has(c.propertyName));
+  }
+
+  /** The select list of a users row joined as `alias` in another area's query (its summary columns), each under `prefix.property`. */
   joinedColumns(alias: string, prefix: string): string {
     const key = `${alias} ${prefix}`;
     let list = this.joinedLists.get(key);
     if (list === undefined) {
       const esc = (name: string) => this.users.manager.connection.driver.escape(name);
-      list = this.users.metadata.columns.map((c) => `${alias}.${esc(c.databaseName)} AS ${esc(`${prefix}.${c.propertyName}`)}`).join(', ');
+      list = this.summaryColumns.map((c) => `${alias}.${esc(c.databaseName)} AS ${esc(`${prefix}.${c.propertyName}`)}`).join(', ');
       this.joinedLists.set(key, list);
     }
     return list;
   }
 
-  /** joinedColumns as [expression, result name] pairs, for a query builder's addSelect. */
+  /** Every column of a users row joined as `alias`, as [expression, result name] pairs for a query builder's addSelect (read back with joinedUser). */
   joinedSelections(alias: string, prefix: string): [string, string][] {
     const esc = (name: string) => this.users.manager.connection.driver.escape(name);
     return this.users.metadata.columns.map((c) => [`${alias}.${esc(c.databaseName)}`, `${prefix}.${c.propertyName}`]);
   }
 
-  /** The lean user of a row read with joinedColumns(…, `prefix`), or null when the join found none. */
-  joined(row: Record<string, unknown>, prefix: string): User | null {
+  /** The whole user of a row read with joinedSelections(…, `prefix`), or null when the join found none. */
+  joinedUser(row: Record<string, unknown>, prefix: string): User | null {
+    if (row[`${prefix}.id`] === null || row[`${prefix}.id`] === undefined) return null;
+    const user: Record<string, unknown> = {};
+    for (const c of this.users.metadata.columns) user[c.propertyName] = row[`${prefix}.${c.propertyName}`];
+    return user as unknown as User;
+  }
+
+  /** The user summary of a row read with joinedColumns(…, `prefix`), or null when the join found none. */
+  joined(row: Record<string, unknown>, prefix: string): UserSummary | null {
     let keys = this.joinedKeys.get(prefix);
     if (keys === undefined) {
       // the result keys once per prefix: building `prefix.property` for every column of every row cost more than the copy
-      keys = this.users.metadata.columns.map((c): [string, string] => [c.propertyName, `${prefix}.${c.propertyName}`]);
+      keys = this.summaryColumns.map((c): [string, string] => [c.propertyName, `${prefix}.${c.propertyName}`]);
       this.joinedKeys.set(prefix, keys);
     }
     const id = row[`${prefix}.id`];
     if (id === null || id === undefined) return null;
     const user: Record<string, unknown> = {};
     for (const [property, key] of keys) user[property] = row[key];
-    return user as unknown as User;
+    return user as unknown as UserSummary;
   }
 
   private async lean(where: string, params: unknown[], opts: { fullView?: boolean; tx?: Tx; tail?: string } = {}): Promise<User[]> {
