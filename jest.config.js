@@ -14,9 +14,6 @@ const common = {
 module.exports = {
   testTimeout: 60000,
   maxWorkers: 1,
-  // background clients (the queue's workers, LISTEN connections) of an app a spec forgot to close must not
-  // keep the run alive after its results are in
-  forceExit: true,
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/src', '<rootDir>/test'], testRegex: '\\.spec\\.ts$' },
     {
