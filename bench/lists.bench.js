@@ -78,6 +78,7 @@ async function main() {
       ROOT_PASSWORD,
       EXTERNAL_URL,
       LOG_LEVEL: 'error',
+      SSH_ENABLED: 'false', // the bare handler presents git@HOST: URLs, as the app does without its SSH server
       DB_POOL_SIZE: String(POOL_SIZE),
       NODE_ENV: 'production',
     }),
