@@ -48,6 +48,17 @@ describe('ErrorsFilter', () => {
     });
   });
 
+  it('a transaction aborted by a deadlock or a serialization failure is a 503 to retry, not a 500', () => {
+    for (const code of ['40P01', '40001']) {
+      expect(map(Object.assign(new Error('deadlock detected'), { driverError: { code } }))).toEqual({
+        status: 503,
+        body: { message: '503 Service Unavailable - the request collided with a concurrent change, try again' },
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    expect(map(Object.assign(new Error('boom'), { driverError: { code: '42P01' } })).status).toBe(500);
+  });
+
   it('keeps a validation field map as a map (rule 2)', () => {
     expect(map(new ValidationFailed({ title: ['is invalid'] })).body).toEqual({ message: { title: ['is invalid'] } });
   });

@@ -43,6 +43,12 @@ export class ErrorsFilter implements ExceptionFilter {
       // statement_timeout (DB_STATEMENT_TIMEOUT): an answer, not a hang
       return { status: 503, body: { message: '503 Service Unavailable - the database did not answer in time' } };
     }
+    if (pgCode === '40P01' || pgCode === '40001') {
+      // a deadlock or serialization failure between concurrent transactions: nothing was written, and
+      // the same request sent again succeeds — a transient answer the client can retry, not a 500
+      this.logger.warn('transaction aborted by a concurrent one', { request_id: (req as Request & { id?: string }).id, method: req.method, path: req.path, code: pgCode });
+      return { status: 503, body: { message: '503 Service Unavailable - the request collided with a concurrent change, try again' }, headers: { 'Retry-After': '1' } };
+    }
     if (pgCode && INPUT_ERRORS[pgCode]) {
       // Input PostgreSQL cannot take (a NUL byte, an out-of-range number): the caller's fault, not ours.
       return { status: 400, body: { message: `400 Bad request - ${INPUT_ERRORS[pgCode]}` } };
