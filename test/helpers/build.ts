@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { alive } from './test-db';
 
 const REPO = join(__dirname, '..', '..');
 const LOCK = join(REPO, '.cache', 'test-build.lock');
@@ -45,14 +46,5 @@ async function lock(): Promise<void> {
     }
     if (holder && !alive(holder)) rmSync(LOCK, { recursive: true, force: true });
     else await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,7 +1,7 @@
 import PgBoss from 'pg-boss';
 import { DataSource } from 'typeorm';
 import { BASE_OPTIONS } from '../../src/database/data-source';
-import { databaseName, databases, dropDatabase, isReleased, RUN_ENV, runOf, templateName, withAdmin, withDatabase } from './test-db';
+import { alive, databaseName, databases, dropDatabase, isReleased, RUN_ENV, runOf, templateName, withAdmin, withDatabase } from './test-db';
 
 /** The janitor of the run (see test-db.ts), stopped by the global teardown (globals of the setup are the teardown's). */
 export interface Janitor {
@@ -70,13 +70,4 @@ function janitor(url: string, base: string): Janitor {
       await current;
     },
   };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -124,3 +124,13 @@ export async function createTestDatabase(opts: { empty?: boolean } = {}): Promis
       )),
   };
 }
+
+/** Whether a process (a run, a lock holder) still lives: EPERM means it does, under another user. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
