@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input } from '../common/params/params';
+import { IdParam, Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CreateIssueDto, ListIssuesDto, ListProjectIssuesDto, MoveIssueDto, UpdateIssueDto } from './dto/issue.dto';
 import { IssueViews } from './issue-views.service';
@@ -33,13 +33,13 @@ export class IssuesController {
 
   @ApiPageResponse(IssueResponse)
   @Get('projects/:id/milestones/:milestoneId/issues')
-  async ofMilestone(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string, @Input() q: ListIssuesDto) {
+  async ofMilestone(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId', IdParam) milestoneId: number, @Input() q: ListIssuesDto) {
     return this.views.detailedPage(user, await this.issues.listForMilestone(user, id, milestoneId, q));
   }
 
   @ApiOkResponse({ type: IssueResponse })
   @Get('projects/:id/issues/:issueId')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string) {
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId', IdParam) issueId: number) {
     return this.views.one(user, (await this.issues.findReadable(user, id, issueId)).issue);
   }
 
@@ -51,33 +51,33 @@ export class IssuesController {
 
   @ApiOkResponse({ type: IssueResponse })
   @Put('projects/:id/issues/:issueId')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string, @Input() dto: UpdateIssueDto) {
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId', IdParam) issueId: number, @Input() dto: UpdateIssueDto) {
     return this.views.one(user, await this.issues.update(user, id, issueId, dto));
   }
 
   @ApiOkResponse({ type: IssueRecordResponse })
   @Delete('projects/:id/issues/:issueId')
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string) {
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId', IdParam) issueId: number) {
     return presentIssueRecord(await this.issues.remove(user, id, issueId));
   }
 
   @ApiCreated(IssueResponse)
   @Post('projects/:id/issues/:issueId/move')
-  async move(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string, @Input() dto: MoveIssueDto) {
+  async move(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId', IdParam) issueId: number, @Input() dto: MoveIssueDto) {
     return this.views.one(user, await this.issues.move(user, id, issueId, dto));
   }
 
   @ApiCreated(IssueResponse)
   @ApiNotModified()
   @Post('projects/:id/issues/:issueId/subscription')
-  async subscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string) {
+  async subscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId', IdParam) issueId: number) {
     return this.views.one(user, await this.issues.setSubscription(user, id, issueId, true));
   }
 
   @ApiOkResponse({ type: IssueResponse })
   @ApiNotModified()
   @Delete('projects/:id/issues/:issueId/subscription')
-  async unsubscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId') issueId: string) {
+  async unsubscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId', IdParam) issueId: number) {
     return this.views.one(user, await this.issues.setSubscription(user, id, issueId, false));
   }
 }

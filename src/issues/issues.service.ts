@@ -3,7 +3,6 @@ import { DomainEvents } from '../events/domain-events';
 import { checkTitle } from '../common/dto/titles';
 import { BadRequest, Forbidden, NotFound, NotModified } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { parseId } from '../common/params/params';
 import { ProjectAbility, ProjectAccess, projectAbilities } from '../common/policy/policy';
 import { accessFrom } from '../common/policy/policy.service';
 import { Transactions } from '../database/transactions';
@@ -22,8 +21,8 @@ import { Issue } from './issue.entity';
 import { loadParticipation, mentionPattern } from './issue-participation';
 import { canReadIssue, canSetTimestamps, canUpdateIssue, issueVisibilityInProject } from './issue-policy';
 import { issueOrder, issueStates } from './issue-rules';
-import { SystemNotesService } from '../notes/system-notes.service';
 import { IssueDetails, IssueFilter, IssueReference, IssuesRepository, ReferencedIssue } from './issues.repository';
+import { SystemNotesService } from '../notes/system-notes.service';
 
 export type { IssueReference, ReferencedIssue } from './issues.repository';
 
@@ -49,8 +48,8 @@ export class IssuesService {
     private readonly subscriptions: SubscriptionsService,
     private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
-    private readonly systemNotes: SystemNotesService,
     private readonly issuables: IssuablesService,
+    private readonly systemNotes: SystemNotesService,
   ) {}
 
   // ---------------------------------------------------------------- lists
@@ -75,18 +74,17 @@ export class IssuesService {
   }
 
   /** `GET /projects/:id/milestones/:milestone_id/issues`. */
-  async listForMilestone(user: User, ref: string, rawMilestoneId: string, q: ListIssuesDto): Promise<Paginated<IssueDetails>> {
+  async listForMilestone(user: User, ref: string, milestoneId: number, q: ListIssuesDto): Promise<Paginated<IssueDetails>> {
     const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_milestone');
-    const milestoneId = parseId(rawMilestoneId);
-    if (milestoneId !== undefined && abilities.has('read_issue')) {
+    if (abilities.has('read_issue')) {
       // an issue of the project with this milestone proves the milestone is the project's: the
       // milestone is looked up only for an empty page (404 for another project's or no milestone)
       const found = await this.page(user, q, { projectId: project.id, milestoneId, conditions: [issueVisibilityInProject(user, access)] });
       if (found.items.length) return found;
-      await this.milestones.findInProject(project.id, milestoneId ?? 0);
+      await this.milestones.findInProject(project.id, milestoneId);
       return found;
     }
-    await this.milestones.findInProject(project.id, milestoneId ?? 0);
+    await this.milestones.findInProject(project.id, milestoneId);
     return new Paginated([], 0, pageRequest(q));
   }
 
@@ -123,15 +121,14 @@ export class IssuesService {
   // ---------------------------------------------------------------- single issues
 
   /**
-   * The issue with global id `rawId` in the project, if the caller may read both: `404 Project Not
+   * The issue with global id `id` in the project, if the caller may read both: `404 Project Not
    * Found`, 403 when the project's issues are off, `404 Issue Not Found` for an absent issue, one of
    * another project, or a confidential one the caller may not see (decided from the access the
    * resolver returned: no second membership query).
    */
-  async findReadable(user: User, ref: string, rawId: string): Promise<IssueInProject> {
+  async findReadable(user: User, ref: string, id: number): Promise<IssueInProject> {
     const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_issue');
-    const id = parseId(rawId);
-    const issue = id === undefined ? null : await this.issues.findInProject(project.id, id);
+    const issue = await this.issues.findInProject(project.id, id);
     if (!issue || !canReadIssue(user, abilities, access, issue)) throw new NotFound('Issue');
     return { project, access, abilities, issue };
   }
@@ -184,8 +181,8 @@ export class IssuesService {
    * `assignee_id`, `milestone_id` for those with admin_issue (dropped for others, as in GitLab);
    * `updated_at` for owners and admins. Changes leave system notes; state and label changes events.
    */
-  async update(user: User, ref: string, rawId: string, dto: UpdateIssueDto): Promise<Issue> {
-    const { project, abilities, issue } = await this.findReadable(user, ref, rawId);
+  async update(user: User, ref: string, id: number, dto: UpdateIssueDto): Promise<Issue> {
+    const { project, abilities, issue } = await this.findReadable(user, ref, id);
     if (!canUpdateIssue(user, abilities, issue)) throw new Forbidden();
     const updatedAt = canSetTimestamps(abilities) ? dto.updated_at : undefined;
     return this.issuables.update(user, { project, abilities, record: issue }, { ...dto, updated_at: updatedAt }, {
@@ -218,8 +215,8 @@ export class IssuesService {
   };
 
   /** Soft delete (owners and admins): 403 for others, `404 Issue Not Found` when absent. Returns the record. */
-  async remove(user: User, ref: string, rawId: string): Promise<Issue> {
-    const { abilities, issue } = await this.findReadable(user, ref, rawId);
+  async remove(user: User, ref: string, id: number): Promise<Issue> {
+    const { abilities, issue } = await this.findReadable(user, ref, id);
     if (!abilities.has('destroy_issue')) throw new Forbidden();
     if (!(await this.issues.softDelete(issue.id))) throw new NotFound('Issue');
     await this.events.record(this.event(issue, user, 'destroyed'));
@@ -232,8 +229,8 @@ export class IssuesService {
    * closed with a `Moved to` system note and linked to the new one. 400 for the same project, for
    * missing admin_issue on either side, or an issue already moved; 404 for an unreadable target.
    */
-  async move(user: User, ref: string, rawId: string, dto: MoveIssueDto): Promise<Issue> {
-    const { project: source, abilities, issue } = await this.findReadable(user, ref, rawId);
+  async move(user: User, ref: string, id: number, dto: MoveIssueDto): Promise<Issue> {
+    const { project: source, abilities, issue } = await this.findReadable(user, ref, id);
     const { project: target, abilities: targetAbilities } = await this.projects.resolve(user, dto.to_project_id, 'read_project');
     if (target.id === source.id) throw new BadRequest('Cannot move issue to project it originates from!');
     if (!abilities.has('admin_issue') || !targetAbilities.has('admin_issue')) {
@@ -280,8 +277,8 @@ export class IssuesService {
   }
 
   /** Subscribes (201, 304 when already subscribed) or unsubscribes (200, 304 when not subscribed). */
-  async setSubscription(user: User, ref: string, rawId: string, subscribed: boolean): Promise<Issue> {
-    const { issue } = await this.findReadable(user, ref, rawId);
+  async setSubscription(user: User, ref: string, id: number, subscribed: boolean): Promise<Issue> {
+    const { issue } = await this.findReadable(user, ref, id);
     const current = (await loadParticipation(this.issues, this.subscriptions, user, [issue])).get(issue.id)?.subscribed ?? false;
     if (current === subscribed) throw new NotModified();
     await this.subscriptions.set(user.id, 'Issue', issue.id, subscribed);

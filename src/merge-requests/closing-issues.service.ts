@@ -34,8 +34,8 @@ export class ClosingIssues {
    * `GET .../closes_issues`: the issues merging would close — named in the description or a commit
    * message, when the target is the project's default branch — that the caller can see. Paginated.
    */
-  async ofMergeRequest(user: User, ref: string, rawId: string, dto: PaginationDto): Promise<Paginated<ReferencedIssue>> {
-    const { project, mr } = await this.requests.findReadable(user, ref, rawId);
+  async ofMergeRequest(user: User, ref: string, id: number, dto: PaginationDto): Promise<Paginated<ReferencedIssue>> {
+    const { project, mr } = await this.requests.findReadable(user, ref, id);
     const page = pageRequest(dto);
     let issues: ReferencedIssue[] = [];
     if (project.defaultBranch && mr.targetBranch === project.defaultBranch) {
@@ -74,7 +74,7 @@ export class ClosingIssues {
     for (const issue of issues) {
       if (issue.state === 'closed') continue;
       try {
-        await this.issues.update(user, String(issue.projectId), String(issue.id), { state_event: 'close' });
+        await this.issues.update(user, String(issue.projectId), issue.id, { state_event: 'close' });
       } catch (e) {
         if (!(e instanceof NotFound) && !(e instanceof Forbidden)) throw e;
       }

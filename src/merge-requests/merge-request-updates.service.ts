@@ -14,11 +14,11 @@ export class MergeRequestUpdates {
   ) {}
 
   /** The update of the other attributes first (when any), then the merge (../shared/docs/spec-decisions.md #7). */
-  async update(user: User, ref: string, rawId: string, dto: UpdateMergeRequestDto): Promise<MergeRequest> {
+  async update(user: User, ref: string, id: number, dto: UpdateMergeRequestDto): Promise<MergeRequest> {
     const { state_event, merge_commit_message, should_remove_source_branch, merge_when_build_succeeds, merged_when_build_succeeds, ...rest } = dto;
     const changes = Object.values(rest).some((v) => v !== undefined) || state_event !== 'merge';
-    const updated = changes ? await this.requests.update(user, ref, rawId, { ...rest, state_event: state_event === 'merge' ? undefined : state_event }) : null;
+    const updated = changes ? await this.requests.update(user, ref, id, { ...rest, state_event: state_event === 'merge' ? undefined : state_event }) : null;
     if (state_event !== 'merge') return updated as MergeRequest;
-    return this.merges.merge(user, ref, rawId, { merge_commit_message, should_remove_source_branch, merge_when_build_succeeds, merged_when_build_succeeds });
+    return this.merges.merge(user, ref, id, { merge_commit_message, should_remove_source_branch, merge_when_build_succeeds, merged_when_build_succeeds });
   }
 }

@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input } from '../common/params/params';
+import { IdParam, Input } from '../common/params/params';
 import { IssueViews } from '../issues/issue-views.service';
 import { User } from '../users/user.entity';
 import { ClosingIssues } from './closing-issues.service';
@@ -46,49 +46,49 @@ export class MergeRequestsController {
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @Get(one())
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.mrs.get(user, id, mrId));
   }
 
   @ApiPageResponse(CommitResponse)
   @Get(one('/commits'))
-  async commits(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string, @Input() q: PaginationDto) {
+  async commits(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number, @Input() q: PaginationDto) {
     return presentMergeRequestCommits(await this.mrs.commits(user, id, mrId, q));
   }
 
   @ApiOkResponse({ type: MergeRequestChangesResponse })
   @Get(one('/changes'))
-  async changes(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+  async changes(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
     return this.views.withChanges(user, await this.mrs.changes(user, id, mrId));
   }
 
   @ApiPageResponse(IssueResponse)
   @Get(one('/closes_issues'))
-  async closesIssues(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string, @Input() dto: PaginationDto) {
+  async closesIssues(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number, @Input() dto: PaginationDto) {
     return this.issueViews.detailedPage(user, await this.closing.ofMergeRequest(user, id, mrId, dto));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @Put(one())
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string, @Input() dto: UpdateMergeRequestDto) {
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number, @Input() dto: UpdateMergeRequestDto) {
     return this.views.one(user, await this.updates.update(user, id, mrId, dto));
   }
 
   @ApiOkResponse({ type: MergeRequestRecordResponse })
   @Delete(one())
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
     return presentMergeRequestRecord(await this.mrs.remove(user, id, mrId));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @Put(one('/merge'))
-  async merge(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string, @Input() dto: MergeDto) {
+  async merge(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number, @Input() dto: MergeDto) {
     return this.views.one(user, await this.merges.merge(user, id, mrId, dto));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @Put(one('/cancel_merge_when_build_succeeds'))
-  async cancelAutoMerge(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+  async cancelAutoMerge(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.merges.cancelMergeWhenBuildSucceeds(user, id, mrId));
   }
 
@@ -96,21 +96,21 @@ export class MergeRequestsController {
   @ApiOkResponse({ type: MergeRequestResponse })
   @Post(one('/cancel_merge_when_build_succeeds'))
   @HttpCode(200)
-  async cancelAutoMergePost(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+  async cancelAutoMergePost(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.merges.cancelMergeWhenBuildSucceeds(user, id, mrId));
   }
 
   @ApiCreated(MergeRequestResponse)
   @ApiNotModified()
   @Post(one('/subscription'))
-  async subscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+  async subscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.mrs.setSubscription(user, id, mrId, true));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @ApiNotModified()
   @Delete(one('/subscription'))
-  async unsubscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId') mrId: string) {
+  async unsubscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.mrs.setSubscription(user, id, mrId, false));
   }
 }

@@ -12,7 +12,6 @@ import {
 } from '../common/errors/domain-errors';
 import { checkTitle } from '../common/dto/titles';
 import { PageParams, Paginated, pageRequest, paginateAll } from '../common/pagination/pagination';
-import { parseId } from '../common/params/params';
 import { ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { EventsService, NewEvent } from '../events/events.service';
@@ -126,36 +125,35 @@ export class MergeRequestsService {
   }
 
   /**
-   * The merge request with global id `rawId` in the project, if the caller may read both:
+   * The merge request with global id `id` in the project, if the caller may read both:
    * `404 Project Not Found`, 403 when the project's merge requests are off, `404 Merge Request Not
    * Found` for an absent one or one of another project.
    */
-  async findReadable(user: User, ref: string, rawId: string): Promise<MergeRequestInProject> {
+  async findReadable(user: User, ref: string, id: number): Promise<MergeRequestInProject> {
     const { project, abilities } = await this.resolver.resolve(user, ref, 'read_project');
     if (!abilities.has('read_merge_request')) throw new Forbidden();
-    const id = parseId(rawId);
-    const mr = id === undefined ? null : await this.repo.findInProject(project.id, id);
+    const mr = await this.repo.findInProject(project.id, id);
     if (!mr) throw new NotFound('Merge Request');
     return { project, abilities, mr };
   }
 
-  async get(user: User, ref: string, rawId: string): Promise<MergeRequest> {
-    return (await this.findReadable(user, ref, rawId)).mr;
+  async get(user: User, ref: string, id: number): Promise<MergeRequest> {
+    return (await this.findReadable(user, ref, id)).mr;
   }
 
   /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
-  async commits(user: User, ref: string, rawId: string, q: PageParams): Promise<Paginated<Commit>> {
-    const { mr } = await this.readableWithCode(user, ref, rawId);
+  async commits(user: User, ref: string, id: number, q: PageParams): Promise<Paginated<Commit>> {
+    const { mr } = await this.readableWithCode(user, ref, id);
     return paginateAll(await this.git.commits(mr), q, { whole: true });
   }
 
-  async changes(user: User, ref: string, rawId: string): Promise<{ mr: MergeRequest; entries: DiffEntry[]; truncated: boolean }> {
-    const { mr } = await this.readableWithCode(user, ref, rawId);
+  async changes(user: User, ref: string, id: number): Promise<{ mr: MergeRequest; entries: DiffEntry[]; truncated: boolean }> {
+    const { mr } = await this.readableWithCode(user, ref, id);
     return { mr, ...(await this.git.changes(mr)) };
   }
 
-  private async readableWithCode(user: User, ref: string, rawId: string): Promise<MergeRequestInProject> {
-    const found = await this.findReadable(user, ref, rawId);
+  private async readableWithCode(user: User, ref: string, id: number): Promise<MergeRequestInProject> {
+    const found = await this.findReadable(user, ref, id);
     if (!found.abilities.has('download_code')) throw new Forbidden();
     return found;
   }
@@ -235,8 +233,8 @@ export class MergeRequestsService {
    * MergeRequestUpdates through MergeService), and for those who administer merge requests `assignee_id`,
    * `milestone_id`, `labels`. `source_branch` → 400. Changes leave system notes.
    */
-  async update(user: User, ref: string, rawId: string, dto: UpdateMergeRequestDto): Promise<MergeRequest> {
-    const { project, abilities, mr } = await this.findReadable(user, ref, rawId);
+  async update(user: User, ref: string, id: number, dto: UpdateMergeRequestDto): Promise<MergeRequest> {
+    const { project, abilities, mr } = await this.findReadable(user, ref, id);
     if (!canUpdateMergeRequest(user, abilities, mr)) throw new Forbidden();
     if (dto.source_branch !== undefined) throw apiError(400, 'Source branch cannot be changed');
     const targetBranch = dto.target_branch?.trim();
@@ -282,8 +280,8 @@ export class MergeRequestsService {
   }
 
   /** Soft delete (owners and admins): 403 for others, 404 when absent. Returns the record. */
-  async remove(user: User, ref: string, rawId: string): Promise<MergeRequest> {
-    const { abilities, mr } = await this.findReadable(user, ref, rawId);
+  async remove(user: User, ref: string, id: number): Promise<MergeRequest> {
+    const { abilities, mr } = await this.findReadable(user, ref, id);
     if (!abilities.has('destroy_merge_request')) throw new Forbidden();
     if (!(await this.repo.softDelete(mr.id))) throw new NotFound('Merge Request');
     await this.events.record(this.event(mr, user, 'destroyed'));
@@ -291,8 +289,8 @@ export class MergeRequestsService {
   }
 
   /** Subscribes (201; 304 when already subscribed, participants included) or unsubscribes (200; 304). */
-  async setSubscription(user: User, ref: string, rawId: string, subscribed: boolean): Promise<MergeRequest> {
-    const { mr } = await this.findReadable(user, ref, rawId);
+  async setSubscription(user: User, ref: string, id: number, subscribed: boolean): Promise<MergeRequest> {
+    const { mr } = await this.findReadable(user, ref, id);
     if ((await this.views.subscribed(user, mr)) === subscribed) throw new NotModified();
     await this.subscriptions.set(user.id, 'MergeRequest', mr.id, subscribed);
     return mr;

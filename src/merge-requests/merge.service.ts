@@ -65,8 +65,8 @@ export class MergeService {
    * WIP (405), then either wait for the build (merge_when_build_succeeds while the head's status is
    * pending or running) or merge now (405 `Branch cannot be merged` on conflicts).
    */
-  async merge(user: User, ref: string, rawId: string, dto: MergeDto): Promise<MergeRequest> {
-    const { project, abilities, mr } = await this.requests.findReadable(user, ref, rawId);
+  async merge(user: User, ref: string, id: number, dto: MergeDto): Promise<MergeRequest> {
+    const { project, abilities, mr } = await this.requests.findReadable(user, ref, id);
     if (!(await this.push.canWriteBranch(project.id, mr.targetBranch, abilities))) throw new Unauthorized();
     if (!isOpen(mr) || isWorkInProgress(mr.title)) throw new MethodNotAllowed();
     const params: MergeParams = {};
@@ -95,8 +95,8 @@ export class MergeService {
   }
 
   /** `PUT|POST .../cancel_merge_when_build_succeeds`: 401 unless the user may merge or wrote it; 405 when not open; 406 when not set. */
-  async cancelMergeWhenBuildSucceeds(user: User, ref: string, rawId: string): Promise<MergeRequest> {
-    const { project, abilities, mr } = await this.requests.findReadable(user, ref, rawId);
+  async cancelMergeWhenBuildSucceeds(user: User, ref: string, id: number): Promise<MergeRequest> {
+    const { project, abilities, mr } = await this.requests.findReadable(user, ref, id);
     const mayMerge = await this.push.canWriteBranch(project.id, mr.targetBranch, abilities);
     if (!mayMerge && !involvedIn(user, { authorId: mr.authorId, assigneeId: null })) throw new Unauthorized();
     if (!isOpen(mr)) throw new MethodNotAllowed();

@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input } from '../common/params/params';
+import { IdParam, Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CreateMilestoneDto, ListMilestonesDto, UpdateMilestoneDto } from './dto/milestone.dto';
 import { presentMilestone } from './milestones.presenter';
@@ -23,7 +23,7 @@ export class MilestonesController {
 
   @ApiOkResponse({ type: MilestoneResponse })
   @Get(':milestoneId')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string) {
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId', IdParam) milestoneId: number) {
     return presentMilestone(await this.milestones.get(user, id, milestoneId));
   }
 
@@ -35,7 +35,7 @@ export class MilestonesController {
 
   @ApiOkResponse({ type: MilestoneResponse })
   @Put(':milestoneId')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId') milestoneId: string, @Input() dto: UpdateMilestoneDto) {
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId', IdParam) milestoneId: number, @Input() dto: UpdateMilestoneDto) {
     return presentMilestone(await this.milestones.update(user, id, milestoneId, dto));
   }
 }

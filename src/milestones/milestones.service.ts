@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { checkTitle } from '../common/dto/titles';
 import { InvalidAttribute, isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { parseId } from '../common/params/params';
 import { Transactions, Tx } from '../database/transactions';
 import { EventsService, NewEvent } from '../events/events.service';
 import { nextInternalId } from '../database/internal-ids';
@@ -33,15 +32,14 @@ export class MilestonesService {
     return new Paginated(items, total, page);
   }
 
-  async get(user: User, ref: string, rawId: string): Promise<Milestone> {
+  async get(user: User, ref: string, id: number): Promise<Milestone> {
     const { project } = await this.projects.resolve(user, ref, 'read_milestone');
-    return this.findInProject(project.id, rawId);
+    return this.findInProject(project.id, id);
   }
 
-  /** The milestone with global id `rawId` if it belongs to the project, else `404 Milestone Not Found`. */
-  async findInProject(projectId: number, rawId: string | number, tx?: Tx): Promise<Milestone> {
-    const id = typeof rawId === 'number' ? rawId : parseId(rawId);
-    const milestone = id === undefined ? null : await this.milestones.findInProject(projectId, id, tx);
+  /** The milestone with global id `id` if it belongs to the project, else `404 Milestone Not Found`. */
+  async findInProject(projectId: number, id: number, tx?: Tx): Promise<Milestone> {
+    const milestone = await this.milestones.findInProject(projectId, id, tx);
     if (!milestone) throw new NotFound('Milestone');
     return milestone;
   }
@@ -77,9 +75,9 @@ export class MilestonesService {
   }
 
   /** `title`, `description`, `due_date` (null or blank clears it), `state_event` (close, activate). */
-  async update(user: User, ref: string, rawId: string, dto: UpdateMilestoneDto): Promise<Milestone> {
+  async update(user: User, ref: string, id: number, dto: UpdateMilestoneDto): Promise<Milestone> {
     const { project } = await this.projects.resolve(user, ref, 'admin_milestone');
-    const current = await this.findInProject(project.id, rawId);
+    const current = await this.findInProject(project.id, id);
     const title = checkTitle(dto.title);
     let nextState: MilestoneState | undefined;
     if (dto.state_event !== undefined) {

@@ -13,7 +13,7 @@ export interface Noteable {
 }
 
 /** Finds a readable noteable (or throws its area's 404/403). One per kind; the notes service holds the map. */
-export type NoteableFinder = (user: User, projectRef: string, rawId: string) => Promise<Noteable>;
+export type NoteableFinder = (user: User, projectRef: string, id: number) => Promise<Noteable>;
 
 /** Path segments → kinds. `merge_request` is the legacy singular path old clients use. */
 export const NOTEABLE_PATHS: Readonly<Record<string, NoteableType>> = {

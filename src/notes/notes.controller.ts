@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input } from '../common/params/params';
+import { IdParam, Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CreateCommentDto, CreateNoteDto, ListNotesDto, UpdateNoteDto } from './dto/note.dto';
 import { NoteViews } from './note-views.service';
@@ -25,7 +25,7 @@ export class NotesController {
 
   @ApiPageResponse(NoteResponse)
   @Get(':noteable/:noteableId/notes')
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: ListNotesDto) {
+  async list(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId', IdParam) nid: number, @Input() dto: ListNotesDto) {
     return this.views.page(user, await this.notes.list(user, kind, id, nid, dto));
   }
 
@@ -35,15 +35,15 @@ export class NotesController {
     @CurrentUser() user: User,
     @Param('id') id: string,
     @Param('noteable') kind: string,
-    @Param('noteableId') nid: string,
-    @Param('noteId') noteId: string,
+    @Param('noteableId', IdParam) nid: number,
+    @Param('noteId', IdParam) noteId: number,
   ) {
     return this.views.one(user, await this.notes.get(user, kind, id, nid, noteId));
   }
 
   @ApiCreated(NoteResponse)
   @Post(':noteable/:noteableId/notes')
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: CreateNoteDto) {
+  async create(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId', IdParam) nid: number, @Input() dto: CreateNoteDto) {
     return this.views.one(user, await this.notes.create(user, kind, id, nid, dto));
   }
 
@@ -53,8 +53,8 @@ export class NotesController {
     @CurrentUser() user: User,
     @Param('id') id: string,
     @Param('noteable') kind: string,
-    @Param('noteableId') nid: string,
-    @Param('noteId') noteId: string,
+    @Param('noteableId', IdParam) nid: number,
+    @Param('noteId', IdParam) noteId: number,
     @Input() dto: UpdateNoteDto,
   ) {
     return this.views.one(user, await this.notes.update(user, kind, id, nid, noteId, dto));
@@ -66,8 +66,8 @@ export class NotesController {
     @CurrentUser() user: User,
     @Param('id') id: string,
     @Param('noteable') kind: string,
-    @Param('noteableId') nid: string,
-    @Param('noteId') noteId: string,
+    @Param('noteableId', IdParam) nid: number,
+    @Param('noteId', IdParam) noteId: number,
   ) {
     return this.views.one(user, await this.notes.remove(user, kind, id, nid, noteId));
   }
@@ -76,13 +76,13 @@ export class NotesController {
 
   @ApiPageResponse(MergeRequestCommentResponse)
   @Get(':noteable/:noteableId/comments')
-  async comments(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: ListNotesDto) {
+  async comments(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId', IdParam) nid: number, @Input() dto: ListNotesDto) {
     return this.views.commentPage(user, await this.notes.list(user, kind, id, nid, dto, { commentsOnly: true }));
   }
 
   @ApiCreated(MergeRequestCommentResponse)
   @Post(':noteable/:noteableId/comments')
-  async comment(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId') nid: string, @Input() dto: CreateCommentDto) {
+  async comment(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId', IdParam) nid: number, @Input() dto: CreateCommentDto) {
     return this.views.comment(user, await this.notes.comment(user, kind, id, nid, dto));
   }
 }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Forbidden, MissingAttribute, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { parseId } from '../common/params/params';
 import { Transactions } from '../database/transactions';
 import { DomainEvents } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
@@ -43,37 +42,37 @@ export class NotesService {
   ) {}
 
   private readonly finders: Record<NoteableType, NoteableFinder> = {
-    Issue: async (user, ref, rawId) => {
-      const { project, abilities, issue } = await this.issues.findReadable(user, ref, rawId);
+    Issue: async (user, ref, id) => {
+      const { project, abilities, issue } = await this.issues.findReadable(user, ref, id);
       return { project, abilities, type: 'Issue', id: issue.id, title: issue.title };
     },
-    Snippet: async (user, ref, rawId) => {
-      const { project, abilities, snippet } = await this.snippets.findReadable(user, ref, rawId);
+    Snippet: async (user, ref, id) => {
+      const { project, abilities, snippet } = await this.snippets.findReadable(user, ref, id);
       return { project, abilities, type: 'Snippet', id: snippet.id, title: snippet.title };
     },
-    MergeRequest: async (user, ref, rawId) => {
-      const { project, abilities, mr } = await this.mergeRequests.findReadable(user, ref, rawId);
+    MergeRequest: async (user, ref, id) => {
+      const { project, abilities, mr } = await this.mergeRequests.findReadable(user, ref, id);
       return { project, abilities, type: 'MergeRequest', id: mr.id, title: mr.title };
     },
   };
 
-  async list(user: User, kind: string, ref: string, rawId: string, dto: ListNotesDto, o: NoteOptions = {}): Promise<Paginated<NoteWithAuthor>> {
-    const target = await this.noteable(user, kind, ref, rawId, o);
+  async list(user: User, kind: string, ref: string, id: number, dto: ListNotesDto, o: NoteOptions = {}): Promise<Paginated<NoteWithAuthor>> {
+    const target = await this.noteable(user, kind, ref, id, o);
     if (!target.abilities.has('read_note')) throw new Forbidden();
     const page = pageRequest(dto);
     const [items, total] = await this.repo.listWithAuthors(target.type, target.id, page);
     return new Paginated(items, total, page);
   }
 
-  async get(user: User, kind: string, ref: string, rawId: string, rawNoteId: string): Promise<Note> {
-    const target = await this.noteable(user, kind, ref, rawId);
+  async get(user: User, kind: string, ref: string, id: number, noteId: number): Promise<Note> {
+    const target = await this.noteable(user, kind, ref, id);
     if (!target.abilities.has('read_note')) throw new Forbidden();
-    return this.find(target, rawNoteId);
+    return this.find(target, noteId);
   }
 
   /** `body` (required); `created_at` on issue notes for owners and admins. 201 with the note. */
-  async create(user: User, kind: string, ref: string, rawId: string, dto: CreateNoteDto): Promise<Note> {
-    const target = await this.noteable(user, kind, ref, rawId);
+  async create(user: User, kind: string, ref: string, id: number, dto: CreateNoteDto): Promise<Note> {
+    const target = await this.noteable(user, kind, ref, id);
     if (!target.abilities.has('create_note')) throw new Forbidden();
     const body = this.readBody(dto.body, 'body');
     const createdAt = target.type === 'Issue' && canSetTimestamps(target.abilities) ? dto.created_at : undefined;
@@ -81,16 +80,16 @@ export class NotesService {
   }
 
   /** The legacy merge request comment: `note` (required). 201 with the note. */
-  async comment(user: User, kind: string, ref: string, rawId: string, dto: CreateCommentDto): Promise<Note> {
-    const target = await this.noteable(user, kind, ref, rawId, { commentsOnly: true });
+  async comment(user: User, kind: string, ref: string, id: number, dto: CreateCommentDto): Promise<Note> {
+    const target = await this.noteable(user, kind, ref, id, { commentsOnly: true });
     if (!target.abilities.has('create_note')) throw new Forbidden();
     return this.insert(user, target, this.readBody(dto.note, 'note'));
   }
 
   /** `body` (required): the note's author or a master; system notes are not editable. */
-  async update(user: User, kind: string, ref: string, rawId: string, rawNoteId: string, dto: UpdateNoteDto): Promise<Note> {
-    const target = await this.noteable(user, kind, ref, rawId);
-    const note = await this.find(target, rawNoteId);
+  async update(user: User, kind: string, ref: string, id: number, noteId: number, dto: UpdateNoteDto): Promise<Note> {
+    const target = await this.noteable(user, kind, ref, id);
+    const note = await this.find(target, noteId);
     this.assertCanAdmin(user, target, note);
     const body = this.readBody(dto.body, 'body');
     if (body !== note.body) await this.repo.setBody(note.id, body);
@@ -98,9 +97,9 @@ export class NotesService {
   }
 
   /** 200 with the deleted note; `404 Note Not Found` when it does not exist (not idempotent). */
-  async remove(user: User, kind: string, ref: string, rawId: string, rawNoteId: string): Promise<Note> {
-    const target = await this.noteable(user, kind, ref, rawId);
-    const note = await this.find(target, rawNoteId);
+  async remove(user: User, kind: string, ref: string, id: number, noteId: number): Promise<Note> {
+    const target = await this.noteable(user, kind, ref, id);
+    const note = await this.find(target, noteId);
     this.assertCanAdmin(user, target, note);
     if (!(await this.repo.delete(note.id))) throw new NotFound('Note');
     return note;
@@ -143,15 +142,14 @@ export class NotesService {
   }
 
   /** The readable noteable named by the route's kind segment; an unknown segment is an unknown route (404). */
-  private async noteable(user: User, kind: string, ref: string, rawId: string, o: NoteOptions = {}): Promise<Noteable> {
+  private async noteable(user: User, kind: string, ref: string, id: number, o: NoteOptions = {}): Promise<Noteable> {
     const type = Object.prototype.hasOwnProperty.call(NOTEABLE_PATHS, kind) ? NOTEABLE_PATHS[kind] : undefined;
     if (!type || (o.commentsOnly && !COMMENT_KINDS.has(type))) throw new NotFound();
-    return this.finders[type](user, ref, rawId);
+    return this.finders[type](user, ref, id);
   }
 
-  private async find(target: Noteable, rawNoteId: string): Promise<Note> {
-    const id = parseId(rawNoteId);
-    const note = id === undefined ? null : await this.repo.findOn(target.type, target.id, id);
+  private async find(target: Noteable, noteId: number): Promise<Note> {
+    const note = await this.repo.findOn(target.type, target.id, noteId);
     if (!note) throw new NotFound('Note');
     return note;
   }

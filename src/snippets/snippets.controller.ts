@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Header, Param, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
-import { Input } from '../common/params/params';
+import { IdParam, Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CreateSnippetDto, ListSnippetsDto, UpdateSnippetDto } from './dto/snippet.dto';
 import { SnippetViews } from './snippet-views.service';
@@ -26,7 +26,7 @@ export class SnippetsController {
 
   @ApiOkResponse({ type: SnippetResponse })
   @Get(':snippetId')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId') snippetId: string) {
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId', IdParam) snippetId: number) {
     return this.views.one(user, (await this.snippets.findReadable(user, id, snippetId)).snippet);
   }
 
@@ -34,7 +34,7 @@ export class SnippetsController {
   @ApiTextResponse('the snippet content')
   @Get(':snippetId/raw')
   @Header('X-Content-Type-Options', 'nosniff')
-  async raw(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId') snippetId: string) {
+  async raw(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId', IdParam) snippetId: number) {
     return presentSnippetRaw((await this.snippets.findReadable(user, id, snippetId)).snippet);
   }
 
@@ -46,14 +46,14 @@ export class SnippetsController {
 
   @ApiOkResponse({ type: SnippetResponse })
   @Put(':snippetId')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId') snippetId: string, @Input() dto: UpdateSnippetDto) {
+  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId', IdParam) snippetId: number, @Input() dto: UpdateSnippetDto) {
     return this.views.one(user, await this.snippets.update(user, id, snippetId, dto));
   }
 
   /** 200 even when the snippet does not exist (spec): the record when deleted, no body otherwise. */
   @ApiOkResponse({ type: SnippetRecordResponse, description: 'the deleted snippet record' })
   @Delete(':snippetId')
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId') snippetId: string) {
+  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId', IdParam) snippetId: number) {
     return presentSnippetRecord(await this.snippets.remove(user, id, snippetId));
   }
 }

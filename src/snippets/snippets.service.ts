@@ -3,7 +3,6 @@ import { ApplicationSettingsService } from '../application-settings/application-
 import { checkTitle } from '../common/dto/titles';
 import { Forbidden, MissingAttribute, NotFound } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { parseId } from '../common/params/params';
 import { ProjectAbility, ProjectAccess } from '../common/policy/policy';
 import { Transactions } from '../database/transactions';
 import { Project } from '../projects/project.entity';
@@ -13,8 +12,8 @@ import { CreateSnippetDto, ListSnippetsDto, UpdateSnippetDto } from './dto/snipp
 import { Snippet } from './snippet.entity';
 import { canReadSnippet, canUpdateSnippet, seesAllSnippets, snippetVisibilityCondition } from './snippet-policy';
 import { checkFileName, checkRestrictedVisibility, snippetVisibility } from './snippet-rules';
-import { SystemNotesService } from '../notes/system-notes.service';
 import { SnippetsRepository } from './snippets.repository';
+import { SystemNotesService } from '../notes/system-notes.service';
 
 export interface SnippetInProject {
   project: Project;
@@ -34,8 +33,8 @@ export class SnippetsService {
     private readonly snippets: SnippetsRepository,
     private readonly tx: Transactions,
     private readonly projects: ProjectResolver,
-    private readonly systemNotes: SystemNotesService,
     private readonly settings: ApplicationSettingsService,
+    private readonly systemNotes: SystemNotesService,
   ) {}
 
   /** Newest first (created_at, then id), paginated; non-members see only what the visibility allows. */
@@ -47,9 +46,9 @@ export class SnippetsService {
     return new Paginated(items, total, page);
   }
 
-  /** The snippet with global id `rawId` in the project if the caller may read it, else `404 Snippet Not Found`. */
-  async findReadable(user: User, ref: string, rawId: string): Promise<SnippetInProject> {
-    const found = await this.find(user, ref, rawId);
+  /** The snippet with global id `id` in the project if the caller may read it, else `404 Snippet Not Found`. */
+  async findReadable(user: User, ref: string, id: number): Promise<SnippetInProject> {
+    const found = await this.find(user, ref, id);
     if (!found.snippet) throw new NotFound('Snippet');
     return found as SnippetInProject;
   }
@@ -75,8 +74,8 @@ export class SnippetsService {
   }
 
   /** `title`, `file_name`, `code`, `visibility_level` (all optional; an empty level is ignored): master+ or the snippet's author. */
-  async update(user: User, ref: string, rawId: string, dto: UpdateSnippetDto): Promise<Snippet> {
-    const { abilities, snippet } = await this.findReadable(user, ref, rawId);
+  async update(user: User, ref: string, id: number, dto: UpdateSnippetDto): Promise<Snippet> {
+    const { abilities, snippet } = await this.findReadable(user, ref, id);
     if (!canUpdateSnippet(user, abilities, snippet)) throw new Forbidden();
     const changes: Partial<Snippet> = {};
     const title = checkTitle(dto.title);
@@ -97,8 +96,8 @@ export class SnippetsService {
    * Deletes the snippet and its notes; 200 even when it does not exist (spec), so an absent or
    * unreadable snippet gives `undefined`. Present but not the caller's to delete: 403.
    */
-  async remove(user: User, ref: string, rawId: string): Promise<Snippet | undefined> {
-    const { abilities, snippet } = await this.find(user, ref, rawId);
+  async remove(user: User, ref: string, id: number): Promise<Snippet | undefined> {
+    const { abilities, snippet } = await this.find(user, ref, id);
     if (!snippet) return undefined;
     if (!canUpdateSnippet(user, abilities, snippet)) throw new Forbidden();
     await this.tx.run(async (tx) => {
@@ -110,10 +109,9 @@ export class SnippetsService {
 
   // ---------------------------------------------------------------- helpers
 
-  private async find(user: User, ref: string, rawId: string): Promise<Omit<SnippetInProject, 'snippet'> & { snippet: Snippet | null }> {
+  private async find(user: User, ref: string, id: number): Promise<Omit<SnippetInProject, 'snippet'> & { snippet: Snippet | null }> {
     const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_project_snippet');
-    const id = parseId(rawId);
-    const snippet = id === undefined ? null : await this.snippets.findInProject(project.id, id);
+    const snippet = await this.snippets.findInProject(project.id, id);
     const readable = !!snippet && canReadSnippet(user, abilities, access, snippet);
     return { project, access, abilities, snippet: readable ? snippet : null };
   }

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { CurrentUser } from '../../common/auth/decorators';
 import { API } from '../../common/http/routes';
-import { Input } from '../../common/params/params';
+import { IdParam, Input } from '../../common/params/params';
 import { ProjectViews } from '../../projects/project-views.service';
 import { User } from '../../users/user.entity';
 import { CreatePipelineDto, LintDto, ListPipelinesDto } from './dto/pipelines.dto';
@@ -28,7 +28,7 @@ export class PipelinesController {
 
   @ApiOkResponse({ type: PipelineResponse })
   @Get('projects/:id/pipelines/:pipelineId')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('pipelineId') pipelineId: string) {
+  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('pipelineId', IdParam) pipelineId: number) {
     return presentPipeline(await this.pipelines.get(user, id, pipelineId), await this.views.context());
   }
 
@@ -40,7 +40,7 @@ export class PipelinesController {
 
   @ApiCreated(PipelineResponse, 'the pipeline, its failed and canceled builds retried')
   @Post('projects/:id/pipelines/:pipelineId/retry')
-  async retry(@CurrentUser() user: User, @Param('id') id: string, @Param('pipelineId') pipelineId: string) {
+  async retry(@CurrentUser() user: User, @Param('id') id: string, @Param('pipelineId', IdParam) pipelineId: number) {
     return presentPipeline(await this.pipelines.retry(user, id, pipelineId), await this.views.context());
   }
 
@@ -48,7 +48,7 @@ export class PipelinesController {
   @ApiOkResponse({ type: PipelineResponse, description: 'the pipeline, its pending and running builds canceled' })
   @Post('projects/:id/pipelines/:pipelineId/cancel')
   @HttpCode(200)
-  async cancel(@CurrentUser() user: User, @Param('id') id: string, @Param('pipelineId') pipelineId: string) {
+  async cancel(@CurrentUser() user: User, @Param('id') id: string, @Param('pipelineId', IdParam) pipelineId: number) {
     return presentPipeline(await this.pipelines.cancel(user, id, pipelineId), await this.views.context());
   }
 

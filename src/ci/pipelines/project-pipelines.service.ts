@@ -51,9 +51,9 @@ export class ProjectPipelinesService {
     return new Paginated(await this.views(project, rows, coverage), total, page);
   }
 
-  async get(user: User, ref: string, rawId: string): Promise<PipelineView> {
+  async get(user: User, ref: string, id: number): Promise<PipelineView> {
     const { project } = await this.projects.resolve(user, ref, 'read_pipeline');
-    return (await this.views(project, [await this.find(project, rawId)]))[0];
+    return (await this.views(project, [await this.find(project, id)]))[0];
   }
 
   /**
@@ -79,21 +79,21 @@ export class ProjectPipelinesService {
   }
 
   /** Retries the latest failed or canceled builds (GitLab's `retry_failed`): a new pending build each. */
-  async retry(user: User, ref: string, rawId: string): Promise<PipelineView> {
+  async retry(user: User, ref: string, id: number): Promise<PipelineView> {
     const { project } = await this.projects.resolve(user, ref, 'update_pipeline');
-    const pipeline = await this.find(project, rawId);
+    const pipeline = await this.find(project, id);
     const latest = latestByName(await this.builds.pipelineBuilds(pipeline.id));
     for (const b of latest.filter((x) => x.status === 'failed' || x.status === 'canceled')) {
       const build = await this.builds.find(b.id);
       if (build?.commands) await this.pipelines.retry(build, user.id);
     }
-    return (await this.views(project, [await this.find(project, rawId)]))[0];
+    return (await this.views(project, [await this.find(project, id)]))[0];
   }
 
   /** Cancels every pending or running build (GitLab's `cancel_running`); the pipeline's status follows. */
-  async cancel(user: User, ref: string, rawId: string): Promise<PipelineView> {
+  async cancel(user: User, ref: string, id: number): Promise<PipelineView> {
     const { project } = await this.projects.resolve(user, ref, 'update_pipeline');
-    const pipeline = await this.find(project, rawId);
+    const pipeline = await this.find(project, id);
     for (const b of await this.builds.pipelineBuilds(pipeline.id)) {
       if (b.status !== 'pending' && b.status !== 'running') continue;
       const finished = await this.builds.end({ id: b.id, pipelineId: pipeline.id }, ['pending', 'running'], 'canceled');
@@ -101,7 +101,7 @@ export class ProjectPipelinesService {
       await this.builds.signalTrace(b.id);
       await this.pipelines.buildFinished(finished);
     }
-    return (await this.views(project, [await this.find(project, rawId)]))[0];
+    return (await this.views(project, [await this.find(project, id)]))[0];
   }
 
   /** `POST /ci/lint`: GitLab's validation message of the content, or null when it is valid. */
@@ -109,9 +109,8 @@ export class ProjectPipelinesService {
     return CiConfig.validationMessage(content);
   }
 
-  private async find(project: Project, rawId: string): Promise<Pipeline> {
-    const id = /^\d{1,10}$/.test(rawId) ? Number(rawId) : NaN;
-    const found = Number.isNaN(id) || id > 2147483647 ? null : await this.repo.findInProject(project.id, id);
+  private async find(project: Project, id: number): Promise<Pipeline> {
+    const found = await this.repo.findInProject(project.id, id);
     if (!found) throw new NotFound('Pipeline');
     return found;
   }
