@@ -34,7 +34,7 @@ const path = require('node:path');
 const zlib = require('node:zlib');
 const autocannon = require('autocannon');
 
-const { createHarness } = require('./harness');
+const { createHarness, sshClient } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
@@ -98,7 +98,7 @@ function git(args, opts = {}) {
     execFile(
       'git',
       args,
-      { env: gitEnv(opts.gitDir ? { GIT_DIR: opts.gitDir } : {}), cwd: opts.cwd, encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024 },
+      { env: gitEnv({ ...(opts.gitDir ? { GIT_DIR: opts.gitDir } : {}), ...opts.env }), cwd: opts.cwd, encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024 },
       (err, stdout, stderr) => {
         if (err) {
           const msg = String(stderr || '').trim().replace(/https?:\/\/[^@\s]*@/g, 'http://***@');
@@ -435,6 +435,7 @@ async function main() {
   // --- database and server
   const dbUrl = await h.createDatabase(DB_NAME);
   const port = await freePort();
+  const sshPort = await freePort();
   BASE = `http://127.0.0.1:${port}`;
   const profileArgs = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS_DIR}`, `--cpu-prof-name=git-server-${Date.now()}.cpuprofile`] : [];
   const serverReady = (async () => {
@@ -448,6 +449,8 @@ async function main() {
       EXTERNAL_URL: BASE,
       LOG_LEVEL: 'error',
       NODE_ENV: 'production',
+      SSH_PORT: String(sshPort),
+      SSH_LISTEN: '127.0.0.1',
     });
     await waitReady(child, BASE);
     return child;
@@ -769,13 +772,17 @@ async function main() {
   let clone;
   if (wanted('clone')) {
     const anonUrl = `${BASE}/${pathWithNs}.git`;
+    const sshUrl = `ssh://git@127.0.0.1:${sshPort}/${pathWithNs}.git`;
+    const sshWork = fs.mkdtempSync(path.join(work, 'ssh-'));
+    const { gitSshCommand } = await sshClient({ api: (method, p, body, token) => api(BASE, method, `/api/v3${p}`, token, body), token: TOKEN, sshPort, work: sshWork });
     const http_ = [];
+    const ssh_ = [];
     const local = [];
     const dest = path.join(work, 'clone.git');
-    const timed = async (args) => {
+    const timed = async (args, env) => {
       fs.rmSync(dest, { recursive: true, force: true });
       const t = now();
-      await git(args);
+      await git(args, { env });
       const d = ms(t);
       const heads = (await git(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads'], { gitDir: dest })).toString();
       // every branch of the pushed repository, at its tip (the server may hold more: the merge requests' branches)
@@ -788,17 +795,21 @@ async function main() {
       // Alternate which goes first.
       const h = () => timed(['clone', '--bare', '--quiet', anonUrl, dest]);
       const l = () => timed(['clone', '--bare', '--quiet', '--no-local', localRepo, dest]);
-      if (i % 2) {
-        local.push(await l());
-        http_.push(await h());
-      } else {
-        http_.push(await h());
-        local.push(await l());
+      const o = () => timed(['clone', '--bare', '--quiet', sshUrl, dest], { GIT_SSH_COMMAND: gitSshCommand });
+      // rotate which goes first
+      const order = [[h, http_], [l, local], [o, ssh_]];
+      for (let k = 0; k < order.length; k++) {
+        const [f, into] = order[(i + k) % order.length];
+        into.push(await f());
       }
     }
-    clone = { iterations: CLONES, http: stats(http_), local: stats(local), pack_kib: serverObjects['size-pack'] };
+    clone = { iterations: CLONES, http: stats(http_), ssh: stats(ssh_), local: stats(local), pack_kib: serverObjects['size-pack'] };
     clone.ratio_local_over_http = round(clone.local.median_ms / clone.http.median_ms);
-    log(`clone: HTTP median ${clone.http.median_ms} ms, local --no-local median ${clone.local.median_ms} ms → ${clone.ratio_local_over_http}×`);
+    clone.ratio_local_over_ssh = round(clone.local.median_ms / clone.ssh.median_ms);
+    log(
+      `clone: HTTP median ${clone.http.median_ms} ms, SSH median ${clone.ssh.median_ms} ms, local --no-local median ${clone.local.median_ms} ms → ` +
+        `HTTP ${clone.ratio_local_over_http}×, SSH ${clone.ratio_local_over_ssh}×`,
+    );
   }
 
   if (server.exitCode !== null) throw new Error(`server died:\n${server.tail()}`);
@@ -832,8 +843,9 @@ async function main() {
   if (clone) {
     lines.push(
       `Clone (${CLONES}×, pack ${clone.pack_kib} KiB): HTTP median ${clone.http.median_ms.toFixed(0)} ms (p95 ${clone.http.p95_ms.toFixed(0)}), ` +
+        `SSH median ${clone.ssh.median_ms.toFixed(0)} ms (p95 ${clone.ssh.p95_ms.toFixed(0)}), ` +
         `local --no-local median ${clone.local.median_ms.toFixed(0)} ms (p95 ${clone.local.p95_ms.toFixed(0)}); ` +
-        `local/HTTP = ${clone.ratio_local_over_http.toFixed(2)} (HTTP at ${clone.ratio_local_over_http.toFixed(2)}× the local clone's speed)`,
+        `local/HTTP = ${clone.ratio_local_over_http.toFixed(2)}, local/SSH = ${clone.ratio_local_over_ssh.toFixed(2)} (each at that fraction of the local clone's speed)`,
       '',
     );
   }

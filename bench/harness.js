@@ -4,7 +4,7 @@
  * stopped on every exit path, a throw-away PostgreSQL database that is dropped, temp folders that are
  * removed, free ports, and a readiness wait.
  */
-const { spawn } = require('node:child_process');
+const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -257,4 +257,21 @@ async function peakDuring(pid, work) {
   return { result, seconds: Math.round((Number(process.hrtime.bigint() - t0) / 1e9) * 100) / 100, peak_rss_mb: Math.round(own), peak_tree_rss_mb: Math.round(tree) };
 }
 
-module.exports = { createHarness, cpuMs, CLK_TCK, rssMb, treeRssMb, peakDuring };
+/**
+ * The stock OpenSSH client set up against the app's SSH server on `sshPort`: a new Ed25519 key in
+ * `work`, added to the account of `token` through `api(method, url, body, token)`, and a known_hosts
+ * file holding the server's host key (StrictHostKeyChecking=yes). Returns the `ssh` arguments and the
+ * `GIT_SSH_COMMAND` that use them.
+ */
+async function sshClient({ api, token, sshPort, work }) {
+  const key = path.join(work, 'id_ed25519');
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+  await api('POST', '/user/keys', { title: 'bench', key: fs.readFileSync(`${key}.pub`, 'utf8') }, token);
+  const hostKey = execFileSync('ssh-keyscan', ['-p', String(sshPort), '-t', 'ed25519', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  const knownHosts = path.join(work, 'known_hosts');
+  fs.writeFileSync(knownHosts, hostKey + '\n');
+  const sshArgs = ['-F', '/dev/null', '-i', key, '-o', 'IdentitiesOnly=yes', '-o', 'IdentityAgent=none', '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes', '-p', String(sshPort)];
+  return { sshArgs, gitSshCommand: ['ssh', ...sshArgs].map((a) => `'${a}'`).join(' ') };
+}
+
+module.exports = { createHarness, cpuMs, CLK_TCK, rssMb, treeRssMb, peakDuring, sshClient };

@@ -16,7 +16,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { createHarness, rssMb, peakDuring } = require('./harness');
+const { createHarness, rssMb, peakDuring, sshClient } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const MB = Number(process.env.BENCH_SSH_MB || 10);
@@ -73,17 +73,10 @@ h.run(async () => {
   };
   const s = await api('POST', '/session', { login: 'root', password: ROOT_PASSWORD });
   const token = s.private_token;
-  const key = path.join(work, 'id_ed25519');
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
-  await api('POST', '/user/keys', { title: 'bench', key: fs.readFileSync(`${key}.pub`, 'utf8') }, token);
-  // the host key as the server's own check prints it
-  const hostKey = execFileSync('ssh-keyscan', ['-p', String(sshPort), '-t', 'ed25519', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-  const knownHosts = path.join(work, 'known_hosts');
-  fs.writeFileSync(knownHosts, hostKey + '\n');
-  const sshArgs = ['-F', '/dev/null', '-i', key, '-o', 'IdentitiesOnly=yes', '-o', 'IdentityAgent=none', '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes', '-p', String(sshPort)];
+  const { sshArgs, gitSshCommand } = await sshClient({ api, token, sshPort, work });
   const env = {
     ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1',
-    GIT_SSH_COMMAND: ['ssh', ...sshArgs].map((a) => `'${a}'`).join(' '),
+    GIT_SSH_COMMAND: gitSshCommand,
     GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@example.com',
   };
   const sshUrl = (p) => `ssh://git@127.0.0.1:${sshPort}/root/${p}.git`;
