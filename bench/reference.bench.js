@@ -593,8 +593,8 @@ async function monitor(app, dbUrl) {
 }
 
 function newAgent() {
-  // idle sockets are closed before the server's 5 s keep-alive timeout can race a reuse (ECONNRESET)
-  return new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256, timeout: 4000 });
+  // no agent `timeout`: it also cut requests in flight at that time (each request has its own 60 s limit)
+  return new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256 });
 }
 
 /** A stream of iterations: an API GET, a pull, a push or a runner's poll. */
