@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -311,6 +311,38 @@ describe('git over HTTP', () => {
       const res = await t.http.get('/alice/pub.git/info/refs').query({ service: 'git-upload-pack' }).set('Git-Protocol', 'version=2').buffer(true).parse(binaryParser);
       expect(res.status).toBe(200);
       expect((res.body as Buffer).toString('latin1')).toContain('version 2');
+    });
+
+    it('a push whose client goes away mid-body leaves no git process behind (none spins on the missing body)', async () => {
+      // git 2.39's http-backend loops forever on read() = 0 when its stdin ends before CONTENT_LENGTH;
+      // and killing the `git` wrapper alone left its http-backend child running
+      const { connect } = await import('node:net');
+      const sock = connect(cli.port, '127.0.0.1');
+      await new Promise((r) => sock.once('connect', r));
+      const auth = Buffer.from(`alice:${alice.token}`).toString('base64');
+      sock.write(
+        `POST /alice/pub.git/git-receive-pack HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic ${auth}\r\n` +
+          'Content-Type: application/x-git-receive-pack-request\r\nContent-Length: 1000\r\n\r\n' +
+          `00980000000000000000000000000000000000000000 ${'1'.repeat(40)} refs/heads/gone`,
+      );
+      const root = t.config.dataDir;
+      const gitsUnderRoot = () =>
+        readdirSync('/proc')
+          .filter((pid) => /^\d+$/.test(pid))
+          .filter((pid) => {
+            try {
+              return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('http-backend') && readlinkSync(`/proc/${pid}/cwd`).startsWith(root);
+            } catch {
+              return false; // gone meanwhile
+            }
+          });
+      // the request reached git: its http-backend is running, waiting for the rest of the body
+      for (let i = 0; i < 100 && gitsUnderRoot().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(gitsUnderRoot().length).toBeGreaterThan(0);
+      sock.destroy();
+      for (let i = 0; i < 100 && gitsUnderRoot().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(gitsUnderRoot()).toEqual([]);
+      expect(await branchSha(project, 'gone')).toBeNull();
     });
 
     it('a gzip-encoded upload-pack request is decoded (explicitly, and as git sends it for large negotiations)', async () => {

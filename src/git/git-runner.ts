@@ -72,7 +72,7 @@ export class GitRunner {
   spawn(args: string[], opts: Omit<RunOptions, 'input' | 'okCodes' | 'maxOutputBytes'> = {}): ChildProcessWithoutNullStreams {
     const env = { ...this.baseEnv, ...(opts.env ?? {}) };
     if (opts.gitDir) env.GIT_DIR = opts.gitDir;
-    const child = tracked(spawn('git', args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] }), args);
+    const child = spawnGit(args, opts.cwd, env);
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     child.on('close', () => clearTimeout(timer));
     child.stdin.on('error', () => undefined);
@@ -85,7 +85,7 @@ export class GitRunner {
     const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const maxOut = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
     return new Promise((resolve, reject) => {
-      const child = tracked(spawn('git', args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] }), args);
+      const child = spawnGit(args, opts.cwd, env);
       const out: Buffer[] = [];
       let outBytes = 0;
       let err = '';
@@ -124,6 +124,26 @@ export class GitRunner {
       else child.stdin.end();
     });
   }
+}
+
+/**
+ * Spawns git in a process group of its own, and makes `kill` signal the whole group: `git <cmd>`
+ * runs most commands as a child process (`git http-backend` starts `git-http-backend`, which starts
+ * `upload-pack`), and a signal to the wrapper alone would leave those running, orphaned.
+ */
+function spawnGit(args: string[], cwd: string | undefined, env: Record<string, string>): ChildProcessWithoutNullStreams {
+  const child = tracked(spawn('git', args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true }), args);
+  const killWrapper = child.kill.bind(child);
+  child.kill = (signal?: NodeJS.Signals | number) => {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return killWrapper(signal);
+    try {
+      process.kill(-child.pid, signal ?? 'SIGTERM');
+      return true;
+    } catch {
+      return killWrapper(signal);
+    }
+  };
+  return child;
 }
 
 /** Counts the process in the metrics (spawned by git subcommand, running now) until it ends. */

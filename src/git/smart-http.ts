@@ -50,7 +50,9 @@ export async function serveSmartHttp(runner: GitRunner, o: SmartHttpRequest): Pr
   if (typeof encoding === 'string') env.HTTP_CONTENT_ENCODING = encoding;
   const protocol = o.req.headers['git-protocol'];
   if (typeof protocol === 'string' && /^[a-z0-9=:.]{1,64}$/i.test(protocol)) env.GIT_PROTOCOL = protocol;
-  if (o.req.headers['content-length']) env.CONTENT_LENGTH = String(o.req.headers['content-length']);
+  // No CONTENT_LENGTH: Node's parser already ends the body at Content-Length, and git reads its stdin to
+  // the end. Given a length, git 2.39's http-backend spins forever (read() = 0 in a loop) when a client
+  // goes away before sending all of it.
   if (pushLog) Object.assign(env, pushLog.env);
 
   const child = runner.spawn(['http-backend'], { env, timeoutMs: TIMEOUT_MS });
