@@ -23,7 +23,20 @@ const SRC = path.join(import.meta.dirname, 'src');
 const SPLIT = new Set(['common', 'ci']);
 const REPOSITORY = /\.repository$/;
 const ENTITY = /\.entit(y|ies)$/;
-const OWNED_CALLS = new Set(['forFeature', 'getRepository', 'InjectRepository', 'insert', 'save', 'update', 'delete', 'upsert', 'remove', 'softDelete', 'increment', 'decrement']);
+const OWNED_CALLS = new Set([
+  'forFeature',
+  'getRepository',
+  'InjectRepository',
+  'insert',
+  'save',
+  'update',
+  'delete',
+  'upsert',
+  'remove',
+  'softDelete',
+  'increment',
+  'decrement',
+]);
 
 /** The area of a file under src/ (null outside src/ and for the composition root). */
 function areaOf(file) {
@@ -48,7 +61,11 @@ function foreignTarget(context, source) {
 }
 
 const noForeignRepository = {
-  meta: { type: 'problem', schema: [], messages: { repository: "'{{source}}' is the {{to}} area's repository: call its service instead (tables belong to one area)." } },
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { repository: "'{{source}}' is the {{to}} area's repository: call its service instead (tables belong to one area)." },
+  },
   create(context) {
     const check = (node) => {
       const t = node.source && foreignTarget(context, node.source.value);
@@ -62,7 +79,9 @@ const noForeignEntityWrites = {
   meta: {
     type: 'problem',
     schema: [],
-    messages: { entity: "'{{name}}' is an entity of the {{to}} area: only its owner registers, injects or writes it ({{call}}); call the {{to}} area's service." },
+    messages: {
+      entity: "'{{name}}' is an entity of the {{to}} area: only its owner registers, injects or writes it ({{call}}); call the {{to}} area's service.",
+    },
   },
   create(context) {
     /** Local name → owning area, for the entities imported from other areas. */
@@ -76,7 +95,12 @@ const noForeignEntityWrites = {
       },
       CallExpression(node) {
         const callee = node.callee;
-        const name = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberExpression' && callee.property.type === 'Identifier' ? callee.property.name : null;
+        const name =
+          callee.type === 'Identifier'
+            ? callee.name
+            : callee.type === 'MemberExpression' && callee.property.type === 'Identifier'
+              ? callee.property.name
+              : null;
         if (!name || !OWNED_CALLS.has(name)) return;
         for (const arg of node.arguments) {
           for (const id of argNames(arg)) {
@@ -100,7 +124,8 @@ const modulesExportServices = {
       Property(node) {
         if (node.key.type !== 'Identifier' || node.key.name !== 'exports' || node.value.type !== 'ArrayExpression') return;
         for (const e of node.value.elements) {
-          if (e && e.type === 'Identifier' && (repositories.has(e.name) || /Repository$/.test(e.name))) context.report({ node: e, messageId: 'exported', data: { name: e.name } });
+          if (e && e.type === 'Identifier' && (repositories.has(e.name) || /Repository$/.test(e.name)))
+            context.report({ node: e, messageId: 'exported', data: { name: e.name } });
         }
       },
     };
@@ -111,7 +136,13 @@ export default [
   {
     files: ['src/**/*.ts'],
     plugins: {
-      boundaries: { rules: { 'no-foreign-repository': noForeignRepository, 'no-foreign-entity-writes': noForeignEntityWrites, 'modules-export-services': modulesExportServices } },
+      boundaries: {
+        rules: {
+          'no-foreign-repository': noForeignRepository,
+          'no-foreign-entity-writes': noForeignEntityWrites,
+          'modules-export-services': modulesExportServices,
+        },
+      },
     },
     rules: {
       'boundaries/no-foreign-repository': 'error',

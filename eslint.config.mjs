@@ -8,9 +8,7 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 // The import boundaries between areas live in their own file, owned by the table-ownership work.
-const boundaries = existsSync(new URL('./eslint.boundaries.mjs', import.meta.url))
-  ? (await import('./eslint.boundaries.mjs')).default
-  : [];
+const boundaries = existsSync(new URL('./eslint.boundaries.mjs', import.meta.url)) ? (await import('./eslint.boundaries.mjs')).default : [];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'coverage/**', 'node_modules/**', 'data/**', '.cache/**', 'bench/results/**'] },

@@ -49,9 +49,7 @@ function createApiBench(h) {
       monitor.on('error', () => undefined); // the database goes away at cleanup
       await monitor.connect();
     }
-    const { rows } = await monitor.query(
-      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-    );
+    const { rows } = await monitor.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
     return rows.map((r) => r.pid);
   }
 
@@ -135,7 +133,11 @@ function createApiBench(h) {
       const v = rssMb(server.child.pid);
       if (v !== undefined && v > peak) peak = v;
       samplePg(pgPids);
-      if (++ticks % 5 === 0) backendPids(dbUrl).then((p) => (pgPids = p), () => undefined);
+      if (++ticks % 5 === 0)
+        backendPids(dbUrl).then(
+          (p) => (pgPids = p),
+          () => undefined,
+        );
     }, 200);
     let r;
     try {
@@ -185,14 +187,9 @@ function createApiBench(h) {
   }
 
   function table(results) {
-    const lines = [
-      '| endpoint | server | req/s | p50 ms | p99 ms | RSS MB |',
-      '| --- | --- | ---: | ---: | ---: | ---: |',
-    ];
+    const lines = ['| endpoint | server | req/s | p50 ms | p99 ms | RSS MB |', '| --- | --- | ---: | ---: | ---: | ---: |'];
     for (const r of results) {
-      lines.push(
-        `| ${r.endpoint} | ${r.server} | ${r.req_per_s.toFixed(1)} | ${r.latency_p50_ms} | ${r.latency_p99_ms} | ${r.peak_rss_mb.toFixed(1)} |`,
-      );
+      lines.push(`| ${r.endpoint} | ${r.server} | ${r.req_per_s.toFixed(1)} | ${r.latency_p50_ms} | ${r.latency_p99_ms} | ${r.peak_rss_mb.toFixed(1)} |`);
     }
     lines.push('', '| endpoint | server | server CPU ms/req | server CPU % | postgres CPU ms/req | postgres CPU % | load gen CPU % | other CPU % |');
     lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
@@ -271,7 +268,12 @@ function createApiBench(h) {
     const bare = {
       name: 'bare',
       base: `http://127.0.0.1:${port}`,
-      child: h.startProcess('bare', [...profileArgs('bare'), path.join(__dirname, script)], { PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', ...env }),
+      child: h.startProcess('bare', [...profileArgs('bare'), path.join(__dirname, script)], {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        NODE_ENV: 'production',
+        ...env,
+      }),
     };
     await h.waitReady(bare.child, bare.base);
     h.log(`baseline ready on ${bare.base} (pid ${bare.child.pid})`);

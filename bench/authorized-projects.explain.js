@@ -137,7 +137,9 @@ async function main() {
     `viewer ${viewer}; EXPLAIN: ${ROUNDS} paired rounds per statement (old, new interleaved), medians; ` +
       `backend CPU: ${CPU_PAIRS} pairs of ${CPU_BATCH}-statement batches, each batch's CPU per statement listed\n`,
   );
-  console.log('| statement | rows | old planning / execution ms | old buffers | new planning / execution ms | new buffers | backend CPU ms/stmt old | new | new/old |');
+  console.log(
+    '| statement | rows | old planning / execution ms | old buffers | new planning / execution ms | new buffers | backend CPU ms/stmt old | new | new/old |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---|---|---:|');
   for (const r of out) {
     console.log(

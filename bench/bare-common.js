@@ -103,7 +103,10 @@ function paginationHeaders(externalUrl, path, query, total, page) {
   }
   const url = (p) => {
     const params = { ...base, page: String(p), per_page: String(page.perPage) };
-    const qs = Object.keys(params).sort().map((k) => `${encode(k)}=${encode(String(params[k]))}`).join('&');
+    const qs = Object.keys(params)
+      .sort()
+      .map((k) => `${encode(k)}=${encode(String(params[k]))}`)
+      .join('&');
     return `${externalUrl}${path}?${qs}`;
   };
   const links = [];

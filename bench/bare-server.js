@@ -15,7 +15,6 @@ const { bareSetup, pageRequest, paginationHeaders } = require('./bare-common');
 
 const { EXTERNAL_URL, pool, digest, decrypt, gravatarEnabled, serve } = bareSetup(8081);
 
-
 const USER_COLUMNS = `id, username, email, name, encrypted_password, state, admin, projects_limit, can_create_group,
   external, bio, location, skype, linkedin, twitter, website_url, theme_id, color_scheme_id, two_factor_enabled,
   confirmed_at, last_sign_in_at, current_sign_in_at, sign_in_count, private_token_digest, private_token_encrypted,
@@ -83,17 +82,14 @@ async function loadFullView(userIds) {
   return { identities, projectCounts };
 }
 
-const fullView = (u, extra, gravatar) =>
-  presentFull(u, extra.identities.get(u.id) ?? [], u.projects_limit > (extra.projectCounts.get(u.id) ?? 0), gravatar);
+const fullView = (u, extra, gravatar) => presentFull(u, extra.identities.get(u.id) ?? [], u.projects_limit > (extra.projectCounts.get(u.id) ?? 0), gravatar);
 
 async function authenticate(req, query) {
   const q = query.get('private_token');
   const h = req.headers['private-token'];
   const token = q !== null && q !== '' ? q : typeof h === 'string' && h !== '' ? h : undefined;
   if (!token || token.length > 255) return undefined;
-  const { rows } = await pool.query(`SELECT ${USER_COLUMNS} FROM users WHERE private_token_digest = $1 LIMIT 1`, [
-    digest(token),
-  ]);
+  const { rows } = await pool.query(`SELECT ${USER_COLUMNS} FROM users WHERE private_token_digest = $1 LIMIT 1`, [digest(token)]);
   const user = rows[0];
   return user && user.state === 'active' ? user : undefined;
 }

@@ -60,10 +60,9 @@ function send(res, status, body) {
 const artifacts = (b) => (b.artifactsFile ? { artifacts_file: { filename: b.artifactsFile, size: Number(b.artifactsSize) } } : {});
 
 async function register(body, res) {
-  const { rows: runners } = await pool.query(
-    'SELECT id, active, is_shared, run_untagged, tag_list FROM ci_runners WHERE token_digest = $1',
-    [digest(String(body.token || ''))],
-  );
+  const { rows: runners } = await pool.query('SELECT id, active, is_shared, run_untagged, tag_list FROM ci_runners WHERE token_digest = $1', [
+    digest(String(body.token || '')),
+  ]);
   const runner = runners[0];
   if (!runner) return send(res, 403, { message: '403 Forbidden' });
   const info = body.info || {};
@@ -101,14 +100,36 @@ async function register(body, res) {
   url.username = 'gitlab-ci-token';
   url.password = token;
   send(res, 201, {
-    id: b.id, ref: b.ref, tag: b.tag, sha: b.sha, status: b.status, name: b.name, token, stage: b.stage,
-    project_id: b.projectId, project_name: b.projectName, ...artifacts(b), commands: b.commands, repo_url: url.toString(),
-    before_sha: b.beforeSha || '0000000000000000000000000000000000000000', allow_git_fetch: b.allowGitFetch,
-    options: b.options || {}, timeout: b.buildTimeout, variables,
+    id: b.id,
+    ref: b.ref,
+    tag: b.tag,
+    sha: b.sha,
+    status: b.status,
+    name: b.name,
+    token,
+    stage: b.stage,
+    project_id: b.projectId,
+    project_name: b.projectName,
+    ...artifacts(b),
+    commands: b.commands,
+    repo_url: url.toString(),
+    before_sha: b.beforeSha || '0000000000000000000000000000000000000000',
+    allow_git_fetch: b.allowGitFetch,
+    options: b.options || {},
+    timeout: b.buildTimeout,
+    variables,
     depends_on_builds: deps.rows.map((d) => ({
-      id: d.id, ref: d.ref, tag: d.tag, sha: d.sha, status: d.status, name: d.name,
-      token: d.tokenEncrypted ? decrypt(d.tokenEncrypted) : '', stage: d.stage, project_id: d.projectId,
-      project_name: d.projectName, ...artifacts(d),
+      id: d.id,
+      ref: d.ref,
+      tag: d.tag,
+      sha: d.sha,
+      status: d.status,
+      name: d.name,
+      token: d.tokenEncrypted ? decrypt(d.tokenEncrypted) : '',
+      stage: d.stage,
+      project_id: d.projectId,
+      project_name: d.projectName,
+      ...artifacts(d),
     })),
   });
 }
@@ -120,7 +141,6 @@ const USER_COLUMNS = `id, username, email, name, encrypted_password, state, admi
   external, bio, location, skype, linkedin, twitter, website_url, theme_id, color_scheme_id, two_factor_enabled,
   confirmed_at, last_sign_in_at, current_sign_in_at, sign_in_count, private_token_digest, private_token_encrypted,
   created_at, updated_at`;
-
 
 /** One `git cat-file --batch` per repository, requests answered in order (like src/git/cat-file-pool.ts). */
 const catFiles = new Map();
@@ -148,7 +168,11 @@ function catFile(gitDir) {
       waiting.shift()({ sha: header[0], type: header[1], data });
     }
   });
-  cf = (rev) => new Promise((resolve) => { waiting.push(resolve); child.stdin.write(`${rev}\n`); });
+  cf = (rev) =>
+    new Promise((resolve) => {
+      waiting.push(resolve);
+      child.stdin.write(`${rev}\n`);
+    });
   catFiles.set(gitDir, cf);
   return cf;
 }
@@ -189,7 +213,9 @@ function commitTitle(message) {
 const COUNT_BUILDS = `SELECT count(*) FROM ci_builds cb WHERE cb.project_id = $1`;
 const COUNT_BUILDS_WITH_STATUS = `SELECT count(*) FROM ci_builds cb JOIN commit_statuses cs ON cs.id = cb.id
   WHERE cb.project_id = $1 AND cs.status = ANY($2::varchar[])`;
-const LIST_BUILDS = (withStatus) => SELECT_BUILD_FULL().replace('SELECT s.id,', `SELECT (${withStatus ? COUNT_BUILDS_WITH_STATUS : COUNT_BUILDS}) AS total, s.id,`) + `
+const LIST_BUILDS = (withStatus) =>
+  SELECT_BUILD_FULL().replace('SELECT s.id,', `SELECT (${withStatus ? COUNT_BUILDS_WITH_STATUS : COUNT_BUILDS}) AS total, s.id,`) +
+  `
   WHERE b.project_id = $1 AND ($2::varchar[] IS NULL OR s.status = ANY($2::varchar[]))
   ORDER BY s.id DESC OFFSET $3 LIMIT $4`;
 /** The app's SELECT_BUILD (src/ci/builds/builds.repository.ts), column for column. */
@@ -221,9 +247,10 @@ async function listBuilds(req, res, path, projectId, query) {
   const q = query.get('private_token');
   const hdr = req.headers['private-token'];
   const token = q !== null && q !== '' ? q : typeof hdr === 'string' && hdr !== '' ? hdr : undefined;
-  const viewer = token && token.length <= 255
-    ? (await pool.query(`SELECT ${USER_COLUMNS} FROM users WHERE private_token_digest = $1 LIMIT 1`, [digest(token)])).rows[0]
-    : undefined;
+  const viewer =
+    token && token.length <= 255
+      ? (await pool.query(`SELECT ${USER_COLUMNS} FROM users WHERE private_token_digest = $1 LIMIT 1`, [digest(token)])).rows[0]
+      : undefined;
   if (!viewer || viewer.state !== 'active') return send(res, 401, { message: '401 Unauthorized' });
   // the project with the caller's memberships (one query, like ProjectResolver)
   const { rows: projects } = await pool.query(
@@ -241,18 +268,25 @@ async function listBuilds(req, res, path, projectId, query) {
   if (!readsProject) return send(res, 404, { message: '404 Project Not Found' });
   const readsBuilds = p.builds_enabled && (viewer.admin || level >= 20 || (level === 0 && p.visibility_level >= 10 && p.public_builds));
   if (!readsBuilds) return send(res, 403, { message: '403 Forbidden' });
-  const raw = query.getAll('scope').concat(query.getAll('scope[]')).filter((x) => x !== '');
+  const raw = query
+    .getAll('scope')
+    .concat(query.getAll('scope[]'))
+    .filter((x) => x !== '');
   if (raw.some((x) => !SCOPES.includes(x))) return send(res, 400, { message: 'Scope contains invalid value(s)' });
   const page = pageRequest(query);
   const gravatar = await gravatarEnabled();
   const { rows } = await pool.query(LIST_BUILDS(raw.length > 0), [p.id, raw.length ? raw : null, page.offset, page.perPage]);
   let total = rows.length ? Number(rows[0].total) : 0;
   if (!rows.length && page.offset > 0) {
-    total = Number((await pool.query(
-      `SELECT count(*) AS n FROM ci_builds b JOIN commit_statuses s ON s.id = b.id
+    total = Number(
+      (
+        await pool.query(
+          `SELECT count(*) AS n FROM ci_builds b JOIN commit_statuses s ON s.id = b.id
        WHERE b.project_id = $1 AND ($2::varchar[] IS NULL OR s.status = ANY($2::varchar[]))`,
-      [p.id, raw.length ? raw : null],
-    )).rows[0].n);
+          [p.id, raw.length ? raw : null],
+        )
+      ).rows[0].n,
+    );
   }
   const shas = [...new Set(rows.map((r) => r.sha))];
   const userIds = [...new Set(rows.map((r) => r.userId).filter((x) => x !== null))];
@@ -274,25 +308,57 @@ async function listBuilds(req, res, path, projectId, query) {
     const c = bySha.get(b.sha);
     const r = b.runnerId !== null ? runnerById.get(b.runnerId) : undefined;
     return {
-      id: b.id, status: b.status, stage: b.stage, name: b.name, ref: b.ref, tag: b.tag, coverage: b.coverage,
-      created_at: iso(b.createdAt), started_at: iso(b.startedAt), finished_at: iso(b.finishedAt),
+      id: b.id,
+      status: b.status,
+      stage: b.stage,
+      name: b.name,
+      ref: b.ref,
+      tag: b.tag,
+      coverage: b.coverage,
+      created_at: iso(b.createdAt),
+      started_at: iso(b.startedAt),
+      finished_at: iso(b.finishedAt),
       user: u
         ? {
-            name: u.name, username: u.username, id: u.id, state: u.state,
-            avatar_url: gravatar ? `https://www.gravatar.com/avatar/${createHash('md5').update(u.email.trim().toLowerCase()).digest('hex')}?s=80&d=identicon` : null,
-            web_url: `${EXTERNAL_URL}/u/${u.username}`, created_at: u.created_at, is_admin: u.admin, bio: u.bio, location: u.location,
-            skype: u.skype, linkedin: u.linkedin, twitter: u.twitter, website_url: u.website_url,
+            name: u.name,
+            username: u.username,
+            id: u.id,
+            state: u.state,
+            avatar_url: gravatar
+              ? `https://www.gravatar.com/avatar/${createHash('md5').update(u.email.trim().toLowerCase()).digest('hex')}?s=80&d=identicon`
+              : null,
+            web_url: `${EXTERNAL_URL}/u/${u.username}`,
+            created_at: u.created_at,
+            is_admin: u.admin,
+            bio: u.bio,
+            location: u.location,
+            skype: u.skype,
+            linkedin: u.linkedin,
+            twitter: u.twitter,
+            website_url: u.website_url,
           }
         : null,
       ...(b.artifactsFile ? { artifacts_file: { filename: b.artifactsFile, size: Number(b.artifactsSize ?? 0) } } : {}),
       commit: c
-        ? { id: c.id, short_id: c.id.slice(0, 8), title: commitTitle(c.message), author_name: c.author.name, author_email: c.author.email, created_at: c.committer.date, message: c.message }
+        ? {
+            id: c.id,
+            short_id: c.id.slice(0, 8),
+            title: commitTitle(c.message),
+            author_name: c.author.name,
+            author_email: c.author.email,
+            created_at: c.committer.date,
+            message: c.message,
+          }
         : null,
       runner: r ? { id: r.id, description: r.description, active: r.active, is_shared: r.isShared, name: r.name } : null,
     };
   });
   const text = JSON.stringify(body);
-  res.writeHead(200, { ...paginationHeaders(EXTERNAL_URL, path, query, total, page), 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(200, {
+    ...paginationHeaders(EXTERNAL_URL, path, query, total, page),
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 

@@ -114,7 +114,11 @@ async function paced(server, tokens) {
       await sleep((i * 1000) / tokens.length); // spread over the second, as independent runners are
       while (Date.now() - t0 < DURATION * 1000) {
         const next = Date.now() + 1000;
-        const r = await fetch(`${server.base}/ci/api/v1/builds/register.json`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ info: INFO, token }) });
+        const r = await fetch(`${server.base}/ci/api/v1/builds/register.json`, {
+          method: 'POST',
+          headers: HEADERS,
+          body: JSON.stringify({ info: INFO, token }),
+        });
         await r.arrayBuffer();
         if (r.status !== 404) wrong++;
         polls++;
@@ -134,7 +138,11 @@ async function drain(server, tokens) {
   await Promise.all(
     tokens.map(async (token) => {
       for (;;) {
-        const r = await fetch(`${server.base}/ci/api/v1/builds/register.json`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ info: INFO, token }) });
+        const r = await fetch(`${server.base}/ci/api/v1/builds/register.json`, {
+          method: 'POST',
+          headers: HEADERS,
+          body: JSON.stringify({ info: INFO, token }),
+        });
         const text = await r.text();
         if (r.status === 404) return;
         if (r.status !== 201) throw new Error(`${server.name} claim: ${r.status} ${text.slice(0, 200)}`);
@@ -144,7 +152,12 @@ async function drain(server, tokens) {
   );
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const unique = new Set(claimed).size;
-  return { builds: claimed.length, seconds: Math.round(seconds * 100) / 100, builds_per_s: Math.round((claimed.length / seconds) * 10) / 10, double_claims: claimed.length - unique };
+  return {
+    builds: claimed.length,
+    seconds: Math.round(seconds * 100) / 100,
+    builds_per_s: Math.round((claimed.length / seconds) * 10) / 10,
+    double_claims: claimed.length - unique,
+  };
 }
 
 async function traceParts(server, claims) {
@@ -176,7 +189,12 @@ async function traceParts(server, claims) {
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = cpuMs(server.child.pid) - cpu0;
   if (failures) throw new Error(`trace: ${failures} parts not accepted`);
-  return { parts, parts_per_s: Math.round(parts / seconds), mb_per_s: Math.round(((parts * 4096) / seconds / 1048576) * 10) / 10, cpu_ms_per_part: Math.round((cpu / parts) * 1000) / 1000 };
+  return {
+    parts,
+    parts_per_s: Math.round(parts / seconds),
+    mb_per_s: Math.round(((parts * 4096) / seconds / 1048576) * 10) / 10,
+    cpu_ms_per_part: Math.round((cpu / parts) * 1000) / 1000,
+  };
 }
 
 const pct = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -190,9 +208,18 @@ async function seedListProject(app, db, root, rootId, runnerIds, n) {
   const project = await api(app.base, 'POST', '/api/v3/projects', { name: 'ci-bench-list' }, root);
   if (project.status !== 201) throw new Error(`list project: ${project.status} ${JSON.stringify(project.body)}`);
   const id = project.body.id;
-  const file = await api(app.base, 'POST', `/api/v3/projects/${id}/repository/files`, {
-    file_path: 'README.md', branch_name: 'master', content: 'bench\n', commit_message: 'Bench commit\n\nwith a body',
-  }, root);
+  const file = await api(
+    app.base,
+    'POST',
+    `/api/v3/projects/${id}/repository/files`,
+    {
+      file_path: 'README.md',
+      branch_name: 'master',
+      content: 'bench\n',
+      commit_message: 'Bench commit\n\nwith a body',
+    },
+    root,
+  );
   if (file.status !== 201) throw new Error(`file: ${file.status} ${JSON.stringify(file.body)}`);
   const sha = (await api(app.base, 'GET', `/api/v3/projects/${id}/repository/commits/master`, undefined, root)).body.id;
   const { rows } = await db.query(
@@ -219,15 +246,19 @@ async function listBuilds(servers, projectId, root) {
   const answers = [];
   for (const server of servers) {
     const r = await fetch(server.base + p, { headers: { 'PRIVATE-TOKEN': root } });
-    const headers = Object.fromEntries(['link', 'x-total', 'x-total-pages', 'x-per-page', 'x-page', 'x-next-page', 'x-prev-page'].map((k) => [k, r.headers.get(k)]));
+    const headers = Object.fromEntries(
+      ['link', 'x-total', 'x-total-pages', 'x-per-page', 'x-page', 'x-next-page', 'x-prev-page'].map((k) => [k, r.headers.get(k)]),
+    );
     answers.push({ status: r.status, headers, body: await r.json() });
   }
   const [a, b] = answers;
   if (a.status !== 200 || a.body.length !== 100) throw new Error(`app list: ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`);
   if (!isDeepStrictEqual(a, b)) {
     const i = a.body.findIndex((x, k) => !isDeepStrictEqual(x, b.body[k]));
-    throw new Error(`the bare handler answers differently: ${JSON.stringify(a.headers)} vs ${JSON.stringify(b.headers)}; ` +
-      `first differing build: ${JSON.stringify(a.body[i])} vs ${JSON.stringify(b.body && b.body[i])}`);
+    throw new Error(
+      `the bare handler answers differently: ${JSON.stringify(a.headers)} vs ${JSON.stringify(b.headers)}; ` +
+        `first differing build: ${JSON.stringify(a.body[i])} vs ${JSON.stringify(b.body && b.body[i])}`,
+    );
   }
   const out = {};
   for (const server of servers) {
@@ -415,7 +446,14 @@ h.run(async () => {
     const body = Buffer.from(await trace.arrayBuffer());
     if (body.length !== offset) throw new Error(`big trace: stored ${body.length} bytes, sent ${offset}`);
     const avg = (xs) => Math.round((xs.reduce((x, y) => x + y, 0) / xs.length) * 100) / 100;
-    results.bigtrace = { parts: 100, part_kb: 100, total_mb: offset / 1048576, first10_ms: avg(times.slice(0, 10)), last10_ms: avg(times.slice(-10)), total_ms: Math.round(times.reduce((x, y) => x + y, 0)) };
+    results.bigtrace = {
+      parts: 100,
+      part_kb: 100,
+      total_mb: offset / 1048576,
+      first10_ms: avg(times.slice(0, 10)),
+      last10_ms: avg(times.slice(-10)),
+      total_ms: Math.round(times.reduce((x, y) => x + y, 0)),
+    };
     log(`big trace: ${JSON.stringify(results.bigtrace)}`);
   }
 
@@ -452,9 +490,18 @@ h.run(async () => {
     lines.push(row(`drain ${BUILDS} builds`, results.drain.app.builds_per_s, results.drain.bare.builds_per_s, 'builds/s'));
     lines.push(row('double claims', results.drain.app.double_claims, results.drain.bare.double_claims, ''));
   }
-  if (results.paced) lines.push(row(`${results.paced.runners} runners polling at 1/s: server CPU`, `${results.paced.cpu_percent_of_one_core} % of a core`, `${results.paced.bare_cpu_percent_of_one_core} % of a core`, '(aim < 5 %)'));
+  if (results.paced)
+    lines.push(
+      row(
+        `${results.paced.runners} runners polling at 1/s: server CPU`,
+        `${results.paced.cpu_percent_of_one_core} % of a core`,
+        `${results.paced.bare_cpu_percent_of_one_core} % of a core`,
+        '(aim < 5 %)',
+      ),
+    );
   if (results.trace) lines.push(row('trace PATCH 4 KB parts', results.trace.app.parts_per_s, '—', 'parts/s'));
-  if (results.bigtrace) lines.push(row('10 MB trace in 100 PATCHes: first 10 / last 10 per part', `${results.bigtrace.first10_ms} / ${results.bigtrace.last10_ms}`, '—', 'ms'));
+  if (results.bigtrace)
+    lines.push(row('10 MB trace in 100 PATCHes: first 10 / last 10 per part', `${results.bigtrace.first10_ms} / ${results.bigtrace.last10_ms}`, '—', 'ms'));
   if (results.list) {
     const l = results.list;
     lines.push(row(`GET builds?per_page=100 (${LIST_BUILDS} builds, ${CONNECTIONS} conns)`, l.app.req_per_s, l.bare.req_per_s, 'req/s'));
@@ -469,7 +516,10 @@ h.run(async () => {
   }
   lines.push('');
   const r = results.ratios;
-  lines.push(`app/bare: polling ${r.poll_req_per_s ?? '—'}×, claiming ${r.claim_builds_per_s ?? '—'}×, builds list ${r.list_req_per_s ?? '—'}× (aim ≥ 0.5×)`, '');
+  lines.push(
+    `app/bare: polling ${r.poll_req_per_s ?? '—'}×, claiming ${r.claim_builds_per_s ?? '—'}×, builds list ${r.list_req_per_s ?? '—'}× (aim ≥ 0.5×)`,
+    '',
+  );
   process.stdout.write(lines.join('\n'));
   if (results.drain) {
     if (results.drain.app.double_claims || results.drain.bare.double_claims) throw new Error('double claims');

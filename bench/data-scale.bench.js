@@ -82,15 +82,41 @@ function routes(seed) {
     { name: 'GET /users?search=', path: '/api/v3/users?search=seed_user_4321', token: 'viewer' },
     { name: 'GET /projects/:id/issues', path: `/api/v3/projects/${p}/issues`, token: 'viewer' },
     { name: 'GET /projects/:id/issues?labels=&state=', path: `/api/v3/projects/${p}/issues?labels=label-2&state=opened`, token: 'viewer' },
-    { name: 'GET /projects/:id/issues page 400', path: `/api/v3/projects/${p}/issues?page=400`, token: 'viewer', deepOf: 'GET /projects/:id/issues', scaleOnly: true },
+    {
+      name: 'GET /projects/:id/issues page 400',
+      path: `/api/v3/projects/${p}/issues?page=400`,
+      token: 'viewer',
+      deepOf: 'GET /projects/:id/issues',
+      scaleOnly: true,
+    },
     { name: 'GET /issues (all projects)', path: '/api/v3/issues', token: 'viewer' },
     { name: 'GET /projects/:id/merge_requests', path: `/api/v3/projects/${p}/merge_requests`, token: 'viewer' },
     { name: 'GET /projects/:id/builds', path: `/api/v3/projects/${p}/builds`, token: 'viewer' },
     { name: 'GET /projects/:id/issues/:iid/notes', path: `/api/v3/projects/${p}/issues/1/notes`, token: 'viewer', byId: true },
-    { name: 'GET /projects/:id/repository/commits', path: `/api/v3/projects/${p}/repository/commits`, token: 'viewer', git: ['log', '-n', '20', '--format=%H%x00%P%x00%an%x00%ae%x00%aI%x00%B%x00', 'master'] },
-    { name: 'GET /projects/:id/repository/tree', path: `/api/v3/projects/${p}/repository/tree?path=src/d0/m3`, token: 'viewer', git: ['ls-tree', 'master:src/d0/m3'] },
-    { name: 'GET /projects/:id/repository/blobs/master?filepath=', path: `/api/v3/projects/${p}/repository/blobs/master?filepath=src/d0/m3/file180.txt`, token: 'viewer', git: ['cat-file', '-p', 'master:src/d0/m3/file180.txt'] },
-    { name: 'GET /projects/:id/repository/branches', path: `/api/v3/projects/${p}/repository/branches`, token: 'viewer', git: ['for-each-ref', '--format=%(refname)%00%(objectname)', 'refs/heads/'] },
+    {
+      name: 'GET /projects/:id/repository/commits',
+      path: `/api/v3/projects/${p}/repository/commits`,
+      token: 'viewer',
+      git: ['log', '-n', '20', '--format=%H%x00%P%x00%an%x00%ae%x00%aI%x00%B%x00', 'master'],
+    },
+    {
+      name: 'GET /projects/:id/repository/tree',
+      path: `/api/v3/projects/${p}/repository/tree?path=src/d0/m3`,
+      token: 'viewer',
+      git: ['ls-tree', 'master:src/d0/m3'],
+    },
+    {
+      name: 'GET /projects/:id/repository/blobs/master?filepath=',
+      path: `/api/v3/projects/${p}/repository/blobs/master?filepath=src/d0/m3/file180.txt`,
+      token: 'viewer',
+      git: ['cat-file', '-p', 'master:src/d0/m3/file180.txt'],
+    },
+    {
+      name: 'GET /projects/:id/repository/branches',
+      path: `/api/v3/projects/${p}/repository/branches`,
+      token: 'viewer',
+      git: ['for-each-ref', '--format=%(refname)%00%(objectname)', 'refs/heads/'],
+    },
   ];
 }
 
@@ -98,7 +124,14 @@ async function prepare(name, scale, dataDir) {
   await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await admin(`CREATE DATABASE "${name}"`);
   const dbUrl = `${PG_URL}/${name}`;
-  const config = loadConfig({ DATABASE_URL: dbUrl, DATA_DIR: dataDir, SECRET_KEY, LOG_LEVEL: 'silent', QUEUE_WORKERS: 'false', ROOT_PASSWORD: 'bench-root-password' });
+  const config = loadConfig({
+    DATABASE_URL: dbUrl,
+    DATA_DIR: dataDir,
+    SECRET_KEY,
+    LOG_LEVEL: 'silent',
+    QUEUE_WORKERS: 'false',
+    ROOT_PASSWORD: 'bench-root-password',
+  });
   const t0 = Date.now();
   let app = await createApp(config); // migrates
   await app.close();
@@ -111,10 +144,11 @@ async function prepare(name, scale, dataDir) {
 
 function gitTime(repo, args) {
   const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: os.tmpdir(), LC_ALL: 'C' };
-  return () => new Promise((resolve, reject) => {
-    const { execFile } = require('node:child_process');
-    execFile('git', ['--git-dir', repo, ...args], { env, maxBuffer: 64 << 20 }, (e) => (e ? reject(e) : resolve()));
-  });
+  return () =>
+    new Promise((resolve, reject) => {
+      const { execFile } = require('node:child_process');
+      execFile('git', ['--git-dir', repo, ...args], { env, maxBuffer: 64 << 20 }, (e) => (e ? reject(e) : resolve()));
+    });
 }
 
 async function explain(set, route) {
@@ -169,7 +203,9 @@ async function main() {
       }
       if (route.git) r.git = await time(gitTime(large.seed.repoPath, route.git), REQUESTS);
       rows.push({ route, ...r });
-      log(`${route.name}: small p50 ${r.small.p50.toFixed(2)} ms, large p50 ${r.large.p50.toFixed(2)} p99 ${r.large.p99.toFixed(2)} ms${r.git ? `, git ${r.git.p50.toFixed(2)} ms` : ''}`);
+      log(
+        `${route.name}: small p50 ${r.small.p50.toFixed(2)} ms, large p50 ${r.large.p50.toFixed(2)} p99 ${r.large.p99.toFixed(2)} ms${r.git ? `, git ${r.git.p50.toFixed(2)} ms` : ''}`,
+      );
       if (!route.git) plans.push({ route, statements: await explain(large, route) });
     }
     const byName = new Map(rows.map((x) => [x.route.name, x]));
@@ -186,7 +222,9 @@ async function main() {
         const base = byName.get(x.route.deepOf);
         vs = `page 1: ${base.large.p50.toFixed(2)} ms → **${(x.large.p50 / base.large.p50).toFixed(2)}×** page 1`;
       }
-      lines.push(`| ${x.route.name} | ${x.small.p50.toFixed(2)} | ${x.large.p50.toFixed(2)} | ${x.large.p99.toFixed(2)} | ${(x.large.p50 / x.small.p50).toFixed(2)} | ${vs} |`);
+      lines.push(
+        `| ${x.route.name} | ${x.small.p50.toFixed(2)} | ${x.large.p50.toFixed(2)} | ${x.large.p99.toFixed(2)} | ${(x.large.p50 / x.small.p50).toFixed(2)} | ${vs} |`,
+      );
     }
     const table = lines.join('\n');
     process.stdout.write(`\n${table}\n`);

@@ -79,8 +79,15 @@ h.run(async () => {
   const base = `http://127.0.0.1:${port}`;
   const data = h.tempDir('bench-email-');
   const env = {
-    DATABASE_URL: dbUrl, DATA_DIR: data, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', SSH_ENABLED: 'false',
-    ROOT_PASSWORD, SECRET_KEY: 'bench-secret-key-0123456789abcdef0123456789abcdef', QUEUE_POLL_SECONDS: '0.5',
+    DATABASE_URL: dbUrl,
+    DATA_DIR: data,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'error',
+    SSH_ENABLED: 'false',
+    ROOT_PASSWORD,
+    SECRET_KEY: 'bench-secret-key-0123456789abcdef0123456789abcdef',
+    QUEUE_POLL_SECONDS: '0.5',
     EXTERNAL_URL: 'http://gitlab.bench',
   };
   const start = async (on) => {
@@ -88,11 +95,12 @@ h.run(async () => {
     await h.waitReady(app, base);
     return app;
   };
-  const stop = (app) => new Promise((r) => {
-    app.stopping = true;
-    app.once('exit', r);
-    app.kill('SIGTERM');
-  });
+  const stop = (app) =>
+    new Promise((r) => {
+      app.stopping = true;
+      app.once('exit', r);
+      app.kill('SIGTERM');
+    });
   let token;
   const call = async (method, p, body, sudo) => {
     const headers = { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' };
@@ -103,7 +111,11 @@ h.run(async () => {
   };
 
   let app = await start(true);
-  const s = await fetch(`${base}/api/v3/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }) });
+  const s = await fetch(`${base}/api/v3/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }),
+  });
   token = (await s.json()).private_token;
   const project = await call('POST', '/projects', { name: 'mailbench', visibility_level: 20 });
   const issue = await call('POST', `/projects/${project.id}/issues`, { title: 'Busy issue' });
@@ -180,7 +192,9 @@ h.run(async () => {
   if (got < SUBSCRIBERS) throw new Error('not every mail arrived');
   await drained();
   const fanoutCpuMs = cpuMs(app.pid) - fanoutCpu0;
-  log(`one comment: ${got}/${SUBSCRIBERS} mails accepted in ${fanoutSeconds.toFixed(2)} s; app CPU ${Math.round(fanoutCpuMs)} ms (${(fanoutCpuMs / SUBSCRIBERS).toFixed(1)} ms a mail)`);
+  log(
+    `one comment: ${got}/${SUBSCRIBERS} mails accepted in ${fanoutSeconds.toFixed(2)} s; app CPU ${Math.round(fanoutCpuMs)} ms (${(fanoutCpuMs / SUBSCRIBERS).toFixed(1)} ms a mail)`,
+  );
 
   // 2. API time on vs off, paired rounds in the order on, off, off, on, on, off, ... (a drift of the machine's
   // load, or of the request's cost as the issue gathers comments, weighs on both alike)

@@ -47,7 +47,15 @@ async function start(name, env) {
   const port = await h.freePort();
   const base = `http://127.0.0.1:${port}`;
   const t0 = Date.now();
-  const child = h.startProcess(name, [path.join(ROOT, 'dist/main.js')], { PORT: String(port), HOST: '127.0.0.1', SECRET_KEY, ROOT_PASSWORD, LOG_LEVEL: 'error', NODE_ENV: 'production', ...env });
+  const child = h.startProcess(name, [path.join(ROOT, 'dist/main.js')], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SECRET_KEY,
+    ROOT_PASSWORD,
+    LOG_LEVEL: 'error',
+    NODE_ENV: 'production',
+    ...env,
+  });
   await h.waitReady(child, base, 120_000);
   return { child, base, readyMs: Date.now() - t0 };
 }
@@ -71,7 +79,13 @@ async function seed(base) {
   for (let i = 0; i < ISSUES; i += 8) {
     await Promise.all(
       Array.from({ length: Math.min(8, ISSUES - i) }, (_, k) =>
-        api(base, 'POST', `/api/v3/projects/${id}/issues`, { title: `issue ${i + k}`, description: 'x'.repeat(200), labels: 'bug,feature', milestone_id: ms.body.id, assignee_id: session.body.id }, token),
+        api(
+          base,
+          'POST',
+          `/api/v3/projects/${id}/issues`,
+          { title: `issue ${i + k}`, description: 'x'.repeat(200), labels: 'bug,feature', milestone_id: ms.body.id, assignee_id: session.body.id },
+          token,
+        ),
       ),
     );
   }

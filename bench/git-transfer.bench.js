@@ -25,7 +25,6 @@ const DB_NAME = `bench_transfer_${Date.now()}_${process.pid}`;
 const h = createHarness('bench:transfer');
 const { log, freePort, startProcess, waitReady, sleep } = h;
 
-
 function git(args, opts = {}) {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: opts.home, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
@@ -46,11 +45,28 @@ h.run(async () => {
   const home = path.join(work, 'home');
   fs.mkdirSync(home);
   const app = startProcess('app', [mainJs], {
-    DATABASE_URL: dbUrl, HOST: '127.0.0.1', PORT: String(port), SECRET_KEY, ROOT_PASSWORD, DATA_DIR: dataDir, LOG_LEVEL: 'error', NODE_ENV: 'production',
+    DATABASE_URL: dbUrl,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    SECRET_KEY,
+    ROOT_PASSWORD,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    NODE_ENV: 'production',
   });
   await waitReady(app, base);
-  const s = await (await fetch(`${base}/api/v3/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }) })).json();
-  const p = await fetch(`${base}/api/v3/projects`, { method: 'POST', headers: { 'content-type': 'application/json', 'PRIVATE-TOKEN': s.private_token }, body: JSON.stringify({ name: 'big' }) });
+  const s = await (
+    await fetch(`${base}/api/v3/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }),
+    })
+  ).json();
+  const p = await fetch(`${base}/api/v3/projects`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'PRIVATE-TOKEN': s.private_token },
+    body: JSON.stringify({ name: 'big' }),
+  });
   if (p.status !== 201) throw new Error(`project: ${p.status}`);
   const remote = `http://root:${ROOT_PASSWORD}@127.0.0.1:${port}/root/big.git`;
 
@@ -65,7 +81,14 @@ h.run(async () => {
     require('node:crypto').randomFillSync(chunk);
     fs.writeFileSync(path.join(src, `blob-${i}.bin`), chunk);
   }
-  const gitEnv = { ...process.env, HOME: home, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@example.com' };
+  const gitEnv = {
+    ...process.env,
+    HOME: home,
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@example.com',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@example.com',
+  };
   execFileSync('git', ['-c', 'core.compression=0', 'add', '.'], { cwd: src, env: gitEnv });
   execFileSync('git', ['commit', '-q', '-m', 'big'], { cwd: src, env: gitEnv });
   log(`repository of ${files} × 8 MB files committed`);
@@ -93,43 +116,54 @@ h.run(async () => {
   let samples = 0;
   let received = 0;
   await new Promise((resolve, reject) => {
-    const req = require('node:http').request(`${base}/root/big.git/git-upload-pack`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-git-upload-pack-request', accept: 'application/x-git-upload-pack-result', authorization: auth },
-    }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`slow clone: ${res.statusCode}`));
-      res.pause();
-      let started = 0; // set when the first bytes arrive
-      const deadline = Date.now() + 120_000;
-      const step = async () => {
-        const { rows } = await monitor.query(
-          `SELECT state, left(regexp_replace(query, '\\s+', ' ', 'g'), 80) AS query FROM pg_stat_activity
-            WHERE datname = current_database() AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')`);
-        busyMax = Math.max(busyMax, rows.length);
-        for (const r of rows) busyQueries.add(`${r.state}: ${r.query}`); // what held one: a request or background work
-        samples++;
-        let c;
-        let n = 0;
-        while (n < 65536 && (c = res.read()) !== null) n += c.length;
-        received += n;
-        if (received > 0 && !started) started = Date.now();
-        if ((started && Date.now() - started > 5000) || Date.now() > deadline) {
-          res.destroy();
-          return resolve();
-        }
-        setTimeout(() => step().catch(reject), 100);
-      };
-      res.on('error', () => undefined);
-      step().catch(reject);
-    });
+    const req = require('node:http').request(
+      `${base}/root/big.git/git-upload-pack`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-git-upload-pack-request', accept: 'application/x-git-upload-pack-result', authorization: auth },
+      },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`slow clone: ${res.statusCode}`));
+        res.pause();
+        let started = 0; // set when the first bytes arrive
+        const deadline = Date.now() + 120_000;
+        const step = async () => {
+          const { rows } = await monitor.query(
+            `SELECT state, left(regexp_replace(query, '\\s+', ' ', 'g'), 80) AS query FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')`,
+          );
+          busyMax = Math.max(busyMax, rows.length);
+          for (const r of rows) busyQueries.add(`${r.state}: ${r.query}`); // what held one: a request or background work
+          samples++;
+          let c;
+          let n = 0;
+          while (n < 65536 && (c = res.read()) !== null) n += c.length;
+          received += n;
+          if (received > 0 && !started) started = Date.now();
+          if ((started && Date.now() - started > 5000) || Date.now() > deadline) {
+            res.destroy();
+            return resolve();
+          }
+          setTimeout(() => step().catch(reject), 100);
+        };
+        res.on('error', () => undefined);
+        step().catch(reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
-  log(`slow client: ${samples} samples (reading stalled to 640 KB/s for 5 s), ${Math.round(received / 1024)} KB read, busy backends at most ${busyMax}${busyQueries.size ? ` (${[...busyQueries].join(' | ')})` : ''}`);
+  log(
+    `slow client: ${samples} samples (reading stalled to 640 KB/s for 5 s), ${Math.round(received / 1024)} KB read, busy backends at most ${busyMax}${busyQueries.size ? ` (${[...busyQueries].join(' | ')})` : ''}`,
+  );
   await sleep(500);
 
   const results = {
-    size_mb: files * 8, idle_rss_mb: idle, push, clone, local_clone_seconds: localSeconds,
+    size_mb: files * 8,
+    idle_rss_mb: idle,
+    push,
+    clone,
+    local_clone_seconds: localSeconds,
     clone_vs_local: Math.round((localSeconds / clone.seconds) * 100) / 100,
     slow_client: { seconds: 5, samples, kb_read: Math.round(received / 1024), busy_db_backends_max: busyMax, busy_queries: [...busyQueries] },
   };

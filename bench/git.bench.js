@@ -101,7 +101,9 @@ function git(args, opts = {}) {
       { env: gitEnv({ ...(opts.gitDir ? { GIT_DIR: opts.gitDir } : {}), ...opts.env }), cwd: opts.cwd, encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024 },
       (err, stdout, stderr) => {
         if (err) {
-          const msg = String(stderr || '').trim().replace(/https?:\/\/[^@\s]*@/g, 'http://***@');
+          const msg = String(stderr || '')
+            .trim()
+            .replace(/https?:\/\/[^@\s]*@/g, 'http://***@');
           reject(new Error(`git ${args.filter((a) => !a.includes('@')).join(' ')} failed: ${err.message.split('\n')[0]} ${msg}`));
         } else resolve(stdout);
       },
@@ -135,10 +137,12 @@ const DIRS = [
   ['src/api/v2', 0.04],
   ['config', 0.03],
 ];
-const WORDS = ('account build cache commit config context count data default event file filter handler index ' +
+const WORDS = (
+  'account build cache commit config context count data default event file filter handler index ' +
   'issue item key label limit list merge message model name node option order owner page parse path payload ' +
   'project query queue record ref request result route runner schema session state status store stream tag ' +
-  'task token tree update user value version visibility').split(' ');
+  'task token tree update user value version visibility'
+).split(' ');
 const VERBS = ['Fix', 'Add', 'Update', 'Refactor', 'Remove', 'Improve', 'Rename', 'Simplify', 'Document', 'Handle'];
 const AUTHORS = [
   ['Ada Lovelace', 'ada@example.com', '+0000'],
@@ -233,7 +237,8 @@ async function fastImport(gitDir, rand) {
     const first = [...changed][0];
     let message = `${pick(VERBS)} ${pick(WORDS)} ${pick(WORDS)} in ${path.basename(first.name)}\n`;
     if (rand() < 0.4) {
-      message += `\n${cap(pick(WORDS))} ${pick(WORDS)} was ${pick(WORDS)}ed twice when the ${pick(WORDS)} ${pick(WORDS)} changed;\n` +
+      message +=
+        `\n${cap(pick(WORDS))} ${pick(WORDS)} was ${pick(WORDS)}ed twice when the ${pick(WORDS)} ${pick(WORDS)} changed;\n` +
         `this keeps the ${pick(WORDS)} in one place.\n`;
     }
     if (rand() < 0.1) message += `\nCloses #${1 + Math.floor(rand() * 900)}\n`;
@@ -255,16 +260,12 @@ let TOKEN;
 /** One GET over the keep-alive agent; resolves with { status, body } once the whole body arrived. */
 function get(p, headers = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${BASE}${p}`,
-      { method: 'GET', agent, headers: { 'PRIVATE-TOKEN': TOKEN, ...headers } },
-      (res) => {
-        const chunks = [];
-        res.on('data', (d) => chunks.push(d));
-        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      },
-    );
+    const req = http.request(`${BASE}${p}`, { method: 'GET', agent, headers: { 'PRIVATE-TOKEN': TOKEN, ...headers } }, (res) => {
+      const chunks = [];
+      res.on('data', (d) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
     req.on('error', reject);
     req.end();
   });
@@ -517,7 +518,13 @@ async function main() {
   assert(shown.default_branch === 'master', `default branch after push is ${shown.default_branch}`);
   const sizeOf = async (dir) => {
     const v = (await git(['count-objects', '-v'], { gitDir: dir })).toString();
-    return Object.fromEntries(v.trim().split('\n').map((l) => l.split(': ')).map(([k, x]) => [k, Number(x)]));
+    return Object.fromEntries(
+      v
+        .trim()
+        .split('\n')
+        .map((l) => l.split(': '))
+        .map(([k, x]) => [k, Number(x)]),
+    );
   };
   if (COMMIT_GRAPH) {
     // Experiment: the same commit-graph file in both repositories (git's own housekeeping writes one).
@@ -542,7 +549,9 @@ async function main() {
   const blobSize = sized[Math.floor(sized.length / 2)].size;
   const commitSha = revs[Math.min(1234, revs.length - 1)];
   const compareFrom = revs[50];
-  log(`tree ${treeDir} (${treeEntries.length} entries), blob ${blobPath} (${blobSize} bytes, ${blobEntry.id}), commit ${commitSha}, compare ${compareFrom}..master`);
+  log(
+    `tree ${treeDir} (${treeEntries.length} entries), blob ${blobPath} (${blobSize} bytes, ${blobEntry.id}), commit ${commitSha}, compare ${compareFrom}..master`,
+  );
 
   const results = [];
   const G = { gitDir: localRepo };
@@ -564,7 +573,12 @@ async function main() {
     const q = `${P}/tree?path=${encodeURIComponent(treeDir)}`;
     const a = JSON.parse((await getOk(q)).body);
     assert(sameSet(a, treeEntries), 'tree entries differ from git ls-tree');
-    const r = await compareOp(`tree (${treeEntries.length} entries)`, ITERATIONS, () => getOk(q), () => git(['ls-tree', `HEAD:${treeDir}`], G));
+    const r = await compareOp(
+      `tree (${treeEntries.length} entries)`,
+      ITERATIONS,
+      () => getOk(q),
+      () => git(['ls-tree', `HEAD:${treeDir}`], G),
+    );
     results.push({ key: 'tree', ...r });
   }
 
@@ -573,7 +587,12 @@ async function main() {
     const q = `${P}/blobs/master?filepath=${encodeURIComponent(blobPath)}`;
     const [a, b] = [(await getOk(q)).body, await git(['cat-file', '-p', `HEAD:${blobPath}`], G)];
     assert(a.equals(b), 'blob bytes differ from git cat-file');
-    const r = await compareOp(`blob (${blobSize} B)`, ITERATIONS, () => getOk(q), () => git(['cat-file', '-p', `HEAD:${blobPath}`], G));
+    const r = await compareOp(
+      `blob (${blobSize} B)`,
+      ITERATIONS,
+      () => getOk(q),
+      () => git(['cat-file', '-p', `HEAD:${blobPath}`], G),
+    );
     results.push({ key: 'blob', ...r });
   }
 
@@ -582,7 +601,12 @@ async function main() {
     const q = `${P}/raw_blobs/${blobEntry.id}`;
     const [a, b] = [(await getOk(q)).body, await git(['cat-file', '-p', blobEntry.id], G)];
     assert(a.equals(b), 'raw blob bytes differ from git cat-file');
-    const r = await compareOp('raw blob', ITERATIONS, () => getOk(q), () => git(['cat-file', '-p', blobEntry.id], G));
+    const r = await compareOp(
+      'raw blob',
+      ITERATIONS,
+      () => getOk(q),
+      () => git(['cat-file', '-p', blobEntry.id], G),
+    );
     results.push({ key: 'raw', ...r });
   }
 
@@ -593,7 +617,12 @@ async function main() {
     const a = JSON.parse((await getOk(q)).body);
     const [id, parents, , , , , message] = (await git(commitArgs, G)).toString('utf8').split('\0');
     assert(a.id === id && a.parent_ids.join(' ') === parents && a.message === message, 'commit differs from git log');
-    const r = await compareOp('one commit', ITERATIONS, () => getOk(q), () => git(commitArgs, G));
+    const r = await compareOp(
+      'one commit',
+      ITERATIONS,
+      () => getOk(q),
+      () => git(commitArgs, G),
+    );
     results.push({ key: 'commit', ...r });
   }
 
@@ -604,7 +633,12 @@ async function main() {
     const a = JSON.parse((await getOk(q)).body);
     const ids = (await git(['log', '--skip=4900', '-n', '100', '--format=%H', 'HEAD'], G)).toString().split('\n').filter(Boolean);
     assert(a.length === ids.length && a.map((c) => c.id).join() === ids.join(), 'commits page differs from git log');
-    const r = await compareOp('commits (page 50 × 100)', ITERATIONS, () => getOk(q), () => git(args, G));
+    const r = await compareOp(
+      'commits (page 50 × 100)',
+      ITERATIONS,
+      () => getOk(q),
+      () => git(args, G),
+    );
     results.push({ key: 'commits', ...r });
     // The same page from a different tip every time: nothing the server remembers (the total count) helps.
     const tip = (i) => revs[i < 0 ? ITERATIONS - 1 - i : i];
@@ -613,7 +647,12 @@ async function main() {
     const b = JSON.parse((await getOk(qt(revs[7]))).body);
     const idsTip = (await git(['log', '--skip=4900', '-n', '100', '--format=%H', revs[7]], G)).toString().split('\n').filter(Boolean);
     assert(b.map((c) => c.id).join() === idsTip.join(), 'commits page (ref_name) differs from git log');
-    const rt = await compareOp('commits (page 50 × 100, new tip each time)', ITERATIONS, (i) => getOk(qt(tip(i))), (i) => git(argsTip(tip(i)), G));
+    const rt = await compareOp(
+      'commits (page 50 × 100, new tip each time)',
+      ITERATIONS,
+      (i) => getOk(qt(tip(i))),
+      (i) => git(argsTip(tip(i)), G),
+    );
     results.push({ key: 'commits_new_tip', ...rt });
   }
 
@@ -627,7 +666,12 @@ async function main() {
     };
     const a = JSON.parse((await getOk(q)).body);
     const { l, d } = await gitCompare();
-    const ids = l.toString('utf8').split('\0\n').map((s) => s.split('\0')[0]).filter(Boolean).reverse();
+    const ids = l
+      .toString('utf8')
+      .split('\0\n')
+      .map((s) => s.split('\0')[0])
+      .filter(Boolean)
+      .reverse();
     const files = (d.toString('utf8').match(/^diff --git /gm) || []).length;
     assert(a.commits.map((c) => c.id).join() === ids.join(), 'compare commits differ from git log');
     assert(a.diffs.length === files, `compare has ${a.diffs.length} diffs, git diff ${files} files`);
@@ -664,7 +708,10 @@ async function main() {
       const branch = `mt-${i}`;
       await api(BASE, 'POST', `${API}/repository/branches`, TOKEN, { branch_name: branch, ref: compareFrom });
       await api(BASE, 'POST', `${API}/repository/files`, TOKEN, {
-        file_path: `bench/target-${i}.txt`, branch_name: branch, content: `target ${i}\n`, commit_message: `Target ${i}`,
+        file_path: `bench/target-${i}.txt`,
+        branch_name: branch,
+        content: `target ${i}\n`,
+        commit_message: `Target ${i}`,
       });
       mrs.push(await api(BASE, 'POST', `${API}/merge_requests`, TOKEN, { source_branch: 'master', target_branch: branch, title: `Bench merge ${i}` }));
     }
@@ -676,7 +723,9 @@ async function main() {
         const req = http.request(`${BASE}${p}`, { method: 'PUT', agent, headers: { 'PRIVATE-TOKEN': TOKEN } }, (res) => {
           const chunks = [];
           res.on('data', (d) => chunks.push(d));
-          res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`PUT ${p}: ${res.statusCode} ${Buffer.concat(chunks)}`))));
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`PUT ${p}: ${res.statusCode} ${Buffer.concat(chunks)}`)),
+          );
           res.on('error', reject);
         });
         req.on('error', reject);
@@ -727,9 +776,19 @@ async function main() {
     const a = await getOk(q(probe));
     const b = await git(['archive', '--format=tar', `--prefix=${PROJECT}-${probe}-${probe}/`, probe], G);
     assert(zlib.gunzipSync(a.body).equals(b), 'archive tar differs from git archive');
-    const r = await compareOp('archive.tar.gz (uncached)', ARCHIVE_ITERATIONS, (i) => getOk(q(pick(i))), (i) => gitArchive(pick(i)));
+    const r = await compareOp(
+      'archive.tar.gz (uncached)',
+      ARCHIVE_ITERATIONS,
+      (i) => getOk(q(pick(i))),
+      (i) => gitArchive(pick(i)),
+    );
     results.push({ key: 'archive', archive_bytes: a.body.length, ...r });
-    const rc = await compareOp('archive.tar.gz (cached)', ARCHIVE_ITERATIONS, (i) => getOk(q(pick(i))), (i) => gitArchive(pick(i)));
+    const rc = await compareOp(
+      'archive.tar.gz (cached)',
+      ARCHIVE_ITERATIONS,
+      (i) => getOk(q(pick(i))),
+      (i) => gitArchive(pick(i)),
+    );
     results.push({ key: 'archive_cached', archive_bytes: a.body.length, ...rc });
   }
 
@@ -774,7 +833,12 @@ async function main() {
     const anonUrl = `${BASE}/${pathWithNs}.git`;
     const sshUrl = `ssh://git@127.0.0.1:${sshPort}/${pathWithNs}.git`;
     const sshWork = fs.mkdtempSync(path.join(work, 'ssh-'));
-    const { gitSshCommand } = await sshClient({ api: (method, p, body, token) => api(BASE, method, `/api/v3${p}`, token, body), token: TOKEN, sshPort, work: sshWork });
+    const { gitSshCommand } = await sshClient({
+      api: (method, p, body, token) => api(BASE, method, `/api/v3${p}`, token, body),
+      token: TOKEN,
+      sshPort,
+      work: sshWork,
+    });
     const http_ = [];
     const ssh_ = [];
     const local = [];
@@ -787,7 +851,13 @@ async function main() {
       const heads = (await git(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads'], { gitDir: dest })).toString();
       // every branch of the pushed repository, at its tip (the server may hold more: the merge requests' branches)
       const cloned = new Set(heads.split('\n').filter(Boolean));
-      assert(refsLocal.split('\n').filter((l) => l.startsWith('refs/heads/')).every((l) => cloned.has(l)), 'cloned refs differ');
+      assert(
+        refsLocal
+          .split('\n')
+          .filter((l) => l.startsWith('refs/heads/'))
+          .every((l) => cloned.has(l)),
+        'cloned refs differ',
+      );
       fs.rmSync(dest, { recursive: true, force: true });
       return d;
     };
@@ -797,7 +867,11 @@ async function main() {
       const l = () => timed(['clone', '--bare', '--quiet', '--no-local', localRepo, dest]);
       const o = () => timed(['clone', '--bare', '--quiet', sshUrl, dest], { GIT_SSH_COMMAND: gitSshCommand });
       // rotate which goes first
-      const order = [[h, http_], [l, local], [o, ssh_]];
+      const order = [
+        [h, http_],
+        [l, local],
+        [o, ssh_],
+      ];
       for (let k = 0; k < order.length; k++) {
         const [f, into] = order[(i + k) % order.length];
         into.push(await f());
@@ -824,14 +898,19 @@ async function main() {
     '| operation | API median ms | API p95 ms | git median ms | git p95 ms | ratio |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
     ...results.map(
-      (r) => `| ${r.operation} | ${r.api.median_ms.toFixed(2)} | ${r.api.p95_ms.toFixed(2)} | ${r.git.median_ms.toFixed(2)} | ${r.git.p95_ms.toFixed(2)} | ${r.ratio.toFixed(2)} |`,
+      (r) =>
+        `| ${r.operation} | ${r.api.median_ms.toFixed(2)} | ${r.api.p95_ms.toFixed(2)} | ${r.git.median_ms.toFixed(2)} | ${r.git.p95_ms.toFixed(2)} | ${r.ratio.toFixed(2)} |`,
     ),
     '',
     'CPU per call (ms; /proc, 10 ms ticks averaged over the calls): ' +
-      results.map((r) => `${r.key} API ${r.api.cpu_ms.toFixed(1)} vs git ${r.git.cpu_ms.toFixed(1)}`).join('; ') + '.',
+      results.map((r) => `${r.key} API ${r.api.cpu_ms.toFixed(1)} vs git ${r.git.cpu_ms.toFixed(1)}`).join('; ') +
+      '.',
     '',
     `API floor (GET .../raw_blobs/not-a-sha → 404: authentication and project access, no git): median ${floor.median_ms.toFixed(2)} ms, p95 ${floor.p95_ms.toFixed(2)} ms. ` +
-      `Load average ${loadStart.map((x) => x.toFixed(1)).join(' ')} at the start, ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end.`,
+      `Load average ${loadStart.map((x) => x.toFixed(1)).join(' ')} at the start, ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')} at the end.`,
     '',
   ];
   if (throughput.length) {

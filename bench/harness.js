@@ -94,7 +94,10 @@ function createHarness(label) {
 
   /** Runs the registered hooks, stops the children, drops the database, removes the temp folders. */
   async function cleanup() {
-    for (const fn of beforeCleanup.splice(0)) await Promise.resolve().then(fn).catch(() => undefined);
+    for (const fn of beforeCleanup.splice(0))
+      await Promise.resolve()
+        .then(fn)
+        .catch(() => undefined);
     await Promise.all([...children].map((c) => stopChild(c).catch(() => undefined)));
     if (database) {
       const admin = new Client({ connectionString: `${PG_URL}/postgres` });
@@ -254,7 +257,12 @@ async function peakDuring(pid, work) {
   } finally {
     clearInterval(timer);
   }
-  return { result, seconds: Math.round((Number(process.hrtime.bigint() - t0) / 1e9) * 100) / 100, peak_rss_mb: Math.round(own), peak_tree_rss_mb: Math.round(tree) };
+  return {
+    result,
+    seconds: Math.round((Number(process.hrtime.bigint() - t0) / 1e9) * 100) / 100,
+    peak_rss_mb: Math.round(own),
+    peak_tree_rss_mb: Math.round(tree),
+  };
 }
 
 /**
@@ -267,10 +275,29 @@ async function sshClient({ api, token, sshPort, work }) {
   const key = path.join(work, 'id_ed25519');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
   await api('POST', '/user/keys', { title: 'bench', key: fs.readFileSync(`${key}.pub`, 'utf8') }, token);
-  const hostKey = execFileSync('ssh-keyscan', ['-p', String(sshPort), '-t', 'ed25519', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  const hostKey = execFileSync('ssh-keyscan', ['-p', String(sshPort), '-t', 'ed25519', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString()
+    .trim();
   const knownHosts = path.join(work, 'known_hosts');
   fs.writeFileSync(knownHosts, hostKey + '\n');
-  const sshArgs = ['-F', '/dev/null', '-i', key, '-o', 'IdentitiesOnly=yes', '-o', 'IdentityAgent=none', '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes', '-p', String(sshPort)];
+  const sshArgs = [
+    '-F',
+    '/dev/null',
+    '-i',
+    key,
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    'IdentityAgent=none',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    `UserKnownHostsFile=${knownHosts}`,
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-p',
+    String(sshPort),
+  ];
   return { sshArgs, gitSshCommand: ['ssh', ...sshArgs].map((a) => `'${a}'`).join(' ') };
 }
 

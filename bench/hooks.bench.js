@@ -28,9 +28,12 @@ const ROOT_PASSWORD = 'bench-root-password';
 
 function git(args, cwd) {
   return new Promise((resolve, reject) =>
-    execFile('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', '-c', 'init.defaultBranch=master', ...args],
+    execFile(
+      'git',
+      ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', '-c', 'init.defaultBranch=master', ...args],
       { cwd, env: { PATH: process.env.PATH, HOME: cwd, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' } },
-      (e, out, err) => (e ? reject(new Error(`git ${args.join(' ')}: ${err}`)) : resolve(out))),
+      (e, out, err) => (e ? reject(new Error(`git ${args.join(' ')}: ${err}`)) : resolve(out)),
+    ),
   );
 }
 
@@ -38,11 +41,13 @@ function receiver(delayMs) {
   const state = { count: 0, last: 0 };
   const server = http.createServer((req, res) => {
     req.resume();
-    req.on('end', () => setTimeout(() => {
-      state.count++;
-      state.last = Date.now();
-      res.end('ok');
-    }, delayMs));
+    req.on('end', () =>
+      setTimeout(() => {
+        state.count++;
+        state.last = Date.now();
+        res.end('ok');
+      }, delayMs),
+    );
   });
   return new Promise((r) => server.listen(0, '127.0.0.1', () => r({ server, state, port: server.address().port })));
 }
@@ -63,22 +68,39 @@ h.run(async () => {
   const base = `http://127.0.0.1:${port}`;
   const data = h.tempDir('bench-hooks-');
   const app = h.startProcess('app', ['dist/main.js'], {
-    DATABASE_URL: dbUrl, DATA_DIR: data, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error',
-    ROOT_PASSWORD, SECRET_KEY: 'bench-secret-key-0123456789abcdef0123456789abcdef', QUEUE_POLL_SECONDS: '0.5',
+    DATABASE_URL: dbUrl,
+    DATA_DIR: data,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'error',
+    ROOT_PASSWORD,
+    SECRET_KEY: 'bench-secret-key-0123456789abcdef0123456789abcdef',
+    QUEUE_POLL_SECONDS: '0.5',
   });
   await h.waitReady(app, base);
   const call = async (method, p, body) => {
-    const r = await fetch(`${base}/api/v3${p}`, { method, headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
+    const r = await fetch(`${base}/api/v3${p}`, {
+      method,
+      headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
     if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
     return r.json();
   };
   let token;
-  const s = await fetch(`${base}/api/v3/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }) });
+  const s = await fetch(`${base}/api/v3/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }),
+  });
   token = (await s.json()).private_token;
   await call('PUT', '/application/settings', { allow_local_requests_from_hooks_and_services: true });
   const slow = await receiver(2000);
   const fast = await receiver(0);
-  h.onCleanup(() => { slow.server.close(); fast.server.close(); });
+  h.onCleanup(() => {
+    slow.server.close();
+    fast.server.close();
+  });
 
   // 1. push latency, with and without 10 slow hooks
   const plain = await call('POST', '/projects', { name: 'plain' });
@@ -105,7 +127,8 @@ h.run(async () => {
 
   // 2. throughput to a fast receiver
   const tp = await call('POST', '/projects', { name: 'throughput' });
-  for (let i = 0; i < 10; i++) await call('POST', `/projects/${tp.id}/hooks`, { url: `http://127.0.0.1:${fast.port}/t${i}`, push_events: false, issues_events: true });
+  for (let i = 0; i < 10; i++)
+    await call('POST', `/projects/${tp.id}/hooks`, { url: `http://127.0.0.1:${fast.port}/t${i}`, push_events: false, issues_events: true });
   const t0 = Date.now();
   await Promise.all(Array.from({ length: ISSUES }, (_, i) => call('POST', `/projects/${tp.id}/issues`, { title: `issue ${i}` })));
   const want = ISSUES * 10;
@@ -113,7 +136,14 @@ h.run(async () => {
   while (fast.state.count < want && Date.now() < deadline) await sleep(50);
   const secs = (fast.state.last - t0) / 1000;
   log(`throughput: ${fast.state.count}/${want} deliveries in ${secs.toFixed(2)} s = ${(fast.state.count / secs).toFixed(1)} deliveries/s`);
-  const result = { pushMedianMsNoHooks: mPlain, pushMedianMs10SlowHooks: mHooked, ratio: mHooked / mPlain, deliveries: fast.state.count, seconds: secs, perSecond: fast.state.count / secs };
+  const result = {
+    pushMedianMsNoHooks: mPlain,
+    pushMedianMs10SlowHooks: mHooked,
+    ratio: mHooked / mPlain,
+    deliveries: fast.state.count,
+    seconds: secs,
+    perSecond: fast.state.count / secs,
+  };
   fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
   fs.writeFileSync(path.join(__dirname, 'results', 'hooks-latest.json'), JSON.stringify(result, null, 2) + '\n');
   process.stdout.write(JSON.stringify(result) + '\n');

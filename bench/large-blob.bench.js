@@ -56,19 +56,45 @@ h.run(async () => {
   const dataDir = h.tempDir('blob-data-');
   const work = h.tempDir('blob-work-');
   const app = startProcess('app', [mainJs], {
-    DATABASE_URL: dbUrl, HOST: '127.0.0.1', PORT: String(port), SECRET_KEY, ROOT_PASSWORD, DATA_DIR: dataDir, LOG_LEVEL: 'error', NODE_ENV: 'production',
+    DATABASE_URL: dbUrl,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    SECRET_KEY,
+    ROOT_PASSWORD,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    NODE_ENV: 'production',
   });
   await waitReady(app, base);
-  const s = await (await fetch(`${base}/api/v3/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }) })).json();
+  const s = await (
+    await fetch(`${base}/api/v3/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }),
+    })
+  ).json();
   const token = s.private_token;
-  const p = await fetch(`${base}/api/v3/projects`, { method: 'POST', headers: { 'content-type': 'application/json', 'PRIVATE-TOKEN': token }, body: JSON.stringify({ name: 'big' }) });
+  const p = await fetch(`${base}/api/v3/projects`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'PRIVATE-TOKEN': token },
+    body: JSON.stringify({ name: 'big' }),
+  });
   if (p.status !== 201) throw new Error(`project: ${p.status}`);
   const project = await p.json();
 
   // the project's repository on disk (GitService.repositoryPath: hashed by project id)
   const hid = createHash('sha256').update(String(project.id)).digest('hex');
   const gitDir = path.join(dataDir, 'repositories', '@hashed', hid.slice(0, 2), hid.slice(2, 4), `${hid}.git`);
-  const env = { PATH: process.env.PATH, GIT_DIR: gitDir, GIT_CONFIG_NOSYSTEM: '1', HOME: work, GIT_AUTHOR_NAME: 'B', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'B', GIT_COMMITTER_EMAIL: 'b@example.com' };
+  const env = {
+    PATH: process.env.PATH,
+    GIT_DIR: gitDir,
+    GIT_CONFIG_NOSYSTEM: '1',
+    HOME: work,
+    GIT_AUTHOR_NAME: 'B',
+    GIT_AUTHOR_EMAIL: 'b@example.com',
+    GIT_COMMITTER_NAME: 'B',
+    GIT_COMMITTER_EMAIL: 'b@example.com',
+  };
   const git = (args, input) => execFileSync('git', args, { env, input }).toString().trim();
   const size = MB * 1024 * 1024;
   const file = path.join(work, 'big.bin');

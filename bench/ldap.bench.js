@@ -92,11 +92,17 @@ async function startSlapd(dir) {
     ].join('\n'),
   );
   const ldif = fs.createWriteStream(path.join(dir, 'users.ldif'));
-  ldif.write(`dn: ${BASE}\nobjectClass: dcObject\nobjectClass: organization\no: Bench\ndc: example\n\ndn: ou=people,${BASE}\nobjectClass: organizationalUnit\nou: people\n\n`);
-  ldif.write(`dn: uid=signin,ou=people,${BASE}\nobjectClass: inetOrgPerson\nuid: signin\ncn: Sign In\nsn: signin\nmail: signin@corp.example\nuserPassword: signin-password\n\n`);
+  ldif.write(
+    `dn: ${BASE}\nobjectClass: dcObject\nobjectClass: organization\no: Bench\ndc: example\n\ndn: ou=people,${BASE}\nobjectClass: organizationalUnit\nou: people\n\n`,
+  );
+  ldif.write(
+    `dn: uid=signin,ou=people,${BASE}\nobjectClass: inetOrgPerson\nuid: signin\ncn: Sign In\nsn: signin\nmail: signin@corp.example\nuserPassword: signin-password\n\n`,
+  );
   for (let i = 1; i <= USERS; i++) {
     if (i % GONE_EVERY === 0) continue;
-    ldif.write(`dn: uid=bench_user_${i},ou=people,${BASE}\nobjectClass: inetOrgPerson\nuid: bench_user_${i}\ncn: Bench User ${i}\nsn: u${i}\nmail: bench.user.${i}@corp.example\nuserPassword: pw-${i}\n\n`);
+    ldif.write(
+      `dn: uid=bench_user_${i},ou=people,${BASE}\nobjectClass: inetOrgPerson\nuid: bench_user_${i}\ncn: Bench User ${i}\nsn: u${i}\nmail: bench.user.${i}@corp.example\nuserPassword: pw-${i}\n\n`,
+    );
   }
   await new Promise((r) => ldif.end(r));
   execFileSync(slapd.replace(/slapd$/, 'slapadd'), ['-q', '-f', path.join(dir, 'slapd.conf'), '-l', path.join(dir, 'users.ldif')], { stdio: 'pipe' });
@@ -178,7 +184,11 @@ async function main() {
     await app.app.listen(0, '127.0.0.1');
     const port = app.app.getHttpServer().address().port;
     const post = async (body) => {
-      const res = await fetch(`http://127.0.0.1:${port}/api/v3/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`http://127.0.0.1:${port}/api/v3/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       if (res.status !== 201) throw new Error(`sign-in answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
     };
@@ -226,7 +236,13 @@ async function main() {
       const ms = Number(process.hrtime.bigint() - s) / 1e6;
       clearInterval(timer);
       peak = Math.max(peak, process.memoryUsage().heapUsed);
-      return { ...r, seconds: +(ms / 1000).toFixed(2), users_per_s: Math.round((r.checked / ms) * 1000), statements: app.db.counter.count - q0, heap_peak_growth_mb: +((peak - heap0) / 1048576).toFixed(1) };
+      return {
+        ...r,
+        seconds: +(ms / 1000).toFixed(2),
+        users_per_s: Math.round((r.checked / ms) * 1000),
+        statements: app.db.counter.count - q0,
+        heap_peak_growth_mb: +((peak - heap0) / 1048576).toFixed(1),
+      };
     };
     const first = await runSync();
     log(`sync (blocks the missing tenth): ${JSON.stringify(first)}`);
@@ -235,10 +251,20 @@ async function main() {
     const blocked = Number((await app.db.dataSource.query(`SELECT count(*)::int AS n FROM users WHERE state = 'ldap_blocked'`))[0].n);
     const expected = Math.floor(USERS / GONE_EVERY);
     if (blocked !== expected || first.blocked !== expected || steady.blocked !== 0 || first.unavailable) {
-      throw new Error(`sync result wrong: ${blocked} ldap_blocked (expected ${expected}), first run ${JSON.stringify(first)}, second ${JSON.stringify(steady)}`);
+      throw new Error(
+        `sync result wrong: ${blocked} ldap_blocked (expected ${expected}), first run ${JSON.stringify(first)}, second ${JSON.stringify(steady)}`,
+      );
     }
 
-    const result = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, users: USERS, signins: SIGNINS, signin, sync: { first, steady } };
+    const result = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: os.cpus().length,
+      users: USERS,
+      signins: SIGNINS,
+      signin,
+      sync: { first, steady },
+    };
     fs.mkdirSync(RESULTS, { recursive: true });
     fs.writeFileSync(path.join(RESULTS, 'ldap-latest.json'), JSON.stringify(result, null, 2) + '\n');
     const rows = [

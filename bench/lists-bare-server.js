@@ -28,25 +28,105 @@ const SSH_HOST = new URL(EXTERNAL_URL).hostname;
 // ------------------------------------------------------------------------------------------------
 // The select lists of the app's statements (TypeORM's, from the entities), written out.
 const USER_FIELDS = [
-  ['id', 'id'], ['username', 'username'], ['email', 'email'], ['name', 'name'], ['encrypted_password', 'encryptedPassword'],
-  ['state', 'state'], ['admin', 'admin'], ['projects_limit', 'projectsLimit'], ['can_create_group', 'canCreateGroup'],
-  ['external', 'external'], ['bio', 'bio'], ['location', 'location'], ['skype', 'skype'], ['linkedin', 'linkedin'],
-  ['twitter', 'twitter'], ['website_url', 'websiteUrl'], ['theme_id', 'themeId'], ['color_scheme_id', 'colorSchemeId'],
-  ['two_factor_enabled', 'twoFactorEnabled'], ['confirmed_at', 'confirmedAt'], ['last_sign_in_at', 'lastSignInAt'],
-  ['current_sign_in_at', 'currentSignInAt'], ['sign_in_count', 'signInCount'], ['private_token_digest', 'privateTokenDigest'],
-  ['private_token_encrypted', 'privateTokenEncrypted'], ['created_at', 'createdAt'], ['updated_at', 'updatedAt'],
+  ['id', 'id'],
+  ['username', 'username'],
+  ['email', 'email'],
+  ['name', 'name'],
+  ['encrypted_password', 'encryptedPassword'],
+  ['state', 'state'],
+  ['admin', 'admin'],
+  ['projects_limit', 'projectsLimit'],
+  ['can_create_group', 'canCreateGroup'],
+  ['external', 'external'],
+  ['bio', 'bio'],
+  ['location', 'location'],
+  ['skype', 'skype'],
+  ['linkedin', 'linkedin'],
+  ['twitter', 'twitter'],
+  ['website_url', 'websiteUrl'],
+  ['theme_id', 'themeId'],
+  ['color_scheme_id', 'colorSchemeId'],
+  ['two_factor_enabled', 'twoFactorEnabled'],
+  ['confirmed_at', 'confirmedAt'],
+  ['last_sign_in_at', 'lastSignInAt'],
+  ['current_sign_in_at', 'currentSignInAt'],
+  ['sign_in_count', 'signInCount'],
+  ['private_token_digest', 'privateTokenDigest'],
+  ['private_token_encrypted', 'privateTokenEncrypted'],
+  ['created_at', 'createdAt'],
+  ['updated_at', 'updatedAt'],
 ];
-const PROJECT_COLUMNS = ['id', 'name', 'path', 'description', 'namespace_id', 'creator_id', 'visibility_level', 'default_branch',
-  'issues_enabled', 'merge_requests_enabled', 'wiki_enabled', 'builds_enabled', 'snippets_enabled', 'container_registry_enabled',
-  'shared_runners_enabled', 'public_builds', 'archived', 'star_count', 'forked_from_project_id', 'import_url', 'import_status',
-  'import_error', 'runners_token_digest', 'runners_token_encrypted', 'last_activity_at', 'created_at', 'updated_at'];
+const PROJECT_COLUMNS = [
+  'id',
+  'name',
+  'path',
+  'description',
+  'namespace_id',
+  'creator_id',
+  'visibility_level',
+  'default_branch',
+  'issues_enabled',
+  'merge_requests_enabled',
+  'wiki_enabled',
+  'builds_enabled',
+  'snippets_enabled',
+  'container_registry_enabled',
+  'shared_runners_enabled',
+  'public_builds',
+  'archived',
+  'star_count',
+  'forked_from_project_id',
+  'import_url',
+  'import_status',
+  'import_error',
+  'runners_token_digest',
+  'runners_token_encrypted',
+  'last_activity_at',
+  'created_at',
+  'updated_at',
+];
 const NAMESPACE_COLUMNS = ['id', 'name', 'path', 'kind', 'owner_id', 'description', 'visibility_level', 'created_at', 'updated_at'];
-const ISSUE_COLUMNS = ['id', 'iid', 'project_id', 'title', 'description', 'state', 'confidential', 'author_id', 'assignee_id',
-  'milestone_id', 'moved_to_id', 'position', 'deleted_at', 'created_at', 'updated_at'];
+const ISSUE_COLUMNS = [
+  'id',
+  'iid',
+  'project_id',
+  'title',
+  'description',
+  'state',
+  'confidential',
+  'author_id',
+  'assignee_id',
+  'milestone_id',
+  'moved_to_id',
+  'position',
+  'deleted_at',
+  'created_at',
+  'updated_at',
+];
 const MILESTONE_COLUMNS = ['id', 'iid', 'project_id', 'title', 'description', 'state', 'due_date', 'created_at', 'updated_at'];
-const MR_COLUMNS = ['id', 'iid', 'project_id', 'source_project_id', 'source_branch', 'target_branch', 'title', 'description', 'state',
-  'merge_status', 'author_id', 'assignee_id', 'milestone_id', 'merge_when_build_succeeds', 'merge_user_id', 'merge_params',
-  'merge_commit_sha', 'merged_at', 'deleted_at', 'created_at', 'updated_at'];
+const MR_COLUMNS = [
+  'id',
+  'iid',
+  'project_id',
+  'source_project_id',
+  'source_branch',
+  'target_branch',
+  'title',
+  'description',
+  'state',
+  'merge_status',
+  'author_id',
+  'assignee_id',
+  'milestone_id',
+  'merge_when_build_succeeds',
+  'merge_user_id',
+  'merge_params',
+  'merge_commit_sha',
+  'merged_at',
+  'deleted_at',
+  'created_at',
+  'updated_at',
+];
 
 /** `alias."col" AS "prefix.col"`, as the app's joined rows (JoinedEntity) read them. */
 const joined = (alias, prefix, cols) => cols.map((c) => `${alias}."${c}" AS "${prefix}.${c}"`).join(', ');
@@ -150,7 +230,6 @@ const LABELS_SQL = `SELECT ll.target_id, l.id, l.project_id, l.title, l.color, l
          FROM label_links ll JOIN labels l ON l.id = ll.label_id
         WHERE ll.target_type = $1 AND ll.target_id = ANY($2)
         ORDER BY lower(l.title) COLLATE "C" ASC, l.id ASC`;
-
 
 async function authenticate(req, query) {
   const q = query.get('private_token');
@@ -359,10 +438,16 @@ async function listIssues(viewer, projectId, query, path, gravatar) {
   const { rows } = await pool.query(sql, [...params, viewer.id, pattern]);
   let total = rows.length ? Number(rows[0].total) : 0;
   if (!rows.length && page.offset > 0) {
-    const c = await pool.query(`SELECT COUNT(DISTINCT("i"."id")) AS "cnt" FROM "issues" "i" WHERE "i"."deleted_at" IS NULL AND "i"."project_id" = $1 AND ${visibility}`, params);
+    const c = await pool.query(
+      `SELECT COUNT(DISTINCT("i"."id")) AS "cnt" FROM "issues" "i" WHERE "i"."deleted_at" IS NULL AND "i"."project_id" = $1 AND ${visibility}`,
+      params,
+    );
     total = Number(c.rows[0].cnt);
   }
-  const labels = await labelTitles('Issue', rows.map((r) => r['i.id']));
+  const labels = await labelTitles(
+    'Issue',
+    rows.map((r) => r['i.id']),
+  );
   const mention = new RegExp(pattern, 'i');
   const body = rows.map((r) => ({
     id: r['i.id'],
@@ -394,7 +479,10 @@ async function listMergeRequests(viewer, projectId, query, path, gravatar) {
     const c = await pool.query(`SELECT count(*)::int AS n FROM merge_requests WHERE project_id = $1 AND deleted_at IS NULL`, [project['p.id']]);
     total = c.rows[0].n;
   }
-  const labels = await labelTitles('MergeRequest', rows.map((r) => r['mr.id']));
+  const labels = await labelTitles(
+    'MergeRequest',
+    rows.map((r) => r['mr.id']),
+  );
   const mention = new RegExp(pattern, 'i');
   const body = rows.map((r) => {
     const state = r['mr.state'];

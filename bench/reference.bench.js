@@ -76,7 +76,12 @@ const FAR_BEHIND = num(env.REF_FAR_BEHIND, 1000);
 const FAR_AHEAD = num(env.REF_FAR_AHEAD, 200);
 const SCALE = num(env.SEED_SCALE, 1);
 const EMBEDDED_SCALE = num(env.REF_EMBEDDED_SCALE, SCALE);
-const PARTS = new Set((env.REF_PARTS || 'endpoints,git,mix,capacity,embedded').split(',').map((s) => s.trim()).filter(Boolean));
+const PARTS = new Set(
+  (env.REF_PARTS || 'endpoints,git,mix,capacity,embedded')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 const P90_AIM_MS = 100;
 const SUCCESS_AIM = 0.999;
 const SECRET_KEY = 'reference-bench-secret-key-0123456789abcdef0123456789';
@@ -128,7 +133,9 @@ function gptRepositoryExtension(commits, files, mergeRequests) {
       }
     }
     for (let k = 1; k <= 50; k++) {
-      await write(`tag v${k}.0.0\nfrom :${Math.max(1, Math.round((commits * k) / 50))}\ntagger Seed <seed@example.com> ${t0 + k * 86400} +0000\n${data(`Release ${k}.0.0`)}`);
+      await write(
+        `tag v${k}.0.0\nfrom :${Math.max(1, Math.round((commits * k) / 50))}\ntagger Seed <seed@example.com> ${t0 + k * 86400} +0000\n${data(`Release ${k}.0.0`)}`,
+      );
     }
   };
 }
@@ -224,7 +231,8 @@ async function finishSeed(app, seeded, dataDir, scale, repoFrom) {
     log(`repository of ${s.commits} commits + merge request branches, long-lived branch and tags written in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   const project = await api(app, 'GET', `/api/v3/projects/${seeded.bigProjectId}`, seeded.ownerToken);
-  if (project.status !== 200 || !project.body.runners_token) throw new Error(`project ${seeded.bigProjectId}: ${project.status} ${JSON.stringify(project.body).slice(0, 200)}`);
+  if (project.status !== 200 || !project.body.runners_token)
+    throw new Error(`project ${seeded.bigProjectId}: ${project.status} ${JSON.stringify(project.body).slice(0, 200)}`);
   const runnerTokens = [];
   for (let i = 0; i < RUNNERS; i++) {
     const r = await api(app, 'POST', '/ci/api/v1/runners/register', undefined, { token: project.body.runners_token, description: `reference runner ${i + 1}` });
@@ -430,7 +438,11 @@ function makeGit(app, seed, srcTree, project) {
   const ownerAuth = basic('seed_owner', seed.ownerToken);
   const repo = `/${project}.git`;
   const refsOf = async (agent, service, auth) => {
-    const r = await request(agent, app.url, { path: `${repo}/info/refs?service=${service}`, headers: { authorization: auth, 'accept-encoding': 'deflate, gzip', pragma: 'no-cache' }, collect: true });
+    const r = await request(agent, app.url, {
+      path: `${repo}/info/refs?service=${service}`,
+      headers: { authorization: auth, 'accept-encoding': 'deflate, gzip', pragma: 'no-cache' },
+      collect: true,
+    });
     if (r.status !== 200) throw new Error(`info/refs ${service}: ${r.status}`);
     return parseRefs(r.body);
   };
@@ -460,7 +472,11 @@ function makeGit(app, seed, srcTree, project) {
     },
     /** One pull: the refs, then the pack of master's tip over the far branch's. */
     async pull(agent, dueAt) {
-      const a = await request(agent, app.url, { path: `${repo}/info/refs?service=git-upload-pack`, headers: { authorization: viewerAuth, 'accept-encoding': 'deflate, gzip', pragma: 'no-cache' }, since: dueAt });
+      const a = await request(agent, app.url, {
+        path: `${repo}/info/refs?service=git-upload-pack`,
+        headers: { authorization: viewerAuth, 'accept-encoding': 'deflate, gzip', pragma: 'no-cache' },
+        since: dueAt,
+      });
       if (a.status !== 200) return { ok: false, ttfbs: [a.ttfbMs], error: `info/refs ${a.status || a.error}` };
       const b = await request(agent, app.url, {
         method: 'POST',
@@ -470,7 +486,12 @@ function makeGit(app, seed, srcTree, project) {
         collect: true,
       });
       const ok = b.status === 200 && (GPT_PULL_BODY ? /ACK|NAK/.test(b.body.subarray(0, 200).toString('latin1')) : b.body.includes('PACK'));
-      const head = b.body ? b.body.subarray(0, 60).toString('latin1').replace(/[^\x20-\x7e]/g, '.') : '';
+      const head = b.body
+        ? b.body
+            .subarray(0, 60)
+            .toString('latin1')
+            .replace(/[^\x20-\x7e]/g, '.')
+        : '';
       return { ok, ttfbs: [a.ttfbMs, b.ttfbMs], error: ok ? undefined : `upload-pack ${b.status || b.error} ${head}` };
     },
     /** One small push: a new commit (one new file) on a branch of its own client. */
@@ -482,19 +503,36 @@ function makeGit(app, seed, srcTree, project) {
       }
       client.busy = true;
       try {
-        const a = await request(agent, app.url, { path: `${repo}/info/refs?service=git-receive-pack`, headers: { authorization: ownerAuth, pragma: 'no-cache' }, since: dueAt, collect: true });
+        const a = await request(agent, app.url, {
+          path: `${repo}/info/refs?service=git-receive-pack`,
+          headers: { authorization: ownerAuth, pragma: 'no-cache' },
+          since: dueAt,
+          collect: true,
+        });
         if (a.status !== 200) return { ok: false, ttfbs: [a.ttfbMs], error: `info/refs ${a.status || a.error}` };
         // as a client does, the branch's old value is the advertised one (an earlier push that timed out may have landed)
         client.tip = parseRefs(a.body)[`refs/heads/${client.branch}`] || null;
         const n = ++pushSeq;
         const now = Math.floor(Date.now() / 1000);
         const blob = gitObject('blob', Buffer.from(`push ${n} of ${client.branch} at ${Date.now()}\n`));
-        const tree = gitObject('tree', Buffer.concat([Buffer.from(`100644 ${client.branch}.txt\0`), blob.sha, Buffer.from('40000 src\0'), Buffer.from(srcTree, 'hex')]));
+        const tree = gitObject(
+          'tree',
+          Buffer.concat([Buffer.from(`100644 ${client.branch}.txt\0`), blob.sha, Buffer.from('40000 src\0'), Buffer.from(srcTree, 'hex')]),
+        );
         const parent = client.tip || masterTip;
-        const commit = gitObject('commit', Buffer.from(`tree ${tree.sha.toString('hex')}\nparent ${parent}\nauthor Reference Bench <ref@example.com> ${now} +0000\ncommitter Reference Bench <ref@example.com> ${now} +0000\n\nPush ${n}\n`));
+        const commit = gitObject(
+          'commit',
+          Buffer.from(
+            `tree ${tree.sha.toString('hex')}\nparent ${parent}\nauthor Reference Bench <ref@example.com> ${now} +0000\ncommitter Reference Bench <ref@example.com> ${now} +0000\n\nPush ${n}\n`,
+          ),
+        );
         const sha = commit.sha.toString('hex');
         const old = client.tip || '0'.repeat(40);
-        const body = Buffer.concat([pkt(`${old} ${sha} refs/heads/${client.branch}\0report-status agent=reference-bench\n`), Buffer.from('0000'), pack([commit, tree, blob])]);
+        const body = Buffer.concat([
+          pkt(`${old} ${sha} refs/heads/${client.branch}\0report-status agent=reference-bench\n`),
+          Buffer.from('0000'),
+          pack([commit, tree, blob]),
+        ]);
         const b = await request(agent, app.url, {
           method: 'POST',
           path: `${repo}/git-receive-pack`,
@@ -505,7 +543,11 @@ function makeGit(app, seed, srcTree, project) {
         const text = b.body ? b.body.toString('latin1') : '';
         const ok = b.status === 200 && text.includes('unpack ok') && text.includes(`ok refs/heads/${client.branch}`);
         if (ok) client.tip = sha;
-        return { ok, ttfbs: [a.ttfbMs, b.ttfbMs], error: ok ? undefined : `receive-pack ${b.status || b.error} ${text.slice(0, 80).replace(/[^\x20-\x7e]/g, '.')}` };
+        return {
+          ok,
+          ttfbs: [a.ttfbMs, b.ttfbMs],
+          error: ok ? undefined : `receive-pack ${b.status || b.error} ${text.slice(0, 80).replace(/[^\x20-\x7e]/g, '.')}`,
+        };
       } finally {
         client.busy = false;
       }
@@ -615,8 +657,18 @@ function pollStream(app, tokens) {
     name: `POST /ci/api/v1/builds/register.json (${tokens.length} runners)`,
     iteration: (agent) => async (dueAt) => {
       const token = tokens[i++ % tokens.length];
-      const body = JSON.stringify({ token, info: { name: 'gitlab-ci-multi-runner', version: '1.11.5', revision: 'reference', platform: 'linux', architecture: 'amd64' } });
-      const r = await request(agent, app.url, { method: 'POST', path: '/ci/api/v1/builds/register.json', headers: { 'content-type': 'application/json' }, body, collect: true, since: dueAt });
+      const body = JSON.stringify({
+        token,
+        info: { name: 'gitlab-ci-multi-runner', version: '1.11.5', revision: 'reference', platform: 'linux', architecture: 'amd64' },
+      });
+      const r = await request(agent, app.url, {
+        method: 'POST',
+        path: '/ci/api/v1/builds/register.json',
+        headers: { 'content-type': 'application/json' },
+        body,
+        collect: true,
+        since: dueAt,
+      });
       // 404 {} is "no build for you" (the queue is empty: every seeded build has finished)
       const ok = r.status === 201 || (r.status === 404 && r.body.toString() === '{}');
       return { ok, ttfbs: [r.ttfbMs], error: ok ? undefined : `${r.status || r.error} ${r.body ? r.body.toString().slice(0, 80) : ''}` };
@@ -641,7 +693,9 @@ async function measure(app, dbUrl, streams, seconds) {
     // (counted as failed), so an overloaded run ends with a bounded queue instead of minutes of backlog
     const graceS = Math.max(10, Math.min(15, seconds / 2));
     const runs = await Promise.all(
-      streams.map((s) => runOpen({ rate: s.rate, durationS: seconds, iteration: s.iteration(agent), graceS, maxInFlight: Math.max(50, Math.ceil(2 * s.rate)) })),
+      streams.map((s) =>
+        runOpen({ rate: s.rate, durationS: seconds, iteration: s.iteration(agent), graceS, maxInFlight: Math.max(50, Math.ceil(2 * s.rate)) }),
+      ),
     );
     const requests = runs.reduce((a, r) => a + r.requests, 0);
     const cpu = await mon.stop(requests);
@@ -707,7 +761,9 @@ async function capacity(app, dbUrl, stream, ladder) {
   for (const rate of ladder) {
     const m = await measure(app, dbUrl, [{ ...stream, rate }], STEP);
     last = m.runs[0];
-    log(`  capacity ${stream.name} @ ${rate}/s: p90 ${round(last.ttfb_p90_ms)} ms, success ${round(last.success_rate * 100, 2)} %, achieved ${round(last.achieved_rate)}/s → ${last.verdict}`);
+    log(
+      `  capacity ${stream.name} @ ${rate}/s: p90 ${round(last.ttfb_p90_ms)} ms, success ${round(last.success_rate * 100, 2)} %, achieved ${round(last.achieved_rate)}/s → ${last.verdict}`,
+    );
     await sleep(500);
     if (last.verdict !== 'pass') break;
     best = rate;
@@ -736,27 +792,58 @@ async function runServer({ label, app, dbUrl, seed, rates, parts }) {
 
   if (parts.has('endpoints')) {
     log(`${label}: each endpoint alone at ${rates.api}/s for ${DURATION} s`);
-    await alone(app, dbUrl, apiStreams.map((s) => ({ ...s, rate: rates.api })), DURATION, out.alone);
+    await alone(
+      app,
+      dbUrl,
+      apiStreams.map((s) => ({ ...s, rate: rates.api })),
+      DURATION,
+      out.alone,
+    );
   }
   if (parts.has('git')) {
     log(`${label}: git pull at ${rates.pull}/s, git push at ${rates.push}/s, each alone for ${DURATION} s`);
-    await alone(app, dbUrl, [{ ...pull, rate: rates.pull }, { ...push, rate: rates.push }], DURATION, out.git);
+    await alone(
+      app,
+      dbUrl,
+      [
+        { ...pull, rate: rates.pull },
+        { ...push, rate: rates.push },
+      ],
+      DURATION,
+      out.git,
+    );
   }
   if (parts.has('mix')) {
     const per = rates.api / apiStreams.length;
     const runnerRate = runners.length / RUNNER_INTERVAL;
-    log(`${label}: mixed for ${MIX_DURATION} s — ${rates.api} API req/s over ${apiStreams.length} endpoints (${round(per, 2)}/s each), ${rates.pull} pulls/s, ${rates.push} pushes/s, ${runners.length} runners polling every ${RUNNER_INTERVAL} s`);
-    const streams = [...apiStreams.map((s) => ({ ...s, rate: per })), { ...pull, rate: rates.pull }, { ...push, rate: rates.push }, { ...poll, rate: runnerRate }];
+    log(
+      `${label}: mixed for ${MIX_DURATION} s — ${rates.api} API req/s over ${apiStreams.length} endpoints (${round(per, 2)}/s each), ${rates.pull} pulls/s, ${rates.push} pushes/s, ${runners.length} runners polling every ${RUNNER_INTERVAL} s`,
+    );
+    const streams = [
+      ...apiStreams.map((s) => ({ ...s, rate: per })),
+      { ...pull, rate: rates.pull },
+      { ...push, rate: rates.push },
+      { ...poll, rate: runnerRate },
+    ];
     const m = await measure(app, dbUrl, streams, MIX_DURATION);
     for (const r of m.runs) describe(`mix ${r.name}`, r);
     const apiRuns = m.runs.slice(0, apiStreams.length);
-    const all = apiRuns.reduce(
-      (a, r) => ({ ok: a.ok + r.ok, n: a.n + r.iterations, rate: a.rate + r.achieved_rate, p90: Math.max(a.p90, r.ttfb_p90_ms) }),
-      { ok: 0, n: 0, rate: 0, p90: 0 },
-    );
-    out.mix = { duration_s: MIX_DURATION, runs: m.runs, cpu: m.cpu, api_total: { target_rate: rates.api, achieved_rate: all.rate, success_rate: all.ok / all.n, worst_p90_ms: all.p90 } };
+    const all = apiRuns.reduce((a, r) => ({ ok: a.ok + r.ok, n: a.n + r.iterations, rate: a.rate + r.achieved_rate, p90: Math.max(a.p90, r.ttfb_p90_ms) }), {
+      ok: 0,
+      n: 0,
+      rate: 0,
+      p90: 0,
+    });
+    out.mix = {
+      duration_s: MIX_DURATION,
+      runs: m.runs,
+      cpu: m.cpu,
+      api_total: { target_rate: rates.api, achieved_rate: all.rate, success_rate: all.ok / all.n, worst_p90_ms: all.p90 },
+    };
     savePartial();
-    log(`${label} mix: CPU/req app ${m.cpu.app_cpu_ms_per_req} git ${m.cpu.git_cpu_ms_per_req} pg ${m.cpu.pg_cpu_ms_per_req ?? '-'} ms; app ${m.cpu.app_cpu_pct} %, git ${m.cpu.git_cpu_pct} %, pg ${m.cpu.pg_cpu_pct ?? '-'} %, loadgen ${m.cpu.loadgen_cpu_pct} %, other ${m.cpu.other_cpu_pct} %; peak RSS ${m.cpu.peak_rss_mb} MB (tree ${m.cpu.peak_tree_rss_mb})`);
+    log(
+      `${label} mix: CPU/req app ${m.cpu.app_cpu_ms_per_req} git ${m.cpu.git_cpu_ms_per_req} pg ${m.cpu.pg_cpu_ms_per_req ?? '-'} ms; app ${m.cpu.app_cpu_pct} %, git ${m.cpu.git_cpu_pct} %, pg ${m.cpu.pg_cpu_pct ?? '-'} %, loadgen ${m.cpu.loadgen_cpu_pct} %, other ${m.cpu.other_cpu_pct} %; peak RSS ${m.cpu.peak_rss_mb} MB (tree ${m.cpu.peak_tree_rss_mb})`,
+    );
   }
   if (parts.has('capacity')) {
     log(`${label}: capacity, ${STEP} s steps`);
@@ -796,10 +883,14 @@ function mixTable(mix) {
     '|---|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of mix.runs) {
-    lines.push(`| ${r.name} | ${fmt(r.target_rate, 2)} | ${fmt(r.achieved_rate, 2)} | ${fmt(r.ttfb_p50_ms)} | ${fmt(r.ttfb_p90_ms)} | ${fmt(r.ttfb_p99_ms)} | ${fmt(r.success_rate * 100, 2)} | ${r.verdict} |`);
+    lines.push(
+      `| ${r.name} | ${fmt(r.target_rate, 2)} | ${fmt(r.achieved_rate, 2)} | ${fmt(r.ttfb_p50_ms)} | ${fmt(r.ttfb_p90_ms)} | ${fmt(r.ttfb_p99_ms)} | ${fmt(r.success_rate * 100, 2)} | ${r.verdict} |`,
+    );
   }
   const t = mix.api_total;
-  lines.push(`| **all API endpoints** | ${t.target_rate} | ${fmt(t.achieved_rate)} | | worst ${fmt(t.worst_p90_ms)} | | ${fmt(t.success_rate * 100, 2)} | ${t.worst_p90_ms <= P90_AIM_MS && t.success_rate >= SUCCESS_AIM ? 'pass' : 'fail'} |`);
+  lines.push(
+    `| **all API endpoints** | ${t.target_rate} | ${fmt(t.achieved_rate)} | | worst ${fmt(t.worst_p90_ms)} | | ${fmt(t.success_rate * 100, 2)} | ${t.worst_p90_ms <= P90_AIM_MS && t.success_rate >= SUCCESS_AIM ? 'pass' : 'fail'} |`,
+  );
   const c = mix.cpu;
   lines.push(
     '',
@@ -830,7 +921,8 @@ if (process.argv[2] === '--render') {
 }
 
 h.run(async () => {
-  if (!fs.existsSync(path.join(APP_ROOT, 'dist/main.js'))) throw new Error(`${APP_ROOT}/dist/main.js not found: run \`npm run build\` (npm run bench:reference does)`);
+  if (!fs.existsSync(path.join(APP_ROOT, 'dist/main.js')))
+    throw new Error(`${APP_ROOT}/dist/main.js not found: run \`npm run build\` (npm run bench:reference does)`);
   fs.mkdirSync(CACHE, { recursive: true });
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const commit = (() => {
@@ -843,8 +935,20 @@ h.run(async () => {
       return 'unknown';
     }
   })();
-  const loadBefore = os.loadavg().map((x) => x.toFixed(2)).join(' ');
-  const report = { date: new Date().toISOString(), commit, node: process.version, cpus: os.cpus().length, load_average_before: loadBefore, duration_s: DURATION, mix_duration_s: MIX_DURATION, step_s: STEP };
+  const loadBefore = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+  const report = {
+    date: new Date().toISOString(),
+    commit,
+    node: process.version,
+    cpus: os.cpus().length,
+    load_average_before: loadBefore,
+    duration_s: DURATION,
+    mix_duration_s: MIX_DURATION,
+    step_s: STEP,
+  };
   const md = [
     `# Reference load (issue 27) — ${report.date}`,
     '',
@@ -861,10 +965,22 @@ h.run(async () => {
   const pgParts = new Set([...PARTS].filter((p) => p !== 'embedded'));
   const seedT0 = Date.now();
   const pgSeed = { ...(await preparePg()), scale: SCALE };
-  report.pg_seed = { seconds_this_run: Math.round((Date.now() - seedT0) / 1000), seeded_at: pgSeed.seededAt, seed_seconds: pgSeed.seedSeconds, counts: pgSeed.counts };
+  report.pg_seed = {
+    seconds_this_run: Math.round((Date.now() - seedT0) / 1000),
+    seeded_at: pgSeed.seededAt,
+    seed_seconds: pgSeed.seedSeconds,
+    counts: pgSeed.counts,
+  };
   if (pgParts.size) {
     const app = await startApp('app (PostgreSQL mode)', pgSeed.dataDir, { DATABASE_URL: pgSeed.dbUrl });
-    const r = await runServer({ label: '10,000-user load, PostgreSQL mode', app, dbUrl: pgSeed.dbUrl, seed: pgSeed, rates: { api: RATE, pull: PULL_RATE, push: PUSH_RATE, runners: RUNNERS }, parts: pgParts });
+    const r = await runServer({
+      label: '10,000-user load, PostgreSQL mode',
+      app,
+      dbUrl: pgSeed.dbUrl,
+      seed: pgSeed,
+      rates: { api: RATE, pull: PULL_RATE, push: PUSH_RATE, runners: RUNNERS },
+      parts: pgParts,
+    });
     await stopApp(app);
     report.postgresql = r;
     md.push('', `## 10,000-user load (${RATE} API req/s per endpoint alone, ${PULL_RATE} pulls/s, ${PUSH_RATE} pushes/s) — PostgreSQL mode`, '');
@@ -878,7 +994,14 @@ h.run(async () => {
     const idle = round(treeRssMb(app.child.pid), 0);
     // REF_PARTS=embedded alone: all of it on the embedded default; with other parts: those (`seed`: none, only the seed)
     const eParts = new Set(['endpoints', 'git', 'mix'].filter((p) => PARTS.has(p) || PARTS.size === 1));
-    const r = await runServer({ label: '1,000-user load, embedded default', app, dbUrl: undefined, seed: eSeed, rates: { api: SMALL.rate, pull: SMALL.pull, push: SMALL.push, runners: SMALL.runners }, parts: eParts });
+    const r = await runServer({
+      label: '1,000-user load, embedded default',
+      app,
+      dbUrl: undefined,
+      seed: eSeed,
+      rates: { api: SMALL.rate, pull: SMALL.pull, push: SMALL.push, runners: SMALL.runners },
+      parts: eParts,
+    });
     await stopApp(app);
     const peak = peakOf(r);
     report.embedded = { ...r, idle_rss_mb: idle, peak_rss_mb: peak.own, peak_tree_rss_mb: peak.tree, seed_seconds: eSeed.seedSeconds, counts: eSeed.counts };
@@ -893,7 +1016,10 @@ h.run(async () => {
     if (r.mix) md.push('', mixTable(r.mix));
     write();
   }
-  report.load_average_after = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  report.load_average_after = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   md.push('', `Load average after: ${report.load_average_after}.`);
   write();
   process.stdout.write('\n' + md.join('\n') + '\n');

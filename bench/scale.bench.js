@@ -115,7 +115,11 @@ async function main() {
     log(`instance ${name} on ${base}`);
   }
   const [A, B] = bases;
-  const session = await fetch(`${A}/api/v3/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }) });
+  const session = await fetch(`${A}/api/v3/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }),
+  });
   const token = (await session.json()).private_token;
   const headers = { 'PRIVATE-TOKEN': token };
   const call = async (base, method, p, body) => {
@@ -127,7 +131,11 @@ async function main() {
   // seed: a project with issues (created through both instances) and a repository pushed over HTTP
   const project = await call(A, 'POST', '/projects', { name: 'scale' });
   for (let i = 0; i < ISSUES; i += 10) {
-    await Promise.all(Array.from({ length: Math.min(10, ISSUES - i) }, (_, k) => call(bases[(i + k) % 2], 'POST', `/projects/${project.id}/issues`, { title: `issue ${i + k}`, description: 'x'.repeat(200) })));
+    await Promise.all(
+      Array.from({ length: Math.min(10, ISSUES - i) }, (_, k) =>
+        call(bases[(i + k) % 2], 'POST', `/projects/${project.id}/issues`, { title: `issue ${i + k}`, description: 'x'.repeat(200) }),
+      ),
+    );
   }
   const work = h.tempDir('bench-scale-work-');
   await git(['init', '-q', '-b', 'master', '.'], work);
@@ -194,7 +202,12 @@ async function main() {
   results.user_settings_changing = { ...userChanging, changes_per_second: changes / DURATION };
   results.per_request_settings_read_ms = checkMs;
   rows.push(['GET /user, settings unchanged', userQuiet.rps.toFixed(0) + ' req/s', userQuiet.meanMs.toFixed(2), userQuiet.p99Ms.toFixed(0)]);
-  rows.push([`GET /user, settings changed via B ${(changes / DURATION).toFixed(0)}×/s`, userChanging.rps.toFixed(0) + ' req/s', userChanging.meanMs.toFixed(2), userChanging.p99Ms.toFixed(0)]);
+  rows.push([
+    `GET /user, settings changed via B ${(changes / DURATION).toFixed(0)}×/s`,
+    userChanging.rps.toFixed(0) + ' req/s',
+    userChanging.meanMs.toFixed(2),
+    userChanging.p99Ms.toFixed(0),
+  ]);
   rows.push(['a per-request settings read instead (one round trip)', '—', checkMs.toFixed(3), '—']);
 
   const table = [
@@ -208,11 +221,40 @@ async function main() {
       `settings freshness per request: no I/O (in-memory copy, dropped by NOTIFY); a read per request would add ≈ ${checkMs.toFixed(3)} ms and one query\n`,
   );
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  fs.writeFileSync(path.join(RESULTS_DIR, 'scale-latest.json'), JSON.stringify({ at: new Date().toISOString(), ...results, rows: [
-    { name: 'issues list, two instances (one as the floor)', value: rows[1][1], floor: rows[0][1], ratio: issuesTwo.rps / issuesOne.rps, p99: `${rows[1][3]} ms` },
-    { name: 'git clone, two instances (one as the floor)', value: rows[3][1], floor: rows[2][1], ratio: cloneTwo.perSecond / cloneOne.perSecond, p99: `${rows[3][3]} ms` },
-    { name: 'GET /user while settings change on the other instance', value: rows[5][1], floor: rows[4][1], ratio: userChanging.rps / userQuiet.rps, p99: `${rows[5][3]} ms` },
-  ] }, null, 2));
+  fs.writeFileSync(
+    path.join(RESULTS_DIR, 'scale-latest.json'),
+    JSON.stringify(
+      {
+        at: new Date().toISOString(),
+        ...results,
+        rows: [
+          {
+            name: 'issues list, two instances (one as the floor)',
+            value: rows[1][1],
+            floor: rows[0][1],
+            ratio: issuesTwo.rps / issuesOne.rps,
+            p99: `${rows[1][3]} ms`,
+          },
+          {
+            name: 'git clone, two instances (one as the floor)',
+            value: rows[3][1],
+            floor: rows[2][1],
+            ratio: cloneTwo.perSecond / cloneOne.perSecond,
+            p99: `${rows[3][3]} ms`,
+          },
+          {
+            name: 'GET /user while settings change on the other instance',
+            value: rows[5][1],
+            floor: rows[4][1],
+            ratio: userChanging.rps / userQuiet.rps,
+            p99: `${rows[5][3]} ms`,
+          },
+        ],
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 h.run(main);

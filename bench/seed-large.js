@@ -91,7 +91,9 @@ async function buildRepository(dir, commits, files, extend) {
   await write('\n');
   for (let c = 2; c <= commits; c++) {
     const f = (c * 7919) % files;
-    await write(`commit refs/heads/master\nmark :${c}\ncommitter Seed <seed@example.com> ${t0 + c * 60} +0000\n${data(`Change ${c}\n\nTouches ${fileName(f)}.`)}from :${c - 1}\nM 100644 inline ${fileName(f)}\n${data(`file ${f}\nversion ${c}\n`)}\n`);
+    await write(
+      `commit refs/heads/master\nmark :${c}\ncommitter Seed <seed@example.com> ${t0 + c * 60} +0000\n${data(`Change ${c}\n\nTouches ${fileName(f)}.`)}from :${c - 1}\nM 100644 inline ${fileName(f)}\n${data(`file ${f}\nversion ${c}\n`)}\n`,
+    );
   }
   if (extend) await extend(write, { data, fileName, t0 });
   await write('done\n');
@@ -135,8 +137,11 @@ async function seedLarge({ dbUrl, dataDir, secretKey, scale = 1, repo = true, co
     const viewer = (await q(`SELECT id FROM users WHERE username = 'seed_viewer'`)).rows[0].id;
     const firstUser = owner;
     const group = (
-      await q(`INSERT INTO namespaces (name, path, kind, owner_id, description, visibility_level)
-               VALUES ('seed-group', 'seed-group', 'group', $1, 'the seeded group', 0) RETURNING id`, [owner])
+      await q(
+        `INSERT INTO namespaces (name, path, kind, owner_id, description, visibility_level)
+               VALUES ('seed-group', 'seed-group', 'group', $1, 'the seeded group', 0) RETURNING id`,
+        [owner],
+      )
     ).rows[0].id;
     await q(`INSERT INTO group_members (namespace_id, user_id, access_level, notification_level) VALUES ($1, $2, 50, 3)`, [group, owner]);
     // projects: all private; project "big" first
@@ -160,7 +165,11 @@ async function seedLarge({ dbUrl, dataDir, secretKey, scale = 1, repo = true, co
        SELECT p, $1, 30, 3 FROM generate_series($2::int, $2::int + $3::int - 1) p WHERE (p - $2) % 10 = 0`,
       [viewer, firstProject, s.projects],
     );
-    await q(`INSERT INTO users_star_projects (project_id, user_id) SELECT p, $1 FROM generate_series($2::int, $2::int + 99) p WHERE p < $2 + $3`, [viewer, firstProject, s.projects]);
+    await q(`INSERT INTO users_star_projects (project_id, user_id) SELECT p, $1 FROM generate_series($2::int, $2::int + 99) p WHERE p < $2 + $3`, [
+      viewer,
+      firstProject,
+      s.projects,
+    ]);
     // labels and milestones: 5 labels and 3 milestones per project
     await q(
       `INSERT INTO labels (project_id, title, color, description)
@@ -219,13 +228,18 @@ async function seedLarge({ dbUrl, dataDir, secretKey, scale = 1, repo = true, co
          FROM generate_series(1, $4::int) g`,
       [bigId, firstUser, s.users, s.mergeRequests],
     );
-    await q(`INSERT INTO internal_ids (project_id, usage, last_value) VALUES ($1, 'merge_requests', $2)
-             ON CONFLICT (project_id, usage) DO UPDATE SET last_value = EXCLUDED.last_value`, [bigId, s.mergeRequests]);
+    await q(
+      `INSERT INTO internal_ids (project_id, usage, last_value) VALUES ($1, 'merge_requests', $2)
+             ON CONFLICT (project_id, usage) DO UPDATE SET last_value = EXCLUDED.last_value`,
+      [bigId, s.mergeRequests],
+    );
     // a runner of the big project, then pipelines of 4 builds each, all finished
     const runner = (
-      await q(`INSERT INTO ci_runners (token_digest, token_encrypted, description, contacted_at, active, is_shared, name, version)
+      await q(
+        `INSERT INTO ci_runners (token_digest, token_encrypted, description, contacted_at, active, is_shared, name, version)
                VALUES ($1, $2, 'seeded runner', now(), true, false, 'gitlab-ci-multi-runner', '1.3.5') RETURNING id`,
-        [tools.digest(runnerToken), tools.encrypt(runnerToken)])
+        [tools.digest(runnerToken), tools.encrypt(runnerToken)],
+      )
     ).rows[0].id;
     await q(`INSERT INTO ci_runner_projects (runner_id, project_id) VALUES ($1, $2)`, [runner, bigId]);
     const pipelines = Math.ceil(s.builds / 4);
@@ -294,7 +308,7 @@ if (require.main === module) {
   let secretKey = process.env.SECRET_KEY;
   if (!secretKey && dataDir && fs.existsSync(path.join(dataDir, 'secret_key'))) secretKey = fs.readFileSync(path.join(dataDir, 'secret_key'), 'utf8').trim();
   if (!secretKey) {
-    process.stderr.write('seed:large needs SECRET_KEY or DATA_DIR/secret_key (the server\'s key)\n');
+    process.stderr.write("seed:large needs SECRET_KEY or DATA_DIR/secret_key (the server's key)\n");
     process.exit(2);
   }
   seedLarge({
@@ -306,7 +320,9 @@ if (require.main === module) {
     log: (m) => process.stdout.write(`seed: ${m}\n`),
   })
     .then((r) => {
-      process.stdout.write(JSON.stringify({ ...r.counts, big_project_id: r.bigProjectId, viewer_token: r.viewerToken, owner_token: r.ownerToken }, null, 2) + '\n');
+      process.stdout.write(
+        JSON.stringify({ ...r.counts, big_project_id: r.bigProjectId, viewer_token: r.viewerToken, owner_token: r.ownerToken }, null, 2) + '\n',
+      );
     })
     .catch((e) => {
       process.stderr.write(`seed failed: ${e.stack || e.message}\n`);

@@ -44,7 +44,6 @@ function run(cmd, args, opts = {}) {
   });
 }
 
-
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
@@ -62,12 +61,26 @@ h.run(async () => {
   const home = path.join(work, 'home');
   fs.mkdirSync(home);
   const app = startProcess('app', [mainJs], {
-    DATABASE_URL: dbUrl, HOST: '127.0.0.1', PORT: String(port), SECRET_KEY, ROOT_PASSWORD, DATA_DIR: dataDir, LOG_LEVEL: 'error', NODE_ENV: 'production',
-    SSH_PORT: String(sshPort), SSH_LISTEN: '127.0.0.1', SSH_MAX_SESSIONS_PER_IP: String(N + 10), GIT_AUTH_BAN_IP_WHITELIST: '127.0.0.1',
+    DATABASE_URL: dbUrl,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    SECRET_KEY,
+    ROOT_PASSWORD,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    NODE_ENV: 'production',
+    SSH_PORT: String(sshPort),
+    SSH_LISTEN: '127.0.0.1',
+    SSH_MAX_SESSIONS_PER_IP: String(N + 10),
+    GIT_AUTH_BAN_IP_WHITELIST: '127.0.0.1',
   });
   await waitReady(app, base);
   const api = async (method, url, body, token) => {
-    const r = await fetch(`${base}/api/v3${url}`, { method, headers: { 'content-type': 'application/json', ...(token ? { 'PRIVATE-TOKEN': token } : {}) }, body: body && JSON.stringify(body) });
+    const r = await fetch(`${base}/api/v3${url}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { 'PRIVATE-TOKEN': token } : {}) },
+      body: body && JSON.stringify(body),
+    });
     if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${await r.text()}`);
     return r.json();
   };
@@ -75,9 +88,14 @@ h.run(async () => {
   const token = s.private_token;
   const { sshArgs, gitSshCommand } = await sshClient({ api, token, sshPort, work });
   const env = {
-    ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1',
+    ...process.env,
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
     GIT_SSH_COMMAND: gitSshCommand,
-    GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@example.com',
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@example.com',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@example.com',
   };
   const sshUrl = (p) => `ssh://git@127.0.0.1:${sshPort}/root/${p}.git`;
   const httpUrl = (p) => `http://root:${ROOT_PASSWORD}@127.0.0.1:${port}/root/${p}.git`;
@@ -109,11 +127,15 @@ h.run(async () => {
   log(`${MB} MB clone: ssh ${r2(sshClone)} s, http ${r2(httpClone)} s, local ${r2(localClone)} s`);
 
   // 2. concurrency: N concurrent clones (all must succeed) and N concurrent connection set-ups
-  const clones = await Promise.all(Array.from({ length: N }, (_, i) => run('git', ['clone', '-q', '--bare', sshUrl('small'), path.join(work, `c-${i}.git`)], { env })));
+  const clones = await Promise.all(
+    Array.from({ length: N }, (_, i) => run('git', ['clone', '-q', '--bare', sshUrl('small'), path.join(work, `c-${i}.git`)], { env })),
+  );
   const setups = await Promise.all(Array.from({ length: N }, () => run('ssh', [...sshArgs, '-T', 'git@127.0.0.1'], { env })));
   const setupMs = setups.map((x) => x.seconds * 1000);
   const cloneS = clones.map((x) => x.seconds);
-  log(`${N} concurrent clones ok (p50 ${r2(pct(cloneS, 50))} s, max ${r2(Math.max(...cloneS))} s); set-up p50 ${Math.round(pct(setupMs, 50))} ms, p99 ${Math.round(pct(setupMs, 99))} ms`);
+  log(
+    `${N} concurrent clones ok (p50 ${r2(pct(cloneS, 50))} s, max ${r2(Math.max(...cloneS))} s); set-up p50 ${Math.round(pct(setupMs, 50))} ms, p99 ${Math.round(pct(setupMs, 99))} ms`,
+  );
   const single = [];
   for (let i = 0; i < 20; i++) single.push((await run('ssh', [...sshArgs, '-T', 'git@127.0.0.1'], { env })).seconds * 1000);
 
@@ -123,8 +145,12 @@ h.run(async () => {
     await api('POST', '/projects', { name: 'big' }, token);
     const bigSrc = makeRepo('big-src', BIG_MB);
     const idle = Math.round(rssMb(app.pid));
-    const { result: _push, ...push } = await peakDuring(app.pid, () => run('git', ['-c', 'pack.compression=0', 'push', '-q', sshUrl('big'), 'master'], { cwd: bigSrc, env }));
-    const { result: _clone, ...clone } = await peakDuring(app.pid, () => run('git', ['clone', '-q', '--bare', sshUrl('big'), path.join(work, 'big-clone.git')], { env }));
+    const { result: _push, ...push } = await peakDuring(app.pid, () =>
+      run('git', ['-c', 'pack.compression=0', 'push', '-q', sshUrl('big'), 'master'], { cwd: bigSrc, env }),
+    );
+    const { result: _clone, ...clone } = await peakDuring(app.pid, () =>
+      run('git', ['clone', '-q', '--bare', sshUrl('big'), path.join(work, 'big-clone.git')], { env }),
+    );
     big = { size_mb: BIG_MB, idle_rss_mb: idle, push, clone };
     log(`${BIG_MB} MB: push ${JSON.stringify(push)}, clone ${JSON.stringify(clone)}`);
   }
@@ -134,7 +160,14 @@ h.run(async () => {
     clone_seconds: { ssh: r2(sshClone), http: r2(httpClone), local: r2(localClone) },
     ssh_vs_local: r2(localClone / sshClone),
     http_vs_local: r2(localClone / httpClone),
-    concurrent: { clients: N, clones_ok: clones.length, clone_p50_s: r2(pct(cloneS, 50)), clone_max_s: r2(Math.max(...cloneS)), setup_p50_ms: Math.round(pct(setupMs, 50)), setup_p99_ms: Math.round(pct(setupMs, 99)) },
+    concurrent: {
+      clients: N,
+      clones_ok: clones.length,
+      clone_p50_s: r2(pct(cloneS, 50)),
+      clone_max_s: r2(Math.max(...cloneS)),
+      setup_p50_ms: Math.round(pct(setupMs, 50)),
+      setup_p99_ms: Math.round(pct(setupMs, 99)),
+    },
     sequential_setup_ms: { p50: Math.round(pct(single, 50)), p99: Math.round(pct(single, 99)) },
     big,
   };
@@ -151,7 +184,9 @@ h.run(async () => {
       '',
       `${N} concurrent SSH clones: ${clones.length}/${N} succeeded, p50 ${results.concurrent.clone_p50_s} s, slowest ${results.concurrent.clone_max_s} s`,
       `connection set-up (handshake + auth + greeting): ${N} at once p50 ${results.concurrent.setup_p50_ms} ms, p99 ${results.concurrent.setup_p99_ms} ms; one at a time p50 ${results.sequential_setup_ms.p50} ms, p99 ${results.sequential_setup_ms.p99} ms`,
-      big ? `${BIG_MB} MB over SSH: push ${big.push.seconds} s, server peak RSS ${big.push.peak_rss_mb} MB (with git children ${big.push.peak_tree_rss_mb}); clone ${big.clone.seconds} s, peak RSS ${big.clone.peak_rss_mb} MB (with git ${big.clone.peak_tree_rss_mb}); idle ${big.idle_rss_mb} MB` : '',
+      big
+        ? `${BIG_MB} MB over SSH: push ${big.push.seconds} s, server peak RSS ${big.push.peak_rss_mb} MB (with git children ${big.push.peak_tree_rss_mb}); clone ${big.clone.seconds} s, peak RSS ${big.clone.peak_rss_mb} MB (with git ${big.clone.peak_tree_rss_mb}); idle ${big.idle_rss_mb} MB`
+        : '',
       '',
     ].join('\n'),
   );

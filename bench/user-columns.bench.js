@@ -29,7 +29,9 @@ async function main() {
   const c = new Client({ connectionString: process.env.DATABASE_URL });
   await c.connect();
   const pid = (await c.query('SELECT pg_backend_pid() AS p')).rows[0].p;
-  const cols = (await c.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'users' AND table_schema = 'public' ORDER BY ordinal_position`)).rows.map((r) => r.column_name);
+  const cols = (
+    await c.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'users' AND table_schema = 'public' ORDER BY ordinal_position`)
+  ).rows.map((r) => r.column_name);
   const summary = ['id', 'username', 'name', 'state', 'email', 'created_at'];
   const list = (alias, prefix, names) => names.map((n) => `${alias}."${n}" AS "${prefix}.${n}"`).join(', ');
   const sql = (names) => `WITH page AS MATERIALIZED (

@@ -116,8 +116,7 @@ async function seed(dbUrl) {
     await db.query('ANALYZE');
     const counts = await db.query(
       `SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM namespaces)::int AS namespaces,
-              (SELECT count(*) FROM identities)::int AS identities` +
-        (hasProjects ? ', (SELECT count(*) FROM projects)::int AS projects' : ''),
+              (SELECT count(*) FROM identities)::int AS identities` + (hasProjects ? ', (SELECT count(*) FROM projects)::int AS projects' : ''),
     );
     return counts.rows[0];
   } catch (e) {
@@ -127,7 +126,6 @@ async function seed(dbUrl) {
     await db.end();
   }
 }
-
 
 // ---------------------------------------------------------------------------------------------
 async function main() {

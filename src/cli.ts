@@ -86,9 +86,7 @@ export async function runChecks(config: AppConfig): Promise<boolean> {
     db = await openDatabase(config, { migrate: false });
     await db.dataSource.query('SELECT 1');
     line('database', null);
-    const applied = await db.dataSource
-      .query<{ name: string }[]>(`SELECT name FROM schema_migrations`)
-      .catch(() => [] as { name: string }[]);
+    const applied = await db.dataSource.query<{ name: string }[]>(`SELECT name FROM schema_migrations`).catch(() => [] as { name: string }[]);
     const done = new Set(applied.map((r) => r.name));
     const pending = MIGRATIONS.filter((m) => !done.has(m.name)).map((m) => m.name);
     line('migrations', pending.length ? `${pending.length} pending (${pending.join(', ')}); run: cli migrate` : null);

@@ -54,6 +54,6 @@ async function main(): Promise<void> {
 main().catch((e) => {
   // an operator's mistake (folder in use, port taken, database unreachable), not a crash: one line, no stack
   if (e instanceof DataFolderInUse || e instanceof StartupError) process.stderr.write(`${e.message}\n`);
-  else process.stderr.write(`failed to start: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  else process.stderr.write(`failed to start: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 });

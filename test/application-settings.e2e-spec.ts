@@ -49,11 +49,27 @@ describe('application settings', () => {
       expect(s.updated_at).toMatch(ISO);
       // python-gitlab saves the object back and needs every one of these keys
       for (const key of [
-        'id', 'default_projects_limit', 'signup_enabled', 'signin_enabled', 'avatar_enabled', 'gravatar_enabled',
-        'sign_in_text', 'home_page_url', 'default_branch_protection', 'restricted_visibility_levels',
-        'max_attachment_size', 'session_expire_delay', 'default_project_visibility', 'default_snippet_visibility',
-        'restricted_signup_domains', 'domain_whitelist', 'user_oauth_applications', 'after_sign_out_path',
-        'container_registry_token_expire_delay', 'created_at', 'updated_at',
+        'id',
+        'default_projects_limit',
+        'signup_enabled',
+        'signin_enabled',
+        'avatar_enabled',
+        'gravatar_enabled',
+        'sign_in_text',
+        'home_page_url',
+        'default_branch_protection',
+        'restricted_visibility_levels',
+        'max_attachment_size',
+        'session_expire_delay',
+        'default_project_visibility',
+        'default_snippet_visibility',
+        'restricted_signup_domains',
+        'domain_whitelist',
+        'user_oauth_applications',
+        'after_sign_out_path',
+        'container_registry_token_expire_delay',
+        'created_at',
+        'updated_at',
       ]) {
         expect(s).toHaveProperty([key]);
       }
@@ -153,10 +169,7 @@ describe('application settings', () => {
         .send({ signup_enabled: 'False', default_projects_limit: '7' })
         .expect(200);
       expect(res.body).toMatchObject({ signup_enabled: false, default_projects_limit: 7 });
-      res = await t.http
-        .put(`${SETTINGS}?signup_enabled=true&default_projects_limit=10`)
-        .set('PRIVATE-TOKEN', t.root.token)
-        .expect(200);
+      res = await t.http.put(`${SETTINGS}?signup_enabled=true&default_projects_limit=10`).set('PRIVATE-TOKEN', t.root.token).expect(200);
       expect(res.body).toMatchObject({ signup_enabled: true, default_projects_limit: 10 });
     });
 
@@ -311,12 +324,7 @@ describe('application settings', () => {
           home_page_url: 'not-a-url',
           default_projects_limit: 99,
         }).expect(400);
-        expect(Object.keys(res.body.message).sort()).toEqual([
-          'default_branch_protection',
-          'default_project_visibility',
-          'home_page_url',
-          'signup_enabled',
-        ]);
+        expect(Object.keys(res.body.message).sort()).toEqual(['default_branch_protection', 'default_project_visibility', 'home_page_url', 'signup_enabled']);
         expect((await get()).body.default_projects_limit).toBe(10);
       });
     });

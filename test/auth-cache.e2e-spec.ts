@@ -114,7 +114,11 @@ describe('authentication cache invalidation', () => {
 
       it('a removed member loses the private project at once (404)', async () => {
         const member = await t.createUser();
-        const p = await t.http.post(`${API}/projects`).set(admin()).send({ name: `cache-member-${where.length}`, visibility_level: 0 }).expect(201);
+        const p = await t.http
+          .post(`${API}/projects`)
+          .set(admin())
+          .send({ name: `cache-member-${where.length}`, visibility_level: 0 })
+          .expect(201);
         await t.http.post(`${API}/projects/${p.body.id}/members`).set(admin()).send({ user_id: member.id, access_level: 30 }).expect(201);
         await warm((h) => h.get(`${API}/projects/${p.body.id}/issues`).set('PRIVATE-TOKEN', member.token).expect(200));
         await t.http.delete(`${API}/projects/${p.body.id}/members/${member.id}`).set(admin()).expect(200);
@@ -125,7 +129,11 @@ describe('authentication cache invalidation', () => {
 
       it('a project made private disappears at once for non-members (404, and from the lists)', async () => {
         const stranger = await t.createUser();
-        const p = await t.http.post(`${API}/projects`).set(admin()).send({ name: `cache-public-${where.length}`, visibility_level: 20 }).expect(201);
+        const p = await t.http
+          .post(`${API}/projects`)
+          .set(admin())
+          .send({ name: `cache-public-${where.length}`, visibility_level: 20 })
+          .expect(201);
         await t.http.post(`${API}/projects/${p.body.id}/issues`).set(admin()).send({ title: 'public issue' }).expect(201);
         await warm((h) => h.get(`${API}/projects/${p.body.id}/issues`).set('PRIVATE-TOKEN', stranger.token).expect(200));
         await t.http.put(`${API}/projects/${p.body.id}`).set(admin()).send({ visibility_level: 0 }).expect(200);
@@ -151,7 +159,8 @@ describe('authentication cache invalidation', () => {
       if (here.status !== 401 || there.status !== 401) stale.push(`block ${i}: ${here.status} here, ${there.status} on the other instance`);
       await t.sql(`UPDATE users SET state = 'active', name = $2 WHERE id = $1`, [u.id, `Name ${i}`]);
       const [here2, there2] = await Promise.all([user(t.http, u.token), user(b, u.token)]);
-      if (here2.body.name !== `Name ${i}` || there2.body.name !== `Name ${i}`) stale.push(`rename ${i}: ${here2.body.name} here, ${there2.body.name} on the other instance`);
+      if (here2.body.name !== `Name ${i}` || there2.body.name !== `Name ${i}`)
+        stale.push(`rename ${i}: ${here2.body.name} here, ${there2.body.name} on the other instance`);
     }
     expect(stale).toEqual([]);
   });
@@ -159,10 +168,16 @@ describe('authentication cache invalidation', () => {
   describe('the runner cache (runner token → runner, for the poll)', () => {
     const V1 = '/ci/api/v1';
     const poll = (http: TestAgent, token: string) =>
-      http.post(`${V1}/builds/register.json`).set('Content-Type', 'application/json').send(JSON.stringify({ token, info: { name: 'gitlab-ci-multi-runner', version: '1.3.5' } }));
+      http
+        .post(`${V1}/builds/register.json`)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ token, info: { name: 'gitlab-ci-multi-runner', version: '1.3.5' } }));
     async function runner(): Promise<{ id: number; token: string }> {
       const token = (await t.http.get(`${API}/application/settings`).set(admin()).expect(200)).body.runners_registration_token;
-      const res = await t.http.post(`${V1}/runners/register.json`).send({ token, info: { name: 'gitlab-ci-multi-runner', version: '1.3.5' } }).expect(201);
+      const res = await t.http
+        .post(`${V1}/runners/register.json`)
+        .send({ token, info: { name: 'gitlab-ci-multi-runner', version: '1.3.5' } })
+        .expect(201);
       return res.body;
     }
 

@@ -24,7 +24,10 @@ interface Snapshot {
 async function seed(t: TestApp): Promise<number> {
   const project = await t.http.post('/api/v3/projects').set('PRIVATE-TOKEN', t.root.token).send({ name: 'kept' }).expect(201);
   const id = project.body.id as number;
-  for (const [path, content] of [['README.md', '# kept\n'], ['src/a.txt', 'a\n']]) {
+  for (const [path, content] of [
+    ['README.md', '# kept\n'],
+    ['src/a.txt', 'a\n'],
+  ]) {
     await t.http
       .post(`/api/v3/projects/${id}/repository/files`)
       .set('PRIVATE-TOKEN', t.root.token)
@@ -80,7 +83,14 @@ async function roundTrip(source: Record<string, string>, target: (dataDir: strin
 
     const tgt = await target(restoredDir);
     drop = tgt.drop;
-    const config: AppConfig = loadConfig({ DATA_DIR: restoredDir, LOG_LEVEL: 'silent', SECRET_KEY, EXTERNAL_URL: 'http://gitlab.test', SSH_ENABLED: 'false', ...tgt.env });
+    const config: AppConfig = loadConfig({
+      DATA_DIR: restoredDir,
+      LOG_LEVEL: 'silent',
+      SECRET_KEY,
+      EXTERNAL_URL: 'http://gitlab.test',
+      SSH_ENABLED: 'false',
+      ...tgt.env,
+    });
     const db = await openDatabase(config, { migrate: false });
     try {
       const r = await restore(config, db.dataSource, file);
@@ -131,8 +141,12 @@ describe('admin CLI backup and restore', () => {
   }, 180_000);
 
   const pg = process.env.DATABASE_URL;
-  (pg ? it : it.skip)('round trip on PostgreSQL, taken while the server runs (skipped without DATABASE_URL)', async () => {
-    const target = await createTestDatabase({ empty: true }); // the restore brings the tables
-    await roundTrip({}, async () => ({ env: { DATABASE_URL: target.url }, drop: target.release }));
-  }, 180_000);
+  (pg ? it : it.skip)(
+    'round trip on PostgreSQL, taken while the server runs (skipped without DATABASE_URL)',
+    async () => {
+      const target = await createTestDatabase({ empty: true }); // the restore brings the tables
+      await roundTrip({}, async () => ({ env: { DATABASE_URL: target.url }, drop: target.release }));
+    },
+    180_000,
+  );
 });

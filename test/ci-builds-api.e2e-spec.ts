@@ -32,7 +32,8 @@ describe('v3 builds API (/projects/:id/builds)', () => {
     const p = await pl.project(team, 0, { public_builds: false });
     priv = p;
     const shown = await pl.get(team.owner, `/projects/${p.id}`).expect(200);
-    await pl.post(team.owner, `/projects/${p.id}/repository/files`)
+    await pl
+      .post(team.owner, `/projects/${p.id}/repository/files`)
       .send({ file_path: '.gitlab-ci.yml', branch_name: 'master', content: YML, commit_message: 'ci' })
       .expect(201);
     const commit = await pl.get(team.owner, `/projects/${p.id}/repository/commits/master`).expect(200);
@@ -82,7 +83,7 @@ describe('v3 builds API (/projects/:id/builds)', () => {
     expect((await pl.get(team.reporter, `/projects/${project.id}/builds`)).status).toBe(200);
   });
 
-  it('a commit\'s builds; 404 for a sha without pipeline', async () => {
+  it("a commit's builds; 404 for a sha without pipeline", async () => {
     const res = await pl.get(team.reporter, `/projects/${project.id}/repository/commits/${project.sha}/builds`).expect(200);
     await expectSchema(res, 'Build[]');
     expect(res.body.map((b: Json) => b.id)).toEqual([build.id]);

@@ -43,7 +43,16 @@ describe('live build trace (server-sent events)', () => {
             if (ev && data) events.push({ event: ev, data: JSON.parse(data) });
           }
         });
-        resolve({ res, events, ended, text: () => events.filter((e) => e.event === 'trace').map((e) => e.data.text).join('') });
+        resolve({
+          res,
+          events,
+          ended,
+          text: () =>
+            events
+              .filter((e) => e.event === 'trace')
+              .map((e) => e.data.text)
+              .join(''),
+        });
       });
       req.on('error', reject);
     });
@@ -62,7 +71,8 @@ describe('live build trace (server-sent events)', () => {
     const p = await pl.project(team, 0, { public_builds: false });
     pid = p.id;
     runnersToken = (await pl.get(team.owner, `/projects/${pid}`).expect(200)).body.runners_token;
-    await pl.post(team.owner, `/projects/${pid}/repository/files`)
+    await pl
+      .post(team.owner, `/projects/${pid}/repository/files`)
       .send({ file_path: '.gitlab-ci.yml', branch_name: 'master', content: YML, commit_message: 'ci' })
       .expect(201);
     await waitFor(async () => (await c.builds(pid)).length === 3, 'builds');
@@ -72,7 +82,7 @@ describe('live build trace (server-sent events)', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }, 240_000);
   afterAll(async () => {
-    (t.app.app.getHttpServer()).closeAllConnections();
+    t.app.app.getHttpServer().closeAllConnections();
     await t.close();
   });
 

@@ -27,7 +27,11 @@ describe('merge when the build succeeds, driven by a real pipeline', () => {
 
   async function mrWithPipeline(branch: string): Promise<{ project: number; iid: number; id: number; sourceSha: string }> {
     const p = await c.project(owner, YML);
-    await t.http.post(`/api/v3/projects/${p.id}/repository/branches`).set('PRIVATE-TOKEN', owner.token).send({ branch_name: branch, ref: 'master' }).expect(201);
+    await t.http
+      .post(`/api/v3/projects/${p.id}/repository/branches`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ branch_name: branch, ref: 'master' })
+      .expect(201);
     await t.http
       .post(`/api/v3/projects/${p.id}/repository/files`)
       .set('PRIVATE-TOKEN', owner.token)

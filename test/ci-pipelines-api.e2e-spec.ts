@@ -116,7 +116,7 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       await addMember(p.id, guest, 10);
     });
 
-    it('lists newest first with GitLab\'s Pipeline entity and the standard pagination headers', async () => {
+    it("lists newest first with GitLab's Pipeline entity and the standard pagination headers", async () => {
       const res = await as(reporter).get(`/projects/${p.id}/pipelines?per_page=2`).expect(200);
       await expectSchema(res, 'Pipeline[]');
       expect(res.headers['x-total']).toBe('3');
@@ -129,8 +129,21 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       expect(res.body.map((x: Json) => x.id)).toEqual([ids[2], ids[1]]);
       const first = res.body[1];
       expect(Object.keys(first)).toEqual([
-        'id', 'sha', 'ref', 'status', 'before_sha', 'tag', 'yaml_errors', 'user', 'created_at', 'updated_at',
-        'started_at', 'finished_at', 'committed_at', 'duration', 'coverage',
+        'id',
+        'sha',
+        'ref',
+        'status',
+        'before_sha',
+        'tag',
+        'yaml_errors',
+        'user',
+        'created_at',
+        'updated_at',
+        'started_at',
+        'finished_at',
+        'committed_at',
+        'duration',
+        'coverage',
       ]);
       expect(first).toMatchObject({ sha: p.sha, status: 'pending', yaml_errors: null, duration: null, coverage: null });
       expect(first.user).toMatchObject({ id: owner.id, username: owner.username });
@@ -146,7 +159,8 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
         [oldest],
       );
       // the pipeline's builds (its first stage so far): 41.666…, and 25 + 16.666… = 41.666… when there are two
-      for (const b of builds) await t.sql('UPDATE ci_builds SET coverage = $2 WHERE id = $1', [b.id, builds.length === 1 ? 125 / 3 : b.name === 'build' ? 50 : 100 / 3]);
+      for (const b of builds)
+        await t.sql('UPDATE ci_builds SET coverage = $2 WHERE id = $1', [b.id, builds.length === 1 ? 125 / 3 : b.name === 'build' ? 50 : 100 / 3]);
       const list = (await as(reporter).get(`/projects/${p.id}/pipelines?per_page=100`).expect(200)).body as Json[];
       expect(list.find((x) => x.id === oldest)!.coverage).toBe('41.67');
       expect(list.find((x) => x.id === newest)!.coverage).toBeNull();
@@ -228,12 +242,18 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       const before = (await c.pipelines(p.id)).length;
       expect((await as(owner).post(`/projects/${p.id}/pipeline`, {}).expect(400)).body).toEqual({ message: '400 (Bad request) "ref" not given' });
       expect((await as(owner).post(`/projects/${p.id}/pipeline`, { ref: 'nope' }).expect(400)).body).toEqual({ message: { base: ['Reference not found'] } });
-      expect((await as(owner).post(`/projects/${p.id}/pipeline`, { ref: '--upload-pack=x' }).expect(400)).body).toEqual({ message: { base: ['Reference not found'] } });
+      expect((await as(owner).post(`/projects/${p.id}/pipeline`, { ref: '--upload-pack=x' }).expect(400)).body).toEqual({
+        message: { base: ['Reference not found'] },
+      });
       expect((await as(owner).post(`/projects/${p.id}/pipeline`, { ref: p.sha }).expect(400)).body).toEqual({ message: { base: ['Reference not found'] } });
-      expect((await as(owner).post(`/projects/${p.id}/pipeline`, { ref: 'master' }).expect(400)).body).toEqual({ message: { base: ['No builds for this pipeline.'] } });
+      expect((await as(owner).post(`/projects/${p.id}/pipeline`, { ref: 'master' }).expect(400)).body).toEqual({
+        message: { base: ['No builds for this pipeline.'] },
+      });
       expect((await c.pipelines(p.id)).length).toBe(before);
       const bare = await c.project(owner, null);
-      expect((await as(owner).post(`/projects/${bare.id}/pipeline`, { ref: 'master' }).expect(400)).body).toEqual({ message: { base: ['Missing .gitlab-ci.yml file'] } });
+      expect((await as(owner).post(`/projects/${bare.id}/pipeline`, { ref: 'master' }).expect(400)).body).toEqual({
+        message: { base: ['Missing .gitlab-ci.yml file'] },
+      });
       expect(await c.pipelines(bare.id)).toEqual([]);
     });
 
@@ -272,7 +292,12 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       const fresh = afterRetry.slice(3);
       expect(fresh.map((b) => b.status)).toEqual(['pending', 'pending', 'pending']);
       expect(fresh.map((b) => b.name).sort()).toEqual(['a', 'b', 'c']);
-      expect(afterRetry.slice(0, 3).map((b) => b.status).sort()).toEqual(['canceled', 'canceled', 'failed']); // the old ones keep theirs
+      expect(
+        afterRetry
+          .slice(0, 3)
+          .map((b) => b.status)
+          .sort(),
+      ).toEqual(['canceled', 'canceled', 'failed']); // the old ones keep theirs
       expect(retried.body).toMatchObject({ id: p.pipelineId, status: 'pending', finished_at: null });
 
       // retry again: nothing failed now, nothing new

@@ -31,7 +31,7 @@ describe('CI pipelines from pushes', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  it('invalid YAML: a failed pipeline with GitLab\'s error text and no builds', async () => {
+  it("invalid YAML: a failed pipeline with GitLab's error text and no builds", async () => {
     const p = await c.project(owner, 'rspec:\n  script: x\n  when: sometimes\n');
     const [pl] = await c.pipelines(p.id);
     expect(pl).toMatchObject({ status: 'failed', yaml_errors: 'rspec job: when parameter should be on_success, on_failure or always' });
@@ -82,8 +82,16 @@ describe('CI pipelines from pushes', () => {
   it('branch and tag creation through the API create pipelines; only/except and CI_BUILD_TAG', async () => {
     const yml = 'rel:\n  script: release\n  only: [tags]\nall:\n  script: x\n  except: ["/^wip-/"]\n';
     const p = await c.project(owner, yml);
-    await t.http.post(`/api/v3/projects/${p.id}/repository/branches`).set('PRIVATE-TOKEN', owner.token).send({ branch_name: 'feature', ref: 'master' }).expect(201);
-    await t.http.post(`/api/v3/projects/${p.id}/repository/branches`).set('PRIVATE-TOKEN', owner.token).send({ branch_name: 'wip-x', ref: 'master' }).expect(201);
+    await t.http
+      .post(`/api/v3/projects/${p.id}/repository/branches`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ branch_name: 'feature', ref: 'master' })
+      .expect(201);
+    await t.http
+      .post(`/api/v3/projects/${p.id}/repository/branches`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ branch_name: 'wip-x', ref: 'master' })
+      .expect(201);
     await t.http.post(`/api/v3/projects/${p.id}/repository/tags`).set('PRIVATE-TOKEN', owner.token).send({ tag_name: 'v1.0', ref: 'master' }).expect(201);
     const pls = await waitFor(async () => {
       const list = await c.pipelines(p.id);
@@ -211,10 +219,10 @@ describe('CI pipelines from pushes', () => {
       ['build', 'success'],
       ['test', 'pending'],
     ]);
-    const jobs = await t.sql<{ state: string }>(
-      `SELECT state::text AS state FROM pgboss.job WHERE name = $1 AND (data->>'buildId')::int = $2`,
-      [BUILD_FINISHED_QUEUE, first.id],
-    );
+    const jobs = await t.sql<{ state: string }>(`SELECT state::text AS state FROM pgboss.job WHERE name = $1 AND (data->>'buildId')::int = $2`, [
+      BUILD_FINISHED_QUEUE,
+      first.id,
+    ]);
     expect(jobs).toEqual([{ state: 'cancelled' }]);
     // a crash after the transition committed (with its job) and before the in-process step:
     // the transition and the job are written as the service writes them, the step never runs
@@ -269,7 +277,10 @@ describe('CI pipelines from pushes', () => {
     const res = await t.http.post(`/ci/api/v1/builds/${build.id}/artifacts`).set('BUILD-TOKEN', build.token).attach('file', big, 'artifacts.zip');
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ message: '413 Request Entity Too Large' });
-    const small = await t.http.post(`/ci/api/v1/builds/${build.id}/artifacts`).set('BUILD-TOKEN', build.token).attach('file', Buffer.alloc(1000, 1), 'artifacts.zip');
+    const small = await t.http
+      .post(`/ci/api/v1/builds/${build.id}/artifacts`)
+      .set('BUILD-TOKEN', build.token)
+      .attach('file', Buffer.alloc(1000, 1), 'artifacts.zip');
     expect(small.status).toBe(201);
     await t.sql(`UPDATE application_settings SET max_artifacts_size = 100`);
   });

@@ -109,8 +109,18 @@ function freePort(): Promise<number> {
   it('registers, verifies, runs a two-stage pipeline with artifacts and dependencies, and unregisters', async () => {
     const config = join(dir, 'config.toml');
     const reg = await run([
-      'register', '--non-interactive', '--config', config, '--url', `${url}/ci`,
-      '--registration-token', await c.registrationToken(), '--name', 'real-runner', '--executor', 'shell',
+      'register',
+      '--non-interactive',
+      '--config',
+      config,
+      '--url',
+      `${url}/ci`,
+      '--registration-token',
+      await c.registrationToken(),
+      '--name',
+      'real-runner',
+      '--executor',
+      'shell',
     ]);
     expect(reg.code).toBe(0);
     const token = /token = "([0-9a-f]{30})"/.exec(readFileSync(config, 'utf8'))?.[1];

@@ -50,7 +50,17 @@ describe('CI runner API v1 (as runner 1.3.5 drives it)', () => {
       expect(Object.keys(res.body)).toEqual(['id', 'token']);
       expect(res.body.token).toMatch(/^[0-9a-f]{30}$/);
       const [row] = await t.sql<Json>(`SELECT * FROM ci_runners WHERE id = $1`, [res.body.id]);
-      expect(row).toMatchObject({ is_shared: true, description: 'test-runner', tag_list: ['a', 'b'], run_untagged: true, active: true, version: '1.3.5', platform: 'linux', architecture: 'amd64', revision: '3af07be' });
+      expect(row).toMatchObject({
+        is_shared: true,
+        description: 'test-runner',
+        tag_list: ['a', 'b'],
+        run_untagged: true,
+        active: true,
+        version: '1.3.5',
+        platform: 'linux',
+        architecture: 'amd64',
+        revision: '3af07be',
+      });
       expect(row.token_digest).not.toContain(res.body.token);
     });
 
@@ -129,8 +139,24 @@ describe('CI runner API v1 (as runner 1.3.5 drives it)', () => {
       expect(res.headers['content-type']).toBe('application/json');
       compile = res.body;
       expect(Object.keys(compile)).toEqual([
-        'id', 'ref', 'tag', 'sha', 'status', 'name', 'token', 'stage', 'project_id', 'project_name', 'commands', 'repo_url',
-        'before_sha', 'allow_git_fetch', 'options', 'timeout', 'variables', 'depends_on_builds',
+        'id',
+        'ref',
+        'tag',
+        'sha',
+        'status',
+        'name',
+        'token',
+        'stage',
+        'project_id',
+        'project_name',
+        'commands',
+        'repo_url',
+        'before_sha',
+        'allow_git_fetch',
+        'options',
+        'timeout',
+        'variables',
+        'depends_on_builds',
       ]);
       expect(compile).toMatchObject({
         ref: 'master',
@@ -189,7 +215,11 @@ describe('CI runner API v1 (as runner 1.3.5 drives it)', () => {
         expect(bad.headers['range']).toBe('0-20');
         expect(bad.body).toEqual({ error: '416 Range Not Satisfiable' });
       }
-      const noRange = await t.http.patch(`/ci/api/v1/builds/${compile.id}/trace.txt`).set('BUILD-TOKEN', compile.token).set('Content-Type', 'text/plain').send('x');
+      const noRange = await t.http
+        .patch(`/ci/api/v1/builds/${compile.id}/trace.txt`)
+        .set('BUILD-TOKEN', compile.token)
+        .set('Content-Type', 'text/plain')
+        .send('x');
       expect(noRange.status).toBe(400);
       expect(noRange.body).toEqual({ error: '400 Missing header Content-Range' });
       expect((await c.api.patchTrace(compile.id, 'wrong-token', 20, 'x')).status).toBe(403);
@@ -216,9 +246,7 @@ describe('CI runner API v1 (as runner 1.3.5 drives it)', () => {
       expect(res.status).toBe(201);
       expect(res.body.artifacts_file).toEqual({ filename: 'artifacts.zip', size: zip.length });
       await expectSchema(res, 'BuildDetails');
-      expect(
-        (await t.http.post(`/ci/api/v1/builds/${compile.id}/artifacts`).set('BUILD-TOKEN', 'bad').attach('file', zip, 'a.zip')).status,
-      ).toBe(403);
+      expect((await t.http.post(`/ci/api/v1/builds/${compile.id}/artifacts`).set('BUILD-TOKEN', 'bad').attach('file', zip, 'a.zip')).status).toBe(403);
       const missing = await t.http.post(`/ci/api/v1/builds/${compile.id}/artifacts`).set('BUILD-TOKEN', compile.token).field('expire_in', '1 day');
       expect(missing.status).toBe(400);
       expect(missing.body).toEqual({ message: '400 (Bad request) "Missing artifacts file!" not given' });
@@ -259,8 +287,17 @@ describe('CI runner API v1 (as runner 1.3.5 drives it)', () => {
       expect(first.body.name).toBe('spinach');
       expect(first.body.depends_on_builds).toEqual([
         {
-          id: compile.id, ref: 'master', tag: false, sha: p.sha, status: 'success', name: 'compile', token: compile.token,
-          stage: 'build', project_id: p.id, project_name: compile.project_name, artifacts_file: { filename: 'artifacts.zip', size: expect.any(Number) },
+          id: compile.id,
+          ref: 'master',
+          tag: false,
+          sha: p.sha,
+          status: 'success',
+          name: 'compile',
+          token: compile.token,
+          stage: 'build',
+          project_id: p.id,
+          project_name: compile.project_name,
+          artifacts_file: { filename: 'artifacts.zip', size: expect.any(Number) },
         },
       ]);
       // the dependent build's token downloads the dependency's artifacts

@@ -75,12 +75,29 @@ describe('v3 runners API', () => {
   it('GET /runners/:id: detail with token to masters of its projects and admins; shared visible to all without token; 403/404', async () => {
     const d = (await pl.get(team.master, `/runners/${specific.id}`).expect(200)).body;
     expect(d).toMatchObject({
-      id: specific.id, description: 'mine', active: true, is_shared: false, name: 'gitlab-ci-multi-runner',
-      tag_list: ['ruby', 'docker'], run_untagged: true, version: '1.3.5', revision: '3af07be', platform: 'linux',
-      architecture: 'amd64', token: specific.token,
+      id: specific.id,
+      description: 'mine',
+      active: true,
+      is_shared: false,
+      name: 'gitlab-ci-multi-runner',
+      tag_list: ['ruby', 'docker'],
+      run_untagged: true,
+      version: '1.3.5',
+      revision: '3af07be',
+      platform: 'linux',
+      architecture: 'amd64',
+      token: specific.token,
     });
     expect(d.contacted_at).toMatch(/Z$/);
-    expect(d.projects).toEqual([{ id: p1, name: expect.any(String), name_with_namespace: expect.stringMatching(/^owner \d+ \/ plan-/), path: expect.any(String), path_with_namespace: expect.stringMatching(/^owner\d+\/plan-/) }]);
+    expect(d.projects).toEqual([
+      {
+        id: p1,
+        name: expect.any(String),
+        name_with_namespace: expect.stringMatching(/^owner \d+ \/ plan-/),
+        path: expect.any(String),
+        path_with_namespace: expect.stringMatching(/^owner\d+\/plan-/),
+      },
+    ]);
     const s = (await pl.get(team.developer, `/runners/${shared.id}`).expect(200)).body;
     expect(s.is_shared).toBe(true);
     expect(s).not.toHaveProperty('token');
@@ -93,7 +110,10 @@ describe('v3 runners API', () => {
   });
 
   it('PUT /runners/:id: description, active, tag_list as the full set, run_untagged; 400, 403 shared / no access, 404', async () => {
-    const res = await pl.put(team.master, `/runners/${specific.id}`).send({ description: 'renamed', active: false, tag_list: ['go'] }).expect(200);
+    const res = await pl
+      .put(team.master, `/runners/${specific.id}`)
+      .send({ description: 'renamed', active: false, tag_list: ['go'] })
+      .expect(200);
     await expectSchema(res, 'RunnerDetail');
     expect(res.body).toMatchObject({ description: 'renamed', active: false, tag_list: ['go'], run_untagged: true, token: specific.token });
     expect((await pl.get(team.master, '/runners?scope=paused').expect(200)).body.map((r: Json) => r.id)).toEqual([specific.id]);
@@ -102,8 +122,12 @@ describe('v3 runners API', () => {
     const bad = await pl.put(team.master, `/runners/${specific.id}`).send({ run_untagged: false }).expect(400);
     expect(bad.body.message).toHaveProperty('tags_list');
     await pl.put(team.master, `/runners/${specific.id}`).send({ active: 'maybe' }).expect(400);
-    expect((await pl.put(team.master, `/runners/${shared.id}`).send({ description: 'x' }).expect(403)).body).toEqual({ message: '403 Forbidden - Runner is shared' });
-    expect((await pl.put(team.developer, `/runners/${specific.id}`).send({ description: 'x' }).expect(403)).body).toEqual({ message: '403 Forbidden - No access granted' });
+    expect((await pl.put(team.master, `/runners/${shared.id}`).send({ description: 'x' }).expect(403)).body).toEqual({
+      message: '403 Forbidden - Runner is shared',
+    });
+    expect((await pl.put(team.developer, `/runners/${specific.id}`).send({ description: 'x' }).expect(403)).body).toEqual({
+      message: '403 Forbidden - No access granted',
+    });
     await pl.put(team.master, '/runners/999999').send({ description: 'x' }).expect(404);
     await t.http.put(`/api/v3/runners/${specific.id}`).send({ description: 'x' }).expect(401);
     expect((await pl.put(team.admin, `/runners/${shared.id}`).send({ description: 'by admin' }).expect(200)).body.description).toBe('by admin');
@@ -121,20 +145,29 @@ describe('v3 runners API', () => {
     expect((await pl.post(team.master, `/projects/${p2}/runners`).send({ runner_id: specific.id }).expect(201)).body.id).toBe(specific.id);
     await pl.post(team.master, `/projects/${p2}/runners`).send({ runner_id: specific.id }).expect(201); // already enabled: still 201
     expect((await pl.get(team.master, `/runners/${specific.id}`).expect(200)).body.projects.map((p: Json) => p.id)).toEqual([p1, p2]);
-    expect((await pl.post(team.master, `/projects/${p2}/runners`).send({ runner_id: shared.id }).expect(403)).body).toEqual({ message: '403 Forbidden - Runner is shared' });
+    expect((await pl.post(team.master, `/projects/${p2}/runners`).send({ runner_id: shared.id }).expect(403)).body).toEqual({
+      message: '403 Forbidden - Runner is shared',
+    });
     expect((await pl.post(team.master, `/projects/${p2}/runners`).send({}).expect(400)).body).toEqual({ message: '400 (Bad request) "runner_id" not given' });
     await pl.post(team.master, `/projects/${p2}/runners`).send({ runner_id: 'x' }).expect(400);
     await pl.post(team.master, `/projects/${p2}/runners`).send({ runner_id: 999999 }).expect(404);
     expect((await pl.post(team.developer, `/projects/${p2}/runners`).send({ runner_id: specific.id })).status).toBe(403);
     // a runner of a project the caller does not master
-    const other = await pl.post(team.stranger, '/projects').send({ name: `theirs-${Date.now()}` }).expect(201);
+    const other = await pl
+      .post(team.stranger, '/projects')
+      .send({ name: `theirs-${Date.now()}` })
+      .expect(201);
     const theirToken = (await pl.get(team.stranger, `/projects/${other.body.id}`).expect(200)).body.runners_token;
     const theirs = (await c.api.register({ token: theirToken }).expect(201)).body;
-    expect((await pl.post(team.master, `/projects/${p2}/runners`).send({ runner_id: theirs.id }).expect(403)).body).toEqual({ message: '403 Forbidden - No access granted' });
+    expect((await pl.post(team.master, `/projects/${p2}/runners`).send({ runner_id: theirs.id }).expect(403)).body).toEqual({
+      message: '403 Forbidden - No access granted',
+    });
     await pl.post(team.admin, `/projects/${p2}/runners`).send({ runner_id: theirs.id }).expect(201);
 
     // DELETE /runners/:id of a runner of two projects: only admins
-    expect((await pl.del(team.master, `/runners/${specific.id}`).expect(403)).body).toEqual({ message: '403 Forbidden - Runner associated with more than one project' });
+    expect((await pl.del(team.master, `/runners/${specific.id}`).expect(403)).body).toEqual({
+      message: '403 Forbidden - Runner associated with more than one project',
+    });
 
     expect((await pl.del(team.master, `/projects/${p2}/runners/${specific.id}`).expect(200)).body.id).toBe(specific.id);
     expect((await pl.del(team.master, `/projects/${p2}/runners/${specific.id}`).expect(404)).body).toEqual({ message: '404 Runner Not Found' });
@@ -151,7 +184,13 @@ describe('v3 runners API', () => {
     expect((await pl.del(team.master, `/runners/${shared.id}`).expect(403)).body).toEqual({ message: '403 Forbidden - Runner is shared' });
     expect((await pl.del(team.developer, `/runners/${extra.id}`).expect(403)).body).toEqual({ message: '403 Forbidden - No access granted' });
     await t.http.delete(`/api/v3/runners/${extra.id}`).expect(401);
-    expect((await pl.del(team.master, `/runners/${extra.id}`).expect(200)).body).toEqual({ id: extra.id, description: 'to go', active: true, is_shared: false, name: 'gitlab-ci-multi-runner' });
+    expect((await pl.del(team.master, `/runners/${extra.id}`).expect(200)).body).toEqual({
+      id: extra.id,
+      description: 'to go',
+      active: true,
+      is_shared: false,
+      name: 'gitlab-ci-multi-runner',
+    });
     await pl.del(team.master, `/runners/${extra.id}`).expect(404);
     await c.api.verify(extra.token).expect(403); // the runner API no longer knows it
     expect((await pl.del(team.admin, `/runners/${shared.id}`).expect(200)).body.is_shared).toBe(true);
@@ -160,7 +199,9 @@ describe('v3 runners API', () => {
   it('application settings show the runners registration token to admins (the one that registers shared runners)', async () => {
     const res = await pl.get(team.admin, '/application/settings').expect(200);
     expect(res.body.runners_registration_token).toBe(await c.registrationToken());
-    expect((await pl.put(team.admin, '/application/settings').send({ signup_enabled: true }).expect(200)).body.runners_registration_token).toBe(res.body.runners_registration_token);
+    expect((await pl.put(team.admin, '/application/settings').send({ signup_enabled: true }).expect(200)).body.runners_registration_token).toBe(
+      res.body.runners_registration_token,
+    );
     expect((await pl.get(team.owner, '/application/settings')).status).toBe(403);
   });
 });

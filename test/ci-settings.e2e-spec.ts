@@ -38,9 +38,7 @@ describe('CI settings that take effect (instance and project)', () => {
       const runner = (await c.api.register({ token: fresh }).expect(201)).body;
       expect((await pl.get(team.admin, `/runners/${runner.id}`).expect(200)).body.is_shared).toBe(true);
       // stored as a keyed digest and an encrypted copy, never in plain text
-      const [row] = await t.sql<Json>(
-        `SELECT runners_registration_token_digest AS d, runners_registration_token_encrypted AS e FROM application_settings`,
-      );
+      const [row] = await t.sql<Json>(`SELECT runners_registration_token_digest AS d, runners_registration_token_encrypted AS e FROM application_settings`);
       expect(row.d).toMatch(/^[0-9a-f]{64}$/);
       expect(JSON.stringify(row)).not.toContain(fresh);
     });
@@ -69,7 +67,9 @@ describe('CI settings that take effect (instance and project)', () => {
 
     it('PUT with the flag: non-admin 403 and unauthenticated 401 leave the token; a bad value is 400 and resets nothing', async () => {
       const before = (await settings()).body.runners_registration_token;
-      expect((await pl.put(team.owner, '/application/settings').send({ reset_runners_registration_token: true }).expect(403)).body).toEqual({ message: '403 Forbidden' });
+      expect((await pl.put(team.owner, '/application/settings').send({ reset_runners_registration_token: true }).expect(403)).body).toEqual({
+        message: '403 Forbidden',
+      });
       await t.http.put('/api/v3/application/settings').send({ reset_runners_registration_token: true }).expect(401);
       const bad = await pl.put(team.admin, '/application/settings').send({ reset_runners_registration_token: 'maybe' }).expect(400);
       expect(bad.body.message).toHaveProperty('reset_runners_registration_token');
@@ -80,7 +80,7 @@ describe('CI settings that take effect (instance and project)', () => {
   });
 
   describe('shared_runners_enabled', () => {
-    it("instance setting off: the default of new projects only (GitLab 8.8); shared runners still serve projects that enable them", async () => {
+    it('instance setting off: the default of new projects only (GitLab 8.8); shared runners still serve projects that enable them', async () => {
       expect((await settings()).body.shared_runners_enabled).toBe(true);
       const p = await c.project(team.owner, `${tagged('inst')}second:\n  script: make\n  tags: [inst]\n`);
       const shared = await c.registerRunner({ tag_list: 'inst' });
@@ -91,9 +91,15 @@ describe('CI settings that take effect (instance and project)', () => {
 
       expect((await setSettings({ shared_runners_enabled: false })).body.shared_runners_enabled).toBe(false);
       try {
-        const created = await pl.post(team.owner, '/projects').send({ name: `default-off-${Date.now()}` }).expect(201);
+        const created = await pl
+          .post(team.owner, '/projects')
+          .send({ name: `default-off-${Date.now()}` })
+          .expect(201);
         expect(created.body.shared_runners_enabled).toBe(false);
-        const explicit = await pl.post(team.owner, '/projects').send({ name: `explicit-on-${Date.now()}`, shared_runners_enabled: true }).expect(201);
+        const explicit = await pl
+          .post(team.owner, '/projects')
+          .send({ name: `explicit-on-${Date.now()}`, shared_runners_enabled: true })
+          .expect(201);
         expect(explicit.body.shared_runners_enabled).toBe(true);
         // the existing project keeps its own flag: its runner list and the shared runner's claims are unchanged
         expect((await pl.get(team.owner, `/projects/${p.id}/runners?per_page=100`).expect(200)).body.map((r: Json) => r.id)).toEqual(
@@ -118,7 +124,12 @@ describe('CI settings that take effect (instance and project)', () => {
       // switched on through the project API: the shared runner is listed and takes the build
       await pl.put(team.owner, `/projects/${p.id}`).send({ shared_runners_enabled: true }).expect(200);
       const list = (await pl.get(team.owner, `/projects/${p.id}/runners?per_page=100`).expect(200)).body;
-      expect(list.map((r: Json) => [r.id, r.is_shared])).toEqual(expect.arrayContaining([[shared.id, true], [specific.id, false]]));
+      expect(list.map((r: Json) => [r.id, r.is_shared])).toEqual(
+        expect.arrayContaining([
+          [shared.id, true],
+          [specific.id, false],
+        ]),
+      );
       expect((await c.api.requestBuild(shared.token).expect(201)).body.project_id).toBe(p.id);
     });
   });
@@ -130,14 +141,23 @@ describe('CI settings that take effect (instance and project)', () => {
       const build = (await c.api.requestBuild(runner.token).expect(201)).body;
       expect((await setSettings({ max_artifacts_size: 1 })).body.max_artifacts_size).toBe(1);
       try {
-        const big = await t.http.post(`/ci/api/v1/builds/${build.id}/artifacts`).set('BUILD-TOKEN', build.token).attach('file', Buffer.alloc(1024 * 1024 + 100, 7), 'big.zip');
+        const big = await t.http
+          .post(`/ci/api/v1/builds/${build.id}/artifacts`)
+          .set('BUILD-TOKEN', build.token)
+          .attach('file', Buffer.alloc(1024 * 1024 + 100, 7), 'big.zip');
         expect(big.status).toBe(413);
         expect(big.body).toEqual({ message: '413 Request Entity Too Large' });
-        await t.http.post(`/ci/api/v1/builds/${build.id}/artifacts`).set('BUILD-TOKEN', build.token).attach('file', Buffer.alloc(2000, 1), 'small.zip').expect(201);
+        await t.http
+          .post(`/ci/api/v1/builds/${build.id}/artifacts`)
+          .set('BUILD-TOKEN', build.token)
+          .attach('file', Buffer.alloc(2000, 1), 'small.zip')
+          .expect(201);
       } finally {
         await setSettings({ max_artifacts_size: 100 });
       }
-      expect((await pl.put(team.admin, '/application/settings').send({ max_artifacts_size: 'x' }).expect(400)).body.message).toHaveProperty('max_artifacts_size');
+      expect((await pl.put(team.admin, '/application/settings').send({ max_artifacts_size: 'x' }).expect(400)).body.message).toHaveProperty(
+        'max_artifacts_size',
+      );
       expect((await settings()).body.max_artifacts_size).toBe(100);
     });
   });
@@ -154,7 +174,8 @@ describe('CI settings that take effect (instance and project)', () => {
       await pl.post(team.owner, `/projects/${p.id}/builds/${pending.id}/cancel`).expect(403);
       await pl.get(team.stranger, `/projects/${p.id}/builds`).expect(404);
       await t.http.get(`/api/v3/projects/${p.id}/builds`).expect(401);
-      await pl.post(team.owner, `/projects/${p.id}/repository/files`)
+      await pl
+        .post(team.owner, `/projects/${p.id}/repository/files`)
         .send({ file_path: 'x.txt', branch_name: 'master', content: 'x', commit_message: 'no pipeline' })
         .expect(201);
       await new Promise((r) => setTimeout(r, 300));
@@ -199,7 +220,7 @@ describe('CI settings that take effect (instance and project)', () => {
   });
 
   describe('query counts of the builds and runners lists', () => {
-    it('are the same for per_page=1 and per_page=100 (builds, a commit\'s builds, /runners, /runners/all, /projects/:id/runners)', async () => {
+    it("are the same for per_page=1 and per_page=100 (builds, a commit's builds, /runners, /runners/all, /projects/:id/runners)", async () => {
       const p = await c.project(team.owner, tagged('many'));
       await pl.post(team.owner, `/projects/${p.id}/members`).send({ user_id: team.master.id, access_level: 40 }).expect(201);
       const [pipeline] = await c.pipelines(p.id);
@@ -242,7 +263,11 @@ describe('CI settings that take effect (instance and project)', () => {
       expect([ofCommit.headers['x-total'], ofCommit.headers['x-total-pages'], ofCommit.body.length]).toEqual(['120', '3', 20]);
       const past = await pl.get(team.owner, `/projects/${p.id}/repository/commits/${p.sha}/builds?per_page=50&page=9`).expect(200);
       expect([past.headers['x-total'], past.body]).toEqual(['121', []]);
-      console.log(`queries per request (per_page=1 vs per_page=100):\n${Object.entries(counts).map(([k, [a, b]]) => `  ${k}: ${a} vs ${b}`).join('\n')}`);
+      console.log(
+        `queries per request (per_page=1 vs per_page=100):\n${Object.entries(counts)
+          .map(([k, [a, b]]) => `  ${k}: ${a} vs ${b}`)
+          .join('\n')}`,
+      );
       for (const [one, hundred] of Object.values(counts)) expect(hundred).toBe(one);
     });
   });
@@ -251,19 +276,51 @@ describe('CI settings that take effect (instance and project)', () => {
     const ROLES = ['stranger', 'guest', 'reporter', 'developer', 'master', 'admin'] as const;
     // [read a build, cancel it, list the project runners] per role; public_builds on (the default) unless said
     const EXPECTED: Record<string, Record<(typeof ROLES)[number], [number, number, number]>> = {
-      private: { stranger: [404, 404, 404], guest: [200, 403, 403], reporter: [200, 403, 403], developer: [200, 201, 403], master: [200, 201, 200], admin: [200, 201, 200] },
-      internal: { stranger: [200, 403, 403], guest: [200, 403, 403], reporter: [200, 403, 403], developer: [200, 201, 403], master: [200, 201, 200], admin: [200, 201, 200] },
-      public: { stranger: [200, 403, 403], guest: [200, 403, 403], reporter: [200, 403, 403], developer: [200, 201, 403], master: [200, 201, 200], admin: [200, 201, 200] },
-      'internal, public_builds off': { stranger: [403, 403, 403], guest: [403, 403, 403], reporter: [200, 403, 403], developer: [200, 201, 403], master: [200, 201, 200], admin: [200, 201, 200] },
+      private: {
+        stranger: [404, 404, 404],
+        guest: [200, 403, 403],
+        reporter: [200, 403, 403],
+        developer: [200, 201, 403],
+        master: [200, 201, 200],
+        admin: [200, 201, 200],
+      },
+      internal: {
+        stranger: [200, 403, 403],
+        guest: [200, 403, 403],
+        reporter: [200, 403, 403],
+        developer: [200, 201, 403],
+        master: [200, 201, 200],
+        admin: [200, 201, 200],
+      },
+      public: {
+        stranger: [200, 403, 403],
+        guest: [200, 403, 403],
+        reporter: [200, 403, 403],
+        developer: [200, 201, 403],
+        master: [200, 201, 200],
+        admin: [200, 201, 200],
+      },
+      'internal, public_builds off': {
+        stranger: [403, 403, 403],
+        guest: [403, 403, 403],
+        reporter: [200, 403, 403],
+        developer: [200, 201, 403],
+        master: [200, 201, 200],
+        admin: [200, 201, 200],
+      },
     };
     const LEVELS: Record<string, [0 | 10 | 20, Json]> = {
-      private: [0, {}], internal: [10, {}], public: [20, {}], 'internal, public_builds off': [10, { public_builds: false }],
+      private: [0, {}],
+      internal: [10, {}],
+      public: [20, {}],
+      'internal, public_builds off': [10, { public_builds: false }],
     };
 
     it.each(Object.keys(EXPECTED))('%s project', async (kind) => {
       const [level, extra] = LEVELS[kind];
       const p = await pl.project(team, level, extra);
-      await pl.post(team.owner, `/projects/${p.id}/repository/files`)
+      await pl
+        .post(team.owner, `/projects/${p.id}/repository/files`)
         .send({ file_path: '.gitlab-ci.yml', branch_name: 'master', content: tagged(`perm${level}`), commit_message: 'ci' })
         .expect(201);
       const [b] = await waitFor(async () => {

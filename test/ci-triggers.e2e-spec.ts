@@ -21,7 +21,8 @@ describe('v3 build triggers', () => {
     team = await pl.team();
     pid = (await pl.project(team, 0)).id;
     runnersToken = (await pl.get(team.owner, `/projects/${pid}`).expect(200)).body.runners_token;
-    await pl.post(team.owner, `/projects/${pid}/repository/files`)
+    await pl
+      .post(team.owner, `/projects/${pid}/repository/files`)
       .send({ file_path: '.gitlab-ci.yml', branch_name: 'master', content: YML, commit_message: 'ci' })
       .expect(201);
     for (let i = 0; i < 200 && (await c.builds(pid)).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
@@ -45,11 +46,19 @@ describe('v3 build triggers', () => {
 
   it('POST trigger/builds without login: 201 {id, variables}; only: [triggers] jobs run; variables reach the build', async () => {
     const before = (await c.builds(pid)).length;
-    const res = await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token, ref: 'master', variables: { DEPLOY: 'yes' } }).expect(201);
+    const res = await t.http
+      .post(`/api/v3/projects/${pid}/trigger/builds`)
+      .send({ token, ref: 'master', variables: { DEPLOY: 'yes' } })
+      .expect(201);
     await expectSchema(res, 'TriggerRequest');
     expect(res.body).toEqual({ id: expect.any(Number), variables: { DEPLOY: 'yes' } });
     const builds = await c.builds(pid);
-    expect(builds.slice(before).map((b) => b.name).sort()).toEqual(['always', 'only-triggers']);
+    expect(
+      builds
+        .slice(before)
+        .map((b) => b.name)
+        .sort(),
+    ).toEqual(['always', 'only-triggers']);
     const runner = (await c.api.register({ token: runnersToken })).body;
     const claimed: Json[] = [];
     for (;;) {
@@ -66,14 +75,32 @@ describe('v3 build triggers', () => {
   it('errors: unknown token 404, bad variables 400, unknown ref 400 No builds created, missing ref 400', async () => {
     expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token: 'nope', ref: 'master' })).status).toBe(404);
     expect((await t.http.post(`/api/v3/projects/999999/trigger/builds`).send({ token, ref: 'master' })).status).toBe(404);
-    expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token, ref: 'master', variables: ['a'] }).expect(400)).body).toEqual({
+    expect(
+      (
+        await t.http
+          .post(`/api/v3/projects/${pid}/trigger/builds`)
+          .send({ token, ref: 'master', variables: ['a'] })
+          .expect(400)
+      ).body,
+    ).toEqual({
       message: '400 variables needs to be a hash',
     });
-    expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token, ref: 'master', variables: { A: 1 } }).expect(400)).body).toEqual({
+    expect(
+      (
+        await t.http
+          .post(`/api/v3/projects/${pid}/trigger/builds`)
+          .send({ token, ref: 'master', variables: { A: 1 } })
+          .expect(400)
+      ).body,
+    ).toEqual({
       message: '400 variables needs to be a map of key-valued strings',
     });
-    expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token, ref: 'nope' }).expect(400)).body).toEqual({ message: '400 No builds created' });
-    expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token }).expect(400)).body).toEqual({ message: '400 (Bad request) "ref" not given' });
+    expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token, ref: 'nope' }).expect(400)).body).toEqual({
+      message: '400 No builds created',
+    });
+    expect((await t.http.post(`/api/v3/projects/${pid}/trigger/builds`).send({ token }).expect(400)).body).toEqual({
+      message: '400 (Bad request) "ref" not given',
+    });
     const other = await pl.project(team, 0);
     expect((await t.http.post(`/api/v3/projects/${other.id}/trigger/builds`).send({ token, ref: 'master' })).status).toBe(401);
   });

@@ -35,18 +35,29 @@ describe('v3 build variables (/projects/:id/variables)', () => {
   });
 
   it('400: missing key/value, invalid key, duplicate key', async () => {
-    expect((await pl.post(team.master, `/projects/${pid}/variables`).send({ value: 'x' }).expect(400)).body).toEqual({ message: '400 (Bad request) "key" not given' });
-    expect((await pl.post(team.master, `/projects/${pid}/variables`).send({ key: 'K' }).expect(400)).body).toEqual({ message: '400 (Bad request) "value" not given' });
+    expect((await pl.post(team.master, `/projects/${pid}/variables`).send({ value: 'x' }).expect(400)).body).toEqual({
+      message: '400 (Bad request) "key" not given',
+    });
+    expect((await pl.post(team.master, `/projects/${pid}/variables`).send({ key: 'K' }).expect(400)).body).toEqual({
+      message: '400 (Bad request) "value" not given',
+    });
     expect((await pl.post(team.master, `/projects/${pid}/variables`).send({ key: 'BAD-KEY', value: 'x' }).expect(400)).body).toEqual({
       message: { key: ["can contain only letters, digits and '_'."] },
     });
-    expect((await pl.post(team.master, `/projects/${pid}/variables`).send({ key: 'A'.repeat(256), value: 'x' }).expect(400)).body.message.key).toContain(
-      'is too long (maximum is 255 characters)',
-    );
+    expect(
+      (
+        await pl
+          .post(team.master, `/projects/${pid}/variables`)
+          .send({ key: 'A'.repeat(256), value: 'x' })
+          .expect(400)
+      ).body.message.key,
+    ).toContain('is too long (maximum is 255 characters)');
     expect((await pl.post(team.master, `/projects/${pid}/variables`).send({ key: 'SECRET_KEY', value: 'x' }).expect(400)).body).toEqual({
       message: { key: ['has already been taken'] },
     });
-    expect((await pl.put(team.master, `/projects/${pid}/variables/SECRET_KEY`).send({}).expect(400)).body).toEqual({ message: '400 (Bad request) "value" not given' });
+    expect((await pl.put(team.master, `/projects/${pid}/variables/SECRET_KEY`).send({}).expect(400)).body).toEqual({
+      message: '400 (Bad request) "value" not given',
+    });
   });
 
   it('permissions: 401 anonymous, 404 outsider, 403 developer, 200 admin', async () => {
@@ -60,7 +71,8 @@ describe('v3 build variables (/projects/:id/variables)', () => {
   it('variables reach the builds (public: false)', async () => {
     const c = ci(t);
     const shown = await pl.get(team.owner, `/projects/${pid}`).expect(200);
-    await pl.post(team.owner, `/projects/${pid}/repository/files`)
+    await pl
+      .post(team.owner, `/projects/${pid}/repository/files`)
       .send({ file_path: '.gitlab-ci.yml', branch_name: 'master', content: 'job:\n  script: x\n', commit_message: 'ci' })
       .expect(201);
     for (let i = 0; i < 200 && (await c.builds(pid)).length === 0; i++) await new Promise((r) => setTimeout(r, 50));

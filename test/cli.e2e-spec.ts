@@ -27,10 +27,10 @@ describe('admin CLI', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   beforeEach(() => {
     output = '';
-    process.stdout.write = ((chunk: string) => {
+    process.stdout.write = (chunk: string) => {
       output += chunk;
       return true;
-    });
+    };
   });
   afterEach(() => {
     process.stdout.write = write;

@@ -127,11 +127,7 @@ if (!CHROMIUM) {
 
     it('a page on a listed origin signs in, lists projects with PRIVATE-TOKEN and reads X-Total and Link', async () => {
       const page = await open(listed.origin);
-      const session = await page.evaluate(
-        (a: string, pw: string) => (window as unknown as Front).signIn(a, 'root', pw),
-        api,
-        ROOT_PASSWORD,
-      );
+      const session = await page.evaluate((a: string, pw: string) => (window as unknown as Front).signIn(a, 'root', pw), api, ROOT_PASSWORD);
       expect(session.error).toBeUndefined();
       expect(session.value?.status).toBe(201);
       const privateToken = session.value!.body.private_token;
@@ -179,11 +175,7 @@ if (!CHROMIUM) {
 
     it('the same page on an unlisted origin is refused by the browser', async () => {
       const page = await open(unlisted.origin);
-      const session = await page.evaluate(
-        (a: string, pw: string) => (window as unknown as Front).signIn(a, 'root', pw),
-        api,
-        ROOT_PASSWORD,
-      );
+      const session = await page.evaluate((a: string, pw: string) => (window as unknown as Front).signIn(a, 'root', pw), api, ROOT_PASSWORD);
       expect(session.ok).toBe(false);
       expect(session.error).toMatch(/^TypeError/);
       const list = await page.evaluate((a: string, tk: string) => (window as unknown as Front).listProjects(a, { 'PRIVATE-TOKEN': tk }), api, token);

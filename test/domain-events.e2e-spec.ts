@@ -26,12 +26,12 @@ describe('domain events', () => {
     tx = t.app.app.get(Transactions);
     // the app logs one JSON object per line on stdout: keep ours, pass the rest on
     write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    process.stdout.write = (chunk: string | Uint8Array, ...rest: never[]) => {
       const line = chunk.toString();
       if (line.includes('"domain event')) logged.push(line);
       else return write(chunk, ...rest);
       return true;
-    });
+    };
   });
   afterAll(async () => {
     process.stdout.write = write;
@@ -51,7 +51,9 @@ describe('domain events', () => {
       ]),
     );
     expect(events.handlersOf('issue.changed')).toEqual(expect.arrayContaining([{ id: 'HookOutboxWorker.run', durable: true, queue: 'hooks.event' }]));
-    expect(events.handlersOf('commit_status.changed')).toEqual(expect.arrayContaining([{ id: 'AutomaticMerges.afterCommitStatus', durable: false, queue: undefined }]));
+    expect(events.handlersOf('commit_status.changed')).toEqual(
+      expect.arrayContaining([{ id: 'AutomaticMerges.afterCommitStatus', durable: false, queue: undefined }]),
+    );
   });
 
   it('runs an in-process handler after the commit, never before it and never after a rollback', async () => {
@@ -138,8 +140,20 @@ describe('domain events', () => {
     const lines = logged.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ level: 'error', msg: 'domain event handler failed', event: 'merge_request.merged', handler: 'test.throws', error: 'in-process boom' }),
-        expect.objectContaining({ level: 'error', msg: 'domain event handler failed', event: 'merge_request.merged', handler: 'test.durable-throws', error: 'durable boom' }),
+        expect.objectContaining({
+          level: 'error',
+          msg: 'domain event handler failed',
+          event: 'merge_request.merged',
+          handler: 'test.throws',
+          error: 'in-process boom',
+        }),
+        expect.objectContaining({
+          level: 'error',
+          msg: 'domain event handler failed',
+          event: 'merge_request.merged',
+          handler: 'test.durable-throws',
+          error: 'durable boom',
+        }),
       ]),
     );
   });
@@ -164,10 +178,22 @@ describe('domain events', () => {
     const user = await t.createUser({ username: 'catalogue' });
     const as = (req: ReturnType<typeof t.http.get>) => req.set('PRIVATE-TOKEN', user.token);
     const project = (await as(t.http.post('/api/v3/projects')).send({ name: 'catalogue' }).expect(201)).body;
-    const issue = (await as(t.http.post(`/api/v3/projects/${project.id}/issues`)).send({ title: 'one' }).expect(201)).body;
-    const note = (await as(t.http.post(`/api/v3/projects/${project.id}/issues/${issue.id}/notes`)).send({ body: 'a comment' }).expect(201)).body;
-    await as(t.http.put(`/api/v3/projects/${project.id}/issues/${issue.id}`)).send({ state_event: 'close' }).expect(200);
-    await as(t.http.put(`/api/v3/projects/${project.id}/issues/${issue.id}`)).send({ state_event: 'reopen' }).expect(200);
+    const issue = (
+      await as(t.http.post(`/api/v3/projects/${project.id}/issues`))
+        .send({ title: 'one' })
+        .expect(201)
+    ).body;
+    const note = (
+      await as(t.http.post(`/api/v3/projects/${project.id}/issues/${issue.id}/notes`))
+        .send({ body: 'a comment' })
+        .expect(201)
+    ).body;
+    await as(t.http.put(`/api/v3/projects/${project.id}/issues/${issue.id}`))
+      .send({ state_event: 'close' })
+      .expect(200);
+    await as(t.http.put(`/api/v3/projects/${project.id}/issues/${issue.id}`))
+      .send({ state_event: 'reopen' })
+      .expect(200);
     const publicKey = sshpk.parseKey(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString(), 'pem').toString('ssh');
     const key = (await as(t.http.post('/api/v3/user/keys')).send({ title: 'k', key: publicKey }).expect(201)).body;
     const email = (await as(t.http.post('/api/v3/user/emails')).send({ email: 'second@example.com' }).expect(201)).body;
@@ -203,10 +229,20 @@ describe('domain events', () => {
     }, 'claimed build');
     await c.api.update(claimed.id, { token: runner.token, state: 'failed', trace: 'no\n' }).expect(200);
 
-    await as(t.http.post(`/api/v3/projects/${p.id}/repository/branches`)).send({ branch_name: 'topic', ref: 'master' }).expect(201);
-    await as(t.http.post(`/api/v3/projects/${p.id}/repository/files`)).send({ file_path: 'topic.txt', branch_name: 'topic', content: 'x\n', commit_message: 'topic' }).expect(201);
-    const mr = (await as(t.http.post(`/api/v3/projects/${p.id}/merge_requests`)).send({ source_branch: 'topic', target_branch: 'master', title: 'merge me' }).expect(201)).body;
-    await as(t.http.put(`/api/v3/projects/${p.id}/merge_requests/${mr.id}/merge`)).send({}).expect(200);
+    await as(t.http.post(`/api/v3/projects/${p.id}/repository/branches`))
+      .send({ branch_name: 'topic', ref: 'master' })
+      .expect(201);
+    await as(t.http.post(`/api/v3/projects/${p.id}/repository/files`))
+      .send({ file_path: 'topic.txt', branch_name: 'topic', content: 'x\n', commit_message: 'topic' })
+      .expect(201);
+    const mr = (
+      await as(t.http.post(`/api/v3/projects/${p.id}/merge_requests`))
+        .send({ source_branch: 'topic', target_branch: 'master', title: 'merge me' })
+        .expect(201)
+    ).body;
+    await as(t.http.put(`/api/v3/projects/${p.id}/merge_requests/${mr.id}/merge`))
+      .send({})
+      .expect(200);
 
     await waitFor(async () => got.length >= 2, 'both events');
     const pipeline = (await c.pipelines(p.id))[0];

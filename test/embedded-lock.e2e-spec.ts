@@ -79,14 +79,23 @@ describe('embedded data folder lock (real processes)', () => {
     const deadline = Date.now() + 120_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
-      if (await request(`http://127.0.0.1:${port}`).get('/-/readiness').then((r) => r.status === 200, () => false)) break;
+      if (
+        await request(`http://127.0.0.1:${port}`)
+          .get('/-/readiness')
+          .then(
+            (r) => r.status === 200,
+            () => false,
+          )
+      )
+        break;
       if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
       await new Promise((r) => setTimeout(r, 200));
     }
     return { child, port, http: () => request(`http://127.0.0.1:${port}`) };
   }
 
-  const exited = (c: ChildProcess) => new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', () => resolve())));
+  const exited = (c: ChildProcess) =>
+    new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', () => resolve())));
 
   beforeAll(async () => {
     await buildIfStale();
@@ -154,7 +163,16 @@ describe('embedded data folder lock (real processes)', () => {
     expect(refused.err).toMatch(IN_USE(next.child.pid!));
     next.child.kill('SIGTERM');
     await exited(next.child);
-    const created = await run([join(REPO, 'dist/cli.js'), 'create-admin', '--username', 'alice', '--email', 'alice@example.com', '--password', 'alice-password-1']);
+    const created = await run([
+      join(REPO, 'dist/cli.js'),
+      'create-admin',
+      '--username',
+      'alice',
+      '--email',
+      'alice@example.com',
+      '--password',
+      'alice-password-1',
+    ]);
     expect({ code: created.code, err: created.err }).toEqual({ code: 0, err: '' });
     expect(created.out).toMatch(/created administrator alice/);
   }, 600_000);

@@ -25,10 +25,16 @@ describe('Error messages begin with the status', () => {
   beforeAll(async () => {
     t = await startTestApp();
     limited = await t.createUser({ username: 'limited', projects_limit: 1 });
-    const p = await as(t.http.post(`${API}/projects`)).send({ name: 'errs' }).expect(201);
+    const p = await as(t.http.post(`${API}/projects`))
+      .send({ name: 'errs' })
+      .expect(201);
     P = `${API}/projects/${p.body.id}`;
-    await as(t.http.post(`${P}/repository/files`)).send({ file_path: 'a.txt', branch_name: 'master', content: 'a', commit_message: 'a' }).expect(201);
-    await as(t.http.post(`${P}/repository/tags`)).send({ tag_name: 'v1', ref: 'master' }).expect(201);
+    await as(t.http.post(`${P}/repository/files`))
+      .send({ file_path: 'a.txt', branch_name: 'master', content: 'a', commit_message: 'a' })
+      .expect(201);
+    await as(t.http.post(`${P}/repository/tags`))
+      .send({ tag_name: 'v1', ref: 'master' })
+      .expect(201);
   });
 
   afterAll(async () => {
@@ -36,13 +42,25 @@ describe('Error messages begin with the status', () => {
   });
 
   it('duplicate user: 409 naming the field', async () => {
-    await expectError('duplicate username', as(t.http.post(`${API}/users`)).send({ username: 'limited', email: 'x@example.com', name: 'X', password: 'password-x' }), 409, '409 Username has already been taken');
-    await expectError('duplicate email', as(t.http.post(`${API}/users`)).send({ username: 'other', email: 'user1@example.com', name: 'X', password: 'password-x' }), 409, '409 Email has already been taken');
+    await expectError(
+      'duplicate username',
+      as(t.http.post(`${API}/users`)).send({ username: 'limited', email: 'x@example.com', name: 'X', password: 'password-x' }),
+      409,
+      '409 Username has already been taken',
+    );
+    await expectError(
+      'duplicate email',
+      as(t.http.post(`${API}/users`)).send({ username: 'other', email: 'user1@example.com', name: 'X', password: 'password-x' }),
+      409,
+      '409 Email has already been taken',
+    );
   });
 
   it('project name taken: 409 with the string naming the field; the projects limit: 403 with the real limit', async () => {
     await expectError('project name taken', as(t.http.post(`${API}/projects`)).send({ name: 'errs' }), 409, '409 Name has already been taken');
-    await as(t.http.post(`${API}/projects`), limited.token).send({ name: 'one' }).expect(201);
+    await as(t.http.post(`${API}/projects`), limited.token)
+      .send({ name: 'one' })
+      .expect(201);
     await expectError(
       'projects limit',
       as(t.http.post(`${API}/projects`), limited.token).send({ name: 'two' }),
@@ -68,7 +86,12 @@ describe('Error messages begin with the status', () => {
 
   it('branches: a bad ref, a missing branch', async () => {
     await expectError('bad ref', as(t.http.post(`${P}/repository/branches`)).send({ branch_name: 'b', ref: 'nope' }), 400, '400 Invalid reference name');
-    await expectError('branch exists', as(t.http.post(`${P}/repository/branches`)).send({ branch_name: 'master', ref: 'master' }), 400, '400 Branch already exists');
+    await expectError(
+      'branch exists',
+      as(t.http.post(`${P}/repository/branches`)).send({ branch_name: 'master', ref: 'master' }),
+      400,
+      '400 Branch already exists',
+    );
     await expectError('missing branch', as(t.http.get(`${P}/repository/branches/nope`)), 404, '404 Branch Not Found');
     await expectError('delete missing branch', as(t.http.delete(`${P}/repository/branches/nope`)), 404, '404 Branch Not Found');
   });
@@ -80,12 +103,16 @@ describe('Error messages begin with the status', () => {
     await expectError('tag target', as(t.http.post(`${P}/repository/tags`)).send({ tag_name: 'v2', ref: 'nope' }), 405, '405 Target nope is invalid');
     await expectError('release of a missing tag', as(t.http.post(`${P}/repository/tags/nope/release`)).send({ description: 'd' }), 404, '404 Tag Not Found');
     await expectError('missing release', as(t.http.put(`${P}/repository/tags/v1/release`)).send({ description: 'd' }), 404, '404 Release Not Found');
-    await as(t.http.post(`${P}/repository/tags/v1/release`)).send({ description: 'd' }).expect(201);
+    await as(t.http.post(`${P}/repository/tags/v1/release`))
+      .send({ description: 'd' })
+      .expect(201);
     await expectError('release exists', as(t.http.post(`${P}/repository/tags/v1/release`)).send({ description: 'd' }), 409, '409 Release already exists');
   });
 
   it('a duplicate label', async () => {
-    await as(t.http.post(`${P}/labels`)).send({ name: 'bug', color: '#ff0000' }).expect(201);
+    await as(t.http.post(`${P}/labels`))
+      .send({ name: 'bug', color: '#ff0000' })
+      .expect(201);
     await expectError('label exists', as(t.http.post(`${P}/labels`)).send({ name: 'bug', color: '#ff0000' }), 409, '409 Label already exists');
   });
 

@@ -61,7 +61,9 @@ describe('git over HTTP', () => {
   }
 
   async function addMember(project: Json, user: TestUser, level: number): Promise<void> {
-    await as(alice, t.http.post(`${API}/projects/${project.id}/members`)).send({ user_id: user.id, access_level: level }).expect(201);
+    await as(alice, t.http.post(`${API}/projects/${project.id}/members`))
+      .send({ user_id: user.id, access_level: level })
+      .expect(201);
   }
 
   async function branchSha(project: Json, branch: string): Promise<string | null> {
@@ -72,7 +74,12 @@ describe('git over HTTP', () => {
   /** The refs the server advertises, as `ref → sha`. */
   async function remoteRefs(path: string): Promise<Record<string, string>> {
     const out = await ok(['ls-remote', url(path, 'alice', alice.token)]);
-    return Object.fromEntries(out.split('\n').filter(Boolean).map((l) => l.split('\t').reverse()));
+    return Object.fromEntries(
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t').reverse()),
+    );
   }
 
   beforeAll(async () => {
@@ -184,7 +191,11 @@ describe('git over HTTP', () => {
       const ids = (ev!.data.commits as Json[]).map((c) => c.id).sort();
       expect(ids).toEqual([c1, c2].sort());
       const two = (ev!.data.commits as Json[]).find((c) => c.id === c2)!;
-      expect(two).toMatchObject({ message: 'feature: two\n', author: { name: 'Git Tester', email: 'git-tester@example.com' }, modified: expect.arrayContaining(['README.md', 'feature.txt']) });
+      expect(two).toMatchObject({
+        message: 'feature: two\n',
+        author: { name: 'Git Tester', email: 'git-tester@example.com' },
+        modified: expect.arrayContaining(['README.md', 'feature.txt']),
+      });
       const one = (ev!.data.commits as Json[]).find((c) => c.id === c1)!;
       expect(one.added).toEqual(['feature.txt']);
 
@@ -308,7 +319,12 @@ describe('git over HTTP', () => {
         expect((await ok(['rev-parse', 'FETCH_HEAD'], dir)).trim()).toBe(await branchSha(project, 'feature/one'));
       }
       // the advertisement itself for a v2 client
-      const res = await t.http.get('/alice/pub.git/info/refs').query({ service: 'git-upload-pack' }).set('Git-Protocol', 'version=2').buffer(true).parse(binaryParser);
+      const res = await t.http
+        .get('/alice/pub.git/info/refs')
+        .query({ service: 'git-upload-pack' })
+        .set('Git-Protocol', 'version=2')
+        .buffer(true)
+        .parse(binaryParser);
       expect(res.status).toBe(200);
       expect((res.body as Buffer).toString('latin1')).toContain('version 2');
     });
@@ -511,11 +527,20 @@ describe('git over HTTP', () => {
       const dir = join(newDir('ci'), 'c');
       await ok(['clone', '-q', url('alice/secret', 'gitlab-ci-token', buildToken), dir]);
       expect((await ok(['rev-parse', 'HEAD'], dir)).trim()).toBe(sha);
-      const push = await t.http.get('/alice/secret.git/info/refs').query({ service: 'git-receive-pack' }).set('Authorization', basic('gitlab-ci-token', buildToken));
+      const push = await t.http
+        .get('/alice/secret.git/info/refs')
+        .query({ service: 'git-receive-pack' })
+        .set('Authorization', basic('gitlab-ci-token', buildToken));
       expect(push.status).toBe(403);
-      const foreign = await t.http.get(`/alice/${other.path}.git/info/refs`).query({ service: 'git-upload-pack' }).set('Authorization', basic('gitlab-ci-token', buildToken));
+      const foreign = await t.http
+        .get(`/alice/${other.path}.git/info/refs`)
+        .query({ service: 'git-upload-pack' })
+        .set('Authorization', basic('gitlab-ci-token', buildToken));
       expect(foreign.status).toBe(404);
-      const bad = await t.http.get('/alice/secret.git/info/refs').query({ service: 'git-upload-pack' }).set('Authorization', basic('gitlab-ci-token', 'build-token-999'));
+      const bad = await t.http
+        .get('/alice/secret.git/info/refs')
+        .query({ service: 'git-upload-pack' })
+        .set('Authorization', basic('gitlab-ci-token', 'build-token-999'));
       expect(bad.status).toBe(401);
     });
   });
@@ -594,14 +619,18 @@ describe('git over HTTP', () => {
     let first: { dir: string; sha: string };
 
     beforeAll(async () => {
-      await root(t.http.put(`${API}/application/settings`)).send({ default_branch_protection: 2 }).expect(200);
+      await root(t.http.put(`${API}/application/settings`))
+        .send({ default_branch_protection: 2 })
+        .expect(200);
       try {
         project = await createProject(alice, 'guarded', 0);
         await addMember(project, bob, 30);
         first = await localRepo(url('alice/guarded', 'alice', alice.token));
         await ok(['push', '-q', 'origin', 'master'], first.dir);
       } finally {
-        await root(t.http.put(`${API}/application/settings`)).send({ default_branch_protection: 1 }).expect(200);
+        await root(t.http.put(`${API}/application/settings`))
+          .send({ default_branch_protection: 1 })
+          .expect(200);
       }
     });
 

@@ -138,7 +138,15 @@ describe('git over SSH (stock OpenSSH client)', () => {
     const r = await ssh(stranger.file, ['-T', 'git@127.0.0.1']);
     expect(r.code).toBe(255);
     expect(r.stderr).toContain('Permission denied (publickey)');
-    const pw = await run('ssh', [...sshArgs(stranger.file), '-o', 'PubkeyAuthentication=no', '-o', 'PreferredAuthentications=password,keyboard-interactive', '-T', 'git@127.0.0.1']);
+    const pw = await run('ssh', [
+      ...sshArgs(stranger.file),
+      '-o',
+      'PubkeyAuthentication=no',
+      '-o',
+      'PreferredAuthentications=password,keyboard-interactive',
+      '-T',
+      'git@127.0.0.1',
+    ]);
     expect(pw.code).toBe(255);
     expect(pw.stderr).toContain('Permission denied (publickey)');
   });
@@ -147,7 +155,8 @@ describe('git over SSH (stock OpenSSH client)', () => {
     const rsa1024 = await keyFor('small', 'rsa', 1024);
     const small = await t.http.post(`${API}/user/keys`).set('PRIVATE-TOKEN', alice.token).send({ title: 'small', key: rsa1024.pub });
     expect(small.status).toBe(400);
-    const dsa = 'ssh-dss AAAAB3NzaC1kc3MAAACBAP1/U4EddRIpUt9KnC7s5Of2EbdSPO9EAMMeP4C2USZpRV1AIlH7WT2NWPq/xfW6MPbLm1Vs14E7gB00b/JmYLdrmVClpJ+f6AR7ECLCT7up1/63xhv4O1fnxqimFQ8E+4P208UewwI1VBNaFpEy9nXzrith1yrv8iIDGZ3RSAHHAAAAFQCXYFCPFSMLzLKSuYKi64QL8Fgc9QAAAIEA9+GghdabPd7LvKtcNrhXuXmUr7v6OuqC+VdMCz0HgmdRWVeOutRZT+ZxBxCBgLRJFnEj6EwoFhO3zwkyjMim4TwWeotUfI0o4KOuHiuzpnWRbqN/C/ohNWLx+2J6ASQ7zKTxvqhRkImog9/hWuWfBpKLZl6Ae1UlZAFMO/7PSSoAAACBAPPTc5vH9VlNvAAdWcPxN4xa3P3NWwQf1k/gvsQ6Yj0tdJf3vYwcL9bcQDzQn8z6n7KoIuqaNsj3bULIsW9tAXBMmBAOsu0xPvnw2nc4WSKiDTWhQ4xgOqMGmwnDkH3SXzS0WP7nkBAq1vq9l5n7jMBKNzD7IlYiAUddgVRdwdbV dsa';
+    const dsa =
+      'ssh-dss AAAAB3NzaC1kc3MAAACBAP1/U4EddRIpUt9KnC7s5Of2EbdSPO9EAMMeP4C2USZpRV1AIlH7WT2NWPq/xfW6MPbLm1Vs14E7gB00b/JmYLdrmVClpJ+f6AR7ECLCT7up1/63xhv4O1fnxqimFQ8E+4P208UewwI1VBNaFpEy9nXzrith1yrv8iIDGZ3RSAHHAAAAFQCXYFCPFSMLzLKSuYKi64QL8Fgc9QAAAIEA9+GghdabPd7LvKtcNrhXuXmUr7v6OuqC+VdMCz0HgmdRWVeOutRZT+ZxBxCBgLRJFnEj6EwoFhO3zwkyjMim4TwWeotUfI0o4KOuHiuzpnWRbqN/C/ohNWLx+2J6ASQ7zKTxvqhRkImog9/hWuWfBpKLZl6Ae1UlZAFMO/7PSSoAAACBAPPTc5vH9VlNvAAdWcPxN4xa3P3NWwQf1k/gvsQ6Yj0tdJf3vYwcL9bcQDzQn8z6n7KoIuqaNsj3bULIsW9tAXBMmBAOsu0xPvnw2nc4WSKiDTWhQ4xgOqMGmwnDkH3SXzS0WP7nkBAq1vq9l5n7jMBKNzD7IlYiAUddgVRdwdbV dsa';
     const refused = await t.http.post(`${API}/user/keys`).set('PRIVATE-TOKEN', alice.token).send({ title: 'dsa', key: dsa });
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).toMatch(/key/);
@@ -156,8 +165,16 @@ describe('git over SSH (stock OpenSSH client)', () => {
   it('a push over SSH runs the same reactions as over HTTP: pipeline with builds, webhook delivery', async () => {
     const rx = await HookReceiver.start();
     try {
-      await t.http.put(`${API}/application/settings`).set('PRIVATE-TOKEN', t.root.token).send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
-      await t.http.post(`${API}/projects/${project.id}/hooks`).set('PRIVATE-TOKEN', alice.token).send({ url: rx.url('/push'), push_events: true }).expect(201);
+      await t.http
+        .put(`${API}/application/settings`)
+        .set('PRIVATE-TOKEN', t.root.token)
+        .send({ allow_local_requests_from_hooks_and_services: true })
+        .expect(200);
+      await t.http
+        .post(`${API}/projects/${project.id}/hooks`)
+        .set('PRIVATE-TOKEN', alice.token)
+        .send({ url: rx.url('/push'), push_events: true })
+        .expect(201);
       const work = join(dir, 'work');
       writeFileSync(join(work, '.gitlab-ci.yml'), 'test:\n  script: echo ok\n');
       await git(aliceKey.file, ['add', '.'], work);
@@ -210,7 +227,27 @@ describe('git over SSH: abuse limits and several instances', () => {
   let dir: string;
 
   const ssh = (port: number, keyFile: string, knownHosts: string, args: string[]) =>
-    run('ssh', ['-F', '/dev/null', '-i', keyFile, '-o', 'IdentitiesOnly=yes', '-o', 'IdentityAgent=none', '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=20', '-p', String(port), ...args]);
+    run('ssh', [
+      '-F',
+      '/dev/null',
+      '-i',
+      keyFile,
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'IdentityAgent=none',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      `UserKnownHostsFile=${knownHosts}`,
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      'ConnectTimeout=20',
+      '-p',
+      String(port),
+      ...args,
+    ]);
   const keygen = async (name: string) => {
     const file = join(dir, `id_${name}`);
     await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file]);
@@ -322,7 +359,9 @@ describe('git over SSH: abuse limits and several instances', () => {
     const project = (await t.http.post('/api/v3/projects').set('PRIVATE-TOKEN', user.token).send({ name: 'graceful' }).expect(201)).body;
     await t.sql('DELETE FROM login_attempts');
     // upload-pack advertises its refs, then waits for the client: a transfer in progress
-    const child = spawn('ssh', [...cli.args(k.file), 'git@127.0.0.1', `git-upload-pack '${project.path_with_namespace}.git'`], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('ssh', [...cli.args(k.file), 'git@127.0.0.1', `git-upload-pack '${project.path_with_namespace}.git'`], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString('latin1')));
     const exited = new Promise<number | null>((r) => child.on('close', r));

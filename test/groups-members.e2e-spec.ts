@@ -6,8 +6,7 @@ import { expectSchema } from './helpers/schema';
 import { EXTERNAL_URL, startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const API = '/api/v3';
-const PATH_FORMAT_MESSAGE =
-  "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', '.' or end in '.', '.git' or '.atom'.";
+const PATH_FORMAT_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', '.' or end in '.', '.git' or '.atom'.";
 
 type Json = Record<string, any>;
 
@@ -78,10 +77,14 @@ describe('groups and members', () => {
 
     it('a user with can_create_group=false: 403', async () => {
       const grounded = await t.createUser({ username: 'grounded', can_create_group: false });
-      const res = await as(grounded, t.http.post(`${API}/groups`)).send({ name: 'Nope', path: 'nope' }).expect(403);
+      const res = await as(grounded, t.http.post(`${API}/groups`))
+        .send({ name: 'Nope', path: 'nope' })
+        .expect(403);
       expect(res.body).toEqual({ message: '403 Forbidden' });
       // an administrator always may
-      const admin = await root(t.http.post(`${API}/groups`)).send({ name: 'Admins', path: 'admins-group' }).expect(201);
+      const admin = await root(t.http.post(`${API}/groups`))
+        .send({ name: 'Admins', path: 'admins-group' })
+        .expect(201);
       expect(admin.body.path).toBe('admins-group');
     });
 
@@ -90,7 +93,9 @@ describe('groups and members', () => {
       [{ name: 'No Path' }, '400 (Bad request) "path" not given'],
       [{ name: '  ', path: 'blank-name' }, '400 (Bad request) "name" not given'],
     ])('%j: 400 not given', async (body, message) => {
-      const res = await as(owner, t.http.post(`${API}/groups`)).send(body).expect(400);
+      const res = await as(owner, t.http.post(`${API}/groups`))
+        .send(body)
+        .expect(400);
       expect(res.body).toEqual({ message });
     });
 
@@ -100,12 +105,16 @@ describe('groups and members', () => {
       ['ends.git', [PATH_FORMAT_MESSAGE]],
       ['admin', ['is a reserved name']],
     ])('bad path %s: 400 validation map', async (path, messages) => {
-      const res = await as(owner, t.http.post(`${API}/groups`)).send({ name: 'Bad', path }).expect(400);
+      const res = await as(owner, t.http.post(`${API}/groups`))
+        .send({ name: 'Bad', path })
+        .expect(400);
       expect(res.body).toEqual({ message: { path: messages } });
     });
 
     it('a bad visibility_level: 400', async () => {
-      const res = await as(owner, t.http.post(`${API}/groups`)).send({ name: 'v', path: 'bad-vis', visibility_level: 3 }).expect(400);
+      const res = await as(owner, t.http.post(`${API}/groups`))
+        .send({ name: 'v', path: 'bad-vis', visibility_level: 3 })
+        .expect(400);
       expect(res.body).toEqual({ message: { visibility_level: ['is not included in the list'] } });
     });
 
@@ -115,7 +124,9 @@ describe('groups and members', () => {
       ['gmaster', 'a username'],
       ['GOutsider', 'a username in another case'],
     ])('path %s taken by %s: 400 map', async (path) => {
-      const res = await as(owner, t.http.post(`${API}/groups`)).send({ name: 'Taken', path }).expect(400);
+      const res = await as(owner, t.http.post(`${API}/groups`))
+        .send({ name: 'Taken', path })
+        .expect(400);
       expect(res.body).toEqual({ message: { path: ['has already been taken'] } });
     });
 
@@ -431,7 +442,9 @@ describe('groups and members', () => {
     ])('missing attribute %j: 400', async (body, message) => {
       const send = { ...body } as Json;
       if (send.user_id === 'EXTRA') send.user_id = extra.id;
-      const res = await as(owner, t.http.post(`${API}/groups/${g.id}/members`)).send(send).expect(400);
+      const res = await as(owner, t.http.post(`${API}/groups/${g.id}/members`))
+        .send(send)
+        .expect(400);
       expect(res.body).toEqual({ message });
     });
 
@@ -453,7 +466,9 @@ describe('groups and members', () => {
       for (const u of [master, developer]) {
         const add = await addGroupMember(g.id, u, extra.id, 10).expect(403);
         expect(add.body).toEqual({ message: '403 Forbidden' });
-        await as(u, t.http.put(`${API}/groups/${g.id}/members/${developer.id}`)).send({ access_level: 10 }).expect(403);
+        await as(u, t.http.put(`${API}/groups/${g.id}/members/${developer.id}`))
+          .send({ access_level: 10 })
+          .expect(403);
         await as(u, t.http.delete(`${API}/groups/${g.id}/members/${developer.id}`)).expect(403);
       }
       const hidden = await addGroupMember(g.id, outsider, extra.id, 10).expect(404);
@@ -463,21 +478,33 @@ describe('groups and members', () => {
     });
 
     it('update: 200 with the new level; a bad level 400; a non-member 404', async () => {
-      const res = await as(owner, t.http.put(`${API}/groups/${g.id}/members/${developer.id}`)).send({ access_level: 20 }).expect(200);
+      const res = await as(owner, t.http.put(`${API}/groups/${g.id}/members/${developer.id}`))
+        .send({ access_level: 20 })
+        .expect(200);
       expect(res.body).toMatchObject({ id: developer.id, access_level: 20 });
       const one = await as(owner, t.http.get(`${API}/groups/${g.id}/members/${developer.id}`)).expect(200);
       expect(one.body.access_level).toBe(20);
-      const bad = await as(owner, t.http.put(`${API}/groups/${g.id}/members/${developer.id}`)).send({ access_level: 45 }).expect(400);
+      const bad = await as(owner, t.http.put(`${API}/groups/${g.id}/members/${developer.id}`))
+        .send({ access_level: 45 })
+        .expect(400);
       expect(bad.body).toEqual({ message: { access_level: ['is not included in the list'] } });
-      const missing = await as(owner, t.http.put(`${API}/groups/${g.id}/members/${developer.id}`)).send({}).expect(400);
+      const missing = await as(owner, t.http.put(`${API}/groups/${g.id}/members/${developer.id}`))
+        .send({})
+        .expect(400);
       expect(missing.body).toEqual({ message: '400 (Bad request) "access_level" not given' });
-      const none = await as(owner, t.http.put(`${API}/groups/${g.id}/members/${extra.id}`)).send({ access_level: 20 }).expect(404);
+      const none = await as(owner, t.http.put(`${API}/groups/${g.id}/members/${extra.id}`))
+        .send({ access_level: 20 })
+        .expect(404);
       expect(none.body).toEqual({ message: '404 Member Not Found' });
-      await as(owner, t.http.put(`${API}/groups/${g.id}/members/${developer.id}`)).send({ access_level: 30 }).expect(200);
+      await as(owner, t.http.put(`${API}/groups/${g.id}/members/${developer.id}`))
+        .send({ access_level: 30 })
+        .expect(200);
     });
 
     it('the last owner can be neither demoted nor removed: 403; with a second owner both work', async () => {
-      const demote = await as(owner, t.http.put(`${API}/groups/${g.id}/members/${owner.id}`)).send({ access_level: 40 }).expect(403);
+      const demote = await as(owner, t.http.put(`${API}/groups/${g.id}/members/${owner.id}`))
+        .send({ access_level: 40 })
+        .expect(403);
       expect(demote.body.message).toMatch(/^403 Forbidden/);
       const remove = await as(owner, t.http.delete(`${API}/groups/${g.id}/members/${owner.id}`)).expect(403);
       expect(remove.body.message).toMatch(/^403 Forbidden/);
@@ -488,10 +515,14 @@ describe('groups and members', () => {
 
       await addGroupMember(g.id, owner, extra.id, 50).expect(201);
       // the new owner may manage members
-      await as(extra, t.http.put(`${API}/groups/${g.id}/members/${owner.id}`)).send({ access_level: 40 }).expect(200);
+      await as(extra, t.http.put(`${API}/groups/${g.id}/members/${owner.id}`))
+        .send({ access_level: 40 })
+        .expect(200);
       const lastAgain = await as(extra, t.http.delete(`${API}/groups/${g.id}/members/${extra.id}`)).expect(403);
       expect(lastAgain.body.message).toMatch(/^403 Forbidden/);
-      await as(extra, t.http.put(`${API}/groups/${g.id}/members/${owner.id}`)).send({ access_level: 50 }).expect(200);
+      await as(extra, t.http.put(`${API}/groups/${g.id}/members/${owner.id}`))
+        .send({ access_level: 50 })
+        .expect(200);
       const removed = await as(owner, t.http.delete(`${API}/groups/${g.id}/members/${extra.id}`)).expect(200);
       expect(removed.body).toMatchObject({ id: extra.id, access_level: 50 });
     });
@@ -520,10 +551,7 @@ describe('groups and members', () => {
         const statuses = results.map((r) => r.status);
         expect(statuses).not.toContain(500);
         expect(statuses.filter((s) => s === 200)).toHaveLength(1);
-        const owners = await t.sql<{ n: number }>(
-          `SELECT count(*)::int AS n FROM group_members WHERE namespace_id = $1 AND access_level = 50`,
-          [grp.id],
-        );
+        const owners = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM group_members WHERE namespace_id = $1 AND access_level = 50`, [grp.id]);
         expect(owners[0].n).toBe(1);
       }
     });
@@ -562,11 +590,15 @@ describe('groups and members', () => {
     });
 
     it('… but gets 403 on PUT, archive, delete and member writes', async () => {
-      const put = await as(developer, t.http.put(`${API}/projects/${p.id}`)).send({ description: 'dev' }).expect(403);
+      const put = await as(developer, t.http.put(`${API}/projects/${p.id}`))
+        .send({ description: 'dev' })
+        .expect(403);
       expect(put.body).toEqual({ message: '403 Forbidden' });
       await as(developer, t.http.post(`${API}/projects/${p.id}/archive`)).expect(403);
       await as(developer, t.http.delete(`${API}/projects/${p.id}`)).expect(403);
-      await as(developer, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: outsider.id, access_level: 10 }).expect(403);
+      await as(developer, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: outsider.id, access_level: 10 })
+        .expect(403);
     });
 
     it('a guest of the group may read but not fork the private project', async () => {
@@ -576,22 +608,32 @@ describe('groups and members', () => {
     });
 
     it('a master of the group updates the project (runners_token shown) and creates projects in the group', async () => {
-      const put = await as(master, t.http.put(`${API}/projects/${p.id}`)).send({ description: 'by master' }).expect(200);
+      const put = await as(master, t.http.put(`${API}/projects/${p.id}`))
+        .send({ description: 'by master' })
+        .expect(200);
       expect(put.body.description).toBe('by master');
       expect(typeof put.body.runners_token).toBe('string');
-      const rename = await as(master, t.http.put(`${API}/projects/${p.id}`)).send({ name: 'Renamed Core' }).expect(403);
+      const rename = await as(master, t.http.put(`${API}/projects/${p.id}`))
+        .send({ name: 'Renamed Core' })
+        .expect(403);
       expect(rename.body).toEqual({ message: '403 Forbidden' });
-      const created = await as(master, t.http.post(`${API}/projects`)).send({ name: 'Master Service', namespace_id: g.id }).expect(201);
+      const created = await as(master, t.http.post(`${API}/projects`))
+        .send({ name: 'Master Service', namespace_id: g.id })
+        .expect(201);
       expect(created.body.path_with_namespace).toBe('platform/master-service');
       expect(git.exists(created.body.id)).toBe(true);
       // the developer may not
-      const dev = await as(developer, t.http.post(`${API}/projects`)).send({ name: 'Dev Service', namespace_id: g.id }).expect(400);
+      const dev = await as(developer, t.http.post(`${API}/projects`))
+        .send({ name: 'Dev Service', namespace_id: g.id })
+        .expect(400);
       expect(dev.body).toEqual({ message: { namespace: ['is not valid'] } });
     });
 
     it('the group owner owns the group projects (rename, archive, delete)', async () => {
       const q = await createProject(master, { name: 'Owned By Group', namespace_id: g.id });
-      await as(owner, t.http.put(`${API}/projects/${q.id}`)).send({ name: 'Renamed By Owner' }).expect(200);
+      await as(owner, t.http.put(`${API}/projects/${q.id}`))
+        .send({ name: 'Renamed By Owner' })
+        .expect(200);
       await as(owner, t.http.post(`${API}/projects/${q.id}/archive`)).expect(201);
       await as(master, t.http.delete(`${API}/projects/${q.id}`)).expect(403);
       await as(owner, t.http.delete(`${API}/projects/${q.id}`)).expect(200);
@@ -599,16 +641,22 @@ describe('groups and members', () => {
     });
 
     it('the higher of direct and group membership applies; both are shown', async () => {
-      await as(owner, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: guest.id, access_level: 40 }).expect(201);
+      await as(owner, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: guest.id, access_level: 40 })
+        .expect(201);
       const res = await as(guest, t.http.get(`${API}/projects/${p.id}`)).expect(200);
       expect(res.body.permissions).toEqual({
         project_access: { access_level: 40, notification_level: 3 },
         group_access: { access_level: 10, notification_level: 3 },
       });
       expect(typeof res.body.runners_token).toBe('string');
-      await as(guest, t.http.put(`${API}/projects/${p.id}`)).send({ description: 'by guest-turned-master' }).expect(200);
+      await as(guest, t.http.put(`${API}/projects/${p.id}`))
+        .send({ description: 'by guest-turned-master' })
+        .expect(200);
       await as(owner, t.http.delete(`${API}/projects/${p.id}/members/${guest.id}`)).expect(200);
-      await as(guest, t.http.put(`${API}/projects/${p.id}`)).send({ description: 'again' }).expect(403);
+      await as(guest, t.http.put(`${API}/projects/${p.id}`))
+        .send({ description: 'again' })
+        .expect(403);
     });
 
     it('leaving the group removes the access: 404', async () => {
@@ -642,7 +690,9 @@ describe('groups and members', () => {
     });
 
     it('the creator is listed as master; add 201; list, get', async () => {
-      const res = await as(owner, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: member.id, access_level: 30 }).expect(201);
+      const res = await as(owner, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: member.id, access_level: 30 })
+        .expect(201);
       expect(res.body).toEqual({
         name: 'Project Member',
         username: 'pmember',
@@ -676,7 +726,9 @@ describe('groups and members', () => {
     });
 
     it('add again: 409', async () => {
-      const res = await as(owner, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: member.id, access_level: 20 }).expect(409);
+      const res = await as(owner, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: member.id, access_level: 20 })
+        .expect(409);
       expect(res.body).toEqual({ message: '409 Member already exists' });
     });
 
@@ -688,48 +740,72 @@ describe('groups and members', () => {
     });
 
     it('unknown user_id: 404 User Not Found', async () => {
-      const res = await as(owner, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: 999999, access_level: 30 }).expect(404);
+      const res = await as(owner, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: 999999, access_level: 30 })
+        .expect(404);
       expect(res.body).toEqual({ message: '404 User Not Found' });
     });
 
     it.each([
       [{ access_level: 30 }, '400 (Bad request) "user_id" not given'],
-      [{ user_id: '' , access_level: 30 }, '400 (Bad request) "user_id" not given'],
+      [{ user_id: '', access_level: 30 }, '400 (Bad request) "user_id" not given'],
       [{ user_id: 'NEW' }, '400 (Bad request) "access_level" not given'],
       [{ user_id: 'abc', access_level: 30 }, '400 (Bad request) "user_id" is invalid'],
     ])('%j: 400', async (body, message) => {
       const send = { ...body } as Json;
       if (send.user_id === 'NEW') send.user_id = newcomer.id;
-      const res = await as(owner, t.http.post(`${API}/projects/${p.id}/members`)).send(send).expect(400);
+      const res = await as(owner, t.http.post(`${API}/projects/${p.id}/members`))
+        .send(send)
+        .expect(400);
       expect(res.body).toEqual({ message });
     });
 
     it.each([0, 15, 50, 60])('access_level %i is not a project level: 400', async (level) => {
-      const res = await as(owner, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: newcomer.id, access_level: level }).expect(400);
+      const res = await as(owner, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: newcomer.id, access_level: level })
+        .expect(400);
       expect(res.body).toEqual({ message: { access_level: ['is not included in the list'] } });
       await as(owner, t.http.get(`${API}/projects/${p.id}/members/${newcomer.id}`)).expect(404);
     });
 
     it('update: 200; a non-member 404; a bad level 400; a developer 403', async () => {
-      const res = await as(owner, t.http.put(`${API}/projects/${p.id}/members/${member.id}`)).send({ access_level: 20 }).expect(200);
+      const res = await as(owner, t.http.put(`${API}/projects/${p.id}/members/${member.id}`))
+        .send({ access_level: 20 })
+        .expect(200);
       expect(res.body).toMatchObject({ id: member.id, access_level: 20 });
       const shown = await as(member, t.http.get(`${API}/projects/${p.id}`)).expect(200);
       expect(shown.body.permissions.project_access.access_level).toBe(20);
-      const none = await as(owner, t.http.put(`${API}/projects/${p.id}/members/${newcomer.id}`)).send({ access_level: 20 }).expect(404);
+      const none = await as(owner, t.http.put(`${API}/projects/${p.id}/members/${newcomer.id}`))
+        .send({ access_level: 20 })
+        .expect(404);
       expect(none.body).toEqual({ message: '404 Member Not Found' });
-      await as(owner, t.http.put(`${API}/projects/${p.id}/members/${member.id}`)).send({ access_level: 11 }).expect(400);
-      await as(owner, t.http.put(`${API}/projects/${p.id}/members/${member.id}`)).send({ access_level: 30 }).expect(200);
-      const dev = await as(member, t.http.put(`${API}/projects/${p.id}/members/${member.id}`)).send({ access_level: 40 }).expect(403);
+      await as(owner, t.http.put(`${API}/projects/${p.id}/members/${member.id}`))
+        .send({ access_level: 11 })
+        .expect(400);
+      await as(owner, t.http.put(`${API}/projects/${p.id}/members/${member.id}`))
+        .send({ access_level: 30 })
+        .expect(200);
+      const dev = await as(member, t.http.put(`${API}/projects/${p.id}/members/${member.id}`))
+        .send({ access_level: 40 })
+        .expect(403);
       expect(dev.body).toEqual({ message: '403 Forbidden' });
     });
 
     it('a master may manage members; a developer may not', async () => {
-      const res = await as(member, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: newcomer.id, access_level: 10 }).expect(403);
+      const res = await as(member, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: newcomer.id, access_level: 10 })
+        .expect(403);
       expect(res.body).toEqual({ message: '403 Forbidden' });
-      await as(owner, t.http.put(`${API}/projects/${p.id}/members/${member.id}`)).send({ access_level: 40 }).expect(200);
-      await as(member, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: newcomer.id, access_level: 10 }).expect(201);
+      await as(owner, t.http.put(`${API}/projects/${p.id}/members/${member.id}`))
+        .send({ access_level: 40 })
+        .expect(200);
+      await as(member, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: newcomer.id, access_level: 10 })
+        .expect(201);
       await as(member, t.http.delete(`${API}/projects/${p.id}/members/${newcomer.id}`)).expect(200);
-      await as(owner, t.http.put(`${API}/projects/${p.id}/members/${member.id}`)).send({ access_level: 30 }).expect(200);
+      await as(owner, t.http.put(`${API}/projects/${p.id}/members/${member.id}`))
+        .send({ access_level: 30 })
+        .expect(200);
     });
 
     it('delete: 200 with the member, access gone; a non-member: 200 Access revoked', async () => {

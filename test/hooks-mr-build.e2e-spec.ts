@@ -14,7 +14,11 @@ describe('project webhooks: merge request and build events', () => {
     rx = await HookReceiver.start();
     c = ci(t);
     owner = await t.createUser();
-    await t.http.put('/api/v3/application/settings').set('PRIVATE-TOKEN', t.root.token).send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
+    await t.http
+      .put('/api/v3/application/settings')
+      .set('PRIVATE-TOKEN', t.root.token)
+      .send({ allow_local_requests_from_hooks_and_services: true })
+      .expect(200);
   });
   afterAll(async () => {
     await t.close();
@@ -28,7 +32,11 @@ describe('project webhooks: merge request and build events', () => {
       .set('PRIVATE-TOKEN', owner.token)
       .send({ url: rx.url('/mr'), push_events: false, merge_requests_events: true, token: 'mr-secret' })
       .expect(201);
-    await t.http.post(`/api/v3/projects/${p.id}/repository/branches`).set('PRIVATE-TOKEN', owner.token).send({ branch_name: 'topic', ref: 'master' }).expect(201);
+    await t.http
+      .post(`/api/v3/projects/${p.id}/repository/branches`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ branch_name: 'topic', ref: 'master' })
+      .expect(201);
     await t.http
       .post(`/api/v3/projects/${p.id}/repository/files`)
       .set('PRIVATE-TOKEN', owner.token)
@@ -50,13 +58,21 @@ describe('project webhooks: merge request and build events', () => {
     expect(open.body).toMatchObject({
       object_kind: 'merge_request',
       user: { username: owner.username },
-      object_attributes: { id: mr.body.id, iid: mr.body.iid, source_branch: 'topic', target_branch: 'master', state: 'opened', work_in_progress: true, target_project_id: p.id },
+      object_attributes: {
+        id: mr.body.id,
+        iid: mr.body.iid,
+        source_branch: 'topic',
+        target_branch: 'master',
+        state: 'opened',
+        work_in_progress: true,
+        target_project_id: p.id,
+      },
     });
     const merged = got.find((r) => r.body.object_attributes.action === 'merge')!;
     expect(merged.body.object_attributes.state).toBe('merged');
   });
 
-  it('Build Hook when a build finishes, with GitLab 8.8\'s build data', async () => {
+  it("Build Hook when a build finishes, with GitLab 8.8's build data", async () => {
     const runner = await c.registerRunner();
     const p = await c.project(owner, 'unit:\n  script: ["make test"]\n');
     await t.http

@@ -9,12 +9,8 @@ import { planning } from './helpers/planning';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 const jobs = async (t: TestApp, name: string, state?: string) =>
-  (
-    await t.sql<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND ($2::text IS NULL OR state::text = $2)`,
-      [name, state ?? null],
-    )
-  )[0].n;
+  (await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND ($2::text IS NULL OR state::text = $2)`, [name, state ?? null]))[0]
+    .n;
 
 /**
  * The hook outbox: a change writes its `hooks.event` job in its own transaction (rolled back → none),
@@ -34,7 +30,10 @@ describe('hook outbox', () => {
       t = await startTestApp({ QUEUE_POLL_SECONDS: '0.5' });
       api = planning(t);
       await api.put(t.root, '/application/settings').send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
-      await api.post(t.root, '/hooks').send({ url: rx.url('/tx') }).expect(201);
+      await api
+        .post(t.root, '/hooks')
+        .send({ url: rx.url('/tx') })
+        .expect(201);
     });
     afterAll(() => t.close());
 
@@ -43,7 +42,14 @@ describe('hook outbox', () => {
       const first = (
         await api
           .post(t.root, '/users')
-          .send({ username: 'outbox-first', email: 'outbox-first@example.com', name: 'First', password: 'password-first', provider: 'ldapmain', extern_uid: 'uid=outbox' })
+          .send({
+            username: 'outbox-first',
+            email: 'outbox-first@example.com',
+            name: 'First',
+            password: 'password-first',
+            provider: 'ldapmain',
+            extern_uid: 'uid=outbox',
+          })
           .expect(201)
       ).body as { id: number };
       const [created] = await rx.waitFor('/tx', 1);
@@ -54,7 +60,14 @@ describe('hook outbox', () => {
       // the user row and its outbox job are written, then the taken identity fails the transaction
       await api
         .post(t.root, '/users')
-        .send({ username: 'outbox-second', email: 'outbox-second@example.com', name: 'Second', password: 'password-second', provider: 'ldapmain', extern_uid: 'uid=outbox' })
+        .send({
+          username: 'outbox-second',
+          email: 'outbox-second@example.com',
+          name: 'Second',
+          password: 'password-second',
+          provider: 'ldapmain',
+          extern_uid: 'uid=outbox',
+        })
         .expect(409, { message: '409 Extern uid has already been taken' });
       expect(await t.sql(`SELECT id FROM users WHERE username = 'outbox-second'`)).toHaveLength(0);
       expect(await jobs(t, 'hooks.event')).toBe(before);
@@ -84,10 +97,14 @@ describe('hook outbox', () => {
     try {
       const A = planning(a);
       await A.put(a.root, '/application/settings').send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
-      await A.post(a.root, '/hooks').send({ url: rx.url('/restart-system'), push_events: true }).expect(201);
+      await A.post(a.root, '/hooks')
+        .send({ url: rx.url('/restart-system'), push_events: true })
+        .expect(201);
       const tm = await A.team();
       const project = await A.project(tm, 0);
-      await A.post(tm.master, `/projects/${project.id}/hooks`).send({ url: rx.url('/restart-push'), push_events: true }).expect(201);
+      await A.post(tm.master, `/projects/${project.id}/hooks`)
+        .send({ url: rx.url('/restart-push'), push_events: true })
+        .expect(201);
       mkdirSync(join(dir, 'home'));
       const git = await GitCli.listen(a, join(dir, 'home'));
       const work = join(dir, 'work');

@@ -18,10 +18,14 @@ describe('project webhooks', () => {
   let project: TestProject;
   let work: string;
 
-  const allowLocal = (on: boolean) =>
-    api.put(t.root, '/application/settings').send({ allow_local_requests_from_hooks_and_services: on }).expect(200);
+  const allowLocal = (on: boolean) => api.put(t.root, '/application/settings').send({ allow_local_requests_from_hooks_and_services: on }).expect(200);
   const addHook = async (path: string, extra: Json = {}, auth?: string) =>
-    (await api.post(tm.master, `/projects/${project.id}/hooks`).send({ url: rx.url(path, auth), ...extra }).expect(201)).body;
+    (
+      await api
+        .post(tm.master, `/projects/${project.id}/hooks`)
+        .send({ url: rx.url(path, auth), ...extra })
+        .expect(201)
+    ).body;
   const deliveries = async (hookId: number) => (await api.get(tm.master, `/projects/${project.id}/hooks/${hookId}/events`).expect(200)).body;
   async function waitForLog(hookId: number, n: number, ms = 20_000): Promise<Json[]> {
     const end = Date.now() + ms;
@@ -109,13 +113,19 @@ describe('project webhooks', () => {
       await t.http.get(`/api/v3/projects/${project.id}/hooks`).expect(401);
       for (const u of [tm.developer, tm.reporter]) {
         await api.get(u, `/projects/${project.id}/hooks`).expect(403);
-        await api.post(u, `/projects/${project.id}/hooks`).send({ url: rx.url('/x') }).expect(403);
+        await api
+          .post(u, `/projects/${project.id}/hooks`)
+          .send({ url: rx.url('/x') })
+          .expect(403);
         await api.put(u, `/projects/${project.id}/hooks/${hook.id}`).send({ push_events: false }).expect(403);
         await api.del(u, `/projects/${project.id}/hooks/${hook.id}`).expect(403);
         await api.get(u, `/projects/${project.id}/hooks/${hook.id}/events`).expect(403);
       }
       await api.get(tm.stranger, `/projects/${project.id}/hooks`).expect(404, { message: '404 Project Not Found' });
-      await api.post(tm.stranger, `/projects/${project.id}/hooks`).send({ url: rx.url('/x') }).expect(404);
+      await api
+        .post(tm.stranger, `/projects/${project.id}/hooks`)
+        .send({ url: rx.url('/x') })
+        .expect(404);
       await api.get(tm.stranger, `/projects/${project.id}/hooks/${hook.id}`).expect(404);
       // another project's hook id is not this project's
       const other = await api.project(tm, 0);
@@ -303,7 +313,10 @@ describe('project webhooks', () => {
       expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(900);
       expect(got[1].body).toEqual(got[0].body);
       const log = await waitForLog(hook.id, 2);
-      expect(log.map((l: Json) => [l.attempt, l.response_status])).toEqual([[1, 200], [0, 500]]);
+      expect(log.map((l: Json) => [l.attempt, l.response_status])).toEqual([
+        [1, 200],
+        [0, 500],
+      ]);
       expect(log[1].response_body).toBe('answer 500');
       const h = (await api.get(tm.master, `/projects/${project.id}/hooks/${hook.id}`).expect(200)).body;
       expect(h).toMatchObject({ recent_failures: 0, last_status: 200, last_error: 'HTTP 500', disabled: false });

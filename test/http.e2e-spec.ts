@@ -65,14 +65,14 @@ describe('HTTP behaviour across the API', () => {
   let userIdsDesc: number[];
 
   beforeAll(async () => {
-    jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
       const s = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
       if (s.startsWith('{"time"')) {
         for (const line of s.split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
         return true;
       }
       return (realWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }));
+    });
     t = await startTestApp({ LOG_LEVEL: 'info' });
     alice = await t.createUser({ username: 'alice', name: 'Alice Liddell' });
     for (let i = 0; i < 22; i++) await t.createUser();
@@ -150,11 +150,7 @@ describe('HTTP behaviour across the API', () => {
 
     it('JSON with a charset, form bodies and multipart bodies are all read', async () => {
       const creds = { login: 'alice', password: alice.password };
-      let res = await t.http
-        .post('/api/v3/session')
-        .set('Content-Type', 'application/json; charset=utf-8')
-        .send(JSON.stringify(creds))
-        .expect(201);
+      let res = await t.http.post('/api/v3/session').set('Content-Type', 'application/json; charset=utf-8').send(JSON.stringify(creds)).expect(201);
       expect(res.body.username).toBe('alice');
       res = await t.http.post('/api/v3/session').type('form').send(creds).expect(201);
       expect(res.body.username).toBe('alice');
@@ -197,10 +193,7 @@ describe('HTTP behaviour across the API', () => {
       });
 
       it('a small chunked JSON body is read', async () => {
-        const res = await postChunked(port, '/api/v3/session', 'application/json', [
-          '{"login": "alice", ',
-          `"password": "${alice.password}"}`,
-        ]);
+        const res = await postChunked(port, '/api/v3/session', 'application/json', ['{"login": "alice", ', `"password": "${alice.password}"}`]);
         expect(res.status).toBe(201);
         expect(res.body).toMatchObject({ username: 'alice' });
       });
@@ -218,8 +211,7 @@ describe('HTTP behaviour across the API', () => {
 
       it('a chunked multipart body over 10 MB is 413', async () => {
         const b = 'XBOUNDARYX';
-        const field = (name: string, value: string) =>
-          `--${b}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+        const field = (name: string, value: string) => `--${b}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
         const filler = 'a'.repeat(1000 * 1000);
         const res = await postChunked(port, '/api/v3/session', `multipart/form-data; boundary=${b}`, [
           field('login', 'root'),
@@ -234,8 +226,7 @@ describe('HTTP behaviour across the API', () => {
 
       it('a small chunked multipart body is read', async () => {
         const b = 'XBOUNDARYX';
-        const field = (name: string, value: string) =>
-          `--${b}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+        const field = (name: string, value: string) => `--${b}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
         const res = await postChunked(port, '/api/v3/session', `multipart/form-data; boundary=${b}`, [
           field('login', 'alice'),
           field('password', alice.password),
@@ -273,14 +264,7 @@ describe('HTTP behaviour across the API', () => {
     });
 
     it('odd query shapes are answered with 4xx or ignored, never 500', async () => {
-      for (const q of [
-        '?page[x]=1&per_page[]=5',
-        '?search[a]=b',
-        '?private_token[]=x',
-        '?active=maybe',
-        '?page=%ff',
-        `?${'a'.repeat(5000)}=1`,
-      ]) {
+      for (const q of ['?page[x]=1&per_page[]=5', '?search[a]=b', '?private_token[]=x', '?active=maybe', '?page=%ff', `?${'a'.repeat(5000)}=1`]) {
         const res = await listUsers(q);
         expect(res.status).toBeLessThan(500);
         expect(res.headers['content-type']).toBe('application/json');
@@ -458,9 +442,7 @@ describe('HTTP behaviour across the API', () => {
       const pages = Math.ceil(Number(matching[0].n) / 2);
       expect(pages).toBeGreaterThan(2);
       const q = (p: number) => `${EXTERNAL_URL}/api/v3/users?page=${p}&per_page=2&search=user&sudo=root`;
-      expect(res.headers['link']).toBe(
-        `<${q(1)}>; rel="prev", <${q(3)}>; rel="next", <${q(1)}>; rel="first", <${q(pages)}>; rel="last"`,
-      );
+      expect(res.headers['link']).toBe(`<${q(1)}>; rel="prev", <${q(3)}>; rel="next", <${q(1)}>; rel="first", <${q(pages)}>; rel="last"`);
       expect(res.headers['link']).not.toContain('internal-host');
     });
 
@@ -472,10 +454,7 @@ describe('HTTP behaviour across the API', () => {
     });
 
     it('Link never echoes access_token', async () => {
-      const grant = await t.http
-        .post('/oauth/token')
-        .send({ grant_type: 'password', username: 'root', password: t.root.password })
-        .expect(200);
+      const grant = await t.http.post('/oauth/token').send({ grant_type: 'password', username: 'root', password: t.root.password }).expect(200);
       const token = grant.body.access_token as string;
       const res = await t.http.get(`${USERS}?per_page=2&search=user&access_token=${token}`).expect(200);
       expect(res.headers['link']).not.toContain('access_token');
@@ -486,9 +465,7 @@ describe('HTTP behaviour across the API', () => {
     it('Link encodes values and keeps array parameters', async () => {
       const res = await listUsers('?per_page=2&search=User%201&extra[]=a&extra[]=b%26c').expect(200);
       const first = parseLink(res.headers['link']).find((l) => l.rel === 'first')!;
-      expect(first.url).toBe(
-        `${EXTERNAL_URL}/api/v3/users?extra%5B%5D=a&extra%5B%5D=b%26c&page=1&per_page=2&search=User+1`,
-      );
+      expect(first.url).toBe(`${EXTERNAL_URL}/api/v3/users?extra%5B%5D=a&extra%5B%5D=b%26c&page=1&per_page=2&search=User+1`);
     });
 
     it('Link uses the normalised path for .json and extra slashes', async () => {
@@ -618,10 +595,7 @@ describe('HTTP behaviour across the API', () => {
     });
 
     it('each request is logged once with its id, status and user, and without credentials', async () => {
-      const res = await t.http
-        .get(`/api/v3/user?private_token=${alice.token}&other=1`)
-        .set('X-Request-Id', 'log-check-1')
-        .expect(200);
+      const res = await t.http.get(`/api/v3/user?private_token=${alice.token}&other=1`).set('X-Request-Id', 'log-check-1').expect(200);
       expect(res.body.username).toBe('alice');
       const line = await logLineFor('log-check-1');
       expect(line).toMatchObject({ level: 'info', method: 'GET', status: 200, user_id: alice.id });
@@ -657,10 +631,7 @@ describe('HTTP behaviour across the API', () => {
         .post(`/oauth/token?grant_type=password&username=alice&password=${encodeURIComponent(alice.password)}`)
         .set('X-Request-Id', 'log-check-8')
         .expect(200);
-      await t.http
-        .post(`/oauth/token?grant_type=refresh_token&refresh_token=${grant.body.refresh_token}`)
-        .set('X-Request-Id', 'log-check-9')
-        .expect(200);
+      await t.http.post(`/oauth/token?grant_type=refresh_token&refresh_token=${grant.body.refresh_token}`).set('X-Request-Id', 'log-check-9').expect(200);
       const [session, token, refresh] = await Promise.all(['log-check-7', 'log-check-8', 'log-check-9'].map(logLineFor));
       expect(session.path).toBe('/api/v3/session?login=alice&password=[FILTERED]');
       expect(token.path).toBe('/oauth/token?grant_type=password&username=alice&password=[FILTERED]');
@@ -671,10 +642,7 @@ describe('HTTP behaviour across the API', () => {
     });
 
     it('credentials whose parameter name is percent-encoded or bracketed are redacted too', async () => {
-      const res = await t.http
-        .get(`/api/v3/user?private%5Ftoken=${alice.token}`)
-        .set('X-Request-Id', 'log-check-10')
-        .expect(200);
+      const res = await t.http.get(`/api/v3/user?private%5Ftoken=${alice.token}`).set('X-Request-Id', 'log-check-10').expect(200);
       expect(res.body.username).toBe('alice');
       await t.http.get(`/api/v3/user?private_token[]=${alice.token}`).set('X-Request-Id', 'log-check-11').expect(200);
       const lines = await Promise.all(['log-check-10', 'log-check-11'].map(logLineFor));

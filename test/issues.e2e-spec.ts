@@ -66,7 +66,10 @@ describe('issues', () => {
     });
 
     it('refuses an over-long title with a field map', async () => {
-      const res = await h.post(tm.owner, `/projects/${pub.id}/issues`).send({ title: 'x'.repeat(256) }).expect(400);
+      const res = await h
+        .post(tm.owner, `/projects/${pub.id}/issues`)
+        .send({ title: 'x'.repeat(256) })
+        .expect(400);
       expect(res.body).toEqual({ message: { title: ['is too long (maximum is 255 characters)'] } });
     });
 
@@ -88,12 +91,14 @@ describe('issues', () => {
 
     it('sets assignee and milestone for reporters and up; a guest’s are dropped (GitLab filter_params)', async () => {
       const ms = await h.milestone(tm.master, pub.id);
-      const set = await h.post(tm.reporter, `/projects/${pub.id}/issues`)
+      const set = await h
+        .post(tm.reporter, `/projects/${pub.id}/issues`)
         .send({ title: 'Assigned', assignee_id: tm.developer.id, milestone_id: ms.id, labels: 'triage' })
         .expect(201);
       expect(set.body.assignee).toMatchObject({ id: tm.developer.id, username: tm.developer.username });
       expect(set.body.milestone).toMatchObject({ id: ms.id, iid: ms.iid, title: ms.title, state: 'active' });
-      const dropped = await h.post(tm.guest, `/projects/${pub.id}/issues`)
+      const dropped = await h
+        .post(tm.guest, `/projects/${pub.id}/issues`)
         .send({ title: 'Guest', assignee_id: tm.developer.id, milestone_id: ms.id, labels: 'guestlabel' })
         .expect(201);
       expect(dropped.body).toMatchObject({ assignee: null, milestone: null, labels: [] });
@@ -486,14 +491,20 @@ describe('issues', () => {
       const i = await h.issue(tm.owner, pub.id);
       const same = await h.post(tm.owner, `/projects/${pub.id}/issues/${i.id}/move`).send({ to_project_id: pub.id }).expect(400);
       expect(same.body).toEqual({ message: '400 Bad request - Cannot move issue to project it originates from!' });
-      const strangerProject = await h.post(tm.stranger, '/projects').send({ name: `stranger-${Date.now()}`, visibility_level: 20 }).expect(201);
+      const strangerProject = await h
+        .post(tm.stranger, '/projects')
+        .send({ name: `stranger-${Date.now()}`, visibility_level: 20 })
+        .expect(201);
       // the guest may not administer issues in the source; the stranger's public target is readable but not administrable by owner
       const guestTry = await h.post(tm.guest, `/projects/${pub.id}/issues/${i.id}/move`).send({ to_project_id: strangerProject.body.id }).expect(400);
       expect(guestTry.body).toEqual({ message: '400 Bad request - Cannot move issue due to insufficient permissions!' });
       await h.post(tm.owner, `/projects/${pub.id}/issues/${i.id}/move`).send({ to_project_id: strangerProject.body.id }).expect(400);
       const unknown = await h.post(tm.owner, `/projects/${pub.id}/issues/${i.id}/move`).send({ to_project_id: 999999 }).expect(404);
       expect(unknown.body).toEqual({ message: '404 Project Not Found' });
-      const privateOfStranger = await h.post(tm.stranger, '/projects').send({ name: `hidden-${Date.now()}`, visibility_level: 0 }).expect(201);
+      const privateOfStranger = await h
+        .post(tm.stranger, '/projects')
+        .send({ name: `hidden-${Date.now()}`, visibility_level: 0 })
+        .expect(201);
       await h.post(tm.owner, `/projects/${pub.id}/issues/${i.id}/move`).send({ to_project_id: privateOfStranger.body.id }).expect(404);
       const missing = await h.post(tm.owner, `/projects/${pub.id}/issues/${i.id}/move`).send({}).expect(400);
       expect(missing.body).toEqual({ message: '400 (Bad request) "to_project_id" not given' });
@@ -551,7 +562,10 @@ describe('issues', () => {
 
     it('answer 404 to lookups of a private issue by global id through a readable project', async () => {
       const i = await h.issue(tm.owner, priv.id);
-      const own = await h.post(tm.stranger, '/projects').send({ name: `own-${Date.now()}` }).expect(201);
+      const own = await h
+        .post(tm.stranger, '/projects')
+        .send({ name: `own-${Date.now()}` })
+        .expect(201);
       for (const call of [
         () => h.get(tm.stranger, `/projects/${pub.id}/issues/${i.id}`),
         () => h.get(tm.stranger, `/projects/${own.body.id}/issues/${i.id}`),
@@ -772,10 +786,9 @@ describe('issues', () => {
         expect(responses.map((r) => r.status)).toEqual(Array(50).fill(201));
         const iids = responses.map((r) => r.body.iid).sort((x: number, y: number) => x - y);
         expect(iids).toEqual(Array.from({ length: 50 }, (_, n) => n + 1));
-        const rows = await t.sql<{ n: number; d: number }>(
-          `SELECT count(*)::int AS n, count(DISTINCT iid)::int AS d FROM issues WHERE project_id = $1`,
-          [p.id],
-        );
+        const rows = await t.sql<{ n: number; d: number }>(`SELECT count(*)::int AS n, count(DISTINCT iid)::int AS d FROM issues WHERE project_id = $1`, [
+          p.id,
+        ]);
         expect(rows[0]).toEqual({ n: 50, d: 50 });
         const labels = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM labels WHERE project_id = $1`, [p.id]);
         expect(labels[0].n).toBe(1);

@@ -87,7 +87,11 @@ describe('JSON bodies that are not objects (null, arrays, scalars) are no parame
       .set(as(owner))
       .send({ file_path: 'feature.txt', branch_name: 'feature', content: 'f', commit_message: 'feature' })
       .expect(201);
-    const mr = await t.http.post(`${API}/projects/${p.id}/merge_requests`).set(as(owner)).send({ source_branch: 'feature', target_branch: 'master', title: 'F' }).expect(201);
+    const mr = await t.http
+      .post(`${API}/projects/${p.id}/merge_requests`)
+      .set(as(owner))
+      .send({ source_branch: 'feature', target_branch: 'master', title: 'F' })
+      .expect(201);
     const merged = await json(t.http.put(`${API}/projects/${p.id}/merge_requests/${mr.body.id}/merge`), owner);
     expect([merged.status, merged.body.state]).toEqual([200, 'merged']);
   });

@@ -61,12 +61,19 @@ describe('SSH keys and emails API', () => {
       ['ed25519 via node:crypto + sshpk', () => cryptoKey('ed25519')],
     ])('adds a real %s key: 201 with the key', async (_name, make) => {
       const key = make();
-      const res = await t.http.post(api('/user/keys')).set(as(alice)).send({ title: `laptop ${_name}`, key }).expect(201);
+      const res = await t.http
+        .post(api('/user/keys'))
+        .set(as(alice))
+        .send({ title: `laptop ${_name}`, key })
+        .expect(201);
       expect(res.headers['content-type']).toBe('application/json');
       await expectSchema(res, 'SSHKey');
       expect(res.body).toMatchObject({ id: expect.any(Number), title: `laptop ${_name}`, key: key.trim() });
       expect(new Date(res.body.created_at).toString()).not.toBe('Invalid Date');
-      const one = await t.http.get(api(`/user/keys/${res.body.id}`)).set(as(alice)).expect(200);
+      const one = await t.http
+        .get(api(`/user/keys/${res.body.id}`))
+        .set(as(alice))
+        .expect(200);
       expect(one.body).toEqual(res.body);
     });
 
@@ -97,11 +104,20 @@ describe('SSH keys and emails API', () => {
     });
 
     it('accepts form, multipart and query-string input', async () => {
-      const form = await t.http.post(api('/user/keys')).set(as(alice)).type('form').send({ title: 'form', key: sshKeygen('ed25519') }).expect(201);
+      const form = await t.http
+        .post(api('/user/keys'))
+        .set(as(alice))
+        .type('form')
+        .send({ title: 'form', key: sshKeygen('ed25519') })
+        .expect(201);
       expect(form.body.title).toBe('form');
       const multi = await t.http.post(api('/user/keys')).set(as(alice)).field('title', 'multi').field('key', sshKeygen('ed25519')).expect(201);
       expect(multi.body.title).toBe('multi');
-      const query = await t.http.post(api('/user/keys')).set(as(alice)).query({ title: 'query', key: sshKeygen('ed25519') }).expect(201);
+      const query = await t.http
+        .post(api('/user/keys'))
+        .set(as(alice))
+        .query({ title: 'query', key: sshKeygen('ed25519') })
+        .expect(201);
       expect(query.body.title).toBe('query');
     });
 
@@ -130,7 +146,11 @@ describe('SSH keys and emails API', () => {
       const file = join(keyDir, 'private-mistake');
       execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file], { stdio: 'ignore' });
       const before = await t.http.get(api('/user/keys')).set(as(alice)).expect(200);
-      const res = await t.http.post(api('/user/keys')).set(as(alice)).send({ title: 'oops', key: readFileSync(file, 'utf8') }).expect(400);
+      const res = await t.http
+        .post(api('/user/keys'))
+        .set(as(alice))
+        .send({ title: 'oops', key: readFileSync(file, 'utf8') })
+        .expect(400);
       expect(res.body.message).toHaveProperty('key');
       const after = await t.http.get(api('/user/keys')).set(as(alice)).expect(200);
       expect(after.body).toHaveLength(before.body.length);
@@ -139,25 +159,44 @@ describe('SSH keys and emails API', () => {
     });
 
     it('400 for key types and sizes that are not allowed (RSA < 1024 bits, DSA)', async () => {
-      const small = await t.http.post(api('/user/keys')).set(as(alice)).send({ title: 'small', key: cryptoKey('rsa-768') }).expect(400);
+      const small = await t.http
+        .post(api('/user/keys'))
+        .set(as(alice))
+        .send({ title: 'small', key: cryptoKey('rsa-768') })
+        .expect(400);
       expect(small.body.message).toHaveProperty('key');
-      const dsa = await t.http.post(api('/user/keys')).set(as(alice)).send({ title: 'dsa', key: cryptoKey('dsa') }).expect(400);
+      const dsa = await t.http
+        .post(api('/user/keys'))
+        .set(as(alice))
+        .send({ title: 'dsa', key: cryptoKey('dsa') })
+        .expect(400);
       expect(dsa.body.message).toHaveProperty('key');
     });
 
     it('400 for a type label that does not match the key blob', async () => {
       const [, blob] = sshKeygen('rsa', 2048).split(' ');
-      const res = await t.http.post(api('/user/keys')).set(as(alice)).send({ title: 'liar', key: `ssh-ed25519 ${blob}` });
+      const res = await t.http
+        .post(api('/user/keys'))
+        .set(as(alice))
+        .send({ title: 'liar', key: `ssh-ed25519 ${blob}` });
       expect(res.status).toBe(400);
     });
 
     it('400 for a structured (non-string) key value', async () => {
-      const res = await t.http.post(api('/user/keys')).set(as(alice)).send({ title: 'obj', key: { a: 1 } }).expect(400);
+      const res = await t.http
+        .post(api('/user/keys'))
+        .set(as(alice))
+        .send({ title: 'obj', key: { a: 1 } })
+        .expect(400);
       expect(res.body).toEqual({ message: '400 (Bad request) "key" is invalid' });
     });
 
     it('400 with a field map for a title longer than 255 characters', async () => {
-      const res = await t.http.post(api('/user/keys')).set(as(alice)).send({ title: 't'.repeat(256), key: sshKeygen('ed25519') }).expect(400);
+      const res = await t.http
+        .post(api('/user/keys'))
+        .set(as(alice))
+        .send({ title: 't'.repeat(256), key: sshKeygen('ed25519') })
+        .expect(400);
       expect(res.body).toEqual({ message: { title: ['is too long (maximum is 255 characters)'] } });
     });
 
@@ -170,14 +209,23 @@ describe('SSH keys and emails API', () => {
       const other = await t.http.post(api('/user/keys')).set(as(bob)).send({ title: 'bob', key }).expect(400);
       expect(other.body).toEqual(taken);
       const [type, blob] = key.split(' ');
-      const recommented = await t.http.post(api('/user/keys')).set(as(bob)).send({ title: 'bob', key: `${type} ${blob} other@host` }).expect(400);
+      const recommented = await t.http
+        .post(api('/user/keys'))
+        .set(as(bob))
+        .send({ title: 'bob', key: `${type} ${blob} other@host` })
+        .expect(400);
       expect(recommented.body).toEqual(taken);
     });
 
     it('gives exactly one 201 when the same key is added concurrently, 400 taken to the rest', async () => {
       const key = sshKeygen('ed25519');
       const results = await Promise.all(
-        [alice, bob, alice, bob].map((u, i) => t.http.post(api('/user/keys')).set(as(u)).send({ title: `race ${i}`, key })),
+        [alice, bob, alice, bob].map((u, i) =>
+          t.http
+            .post(api('/user/keys'))
+            .set(as(u))
+            .send({ title: `race ${i}`, key }),
+        ),
       );
       expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400, 400]);
       for (const r of results.filter((x) => x.status === 400)) {
@@ -186,19 +234,34 @@ describe('SSH keys and emails API', () => {
     });
 
     it('400 "not given" for a missing or blank title or key', async () => {
-      const noTitle = await t.http.post(api('/user/keys')).set(as(alice)).send({ key: sshKeygen('ed25519') }).expect(400);
+      const noTitle = await t.http
+        .post(api('/user/keys'))
+        .set(as(alice))
+        .send({ key: sshKeygen('ed25519') })
+        .expect(400);
       expect(noTitle.body).toEqual({ message: '400 (Bad request) "title" not given' });
       const noKey = await t.http.post(api('/user/keys')).set(as(alice)).send({ title: 'x' }).expect(400);
       expect(noKey.body).toEqual({ message: '400 (Bad request) "key" not given' });
-      const blank = await t.http.post(api('/user/keys')).set(as(alice)).send({ title: '  ', key: sshKeygen('ed25519') }).expect(400);
+      const blank = await t.http
+        .post(api('/user/keys'))
+        .set(as(alice))
+        .send({ title: '  ', key: sshKeygen('ed25519') })
+        .expect(400);
       expect(blank.body).toEqual({ message: '400 (Bad request) "title" not given' });
       const empty = await t.http.post(api('/user/keys')).set(as(alice)).send({}).expect(400);
       expect(empty.body.message).toMatch(/^400 \(Bad request\) "(title|key)" not given$/);
     });
 
     it("404 for someone else's key or an unknown id", async () => {
-      const bobKey = await t.http.post(api('/user/keys')).set(as(bob)).send({ title: 'b', key: sshKeygen('ed25519') }).expect(201);
-      const res = await t.http.get(api(`/user/keys/${bobKey.body.id}`)).set(as(alice)).expect(404);
+      const bobKey = await t.http
+        .post(api('/user/keys'))
+        .set(as(bob))
+        .send({ title: 'b', key: sshKeygen('ed25519') })
+        .expect(201);
+      const res = await t.http
+        .get(api(`/user/keys/${bobKey.body.id}`))
+        .set(as(alice))
+        .expect(404);
       expect(res.body).toEqual({ message: '404 Key Not Found' });
       await t.http.get(api('/user/keys/999999')).set(as(alice)).expect(404);
       await t.http.get(api('/user/keys/abc')).set(as(alice)).expect(404);
@@ -207,33 +270,58 @@ describe('SSH keys and emails API', () => {
     it('DELETE is idempotent: 200 with the key, then 200 again; the fingerprint is free again', async () => {
       const key = sshKeygen('ecdsa', 384);
       const created = await t.http.post(api('/user/keys')).set(as(alice)).send({ title: 'temp', key }).expect(201);
-      const del = await t.http.delete(api(`/user/keys/${created.body.id}`)).set(as(alice)).expect(200);
+      const del = await t.http
+        .delete(api(`/user/keys/${created.body.id}`))
+        .set(as(alice))
+        .expect(200);
       expect(del.body).toMatchObject({ id: created.body.id, title: 'temp' });
-      await t.http.get(api(`/user/keys/${created.body.id}`)).set(as(alice)).expect(404);
-      const again = await t.http.delete(api(`/user/keys/${created.body.id}`)).set(as(alice)).expect(200);
+      await t.http
+        .get(api(`/user/keys/${created.body.id}`))
+        .set(as(alice))
+        .expect(404);
+      const again = await t.http
+        .delete(api(`/user/keys/${created.body.id}`))
+        .set(as(alice))
+        .expect(200);
       expect(again.text).toBe('');
       await t.http.delete(api('/user/keys/999999')).set(as(alice)).expect(200);
       await t.http.post(api('/user/keys')).set(as(bob)).send({ title: 'reuse', key }).expect(201);
     });
 
     it("DELETE of someone else's key answers 200 but leaves it alone", async () => {
-      const bobKey = await t.http.post(api('/user/keys')).set(as(bob)).send({ title: 'keep', key: sshKeygen('ed25519') }).expect(201);
-      const res = await t.http.delete(api(`/user/keys/${bobKey.body.id}`)).set(as(alice)).expect(200);
+      const bobKey = await t.http
+        .post(api('/user/keys'))
+        .set(as(bob))
+        .send({ title: 'keep', key: sshKeygen('ed25519') })
+        .expect(201);
+      const res = await t.http
+        .delete(api(`/user/keys/${bobKey.body.id}`))
+        .set(as(alice))
+        .expect(200);
       expect(res.text).toBe('');
-      await t.http.get(api(`/user/keys/${bobKey.body.id}`)).set(as(bob)).expect(200);
+      await t.http
+        .get(api(`/user/keys/${bobKey.body.id}`))
+        .set(as(bob))
+        .expect(200);
     });
 
     it('401 without a token', async () => {
       const res = await t.http.get(api('/user/keys')).expect(401);
       expect(res.body).toEqual({ message: '401 Unauthorized' });
-      await t.http.post(api('/user/keys')).send({ title: 'x', key: sshKeygen('ed25519') }).expect(401);
+      await t.http
+        .post(api('/user/keys'))
+        .send({ title: 'x', key: sshKeygen('ed25519') })
+        .expect(401);
     });
   });
 
   describe("other users' SSH keys (admin)", () => {
     it('GET /users/:id/keys lists that user’s keys', async () => {
       const mine = await t.http.get(api('/user/keys')).set(as(bob)).expect(200);
-      const res = await t.http.get(api(`/users/${bob.id}/keys`)).set(asRoot()).expect(200);
+      const res = await t.http
+        .get(api(`/users/${bob.id}/keys`))
+        .set(asRoot())
+        .expect(200);
       expect(res.body.map((k: { id: number }) => k.id).sort()).toEqual(mine.body.map((k: { id: number }) => k.id).sort());
       await expectSchema(res, 'SSHKey[]');
     });
@@ -241,62 +329,132 @@ describe('SSH keys and emails API', () => {
     it('GET /users/:id/keys: 404 for an unknown user, 403 for a non-admin', async () => {
       const res = await t.http.get(api('/users/999999/keys')).set(asRoot()).expect(404);
       expect(res.body).toEqual({ message: '404 User Not Found' });
-      const forbidden = await t.http.get(api(`/users/${bob.id}/keys`)).set(as(alice)).expect(403);
+      const forbidden = await t.http
+        .get(api(`/users/${bob.id}/keys`))
+        .set(as(alice))
+        .expect(403);
       expect(forbidden.body).toEqual({ message: '403 Forbidden' });
     });
 
     it('POST /users/:id/keys adds a key to that user: 201', async () => {
       const key = sshKeygen('rsa', 2048);
-      const res = await t.http.post(api(`/users/${bob.id}/keys`)).set(asRoot()).send({ title: 'by admin', key }).expect(201);
+      const res = await t.http
+        .post(api(`/users/${bob.id}/keys`))
+        .set(asRoot())
+        .send({ title: 'by admin', key })
+        .expect(201);
       expect(res.body).toMatchObject({ title: 'by admin', key: key.trim() });
-      const his = await t.http.get(api(`/user/keys/${res.body.id}`)).set(as(bob)).expect(200);
+      const his = await t.http
+        .get(api(`/user/keys/${res.body.id}`))
+        .set(as(bob))
+        .expect(200);
       expect(his.body.id).toBe(res.body.id);
       const root = await t.http.get(api('/user/keys')).set(asRoot()).expect(200);
       expect(root.body.map((k: { id: number }) => k.id)).not.toContain(res.body.id);
     });
 
     it('POST /users/:id/keys: 404 for an unknown or non-numeric user, 403 for a non-admin, 400 not given', async () => {
-      const unknown = await t.http.post(api('/users/999999/keys')).set(asRoot()).send({ title: 'x', key: sshKeygen('ed25519') }).expect(404);
+      const unknown = await t.http
+        .post(api('/users/999999/keys'))
+        .set(asRoot())
+        .send({ title: 'x', key: sshKeygen('ed25519') })
+        .expect(404);
       expect(unknown.body).toEqual({ message: '404 User Not Found' });
-      await t.http.post(api('/users/ASDF/keys')).set(asRoot()).send({ title: 'x', key: sshKeygen('ed25519') }).expect(404);
-      await t.http.post(api(`/users/${bob.id}/keys`)).set(as(alice)).send({ title: 'x', key: sshKeygen('ed25519') }).expect(403);
-      const missing = await t.http.post(api(`/users/${bob.id}/keys`)).set(asRoot()).send({ title: 'x' }).expect(400);
+      await t.http
+        .post(api('/users/ASDF/keys'))
+        .set(asRoot())
+        .send({ title: 'x', key: sshKeygen('ed25519') })
+        .expect(404);
+      await t.http
+        .post(api(`/users/${bob.id}/keys`))
+        .set(as(alice))
+        .send({ title: 'x', key: sshKeygen('ed25519') })
+        .expect(403);
+      const missing = await t.http
+        .post(api(`/users/${bob.id}/keys`))
+        .set(asRoot())
+        .send({ title: 'x' })
+        .expect(400);
       expect(missing.body).toEqual({ message: '400 (Bad request) "key" not given' });
     });
 
     it('POST /users/:id/keys refuses garbage and taken keys without creating anything', async () => {
-      const before = await t.http.get(api(`/users/${bob.id}/keys`)).set(asRoot()).expect(200);
-      const garbage = await t.http.post(api(`/users/${bob.id}/keys`)).set(asRoot()).send({ title: 'x', key: 'ssh-rsa nope' });
+      const before = await t.http
+        .get(api(`/users/${bob.id}/keys`))
+        .set(asRoot())
+        .expect(200);
+      const garbage = await t.http
+        .post(api(`/users/${bob.id}/keys`))
+        .set(asRoot())
+        .send({ title: 'x', key: 'ssh-rsa nope' });
       expect([400, 404]).toContain(garbage.status);
-      const taken = await t.http.post(api(`/users/${bob.id}/keys`)).set(asRoot()).send({ title: 'x', key: before.body[0].key });
+      const taken = await t.http
+        .post(api(`/users/${bob.id}/keys`))
+        .set(asRoot())
+        .send({ title: 'x', key: before.body[0].key });
       expect([400, 404]).toContain(taken.status);
-      const after = await t.http.get(api(`/users/${bob.id}/keys`)).set(asRoot()).expect(200);
+      const after = await t.http
+        .get(api(`/users/${bob.id}/keys`))
+        .set(asRoot())
+        .expect(200);
       expect(after.body).toHaveLength(before.body.length);
     });
 
     it('DELETE /users/:uid/keys/:id: 200 with the key, then 404 Key Not Found', async () => {
-      const created = await t.http.post(api(`/users/${bob.id}/keys`)).set(asRoot()).send({ title: 'gone', key: sshKeygen('ed25519') }).expect(201);
-      const del = await t.http.delete(api(`/users/${bob.id}/keys/${created.body.id}`)).set(asRoot()).expect(200);
+      const created = await t.http
+        .post(api(`/users/${bob.id}/keys`))
+        .set(asRoot())
+        .send({ title: 'gone', key: sshKeygen('ed25519') })
+        .expect(201);
+      const del = await t.http
+        .delete(api(`/users/${bob.id}/keys/${created.body.id}`))
+        .set(asRoot())
+        .expect(200);
       expect(del.body).toMatchObject({ id: created.body.id, title: 'gone' });
-      await t.http.get(api(`/user/keys/${created.body.id}`)).set(as(bob)).expect(404);
-      const again = await t.http.delete(api(`/users/${bob.id}/keys/${created.body.id}`)).set(asRoot()).expect(404);
+      await t.http
+        .get(api(`/user/keys/${created.body.id}`))
+        .set(as(bob))
+        .expect(404);
+      const again = await t.http
+        .delete(api(`/users/${bob.id}/keys/${created.body.id}`))
+        .set(asRoot())
+        .expect(404);
       expect(again.body).toEqual({ message: '404 Key Not Found' });
     });
 
     it('DELETE /users/:uid/keys/:id: 404 User Not Found, 404 for a key of another user, 403 for a non-admin', async () => {
-      const bobKey = await t.http.post(api('/user/keys')).set(as(bob)).send({ title: 'b', key: sshKeygen('ed25519') }).expect(201);
-      const noUser = await t.http.delete(api(`/users/999999/keys/${bobKey.body.id}`)).set(asRoot()).expect(404);
+      const bobKey = await t.http
+        .post(api('/user/keys'))
+        .set(as(bob))
+        .send({ title: 'b', key: sshKeygen('ed25519') })
+        .expect(201);
+      const noUser = await t.http
+        .delete(api(`/users/999999/keys/${bobKey.body.id}`))
+        .set(asRoot())
+        .expect(404);
       expect(noUser.body).toEqual({ message: '404 User Not Found' });
-      const wrongUser = await t.http.delete(api(`/users/${alice.id}/keys/${bobKey.body.id}`)).set(asRoot()).expect(404);
+      const wrongUser = await t.http
+        .delete(api(`/users/${alice.id}/keys/${bobKey.body.id}`))
+        .set(asRoot())
+        .expect(404);
       expect(wrongUser.body).toEqual({ message: '404 Key Not Found' });
-      await t.http.delete(api(`/users/${bob.id}/keys/${bobKey.body.id}`)).set(as(alice)).expect(403);
-      await t.http.get(api(`/user/keys/${bobKey.body.id}`)).set(as(bob)).expect(200);
+      await t.http
+        .delete(api(`/users/${bob.id}/keys/${bobKey.body.id}`))
+        .set(as(alice))
+        .expect(403);
+      await t.http
+        .get(api(`/user/keys/${bobKey.body.id}`))
+        .set(as(bob))
+        .expect(200);
     });
 
     it('GET /keys/:id shows the key with its owner (admin view)', async () => {
       const key = sshKeygen('ed25519');
       const created = await t.http.post(api('/user/keys')).set(as(alice)).send({ title: 'lookup', key }).expect(201);
-      const res = await t.http.get(api(`/keys/${created.body.id}`)).set(asRoot()).expect(200);
+      const res = await t.http
+        .get(api(`/keys/${created.body.id}`))
+        .set(asRoot())
+        .expect(200);
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.body).toMatchObject({ id: created.body.id, title: 'lookup', key: key.trim() });
       expect(res.body.user).toMatchObject({ id: alice.id, username: 'alice', email: 'alice@example.com', is_admin: false });
@@ -307,7 +465,10 @@ describe('SSH keys and emails API', () => {
 
     it('GET /keys/:id: 403 for a non-admin (even the owner), 404 when missing', async () => {
       const own = await t.http.get(api('/user/keys')).set(as(alice)).expect(200);
-      const forbidden = await t.http.get(api(`/keys/${own.body[0].id}`)).set(as(alice)).expect(403);
+      const forbidden = await t.http
+        .get(api(`/keys/${own.body[0].id}`))
+        .set(as(alice))
+        .expect(403);
       expect(forbidden.body).toEqual({ message: '403 Forbidden' });
       const missing = await t.http.get(api('/keys/999999')).set(asRoot()).expect(404);
       expect(missing.body).toEqual({ message: '404 Key Not Found' });
@@ -321,7 +482,10 @@ describe('SSH keys and emails API', () => {
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.body).toEqual({ id: expect.any(Number), email: 'alice.work@example.net' });
       await expectSchema(res, 'Email');
-      const one = await t.http.get(api(`/user/emails/${res.body.id}`)).set(as(alice)).expect(200);
+      const one = await t.http
+        .get(api(`/user/emails/${res.body.id}`))
+        .set(as(alice))
+        .expect(200);
       expect(one.body).toEqual(res.body);
     });
 
@@ -364,9 +528,7 @@ describe('SSH keys and emails API', () => {
     });
 
     it('gives exactly one 201 when the same address is added concurrently, 400 taken to the rest', async () => {
-      const results = await Promise.all(
-        [alice, bob, alice, bob].map((u) => t.http.post(api('/user/emails')).set(as(u)).send({ email: 'race@example.net' })),
-      );
+      const results = await Promise.all([alice, bob, alice, bob].map((u) => t.http.post(api('/user/emails')).set(as(u)).send({ email: 'race@example.net' })));
       expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400, 400]);
       for (const r of results.filter((x) => x.status === 400)) {
         expect(r.body).toEqual({ message: { email: ['has already been taken'] } });
@@ -382,7 +544,10 @@ describe('SSH keys and emails API', () => {
 
     it("404 for someone else's email or an unknown id", async () => {
       const his = await t.http.get(api('/user/emails')).set(as(bob)).expect(200);
-      const res = await t.http.get(api(`/user/emails/${his.body[0].id}`)).set(as(alice)).expect(404);
+      const res = await t.http
+        .get(api(`/user/emails/${his.body[0].id}`))
+        .set(as(alice))
+        .expect(404);
       expect(res.body).toEqual({ message: '404 Email Not Found' });
       await t.http.get(api('/user/emails/999999')).set(as(alice)).expect(404);
       await t.http.get(api('/user/emails/x')).set(as(alice)).expect(404);
@@ -390,23 +555,42 @@ describe('SSH keys and emails API', () => {
 
     it('DELETE is idempotent: 200 with the email, then 200 again; the address is free again', async () => {
       const created = await t.http.post(api('/user/emails')).set(as(alice)).send({ email: 'temp@example.net' }).expect(201);
-      const del = await t.http.delete(api(`/user/emails/${created.body.id}`)).set(as(alice)).expect(200);
+      const del = await t.http
+        .delete(api(`/user/emails/${created.body.id}`))
+        .set(as(alice))
+        .expect(200);
       expect(del.body).toEqual(created.body);
-      const again = await t.http.delete(api(`/user/emails/${created.body.id}`)).set(as(alice)).expect(200);
+      const again = await t.http
+        .delete(api(`/user/emails/${created.body.id}`))
+        .set(as(alice))
+        .expect(200);
       expect(again.text).toBe('');
-      await t.http.get(api(`/user/emails/${created.body.id}`)).set(as(alice)).expect(404);
+      await t.http
+        .get(api(`/user/emails/${created.body.id}`))
+        .set(as(alice))
+        .expect(404);
       await t.http.post(api('/user/emails')).set(as(bob)).send({ email: 'TEMP@example.net' }).expect(201);
     });
 
     it("DELETE of someone else's email answers 200 but leaves it alone", async () => {
       const his = await t.http.get(api('/user/emails')).set(as(bob)).expect(200);
-      const res = await t.http.delete(api(`/user/emails/${his.body[0].id}`)).set(as(alice)).expect(200);
+      const res = await t.http
+        .delete(api(`/user/emails/${his.body[0].id}`))
+        .set(as(alice))
+        .expect(200);
       expect(res.text).toBe('');
-      await t.http.get(api(`/user/emails/${his.body[0].id}`)).set(as(bob)).expect(200);
+      await t.http
+        .get(api(`/user/emails/${his.body[0].id}`))
+        .set(as(bob))
+        .expect(200);
     });
 
     it('a secondary email blocks the address as a primary email of another user', async () => {
-      const res = await t.http.put(api(`/users/${bob.id}`)).set(asRoot()).send({ email: 'alice.work@example.net' }).expect(404);
+      const res = await t.http
+        .put(api(`/users/${bob.id}`))
+        .set(asRoot())
+        .send({ email: 'alice.work@example.net' })
+        .expect(404);
       expect(res.body.message).toContain('Email has already been taken');
       const created = await t.http
         .post(api('/users'))
@@ -425,55 +609,110 @@ describe('SSH keys and emails API', () => {
   describe("other users' emails (admin)", () => {
     it('GET /users/:id/emails lists that user’s emails', async () => {
       const mine = await t.http.get(api('/user/emails')).set(as(alice)).expect(200);
-      const res = await t.http.get(api(`/users/${alice.id}/emails`)).set(asRoot()).expect(200);
+      const res = await t.http
+        .get(api(`/users/${alice.id}/emails`))
+        .set(asRoot())
+        .expect(200);
       expect(res.body.map((e: { id: number }) => e.id).sort()).toEqual(mine.body.map((e: { id: number }) => e.id).sort());
     });
 
     it('GET /users/:id/emails: 404 for an unknown user, 403 for a non-admin', async () => {
       const res = await t.http.get(api('/users/999999/emails')).set(asRoot()).expect(404);
       expect(res.body).toEqual({ message: '404 User Not Found' });
-      await t.http.get(api(`/users/${alice.id}/emails`)).set(as(bob)).expect(403);
+      await t.http
+        .get(api(`/users/${alice.id}/emails`))
+        .set(as(bob))
+        .expect(403);
     });
 
     it('POST /users/:id/emails adds an email to that user: 201', async () => {
-      const res = await t.http.post(api(`/users/${bob.id}/emails`)).set(asRoot()).send({ email: 'bob.byadmin@example.net' }).expect(201);
+      const res = await t.http
+        .post(api(`/users/${bob.id}/emails`))
+        .set(asRoot())
+        .send({ email: 'bob.byadmin@example.net' })
+        .expect(201);
       expect(res.body).toEqual({ id: expect.any(Number), email: 'bob.byadmin@example.net' });
-      const his = await t.http.get(api(`/user/emails/${res.body.id}`)).set(as(bob)).expect(200);
+      const his = await t.http
+        .get(api(`/user/emails/${res.body.id}`))
+        .set(as(bob))
+        .expect(200);
       expect(his.body).toEqual(res.body);
     });
 
     it('POST /users/:id/emails: 404 unknown user, 403 non-admin, 400 not given, refuses invalid and taken', async () => {
       const unknown = await t.http.post(api('/users/999999/emails')).set(asRoot()).send({ email: 'x1@example.net' }).expect(404);
       expect(unknown.body).toEqual({ message: '404 User Not Found' });
-      await t.http.post(api(`/users/${bob.id}/emails`)).set(as(alice)).send({ email: 'x2@example.net' }).expect(403);
-      const missing = await t.http.post(api(`/users/${bob.id}/emails`)).set(asRoot()).send({}).expect(400);
+      await t.http
+        .post(api(`/users/${bob.id}/emails`))
+        .set(as(alice))
+        .send({ email: 'x2@example.net' })
+        .expect(403);
+      const missing = await t.http
+        .post(api(`/users/${bob.id}/emails`))
+        .set(asRoot())
+        .send({})
+        .expect(400);
       expect(missing.body).toEqual({ message: '400 (Bad request) "email" not given' });
-      const before = await t.http.get(api(`/users/${bob.id}/emails`)).set(asRoot()).expect(200);
-      const invalid = await t.http.post(api(`/users/${bob.id}/emails`)).set(asRoot()).send({ email: 'nope' });
+      const before = await t.http
+        .get(api(`/users/${bob.id}/emails`))
+        .set(asRoot())
+        .expect(200);
+      const invalid = await t.http
+        .post(api(`/users/${bob.id}/emails`))
+        .set(asRoot())
+        .send({ email: 'nope' });
       expect([400, 404]).toContain(invalid.status);
-      const taken = await t.http.post(api(`/users/${bob.id}/emails`)).set(asRoot()).send({ email: 'Alice@Example.com' });
+      const taken = await t.http
+        .post(api(`/users/${bob.id}/emails`))
+        .set(asRoot())
+        .send({ email: 'Alice@Example.com' });
       expect([400, 404]).toContain(taken.status);
-      const after = await t.http.get(api(`/users/${bob.id}/emails`)).set(asRoot()).expect(200);
+      const after = await t.http
+        .get(api(`/users/${bob.id}/emails`))
+        .set(asRoot())
+        .expect(200);
       expect(after.body).toHaveLength(before.body.length);
     });
 
     it('DELETE /users/:uid/emails/:id: 200 with the email, then 404 Email Not Found', async () => {
-      const created = await t.http.post(api(`/users/${bob.id}/emails`)).set(asRoot()).send({ email: 'bob.gone@example.net' }).expect(201);
-      const del = await t.http.delete(api(`/users/${bob.id}/emails/${created.body.id}`)).set(asRoot()).expect(200);
+      const created = await t.http
+        .post(api(`/users/${bob.id}/emails`))
+        .set(asRoot())
+        .send({ email: 'bob.gone@example.net' })
+        .expect(201);
+      const del = await t.http
+        .delete(api(`/users/${bob.id}/emails/${created.body.id}`))
+        .set(asRoot())
+        .expect(200);
       expect(del.body).toEqual(created.body);
-      const again = await t.http.delete(api(`/users/${bob.id}/emails/${created.body.id}`)).set(asRoot()).expect(404);
+      const again = await t.http
+        .delete(api(`/users/${bob.id}/emails/${created.body.id}`))
+        .set(asRoot())
+        .expect(404);
       expect(again.body).toEqual({ message: '404 Email Not Found' });
     });
 
     it('DELETE /users/:uid/emails/:id: 404 User Not Found, 404 for an email of another user, 403 for a non-admin', async () => {
       const bobs = await t.http.get(api('/user/emails')).set(as(bob)).expect(200);
       const id = bobs.body[0].id;
-      const noUser = await t.http.delete(api(`/users/999999/emails/${id}`)).set(asRoot()).expect(404);
+      const noUser = await t.http
+        .delete(api(`/users/999999/emails/${id}`))
+        .set(asRoot())
+        .expect(404);
       expect(noUser.body).toEqual({ message: '404 User Not Found' });
-      const wrongUser = await t.http.delete(api(`/users/${alice.id}/emails/${id}`)).set(asRoot()).expect(404);
+      const wrongUser = await t.http
+        .delete(api(`/users/${alice.id}/emails/${id}`))
+        .set(asRoot())
+        .expect(404);
       expect(wrongUser.body).toEqual({ message: '404 Email Not Found' });
-      await t.http.delete(api(`/users/${bob.id}/emails/${id}`)).set(as(alice)).expect(403);
-      await t.http.get(api(`/user/emails/${id}`)).set(as(bob)).expect(200);
+      await t.http
+        .delete(api(`/users/${bob.id}/emails/${id}`))
+        .set(as(alice))
+        .expect(403);
+      await t.http
+        .get(api(`/user/emails/${id}`))
+        .set(as(bob))
+        .expect(200);
     });
 
     it('deleting a user removes its keys and emails and frees them', async () => {
@@ -481,7 +720,10 @@ describe('SSH keys and emails API', () => {
       const key = sshKeygen('ed25519');
       await t.http.post(api('/user/keys')).set(as(carol)).send({ title: 'c', key }).expect(201);
       await t.http.post(api('/user/emails')).set(as(carol)).send({ email: 'carol.second@example.net' }).expect(201);
-      await t.http.delete(api(`/users/${carol.id}`)).set(asRoot()).expect(200);
+      await t.http
+        .delete(api(`/users/${carol.id}`))
+        .set(asRoot())
+        .expect(200);
       await t.http.post(api('/user/keys')).set(as(bob)).send({ title: 'inherited', key }).expect(201);
       await t.http.post(api('/user/emails')).set(as(bob)).send({ email: 'carol.second@example.net' }).expect(201);
     });

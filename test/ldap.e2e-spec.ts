@@ -94,7 +94,11 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
 
       it('an empty password never binds (the anonymous-bind trap), over git Basic and the OAuth grant too', async () => {
         await session('bob', '').expect(400);
-        await t.http.post('/oauth/token').type('form').send({ grant_type: 'password', username: 'bob', password: '' }).expect((r) => expect([400, 401]).toContain(r.status));
+        await t.http
+          .post('/oauth/token')
+          .type('form')
+          .send({ grant_type: 'password', username: 'bob', password: '' })
+          .expect((r) => expect([400, 401]).toContain(r.status));
         const res = await t.http.get('/root/nothing.git/info/refs').query({ service: 'git-upload-pack' }).set('Authorization', basic('bob', ''));
         expect(res.status).toBe(401);
         const rows: { n: number }[] = await t.sql(`SELECT count(*)::int AS n FROM users WHERE username = 'bob'`);
@@ -117,7 +121,11 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
         await session('dora', dora.password).expect(401);
         await session('dora', 'dora-local-pw').expect(201);
         // the administrator links it: from then on the directory decides and the local password is dead
-        await t.http.put(`${API}/users/${local.id}`).set('PRIVATE-TOKEN', t.root.token).send({ provider: 'ldapmain', extern_uid: userDn(dora) }).expect(200);
+        await t.http
+          .put(`${API}/users/${local.id}`)
+          .set('PRIVATE-TOKEN', t.root.token)
+          .send({ provider: 'ldapmain', extern_uid: userDn(dora) })
+          .expect(200);
         await session('dora', 'dora-local-pw').expect(401);
         const res = await session('dora', dora.password).expect(201);
         expect(res.body.id).toBe(local.id);
@@ -217,7 +225,6 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
         await session('alice', alice.password).expect(201);
       });
     });
-
   });
 
   it('a directory that accepts connections but never answers: sign-in fails within the timeout (401), the sync blocks nobody', async () => {
@@ -258,7 +265,15 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
 
     it('LDAPS (simple_tls) with the test CA, through LDAP_SERVERS', async () => {
       const servers = JSON.stringify([
-        { provider: 'ldapsecure', url: slapd.ldapsUrl, encryption: 'simple_tls', ca_file: slapd.caFile, base: BASE, bind_dn: `cn=admin,${BASE}`, password: 'directory-admin-secret' },
+        {
+          provider: 'ldapsecure',
+          url: slapd.ldapsUrl,
+          encryption: 'simple_tls',
+          ca_file: slapd.caFile,
+          base: BASE,
+          bind_dn: `cn=admin,${BASE}`,
+          password: 'directory-admin-secret',
+        },
       ]);
       const other = await startTestApp({ LDAP_SERVERS: servers });
       try {
@@ -282,17 +297,22 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
     const config = loadConfig({ DATA_DIR: slapd.dir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', SSH_ENABLED: 'false', LDAP_SERVERS: servers });
     let output = '';
     const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => {
+    process.stdout.write = (chunk: string) => {
       output += chunk;
       return true;
-    });
+    };
     try {
       expect(await runChecks(config)).toBe(false);
     } finally {
       process.stdout.write = write;
     }
     expect(output).toContain(`ldap ldapmain (${slapd.url}): ok\n`);
-    expect(output).toMatch(new RegExp(`^ldap ldapwrongpw \\(${slapd.url.replace(/\./g, '\\.')}\\): FAILED: LDAP server ldapwrongpw unavailable: InvalidCredentials \\(LDAP result 49\\)$`, 'm'));
+    expect(output).toMatch(
+      new RegExp(
+        `^ldap ldapwrongpw \\(${slapd.url.replace(/\./g, '\\.')}\\): FAILED: LDAP server ldapwrongpw unavailable: InvalidCredentials \\(LDAP result 49\\)$`,
+        'm',
+      ),
+    );
     expect(output).toMatch(/^ldap ldaptls \(.*\): FAILED: LDAP server ldaptls unavailable: .*certificate/m);
   }, 60_000);
 
@@ -332,7 +352,6 @@ describeSlapd('LDAP sign-in and synchronisation (real slapd)', () => {
       await ad.http.post(`${API}/session`).send({ login: 'hank', password: hank.password }).expect(201);
       await ad.http.get(`${API}/user`).set('PRIVATE-TOKEN', res.body.private_token).expect(200);
     });
-
   });
 
   describe('the periodic job (LDAP_SYNC_INTERVAL) on the queue', () => {
@@ -382,10 +401,21 @@ describe('an LDAP-linked user with LDAP switched off', () => {
   afterAll(() => t?.close());
 
   it('cannot sign in with a local password (401): the directory alone decides, and it is not there', async () => {
-    const body = { username: 'linked', email: 'linked@example.com', name: 'Linked', password: 'linked-local-pw', provider: 'ldapmain', extern_uid: `uid=linked,ou=people,${BASE}` };
+    const body = {
+      username: 'linked',
+      email: 'linked@example.com',
+      name: 'Linked',
+      password: 'linked-local-pw',
+      provider: 'ldapmain',
+      extern_uid: `uid=linked,ou=people,${BASE}`,
+    };
     await t.http.post(`${API}/users`).set('PRIVATE-TOKEN', t.root.token).send(body).expect(201);
     await t.http.post(`${API}/session`).send({ login: 'linked', password: 'linked-local-pw' }).expect(401);
-    await t.http.post('/oauth/token').type('form').send({ grant_type: 'password', username: 'linked', password: 'linked-local-pw' }).expect((r) => expect(r.status).toBeGreaterThanOrEqual(400));
+    await t.http
+      .post('/oauth/token')
+      .type('form')
+      .send({ grant_type: 'password', username: 'linked', password: 'linked-local-pw' })
+      .expect((r) => expect(r.status).toBeGreaterThanOrEqual(400));
     // a local user beside it signs in as before
     const local = await t.createUser();
     await t.http.post(`${API}/session`).send({ login: local.username, password: local.password }).expect(201);

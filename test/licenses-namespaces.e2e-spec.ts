@@ -118,14 +118,8 @@ describe('licenses and namespaces', () => {
     });
 
     it("without fullname, an authenticated caller's name fills the holder (OAuth bearer)", async () => {
-      const grant = await t.http
-        .post('/oauth/token')
-        .send({ grant_type: 'password', username: 'alice', password: alice.password })
-        .expect(200);
-      const res = await t.http
-        .get('/api/v3/licenses/mit')
-        .set('Authorization', `Bearer ${grant.body.access_token}`)
-        .expect(200);
+      const grant = await t.http.post('/oauth/token').send({ grant_type: 'password', username: 'alice', password: alice.password }).expect(200);
+      const res = await t.http.get('/api/v3/licenses/mit').set('Authorization', `Bearer ${grant.body.access_token}`).expect(200);
       expect(res.body.content).toContain(`Copyright (c) ${year} Alice Liddell`);
     });
 
@@ -272,11 +266,7 @@ describe('licenses and namespaces', () => {
       });
 
       it('a normal user also sees the groups it is a member of, and only those', async () => {
-        const group = await t.http
-          .post('/api/v3/groups')
-          .set('PRIVATE-TOKEN', t.root.token)
-          .send({ name: 'Tea Party', path: 'tea-party' })
-          .expect(201);
+        const group = await t.http.post('/api/v3/groups').set('PRIVATE-TOKEN', t.root.token).send({ name: 'Tea Party', path: 'tea-party' }).expect(201);
         await t.http
           .post(`/api/v3/groups/${group.body.id}/members`)
           .set('PRIVATE-TOKEN', t.root.token)

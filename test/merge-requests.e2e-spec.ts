@@ -89,10 +89,9 @@ describe('merge requests', () => {
   }
 
   async function systemNotes(mrId: number): Promise<string[]> {
-    const rows = await t.sql<{ body: string }>(
-      `SELECT body FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = $1 AND system ORDER BY id`,
-      [mrId],
-    );
+    const rows = await t.sql<{ body: string }>(`SELECT body FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = $1 AND system ORDER BY id`, [
+      mrId,
+    ]);
     return rows.map((r) => r.body);
   }
 
@@ -153,25 +152,76 @@ describe('merge requests', () => {
     it('refuses bad creates with GitLab’s statuses and bodies', async () => {
       const path = `${P(s.p)}/merge_requests`;
       const base = { source_branch: 'feature', target_branch: 'master', title: 'x' };
-      expect((await h.post(tm.developer, path).send({ ...base, title: undefined }).expect(400)).body).toEqual({
+      expect(
+        (
+          await h
+            .post(tm.developer, path)
+            .send({ ...base, title: undefined })
+            .expect(400)
+        ).body,
+      ).toEqual({
         message: '400 (Bad request) "title" not given',
       });
-      await h.post(tm.developer, path).send({ ...base, source_branch: undefined }).expect(400);
-      await h.post(tm.developer, path).send({ ...base, target_branch: ' ' }).expect(400);
-      expect((await h.post(tm.developer, path).send({ ...base, title: '   ' }).expect(400)).body).toEqual({ message: '400 (Bad request) "title" not given' });
-      expect((await h.post(tm.developer, path).send({ ...base, source_branch: 'master' }).expect(422)).body).toEqual({ message: '422 You can not use same project/branch for source and target' });
-      expect((await h.post(tm.developer, path).send({ ...base, source_branch: 'nope' }).expect(400)).body).toEqual({
+      await h
+        .post(tm.developer, path)
+        .send({ ...base, source_branch: undefined })
+        .expect(400);
+      await h
+        .post(tm.developer, path)
+        .send({ ...base, target_branch: ' ' })
+        .expect(400);
+      expect(
+        (
+          await h
+            .post(tm.developer, path)
+            .send({ ...base, title: '   ' })
+            .expect(400)
+        ).body,
+      ).toEqual({ message: '400 (Bad request) "title" not given' });
+      expect(
+        (
+          await h
+            .post(tm.developer, path)
+            .send({ ...base, source_branch: 'master' })
+            .expect(422)
+        ).body,
+      ).toEqual({ message: '422 You can not use same project/branch for source and target' });
+      expect(
+        (
+          await h
+            .post(tm.developer, path)
+            .send({ ...base, source_branch: 'nope' })
+            .expect(400)
+        ).body,
+      ).toEqual({
         message: { source_branch: ['does not exist'] },
       });
-      await h.post(tm.developer, path).send({ ...base, target_branch: 'nope' }).expect(400);
+      await h
+        .post(tm.developer, path)
+        .send({ ...base, target_branch: 'nope' })
+        .expect(400);
       for (const bad of ['--upload-pack=touch /tmp/x', '../../etc', 'a..b', 'x\u0000y']) {
         const res = await h.post(tm.developer, path).send({ ...base, source_branch: bad });
         expect(res.status).toBe(400);
       }
       const dup = await h.post(tm.developer, path).send(base).expect(409);
       expect(dup.body.message).toMatch(/^409 Cannot Create: This merge request already exists: \["Add the feature"\]$/);
-      expect((await h.post(tm.developer, path).send({ ...base, target_project_id: 999999 }).expect(422)).body).toEqual({ message: '422 Source project is not a fork of target project' });
-      expect((await h.post(tm.developer, path).send({ ...base, labels: 'a?b' }).expect(400)).body.message.labels).toBeDefined();
+      expect(
+        (
+          await h
+            .post(tm.developer, path)
+            .send({ ...base, target_project_id: 999999 })
+            .expect(422)
+        ).body,
+      ).toEqual({ message: '422 Source project is not a fork of target project' });
+      expect(
+        (
+          await h
+            .post(tm.developer, path)
+            .send({ ...base, labels: 'a?b' })
+            .expect(400)
+        ).body.message.labels,
+      ).toBeDefined();
     });
 
     it('needs create_merge_request: guest and reporter 403, stranger 404, anonymous 401', async () => {
@@ -267,14 +317,17 @@ describe('merge requests', () => {
 
     it('updates title, description, labels, assignee and milestone, leaving system notes', async () => {
       const ms = await h.milestone(tm.owner, s.p.id);
-      const res = await h.put(tm.master, path()).send({
-        title: 'WIP: Feature',
-        description: 'new text',
-        labels: 'a, b',
-        assignee_id: tm.reporter.id,
-        milestone_id: ms.id,
-        created_at: '2001-01-01', // resent fields are ignored
-      }).expect(200);
+      const res = await h
+        .put(tm.master, path())
+        .send({
+          title: 'WIP: Feature',
+          description: 'new text',
+          labels: 'a, b',
+          assignee_id: tm.reporter.id,
+          milestone_id: ms.id,
+          created_at: '2001-01-01', // resent fields are ignored
+        })
+        .expect(200);
       expect(res.body).toMatchObject({ title: 'WIP: Feature', description: 'new text', labels: ['a', 'b'], work_in_progress: true });
       expect(res.body.assignee.id).toBe(tm.reporter.id);
       expect(res.body.milestone.id).toBe(ms.id);
@@ -297,7 +350,9 @@ describe('merge requests', () => {
       });
       const res = await h.put(tm.developer, path()).send({ target_branch: 'conflict' }).expect(200);
       expect(res.body).toMatchObject({ target_branch: 'conflict', merge_status: 'unchecked' });
-      expect((await h.put(tm.developer, path()).send({ target_branch: 'feature' }).expect(422)).body).toEqual({ message: '422 You can not use same project/branch for source and target' });
+      expect((await h.put(tm.developer, path()).send({ target_branch: 'feature' }).expect(422)).body).toEqual({
+        message: '422 You can not use same project/branch for source and target',
+      });
       await h.put(tm.developer, path()).send({ target_branch: 'nope' }).expect(400);
       await h.put(tm.developer, path()).send({ target_branch: 'master' }).expect(200);
       await h.put(tm.developer, path()).send({ state_event: 'explode' }).expect(400);
@@ -310,7 +365,10 @@ describe('merge requests', () => {
       // a second open request for the same branches is fine while this one is closed; reopening it then conflicts
       const again = await createMr(tm.developer, s.p);
       await h.put(tm.developer, path()).send({ state_event: 'reopen' }).expect(409);
-      await h.put(tm.owner, `${P(s.p)}/merge_requests/${again.id}`).send({ state_event: 'close' }).expect(200);
+      await h
+        .put(tm.owner, `${P(s.p)}/merge_requests/${again.id}`)
+        .send({ state_event: 'close' })
+        .expect(200);
       const reopened = await h.put(tm.developer, path()).send({ state_event: 'reopen' }).expect(200);
       expect(reopened.body).toMatchObject({ state: 'opened', merge_status: 'unchecked' });
       const actions = (await h.eventsOf(s.p.id)).filter((e) => e.target_id === mr.id).map((e) => e.action_name);
@@ -319,7 +377,10 @@ describe('merge requests', () => {
       await h.put(tm.guest, path()).send({ title: 'x' }).expect(403);
       await h.put(tm.stranger, path()).send({ title: 'x' }).expect(404);
       await t.http.put(`${API}${path()}`).send({ title: 'x' }).expect(401);
-      await h.put(tm.developer, `${P(s.p)}/merge_request/${mr.id}`).send({ title: 'Legacy path' }).expect(200);
+      await h
+        .put(tm.developer, `${P(s.p)}/merge_request/${mr.id}`)
+        .send({ title: 'Legacy path' })
+        .expect(200);
     });
 
     it('subscribes 201/304 and unsubscribes 200/304 (the author is a participant)', async () => {
@@ -444,7 +505,10 @@ describe('merge requests', () => {
     it('takes merge_commit_message and should_remove_source_branch; legacy path and state_event=merge', async () => {
       const s = await seeded(0);
       const mr = await createMr(tm.developer, s.p);
-      await h.put(tm.developer, `${P(s.p)}/merge_request/${mr.id}/merge`).send({ merge_commit_message: 'Custom message', should_remove_source_branch: 'true' }).expect(200);
+      await h
+        .put(tm.developer, `${P(s.p)}/merge_request/${mr.id}/merge`)
+        .send({ merge_commit_message: 'Custom message', should_remove_source_branch: 'true' })
+        .expect(200);
       await git(s, 'fetch', '-q', s.url, 'master');
       expect(await git(s, 'log', '-1', '--format=%B', 'FETCH_HEAD')).toBe('Custom message\n');
       expect(await remoteTip(s, 'feature')).toBeNull();
@@ -456,7 +520,10 @@ describe('merge requests', () => {
       await git(s, 'push', '-q', s.url, 'side');
       await git(s, 'checkout', '-q', 'master');
       const mr3 = await createMr(tm.developer, s.p, { source_branch: 'side' });
-      const res = await h.put(tm.developer, `${P(s.p)}/merge_requests/${mr3.id}`).send({ state_event: 'merge', should_remove_source_branch: false }).expect(200);
+      const res = await h
+        .put(tm.developer, `${P(s.p)}/merge_requests/${mr3.id}`)
+        .send({ state_event: 'merge', should_remove_source_branch: false })
+        .expect(200);
       expect(res.body.state).toBe('merged');
       expect(await remoteTip(s, 'side')).toMatch(SHA);
     });
@@ -481,9 +548,15 @@ describe('merge requests', () => {
       await t.http.put(`${API}${P(s.p)}/merge_requests/${mr.id}/merge`).expect(401);
       await h.put(tm.owner, `${P(s.p)}/repository/branches/master/protect`).expect(200);
       await merge(tm.developer).expect(401);
-      await h.put(tm.developer, `${P(s.p)}/merge_requests/${mr.id}`).send({ title: 'WIP: not yet' }).expect(200);
+      await h
+        .put(tm.developer, `${P(s.p)}/merge_requests/${mr.id}`)
+        .send({ title: 'WIP: not yet' })
+        .expect(200);
       expect((await merge(tm.master).expect(405)).body).toEqual({ message: '405 Method Not Allowed' });
-      await h.put(tm.developer, `${P(s.p)}/merge_requests/${mr.id}`).send({ title: 'Ready', state_event: 'close' }).expect(200);
+      await h
+        .put(tm.developer, `${P(s.p)}/merge_requests/${mr.id}`)
+        .send({ title: 'Ready', state_event: 'close' })
+        .expect(200);
       await merge(tm.master).expect(405);
       await h.put(tm.master, `${P(s.p)}/merge_requests/999999/merge`).expect(404);
     });
@@ -571,8 +644,20 @@ describe('merge requests', () => {
       await git(s, 'push', '-q', forkUrl, 'from-fork');
       await git(s, 'checkout', '-q', 'master');
       const body = { source_branch: 'from-fork', target_branch: 'master', title: 'From fork' };
-      expect((await h.post(tm.stranger, `/projects/${fork.id}/merge_requests`).send({ ...body, target_project_id: fork.id + 1000 }).expect(422)).body).toEqual({ message: '422 Source project is not a fork of target project' });
-      const mr = (await h.post(tm.stranger, `/projects/${fork.id}/merge_requests`).send({ ...body, target_project_id: s.p.id }).expect(201)).body;
+      expect(
+        (
+          await h
+            .post(tm.stranger, `/projects/${fork.id}/merge_requests`)
+            .send({ ...body, target_project_id: fork.id + 1000 })
+            .expect(422)
+        ).body,
+      ).toEqual({ message: '422 Source project is not a fork of target project' });
+      const mr = (
+        await h
+          .post(tm.stranger, `/projects/${fork.id}/merge_requests`)
+          .send({ ...body, target_project_id: s.p.id })
+          .expect(201)
+      ).body;
       expect(mr).toMatchObject({ project_id: s.p.id, source_project_id: fork.id, target_project_id: s.p.id, iid: 1 });
       const commits = (await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}/commits`).expect(200)).body;
       expect(commits.map((c: Json) => c.id)).toEqual([own]);
@@ -587,7 +672,10 @@ describe('merge requests', () => {
       const s = await seeded(10);
       const fork = (await h.post(tm.stranger, `/projects/fork/${s.p.id}`).expect(201)).body;
       const mr = (
-        await h.post(tm.stranger, `/projects/${fork.id}/merge_requests`).send({ source_branch: 'feature', target_branch: 'master', title: 'Gone soon', target_project_id: s.p.id }).expect(201)
+        await h
+          .post(tm.stranger, `/projects/${fork.id}/merge_requests`)
+          .send({ source_branch: 'feature', target_branch: 'master', title: 'Gone soon', target_project_id: s.p.id })
+          .expect(201)
       ).body;
       await h.del(tm.stranger, `/projects/${fork.id}`).expect(200);
       const got = (await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}`).expect(200)).body;
@@ -603,9 +691,23 @@ describe('merge requests', () => {
       await git(s, 'checkout', '-q', 'master');
       await cli.commit(s.work, { 'new.txt': 'new\n' }, 'New on master');
       await git(s, 'push', '-q', s.url, 'master');
-      const get = (id: number) => h.get(tm.guest, `${P(s.p)}/merge_requests/${id}`).expect(200).then((r) => r.body.merge_status);
-      expect(await until(() => get(ok.id), (v) => v !== 'unchecked')).toBe('can_be_merged');
-      expect(await until(() => get(bad.id), (v) => v !== 'unchecked')).toBe('cannot_be_merged');
+      const get = (id: number) =>
+        h
+          .get(tm.guest, `${P(s.p)}/merge_requests/${id}`)
+          .expect(200)
+          .then((r) => r.body.merge_status);
+      expect(
+        await until(
+          () => get(ok.id),
+          (v) => v !== 'unchecked',
+        ),
+      ).toBe('can_be_merged');
+      expect(
+        await until(
+          () => get(bad.id),
+          (v) => v !== 'unchecked',
+        ),
+      ).toBe('cannot_be_merged');
     });
   });
 
@@ -685,15 +787,25 @@ describe('merge requests', () => {
 
   describe('merge when build succeeds', () => {
     const status = (u: TestUser, p: { id: number }, sha: string, state: string, name = 'ci') =>
-      h.post(u, `${P(p)}/statuses/${sha}`).send({ state, name, ref: 'feature' }).expect(201);
-    const get = (p: { id: number }, id: number) => h.get(tm.reporter, `${P(p)}/merge_requests/${id}`).expect(200).then((r) => r.body as Json);
+      h
+        .post(u, `${P(p)}/statuses/${sha}`)
+        .send({ state, name, ref: 'feature' })
+        .expect(201);
+    const get = (p: { id: number }, id: number) =>
+      h
+        .get(tm.reporter, `${P(p)}/merge_requests/${id}`)
+        .expect(200)
+        .then((r) => r.body as Json);
 
     it('waits while the head’s statuses are pending or running, merges when they all succeed', async () => {
       const s = await seeded(0);
       const mr = await createMr(tm.developer, s.p, { title: 'Auto' });
       await status(tm.developer, s.p, s.f2, 'pending', 'build');
       await status(tm.developer, s.p, s.f2, 'running', 'test');
-      const res = await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).send({ merge_when_build_succeeds: 'true', should_remove_source_branch: true }).expect(200);
+      const res = await h
+        .put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`)
+        .send({ merge_when_build_succeeds: 'true', should_remove_source_branch: true })
+        .expect(200);
       expect(res.body).toMatchObject({ state: 'opened', merge_when_build_succeeds: true });
       expect(await systemNotes(mr.id)).toContain(`Enabled an automatic merge when the build for ${s.f2} succeeds`);
       // one success is not enough while another status still runs
@@ -701,7 +813,10 @@ describe('merge requests', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect((await get(s.p, mr.id)).state).toBe('opened');
       await status(tm.developer, s.p, s.f2, 'success', 'test');
-      const done = await until(() => get(s.p, mr.id), (m) => m.state === 'merged');
+      const done = await until(
+        () => get(s.p, mr.id),
+        (m) => m.state === 'merged',
+      );
       expect(done).toMatchObject({ state: 'merged', merge_when_build_succeeds: false });
       await git(s, 'fetch', '-q', s.url, 'master');
       expect(await git(s, 'log', '-1', '--format=%an|%P', 'FETCH_HEAD')).toBe(`master ${tm.owner.username.replace('owner', '')}|${s.m2} ${s.f2}\n`);
@@ -713,7 +828,10 @@ describe('merge requests', () => {
       const s = await seeded(0);
       const mr = await createMr(tm.developer, s.p);
       await status(tm.developer, s.p, s.f2, 'running');
-      await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).send({ merged_when_build_succeeds: true }).expect(200);
+      await h
+        .put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`)
+        .send({ merged_when_build_succeeds: true })
+        .expect(200);
       await status(tm.developer, s.p, s.f2, 'failed');
       await new Promise((r) => setTimeout(r, 300));
       expect(await get(s.p, mr.id)).toMatchObject({ state: 'opened', merge_when_build_succeeds: true });
@@ -724,7 +842,10 @@ describe('merge requests', () => {
 
       const s2 = await seeded(0);
       const mr2 = await createMr(tm.developer, s2.p);
-      const now = await h.put(tm.master, `${P(s2.p)}/merge_requests/${mr2.id}/merge`).send({ merge_when_build_succeeds: true }).expect(200);
+      const now = await h
+        .put(tm.master, `${P(s2.p)}/merge_requests/${mr2.id}/merge`)
+        .send({ merge_when_build_succeeds: true })
+        .expect(200);
       expect(now.body.state).toBe('merged');
     });
 
@@ -735,7 +856,10 @@ describe('merge requests', () => {
         h[how](u, `${P(s.p)}/${legacy ? 'merge_request' : 'merge_requests'}/${mr.id}/cancel_merge_when_build_succeeds`);
       expect((await cancel(tm.master).expect(406)).body).toEqual({ message: '406 Not Acceptable' });
       await status(tm.developer, s.p, s.f2, 'pending');
-      await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).send({ merge_when_build_succeeds: true }).expect(200);
+      await h
+        .put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`)
+        .send({ merge_when_build_succeeds: true })
+        .expect(200);
       await cancel(tm.reporter).expect(401);
       await cancel(tm.stranger).expect(404);
       await t.http.put(`${API}${P(s.p)}/merge_requests/${mr.id}/cancel_merge_when_build_succeeds`).expect(401);
@@ -744,12 +868,18 @@ describe('merge requests', () => {
       expect(await systemNotes(mr.id)).toContain('Canceled the automatic merge');
       await cancel(tm.master, 'put', true).expect(406);
       // the author may cancel too; a cancelled merge is not done when the build succeeds
-      await h.put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`).send({ merge_when_build_succeeds: true }).expect(200);
+      await h
+        .put(tm.master, `${P(s.p)}/merge_requests/${mr.id}/merge`)
+        .send({ merge_when_build_succeeds: true })
+        .expect(200);
       await cancel(tm.developer, 'put').expect(200);
       await status(tm.developer, s.p, s.f2, 'success');
       await new Promise((r) => setTimeout(r, 300));
       expect((await get(s.p, mr.id)).state).toBe('opened');
-      await h.put(tm.developer, `${P(s.p)}/merge_requests/${mr.id}`).send({ state_event: 'close' }).expect(200);
+      await h
+        .put(tm.developer, `${P(s.p)}/merge_requests/${mr.id}`)
+        .send({ state_event: 'close' })
+        .expect(200);
       await cancel(tm.master).expect(405);
     });
   });
@@ -799,11 +929,14 @@ describe('merge requests', () => {
       const mr = await createMr(tm.developer, s.p, { description: 'Nothing named here' });
       const path = `${P(s.p)}/merge_requests/${mr.id}/closes_issues`;
       const one = await h.measure(async () => expect((await h.get(tm.stranger, path).expect(200)).body).toHaveLength(1));
-      await h.put(tm.developer, `${P(s.p)}/merge_requests/${mr.id}`).send({
-        description:
-          `Closes #${labelled.iid}, #${secret.iid}, #${gone.iid}, ${other.path_with_namespace.toUpperCase()}#${elsewhere.iid}, ` +
-          `${priv.path_with_namespace}#${hidden.iid} and nobody/nothing#1. Also fixes http://gitlab.test/${other.path_with_namespace}/issues/${elsewhere.iid}`,
-      }).expect(200);
+      await h
+        .put(tm.developer, `${P(s.p)}/merge_requests/${mr.id}`)
+        .send({
+          description:
+            `Closes #${labelled.iid}, #${secret.iid}, #${gone.iid}, ${other.path_with_namespace.toUpperCase()}#${elsewhere.iid}, ` +
+            `${priv.path_with_namespace}#${hidden.iid} and nobody/nothing#1. Also fixes http://gitlab.test/${other.path_with_namespace}/issues/${elsewhere.iid}`,
+        })
+        .expect(200);
       let body: Json[] = [];
       const many = await h.measure(async () => (body = (await h.get(tm.stranger, path).expect(200)).body));
       expect(many).toBe(one);
@@ -834,7 +967,11 @@ describe('merge requests', () => {
       await cli.commit(s.work, { 'fix.txt': 'fix\n' }, `Repair things\n\nfixes #${three.iid}, see #${four.iid}`);
       await git(s, 'push', '-q', s.url, 'master');
       const closed = await until(
-        () => h.get(tm.owner, `/projects/${s.p.id}/issues/${three.id}`).expect(200).then((r) => r.body.state),
+        () =>
+          h
+            .get(tm.owner, `/projects/${s.p.id}/issues/${three.id}`)
+            .expect(200)
+            .then((r) => r.body.state),
         (v) => v === 'closed',
       );
       expect(closed).toBe('closed');
@@ -858,7 +995,11 @@ describe('merge requests', () => {
         milestone_id: ms.id,
         assignee_id: [tm.master.id, tm.reporter.id][n % 2],
       });
-      if (n % 2) await h.post(tm.guest, `${P(s.p)}/merge_requests/${mr.id}/notes`).send({ body: '+1' }).expect(201);
+      if (n % 2)
+        await h
+          .post(tm.guest, `${P(s.p)}/merge_requests/${mr.id}/notes`)
+          .send({ body: '+1' })
+          .expect(201);
     }
     const count = (perPage: number) =>
       h.measure(async () => {

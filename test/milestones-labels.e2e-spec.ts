@@ -23,7 +23,8 @@ describe('milestones and labels', () => {
   describe('milestones', () => {
     it('creates (master): 201 with GitLab keys, per-project iid, due date as YYYY-MM-DD, a created event', async () => {
       const p = await h.project(tm, 20);
-      const res = await h.post(tm.master, `/projects/${p.id}/milestones`)
+      const res = await h
+        .post(tm.master, `/projects/${p.id}/milestones`)
         .send({ title: 'v1.0', description: 'First release', due_date: '2016-06-30' })
         .expect(201);
       await expectSchema(res, 'Milestone');
@@ -55,7 +56,10 @@ describe('milestones and labels', () => {
         message: { title: ['has already been taken'] },
       });
       for (const due of ['30/06/2016', '2016-02-30', 'soon']) {
-        const res = await h.post(tm.master, `/projects/${pub.id}/milestones`).send({ title: `t ${due}`, due_date: due }).expect(400);
+        const res = await h
+          .post(tm.master, `/projects/${pub.id}/milestones`)
+          .send({ title: `t ${due}`, due_date: due })
+          .expect(400);
         expect(res.body).toEqual({ message: '400 (Bad request) "due_date" is invalid' });
       }
     });
@@ -87,7 +91,8 @@ describe('milestones and labels', () => {
     it('updates: title, description, due_date (null clears), state_event close / activate', async () => {
       const p = await h.project(tm, 20);
       const m = await h.milestone(tm.master, p.id, { title: 'Sprint', due_date: '2016-01-31' });
-      const upd = await h.put(tm.master, `/projects/${p.id}/milestones/${m.id}`)
+      const upd = await h
+        .put(tm.master, `/projects/${p.id}/milestones/${m.id}`)
         .send({ title: 'Sprint 2', description: 'Desc', due_date: '2016-02-29' })
         .expect(200);
       expect(upd.body).toMatchObject({ title: 'Sprint 2', description: 'Desc', due_date: '2016-02-29', state: 'active' });
@@ -99,7 +104,10 @@ describe('milestones and labels', () => {
       const active = await h.put(tm.master, `/projects/${p.id}/milestones/${m.id}`).send({ state_event: 'activate' }).expect(200);
       expect(active.body.state).toBe('active');
       const events = await h.eventsOf(p.id);
-      expect(events.slice(0, 2).map((e) => [e.action_name, e.target_type])).toEqual([['opened', 'Milestone'], ['closed', 'Milestone']]);
+      expect(events.slice(0, 2).map((e) => [e.action_name, e.target_type])).toEqual([
+        ['opened', 'Milestone'],
+        ['closed', 'Milestone'],
+      ]);
       const bad = await h.put(tm.master, `/projects/${p.id}/milestones/${m.id}`).send({ state_event: 'reopen' }).expect(400);
       expect(bad.body).toEqual({ message: '400 (Bad request) "state_event" is invalid' });
       await h.put(tm.developer, `/projects/${p.id}/milestones/${m.id}`).send({ title: 'x' }).expect(403);
@@ -168,7 +176,10 @@ describe('milestones and labels', () => {
         message: '409 Label already exists',
       });
       for (const color of ['red', '#12345', '000000', '#GGGGGG']) {
-        const res = await h.post(tm.owner, `/projects/${p.id}/labels`).send({ name: `c-${color}`, color }).expect(400);
+        const res = await h
+          .post(tm.owner, `/projects/${p.id}/labels`)
+          .send({ name: `c-${color}`, color })
+          .expect(400);
         expect(res.body).toEqual({ message: { color: ['must be a valid color code'] } });
       }
       for (const name of ['a?b', 'a&b', 'a,b']) {
@@ -274,7 +285,12 @@ describe('milestones and labels', () => {
       expect(nf.body).toEqual({ message: '404 Label Not Found' });
       await h.del(tm.guest, `/projects/${p.id}/labels/999999/subscription`).expect(404);
       // a label of another project by id
-      const foreign = (await h.post(tm.owner, `/projects/${other.id}/labels`).send({ name: `f-${Date.now()}`, color: '#000' }).expect(201)).body;
+      const foreign = (
+        await h
+          .post(tm.owner, `/projects/${other.id}/labels`)
+          .send({ name: `f-${Date.now()}`, color: '#000' })
+          .expect(201)
+      ).body;
       await h.post(tm.guest, `/projects/${p.id}/labels/${foreign.id}/subscription`).expect(404);
     });
 

@@ -41,7 +41,13 @@ describe('notes and snippets', () => {
       expect(res.body.author.created_at).toMatch(ISO_MS);
       expect(res.body.created_at).toMatch(ISO_MS);
       const event = (await h.eventsOf(p.id))[0];
-      expect(event).toMatchObject({ action_name: 'commented on', target_type: 'Note', target_id: res.body.id, target_title: 'Discussed', author_id: tm.guest.id });
+      expect(event).toMatchObject({
+        action_name: 'commented on',
+        target_type: 'Note',
+        target_id: res.body.id,
+        target_title: 'Discussed',
+        author_id: tm.guest.id,
+      });
       const issue = await h.get(tm.owner, `/projects/${p.id}/issues/${i.id}`).expect(200);
       expect(issue.body.user_notes_count).toBe(1);
       expect(new Date(issue.body.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(res.body.created_at).getTime());
@@ -165,7 +171,8 @@ describe('notes and snippets', () => {
 
   describe('snippets', () => {
     it('creates (reporter): 201 with GitLab keys; the content is served raw as text/plain', async () => {
-      const res = await h.post(tm.reporter, `/projects/${pub.id}/snippets`)
+      const res = await h
+        .post(tm.reporter, `/projects/${pub.id}/snippets`)
         .send({ title: 'Hello', file_name: 'hello.rb', code: 'puts "hi"\n', visibility_level: 20 })
         .expect(201);
       await expectSchema(res, 'Snippet');
@@ -179,9 +186,7 @@ describe('notes and snippets', () => {
     });
 
     it('refuses a guest (create_project_snippet is reporter+): 403', async () => {
-      const res = await h.post(tm.guest, `/projects/${pub.id}/snippets`)
-        .send({ title: 'x', file_name: 'x', code: 'x', visibility_level: 0 })
-        .expect(403);
+      const res = await h.post(tm.guest, `/projects/${pub.id}/snippets`).send({ title: 'x', file_name: 'x', code: 'x', visibility_level: 0 }).expect(403);
       expect(res.body).toEqual({ message: '403 Forbidden' });
     });
 
@@ -193,10 +198,19 @@ describe('notes and snippets', () => {
         const res = await h.post(tm.reporter, `/projects/${pub.id}/snippets`).send(body).expect(400);
         expect(res.body).toEqual({ message: `400 (Bad request) "${field}" not given` });
       }
-      const bad = await h.post(tm.reporter, `/projects/${pub.id}/snippets`).send({ ...full, visibility_level: 5 }).expect(400);
+      const bad = await h
+        .post(tm.reporter, `/projects/${pub.id}/snippets`)
+        .send({ ...full, visibility_level: 5 })
+        .expect(400);
       expect(bad.body).toEqual({ message: { visibility_level: ['is not included in the list'] } });
-      await h.post(tm.reporter, `/projects/${pub.id}/snippets`).send({ ...full, visibility_level: 'public' }).expect(400);
-      const mapped = await h.post(tm.reporter, `/projects/${pub.id}/snippets`).send({ ...full, visibility_level: 2 }).expect(201);
+      await h
+        .post(tm.reporter, `/projects/${pub.id}/snippets`)
+        .send({ ...full, visibility_level: 'public' })
+        .expect(400);
+      const mapped = await h
+        .post(tm.reporter, `/projects/${pub.id}/snippets`)
+        .send({ ...full, visibility_level: 2 })
+        .expect(201);
       expect((await t.sql<{ visibility_level: number }>(`SELECT visibility_level FROM snippets WHERE id = $1`, [mapped.body.id]))[0].visibility_level).toBe(20);
     });
 
@@ -204,10 +218,19 @@ describe('notes and snippets', () => {
       try {
         await settings({ restricted_visibility_levels: [20], default_snippet_visibility: 10 });
         const full = { title: 't', file_name: 'f.txt', code: 'c' };
-        const res = await h.post(tm.reporter, `/projects/${pub.id}/snippets`).send({ ...full, visibility_level: 20 }).expect(400);
+        const res = await h
+          .post(tm.reporter, `/projects/${pub.id}/snippets`)
+          .send({ ...full, visibility_level: 20 })
+          .expect(400);
         expect(res.body).toEqual({ message: { visibility_level: ['Public visibility has been restricted by your GitLab administrator'] } });
-        await h.post(tm.admin, `/projects/${pub.id}/snippets`).send({ ...full, visibility_level: 20 }).expect(201);
-        const dflt = await h.post(tm.reporter, `/projects/${pub.id}/snippets`).send({ ...full, visibility_level: '' }).expect(201);
+        await h
+          .post(tm.admin, `/projects/${pub.id}/snippets`)
+          .send({ ...full, visibility_level: 20 })
+          .expect(201);
+        const dflt = await h
+          .post(tm.reporter, `/projects/${pub.id}/snippets`)
+          .send({ ...full, visibility_level: '' })
+          .expect(201);
         expect((await t.sql<{ visibility_level: number }>(`SELECT visibility_level FROM snippets WHERE id = $1`, [dflt.body.id]))[0].visibility_level).toBe(10);
         // an update to a restricted level is refused too
         await h.put(tm.reporter, `/projects/${pub.id}/snippets/${dflt.body.id}`).send({ visibility_level: 20 }).expect(400);
@@ -243,7 +266,10 @@ describe('notes and snippets', () => {
 
     it('updates: the author or a master; a developer who is not the author gets 403', async () => {
       const s = await h.snippet(tm.reporter, pub.id, { title: 'Mine', visibility_level: 20 });
-      const res = await h.put(tm.reporter, `/projects/${pub.id}/snippets/${s.id}`).send({ title: 'Renamed', code: 'new code', file_name: 'new.rb' }).expect(200);
+      const res = await h
+        .put(tm.reporter, `/projects/${pub.id}/snippets/${s.id}`)
+        .send({ title: 'Renamed', code: 'new code', file_name: 'new.rb' })
+        .expect(200);
       expect(res.body).toMatchObject({ id: s.id, title: 'Renamed', file_name: 'new.rb' });
       expect((await h.get(tm.reporter, `/projects/${pub.id}/snippets/${s.id}/raw`).expect(200)).text).toBe('new code');
       await h.put(tm.developer, `/projects/${pub.id}/snippets/${s.id}`).send({ title: 'Nope' }).expect(403);
@@ -258,7 +284,14 @@ describe('notes and snippets', () => {
       await h.del(tm.developer, `/projects/${pub.id}/snippets/${s.id}`).expect(403);
       const res = await h.del(tm.reporter, `/projects/${pub.id}/snippets/${s.id}`).expect(200);
       await expectSchema(res, 'SnippetRecord');
-      expect(res.body).toMatchObject({ id: s.id, title: s.title, file_name: 'hello.rb', content: 'puts "hello"', project_id: pub.id, author_id: tm.reporter.id });
+      expect(res.body).toMatchObject({
+        id: s.id,
+        title: s.title,
+        file_name: 'hello.rb',
+        content: 'puts "hello"',
+        project_id: pub.id,
+        author_id: tm.reporter.id,
+      });
       await h.get(tm.reporter, `/projects/${pub.id}/snippets/${s.id}`).expect(404);
       const again = await h.del(tm.reporter, `/projects/${pub.id}/snippets/${s.id}`).expect(200);
       expect(again.text).toBe('');
@@ -315,7 +348,10 @@ describe('notes and snippets', () => {
       const snippetNote = await h.note(tm.owner, priv.id, 'snippets', s.id, 'hidden');
       const u = tm.stranger;
       const calls: [string, () => ReturnType<typeof h.get>][] = [];
-      for (const [kind, id, noteId] of [['issues', i.id, issueNote.id], ['snippets', s.id, snippetNote.id]] as const) {
+      for (const [kind, id, noteId] of [
+        ['issues', i.id, issueNote.id],
+        ['snippets', s.id, snippetNote.id],
+      ] as const) {
         const base = `/projects/${priv.id}/${kind}/${id}/notes`;
         calls.push(
           [`${kind} notes list`, () => h.get(u, base)],

@@ -31,10 +31,10 @@ describe('CLI and email', () => {
   });
   beforeEach(() => {
     output = '';
-    process.stdout.write = ((chunk: string) => {
+    process.stdout.write = (chunk: string) => {
       output += chunk;
       return true;
-    });
+    };
   });
   afterEach(() => {
     process.stdout.write = write;

@@ -130,7 +130,10 @@ describe('notification delivery', () => {
         users.push(u);
       }
       await instance();
-      for (let n = 0; n < 3; n++) await as(owner).post(`/projects/${projectId}/issues/${issueId}/notes`, { body: `two instances ${n}` }).expect(201);
+      for (let n = 0; n < 3; n++)
+        await as(owner)
+          .post(`/projects/${projectId}/issues/${issueId}/notes`, { body: `two instances ${n}` })
+          .expect(201);
       const everyone = [a, b, ...users];
       await smtp.waitFor(() => everyone.every((u) => noteCount(subject, u.email) >= 3), 40_000);
       await smtp.quiet(3000);
@@ -145,10 +148,10 @@ describe('notifications off (no SMTP_URL)', () => {
   const write = process.stdout.write.bind(process.stdout);
 
   beforeAll(async () => {
-    process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    process.stdout.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
       out += String(chunk);
       return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-    });
+    };
     try {
       t = await startTestApp({ LOG_LEVEL: 'info' });
     } finally {

@@ -26,7 +26,8 @@ describe('email notifications', () => {
     put: (p: string, body: object = {}) => t.http.put(`/api/v3${p}`).set('PRIVATE-TOKEN', u.token).send(body),
     del: (p: string) => t.http.delete(`/api/v3${p}`).set('PRIVATE-TOKEN', u.token),
   });
-  const addMember = (pid: number, u: TestUser, level: number) => api(t.root).post(`/projects/${pid}/members`, { user_id: u.id, access_level: level }).expect(201);
+  const addMember = (pid: number, u: TestUser, level: number) =>
+    api(t.root).post(`/projects/${pid}/members`, { user_id: u.id, access_level: level }).expect(201);
   const bySubject = (s: string) => (m: ReceivedMail) => m.parsed.subject === s;
 
   beforeAll(async () => {
@@ -90,7 +91,9 @@ describe('email notifications', () => {
       expect(list.body.find((p: { id: number }) => p.id === projectId).permissions.project_access.notification_level).toBe(2);
       expect((await api(outsider).get(`/projects/${projectId}/notification_settings`).expect(404)).body).toEqual({ message: '404 Project Not Found' });
       await api(outsider).put(`/projects/${projectId}/notification_settings`, { level: 'watch' }).expect(404);
-      expect((await api(watcher).put(`/projects/${projectId}/notification_settings`, { level: 'nope' }).expect(400)).body).toEqual({ message: "400 'nope' is not a valid level" });
+      expect((await api(watcher).put(`/projects/${projectId}/notification_settings`, { level: 'nope' }).expect(400)).body).toEqual({
+        message: "400 'nope' is not a valid level",
+      });
     });
 
     it('group: global by default, set, 404 for a group the caller cannot see', async () => {
@@ -111,7 +114,9 @@ describe('email notifications', () => {
     it('new issue: the assignee, watchers and the label subscribers; never the author; subject, threading, headers, escaped HTML, links', async () => {
       await api(owner).post(`/projects/${projectId}/labels`, { name: 'bug', color: '#ff0000' }).expect(201);
       await api(reporter).post(`/projects/${projectId}/labels/bug/subscription`).expect(201);
-      const i = await api(owner).post(`/projects/${projectId}/issues`, { title, description: 'Steps: <b>x</b>', assignee_id: dev.id, labels: 'bug' }).expect(201);
+      const i = await api(owner)
+        .post(`/projects/${projectId}/issues`, { title, description: 'Steps: <b>x</b>', assignee_id: dev.id, labels: 'bug' })
+        .expect(201);
       issueId = i.body.id;
       issueIid = i.body.iid;
       const subject = `${projectName} | ${title} (#${issueIid})`;
@@ -147,7 +152,9 @@ describe('email notifications', () => {
       const s1 = `Re: ${projectName} | ${title} (#${issueIid})`;
       await smtp.waitFor((ms) => ms.filter(bySubject(s1)).length >= 3);
       smtp.received.length = 0;
-      await api(dev).post(`/projects/${projectId}/issues/${issueId}/notes`, { body: `looking, cc @${owner.username}` }).expect(201);
+      await api(dev)
+        .post(`/projects/${projectId}/issues/${issueId}/notes`, { body: `looking, cc @${owner.username}` })
+        .expect(201);
       await smtp.waitFor((ms) => ms.filter(bySubject(s1)).length >= 3);
       await smtp.quiet(1000);
       const mails = smtp.received.filter(bySubject(s1));
@@ -227,7 +234,9 @@ describe('email notifications', () => {
       const { tmpdir } = await import('node:os');
       const dir = mkdtempSync(join(tmpdir(), 'key-'));
       execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'k')]);
-      await api(dev).post('/user/keys', { title: 'laptop', key: readFileSync(join(dir, 'k.pub'), 'utf8') }).expect(201);
+      await api(dev)
+        .post('/user/keys', { title: 'laptop', key: readFileSync(join(dir, 'k.pub'), 'utf8') })
+        .expect(201);
       await smtp.waitFor((ms) => ms.some((m) => m.to[0] === dev.email && m.parsed.subject === 'SSH key was added to your account'));
     });
 
@@ -244,9 +253,13 @@ describe('email notifications', () => {
       const p = await c.project(owner, null);
       await addMember(p.id, dev, 30);
       await api(owner).post(`/projects/${p.id}/repository/branches`, { branch_name: 'topic', ref: 'master' }).expect(201);
-      await api(owner).post(`/projects/${p.id}/repository/files`, { file_path: 't.txt', branch_name: 'topic', content: 'x\n', commit_message: 't' }).expect(201);
+      await api(owner)
+        .post(`/projects/${p.id}/repository/files`, { file_path: 't.txt', branch_name: 'topic', content: 'x\n', commit_message: 't' })
+        .expect(201);
       smtp.received.length = 0;
-      const mr = await api(owner).post(`/projects/${p.id}/merge_requests`, { source_branch: 'topic', target_branch: 'master', title: 'Topic <b>', assignee_id: dev.id }).expect(201);
+      const mr = await api(owner)
+        .post(`/projects/${p.id}/merge_requests`, { source_branch: 'topic', target_branch: 'master', title: 'Topic <b>', assignee_id: dev.id })
+        .expect(201);
       const name = (await api(owner).get(`/projects/${p.id}`)).body.name;
       const s = `${name} | Topic <b> (!${mr.body.iid})`;
       await smtp.waitFor((ms) => ms.some(bySubject(s)));

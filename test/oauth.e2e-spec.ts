@@ -13,8 +13,7 @@ describe('OAuth 2.0', () => {
   let t: TestApp;
   let alice: TestUser;
 
-  const passwordGrant = (username: string, password: string) =>
-    t.http.post('/oauth/token').type('form').send({ grant_type: 'password', username, password });
+  const passwordGrant = (username: string, password: string) => t.http.post('/oauth/token').type('form').send({ grant_type: 'password', username, password });
 
   const issue = async (u: TestUser): Promise<Issued> => (await passwordGrant(u.username, u.password).expect(200)).body;
 
@@ -46,10 +45,7 @@ describe('OAuth 2.0', () => {
     });
 
     it('accepts a JSON body and the e-mail address or any case of the username', async () => {
-      let res = await t.http
-        .post('/oauth/token')
-        .send({ grant_type: 'password', username: 'alice@example.com', password: alice.password })
-        .expect(200);
+      let res = await t.http.post('/oauth/token').send({ grant_type: 'password', username: 'alice@example.com', password: alice.password }).expect(200);
       expect(res.body.token_type).toBe('bearer');
       res = await passwordGrant('ALICE', alice.password).expect(200);
       expect((await me(res.body.access_token).expect(200)).body.username).toBe('alice');
@@ -88,17 +84,14 @@ describe('OAuth 2.0', () => {
       expect(res.body.error).toBe('invalid_request');
     });
 
-    it.each(['client_credentials', 'authorization_code', 'implicit', 'nonsense'])(
-      'grant_type=%s is 400 unsupported_grant_type',
-      async (grant) => {
-        const res = await t.http
-          .post('/oauth/token')
-          .type('form')
-          .send({ grant_type: grant, username: 'alice', password: alice.password, code: 'x' })
-          .expect(400);
-        expect(res.body).toEqual({ error: 'unsupported_grant_type', error_description: expect.any(String) });
-      },
-    );
+    it.each(['client_credentials', 'authorization_code', 'implicit', 'nonsense'])('grant_type=%s is 400 unsupported_grant_type', async (grant) => {
+      const res = await t.http
+        .post('/oauth/token')
+        .type('form')
+        .send({ grant_type: grant, username: 'alice', password: alice.password, code: 'x' })
+        .expect(400);
+      expect(res.body).toEqual({ error: 'unsupported_grant_type', error_description: expect.any(String) });
+    });
 
     it('needs no API credentials; a stale Authorization header does not turn it into a 401', async () => {
       const res = await passwordGrant('alice', alice.password).set('Authorization', 'Bearer stale-token').expect(200);
@@ -203,11 +196,7 @@ describe('OAuth 2.0', () => {
   describe('grant_type=refresh_token', () => {
     it('issues a new token and retires the old one', async () => {
       const first = await issue(alice);
-      const res = await t.http
-        .post('/oauth/token')
-        .type('form')
-        .send({ grant_type: 'refresh_token', refresh_token: first.refresh_token })
-        .expect(200);
+      const res = await t.http.post('/oauth/token').type('form').send({ grant_type: 'refresh_token', refresh_token: first.refresh_token }).expect(200);
       expect(res.headers['cache-control']).toBe('no-store');
       const second: Issued = res.body;
       expect(second).toMatchObject({ token_type: 'bearer', scope: 'api' });
@@ -230,17 +219,13 @@ describe('OAuth 2.0', () => {
     it('a refresh token works once', async () => {
       const first = await issue(alice);
       await t.http.post('/oauth/token').send({ grant_type: 'refresh_token', refresh_token: first.refresh_token }).expect(200);
-      const again = await t.http
-        .post('/oauth/token')
-        .send({ grant_type: 'refresh_token', refresh_token: first.refresh_token })
-        .expect(400);
+      const again = await t.http.post('/oauth/token').send({ grant_type: 'refresh_token', refresh_token: first.refresh_token }).expect(400);
       expect(again.body.error).toBe('invalid_grant');
     });
 
     it('two concurrent refreshes with one refresh token: exactly one succeeds', async () => {
       const first = await issue(alice);
-      const send = () =>
-        t.http.post('/oauth/token').send({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
+      const send = () => t.http.post('/oauth/token').send({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
       const results = await Promise.all([send(), send()]);
       expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
       const ok = results.find((r) => r.status === 200)!;
@@ -256,10 +241,7 @@ describe('OAuth 2.0', () => {
 
     it('an access token cannot be used as a refresh token', async () => {
       const first = await issue(alice);
-      const res = await t.http
-        .post('/oauth/token')
-        .send({ grant_type: 'refresh_token', refresh_token: first.access_token })
-        .expect(400);
+      const res = await t.http.post('/oauth/token').send({ grant_type: 'refresh_token', refresh_token: first.access_token }).expect(400);
       expect(res.body.error).toBe('invalid_grant');
       await me(first.access_token).expect(200);
     });
@@ -277,10 +259,7 @@ describe('OAuth 2.0', () => {
       expect(after.body.error).toBe('invalid_token');
       expect(after.headers['www-authenticate']).toMatch(/^Bearer /);
       // its refresh token is gone too
-      const refreshed = await t.http
-        .post('/oauth/token')
-        .send({ grant_type: 'refresh_token', refresh_token: tok.refresh_token })
-        .expect(400);
+      const refreshed = await t.http.post('/oauth/token').send({ grant_type: 'refresh_token', refresh_token: tok.refresh_token }).expect(400);
       expect(refreshed.body.error).toBe('invalid_grant');
     });
 
@@ -337,10 +316,7 @@ describe('OAuth 2.0', () => {
       const q = await t.http.get(`/api/v3/user?access_token=${tok.access_token}`).expect(401);
       expect(q.body).toEqual({ message: '401 Unauthorized' });
       // nor can it refresh its way back in
-      const refreshed = await t.http
-        .post('/oauth/token')
-        .send({ grant_type: 'refresh_token', refresh_token: tok.refresh_token })
-        .expect(400);
+      const refreshed = await t.http.post('/oauth/token').send({ grant_type: 'refresh_token', refresh_token: tok.refresh_token }).expect(400);
       expect(refreshed.body.error).toBe('invalid_grant');
 
       await t.http.put(`/api/v3/users/${dave.id}/unblock`).set('PRIVATE-TOKEN', t.root.token).expect(200);

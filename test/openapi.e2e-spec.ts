@@ -119,10 +119,9 @@ describe('OpenAPI document', () => {
     expect(list.requestBody).toBeUndefined();
   });
 
-  it('attaches the handlers\' declared response classes, with pagination headers on paginated lists', () => {
+  it("attaches the handlers' declared response classes, with pagination headers on paginated lists", () => {
     const paths = served.paths as Record<string, Record<string, Json>>;
-    const resp = (path: string, method: string, status: string) =>
-      ((paths[path][method].responses as Json)[status] as Json) ?? {};
+    const resp = (path: string, method: string, status: string) => ((paths[path][method].responses as Json)[status] as Json) ?? {};
     const schemaOf = (r: Json) => ((r.content as Json)['application/json'] as Json).schema;
     expect(schemaOf(resp('/api/v3/projects/{id}/issues', 'get', '200'))).toEqual({
       type: 'array',
@@ -134,8 +133,27 @@ describe('OpenAPI document', () => {
     expect(resp('/api/v3/projects/{id}/star', 'post', '304')).toHaveProperty('description');
     const schemas = (served.components as Json).schemas as Record<string, Json>;
     for (const name of [
-      'User', 'UserBasic', 'UserFull', 'Project', 'Namespace', 'Group', 'Member', 'Issue', 'Milestone', 'Label', 'Note',
-      'Snippet', 'Commit', 'Branch', 'Tag', 'Event', 'MergeRequest', 'Build', 'Runner', 'Trigger', 'Variable',
+      'User',
+      'UserBasic',
+      'UserFull',
+      'Project',
+      'Namespace',
+      'Group',
+      'Member',
+      'Issue',
+      'Milestone',
+      'Label',
+      'Note',
+      'Snippet',
+      'Commit',
+      'Branch',
+      'Tag',
+      'Event',
+      'MergeRequest',
+      'Build',
+      'Runner',
+      'Trigger',
+      'Variable',
     ]) {
       expect(schemas[name]).toHaveProperty('properties');
     }
@@ -173,7 +191,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('response classes are closed schemas, and a declared success status is the route\'s own', () => {
+  it("response classes are closed schemas, and a declared success status is the route's own", () => {
     const schemas = (served.components as Json).schemas as Record<string, Json>;
     for (const name of ['User', 'UserBasic', 'UserFull', 'UserLogin', 'Author', 'SSHKey', 'Email']) {
       expect(schemas[name].additionalProperties).toBe(false);

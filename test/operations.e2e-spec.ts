@@ -101,11 +101,7 @@ describe('operations: metrics, CORS, request ids', () => {
     expect(ok.headers['access-control-allow-origin']).toBe('http://front.example:3000');
     expect(ok.headers['access-control-allow-headers']).toMatch(/PRIVATE-TOKEN/);
     expect(ok.headers['access-control-allow-headers']).toMatch(/Sudo/);
-    const other = await t.http
-      .options('/api/v3/projects')
-      .set('Origin', 'http://evil.example')
-      .set('Access-Control-Request-Method', 'GET')
-      .expect(204);
+    const other = await t.http.options('/api/v3/projects').set('Origin', 'http://evil.example').set('Access-Control-Request-Method', 'GET').expect(204);
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
     const plain = await t.http.get('/api/v3/projects').set('Origin', 'http://evil.example').set('PRIVATE-TOKEN', t.root.token).expect(200);
     expect(plain.headers['access-control-allow-origin']).toBeUndefined();

@@ -29,9 +29,13 @@ describe('Pagination of every list', () => {
 
   const get = (path: string, token = t.root.token) => t.http.get(`${API}${path}`).set('PRIVATE-TOKEN', token);
   const post = (path: string, body: object = {}, token = t.root.token) =>
-    t.http.post(`${API}${path}`).set('PRIVATE-TOKEN', token).send(body).expect((r) => {
-      if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(r.body)}`);
-    });
+    t.http
+      .post(`${API}${path}`)
+      .set('PRIVATE-TOKEN', token)
+      .send(body)
+      .expect((r) => {
+        if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+      });
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -116,7 +120,7 @@ describe('Pagination of every list', () => {
   }
 
   it('every GET list route is documented as paginated (none answers a bare array)', () => {
-    const bare = documentedLists().filter(([, ok]) => !Object.keys((ok.headers ?? {})).includes('Link'));
+    const bare = documentedLists().filter(([, ok]) => !Object.keys(ok.headers ?? {}).includes('Link'));
     expect(bare.map(([k]) => k)).toEqual([]);
     expect(listRoutes().length).toBeGreaterThan(45);
   });
@@ -163,7 +167,14 @@ describe('Pagination of every list', () => {
     const path = pathOf(ids);
     const all = await get(path).expect(200);
     expect(all.body).toHaveLength(total);
-    expect(all.headers).toMatchObject({ 'x-total': String(total), 'x-total-pages': '1', 'x-page': '1', 'x-per-page': '20', 'x-next-page': '', 'x-prev-page': '' });
+    expect(all.headers).toMatchObject({
+      'x-total': String(total),
+      'x-total-pages': '1',
+      'x-page': '1',
+      'x-per-page': '20',
+      'x-next-page': '',
+      'x-prev-page': '',
+    });
     expect(all.headers.link).toBe(
       `<http://gitlab.test/api/v3${path}?page=1&per_page=20>; rel="first", <http://gitlab.test/api/v3${path}?page=1&per_page=20>; rel="last"`,
     );

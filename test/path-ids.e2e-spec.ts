@@ -41,7 +41,8 @@ describe('path ids parsed at the edge', () => {
     const issue = (await api('post', `/projects/${p.id}/issues`, { title: 'an issue' })).body;
     const snippet = (await api('post', `/projects/${p.id}/snippets`, { title: 's', file_name: 'a.txt', code: 'x', visibility_level: 20 })).body;
     const g = (await api('post', '/groups', { name: 'idsgroup', path: 'idsgroup' })).body;
-    const key = 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDJ2Zq0yTg8Ck1Jf0ZpYlX0JqgUuBfGlJmCjvZqmCmWbFm0yPo0S0Ob1ijJ5N2KDqWxG3dnuLq4kFmWnWfKQe8Vqq1n3rZBXSnw9PyhNHg5mIq7W8N4oFnJpF/VvCtLUVNtDRD3Xt0yJmYz8eQkE7xqnLhd/ZsVx7kKaQ4xY6vEwWDBtCo4Qj7+1Q3q8w2q0gvVQ2HmvF4QeAPRZzNyHbzUZ8WvzVqJkgmX3e4U6O8U5LW0rIHRr0FcuK0XK0O4N9zqg1QmQhb7YHcFsCP6sB1mXLkF9qgRj3mV9k0a9o8t4rK4vG0LaXk5J1uU0M0DkYv6r4w8p2nNNcxZpGQG9b7p probe';
+    const key =
+      'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDJ2Zq0yTg8Ck1Jf0ZpYlX0JqgUuBfGlJmCjvZqmCmWbFm0yPo0S0Ob1ijJ5N2KDqWxG3dnuLq4kFmWnWfKQe8Vqq1n3rZBXSnw9PyhNHg5mIq7W8N4oFnJpF/VvCtLUVNtDRD3Xt0yJmYz8eQkE7xqnLhd/ZsVx7kKaQ4xY6vEwWDBtCo4Qj7+1Q3q8w2q0gvVQ2HmvF4QeAPRZzNyHbzUZ8WvzVqJkgmX3e4U6O8U5LW0rIHRr0FcuK0XK0O4N9zqg1QmQhb7YHcFsCP6sB1mXLkF9qgRj3mV9k0a9o8t4rK4vG0LaXk5J1uU0M0DkYv6r4w8p2nNNcxZpGQG9b7p probe';
     const P = `/projects/${p.id}`;
     // ids of the fixture's rows vary with the database: the recorded keys name them
     name = (path) =>
@@ -55,8 +56,7 @@ describe('path ids parsed at the edge', () => {
       const values = write ? BAD : [...BAD, ...READ_ONLY];
       return values.map((v) => [body && write ? 'put' : 'get', path.replace('X', v), body] as Probe);
     };
-    const m = (method: Probe[0], path: string, body?: Record<string, unknown>): Probe[] =>
-      BAD.map((v) => [method, path.replace('X', v), body] as Probe);
+    const m = (method: Probe[0], path: string, body?: Record<string, unknown>): Probe[] => BAD.map((v) => [method, path.replace('X', v), body] as Probe);
     probes = [
       ...one('/users/X', undefined, false),
       ...m('put', '/users/X', { name: 'n' }),

@@ -42,8 +42,7 @@ describe('project_authorizations', () => {
   const listed = async (u: TestUser, http: TestAgent = t.http): Promise<number[]> =>
     (await as(u).get('/projects?per_page=100', http).expect(200)).body.map((p: { id: number }) => p.id).sort((a: number, b: number) => a - b);
   const createProject = async (owner: TestUser, body: object): Promise<number> => (await as(owner).post('/projects', body).expect(201)).body.id;
-  const createGroup = async (owner: TestUser, path: string): Promise<number> =>
-    (await as(owner).post('/groups', { name: path, path }).expect(201)).body.id;
+  const createGroup = async (owner: TestUser, path: string): Promise<number> => (await as(owner).post('/groups', { name: path, path }).expect(201)).body.id;
 
   beforeAll(async () => {
     t = await startTestApp();

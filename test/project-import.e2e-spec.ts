@@ -18,7 +18,9 @@ describe('project import', () => {
     home = mkdtempSync(join(tmpdir(), 'glv3-import-'));
     git = await GitCli.listen(t, home);
     // a public source project with two commits and a tag
-    const src = await root(t.http.post(`${API}/projects`)).send({ name: 'upstream', visibility_level: 20 }).expect(201);
+    const src = await root(t.http.post(`${API}/projects`))
+      .send({ name: 'upstream', visibility_level: 20 })
+      .expect(201);
     const work = join(home, 'work');
     await git.ok(['init', '-q', work]);
     await git.commit(work, { 'README.md': '# upstream\n' }, 'first');
@@ -57,7 +59,9 @@ describe('project import', () => {
       `http://[::ffff:127.0.0.1]:${git.port}/root/upstream.git`,
       `http://[::ffff:a9fe:a9fe]/latest/meta-data/`,
     ].entries()) {
-      const res = await root(t.http.post(`${API}/projects`)).send({ name: `refused-v6-${i}`, import_url: url }).expect(400);
+      const res = await root(t.http.post(`${API}/projects`))
+        .send({ name: `refused-v6-${i}`, import_url: url })
+        .expect(400);
       expect(res.body.message.import_url[0]).toMatch(/local network/);
     }
     const rows = await t.sql(`SELECT id FROM projects WHERE path LIKE 'refused-v6-%'`);
@@ -65,7 +69,9 @@ describe('project import', () => {
   });
 
   it('with the local network allowed, clones branches and tags, sets the default branch, hides credentials', async () => {
-    await root(t.http.put(`${API}/application/settings`)).send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
+    await root(t.http.put(`${API}/application/settings`))
+      .send({ allow_local_requests_from_hooks_and_services: true })
+      .expect(200);
     try {
       const res = await root(t.http.post(`${API}/projects`))
         .send({ name: 'imported', import_url: `http://root:${t.root.token}@127.0.0.1:${git.port}/root/upstream.git` })
@@ -82,12 +88,16 @@ describe('project import', () => {
       const events = await root(t.http.get(`${API}/projects/${res.body.id}/events`)).expect(200);
       expect(events.body[events.body.length - 1].action_name).toBe('imported');
     } finally {
-      await root(t.http.put(`${API}/application/settings`)).send({ allow_local_requests_from_hooks_and_services: false }).expect(200);
+      await root(t.http.put(`${API}/application/settings`))
+        .send({ allow_local_requests_from_hooks_and_services: false })
+        .expect(200);
     }
   });
 
   it('a source that does not answer ends as a failed import with an empty repository', async () => {
-    await root(t.http.put(`${API}/application/settings`)).send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
+    await root(t.http.put(`${API}/application/settings`))
+      .send({ allow_local_requests_from_hooks_and_services: true })
+      .expect(200);
     try {
       const res = await root(t.http.post(`${API}/projects`))
         .send({ name: 'broken', import_url: `http://127.0.0.1:${git.port}/root/does-not-exist.git` })
@@ -96,7 +106,9 @@ describe('project import', () => {
       expect(done).toMatchObject({ import_status: 'failed', default_branch: null });
       await root(t.http.get(`${API}/projects/${res.body.id}/repository/branches`)).expect(200, []);
     } finally {
-      await root(t.http.put(`${API}/application/settings`)).send({ allow_local_requests_from_hooks_and_services: false }).expect(200);
+      await root(t.http.put(`${API}/application/settings`))
+        .send({ allow_local_requests_from_hooks_and_services: false })
+        .expect(200);
     }
   });
 });

@@ -143,8 +143,7 @@ describe('project visibility matrix', () => {
   /** Never added anywhere: the target of every refused add. */
   let bystander: TestUser;
 
-  const tokenOf = (c: Caller): string | undefined =>
-    c === 'anonymous' ? undefined : c === 'admin' ? t.root.token : users[c].token;
+  const tokenOf = (c: Caller): string | undefined => (c === 'anonymous' ? undefined : c === 'admin' ? t.root.token : users[c].token);
   const auth = (req: Test, c: Caller): Test => {
     const token = tokenOf(c);
     return token ? req.set('PRIVATE-TOKEN', token) : req;
@@ -152,10 +151,7 @@ describe('project visibility matrix', () => {
   const asRoot = (req: Test) => req.set('PRIVATE-TOKEN', t.root.token);
 
   async function createProject(owner: TestUser, name: string, vis: Vis) {
-    const res = await t.http
-      .post(`${API}/projects`)
-      .set('PRIVATE-TOKEN', owner.token)
-      .send({ name, visibility_level: LEVEL[vis] });
+    const res = await t.http.post(`${API}/projects`).set('PRIVATE-TOKEN', owner.token).send({ name, visibility_level: LEVEL[vis] });
     if (res.status !== 201) throw new Error(`create ${name}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body as { id: number; path: string; visibility_level: number };
   }
@@ -211,10 +207,7 @@ describe('project visibility matrix', () => {
 
     it.each(combos)('%s on the %s project addressed as namespace%%2Fpath', async (caller, vis) => {
       const expected = SHOW[caller][col(vis)];
-      const res = await auth(
-        t.http.get(`${API}/projects/${encodeURIComponent(`matrix-owner/${project[vis].path}`)}`),
-        caller,
-      ).expect(expected);
+      const res = await auth(t.http.get(`${API}/projects/${encodeURIComponent(`matrix-owner/${project[vis].path}`)}`), caller).expect(expected);
       if (expected === 200) expect(res.body.id).toBe(project[vis].id);
       else if (expected === 404) expect(res.body.message).toBe('404 Project Not Found');
     });
@@ -238,7 +231,9 @@ describe('project visibility matrix', () => {
     it.each(combos)('%s on the %s project', async (caller, vis) => {
       const expected = UPDATE[caller][col(vis)];
       const description = `set by ${caller} on ${vis}`;
-      const res = await auth(t.http.put(`${API}/projects/${project[vis].id}`), caller).send({ description }).expect(expected);
+      const res = await auth(t.http.put(`${API}/projects/${project[vis].id}`), caller)
+        .send({ description })
+        .expect(expected);
       const after = await asRoot(t.http.get(`${API}/projects/${project[vis].id}`)).expect(200);
       if (expected === 200) {
         expect(res.body.description).toBe(description);
@@ -426,9 +421,7 @@ describe('project visibility matrix', () => {
     it.each([...MEMBER_ROLES, 'owner'] as const)('%s sees its own access level on each project', async (caller) => {
       const res = await auth(t.http.get(`${API}/projects?per_page=100`), caller).expect(200);
       for (const vis of VISIBILITIES) {
-        const item = (res.body as { id: number; permissions: { project_access: { access_level: number } | null } }[]).find(
-          (p) => p.id === project[vis].id,
-        );
+        const item = (res.body as { id: number; permissions: { project_access: { access_level: number } | null } }[]).find((p) => p.id === project[vis].id);
         expect(item).toBeDefined();
         expect(item!.permissions.project_access!.access_level).toBe(PROJECT_ACCESS[caller]);
       }

@@ -23,7 +23,10 @@ describe('projects', () => {
 
   const as = (u: TestUser | string, req: Test) => req.set('PRIVATE-TOKEN', typeof u === 'string' ? u : u.token);
   const root = (req: Test) => req.set('PRIVATE-TOKEN', t.root.token);
-  const settings = (body: Json) => root(t.http.put(`${API}/application/settings`)).send(body).expect(200);
+  const settings = (body: Json) =>
+    root(t.http.put(`${API}/application/settings`))
+      .send(body)
+      .expect(200);
 
   async function create(u: TestUser | string, body: Json): Promise<Json> {
     const res = await as(u, t.http.post(`${API}/projects`)).send(body);
@@ -48,8 +51,12 @@ describe('projects', () => {
       GIT_COMMITTER_NAME: 'Tester',
       GIT_COMMITTER_EMAIL: 'tester@example.com',
     };
-    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { env, input: `${message}\n` }).toString().trim();
-    const tree = execFileSync('git', ['mktree'], { env, input: `100644 blob ${blob}\tREADME.md\n` }).toString().trim();
+    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { env, input: `${message}\n` })
+      .toString()
+      .trim();
+    const tree = execFileSync('git', ['mktree'], { env, input: `100644 blob ${blob}\tREADME.md\n` })
+      .toString()
+      .trim();
     const sha = execFileSync('git', ['commit-tree', tree, '-m', message], { env }).toString().trim();
     execFileSync('git', ['update-ref', `refs/heads/${branch}`, sha], { env });
     return sha;
@@ -74,7 +81,9 @@ describe('projects', () => {
   describe('POST /projects', () => {
     let visCase = 0;
     it('creates a project: 201, path derived from the name, private by default, in the caller namespace', async () => {
-      const res = await as(alice, t.http.post(`${API}/projects`)).send({ name: 'My Project', description: 'first' }).expect(201);
+      const res = await as(alice, t.http.post(`${API}/projects`))
+        .send({ name: 'My Project', description: 'first' })
+        .expect(201);
       expect(res.headers['content-type']).toBe('application/json');
       const p = res.body;
       expect(p).toMatchObject({
@@ -140,7 +149,9 @@ describe('projects', () => {
     });
 
     it('no name: 400 `"name" not given`', async () => {
-      const res = await as(alice, t.http.post(`${API}/projects`)).send({ description: 'x' }).expect(400);
+      const res = await as(alice, t.http.post(`${API}/projects`))
+        .send({ description: 'x' })
+        .expect(400);
       expect(res.body).toEqual({ message: '400 (Bad request) "name" not given' });
     });
 
@@ -149,12 +160,17 @@ describe('projects', () => {
       [{ name: 'ok name', path: 'bad path' }, { path: [PATH_MESSAGE] }],
       [{ name: 'ok name', path: '-dash' }, { path: [PATH_MESSAGE] }],
       [{ name: 'ok name', path: 'repo.git' }, { path: [PATH_MESSAGE] }],
-      [{ name: '!nope', path: 'bad/path' }, { name: [NAME_MESSAGE], path: [PATH_MESSAGE] }],
+      [
+        { name: '!nope', path: 'bad/path' },
+        { name: [NAME_MESSAGE], path: [PATH_MESSAGE] },
+      ],
       [{ name: 'x'.repeat(256), path: 'long' }, { name: ['is too long (maximum is 255 characters)'] }],
       [{ name: 'vis', visibility_level: 7 }, { visibility_level: ['is not included in the list'] }],
       [{ name: 'flag', issues_enabled: 'maybe' }, { issues_enabled: ['is invalid'] }],
     ])('invalid %j: 400 with a validation map', async (body, message) => {
-      const res = await as(alice, t.http.post(`${API}/projects`)).send(body).expect(400);
+      const res = await as(alice, t.http.post(`${API}/projects`))
+        .send(body)
+        .expect(400);
       expect(res.body).toEqual({ message });
     });
 
@@ -193,7 +209,9 @@ describe('projects', () => {
       await settings({ restricted_visibility_levels: [20] });
       try {
         for (const body of [{ visibility_level: 20 }, { public: true }]) {
-          const res = await as(bob, t.http.post(`${API}/projects`)).send({ name: 'Restricted', ...body }).expect(400);
+          const res = await as(bob, t.http.post(`${API}/projects`))
+            .send({ name: 'Restricted', ...body })
+            .expect(400);
           expect(res.body).toEqual({
             message: { visibility_level: ['Public visibility has been restricted by your GitLab administrator'] },
           });
@@ -204,7 +222,9 @@ describe('projects', () => {
         const admin = await create(t.root.token, { name: 'Admin Public', visibility_level: 20 });
         expect(admin.visibility_level).toBe(20);
         // a non-admin owner cannot switch to the restricted level either
-        const upd = await as(bob, t.http.put(`${API}/projects/${internal.id}`)).send({ visibility_level: 20 }).expect(400);
+        const upd = await as(bob, t.http.put(`${API}/projects/${internal.id}`))
+          .send({ visibility_level: 20 })
+          .expect(400);
         expect(upd.body.message).toHaveProperty('visibility_level');
       } finally {
         await settings({ restricted_visibility_levels: [] });
@@ -216,7 +236,9 @@ describe('projects', () => {
     it('projects_limit reached: 403 with a bare JSON array; group namespaces are exempt', async () => {
       const limited = await t.createUser({ username: 'limited', projects_limit: 1 });
       await create(limited, { name: 'The Only One' });
-      const res = await as(limited, t.http.post(`${API}/projects`)).send({ name: 'One Too Many' }).expect(403);
+      const res = await as(limited, t.http.post(`${API}/projects`))
+        .send({ name: 'One Too Many' })
+        .expect(403);
       expect(res.body).toEqual({ message: '403 Your project limit is 1 projects! Please contact your administrator to increase it' });
       await as(limited, t.http.get(`${API}/projects/${encodeURIComponent('limited/one-too-many')}`)).expect(404);
 
@@ -225,17 +247,25 @@ describe('projects', () => {
       expect(inGroup.namespace).toMatchObject({ id: group.id, kind: 'group' });
 
       const none = await t.createUser({ username: 'nolimit', projects_limit: 0 });
-      const zero = await as(none, t.http.post(`${API}/projects`)).send({ name: 'Anything' }).expect(403);
+      const zero = await as(none, t.http.post(`${API}/projects`))
+        .send({ name: 'Anything' })
+        .expect(403);
       expect(zero.body).toEqual({ message: '403 Your project limit is 0 projects! Please contact your administrator to increase it' });
     });
 
     it('name or path already taken in the namespace: 409 naming the field (case-insensitively)', async () => {
       await create(bob, { name: 'Taken', path: 'taken-path' });
-      const byName = await as(bob, t.http.post(`${API}/projects`)).send({ name: 'TAKEN', path: 'other-path' }).expect(409);
+      const byName = await as(bob, t.http.post(`${API}/projects`))
+        .send({ name: 'TAKEN', path: 'other-path' })
+        .expect(409);
       expect(byName.body).toEqual({ message: '409 Name has already been taken' });
-      const byPath = await as(bob, t.http.post(`${API}/projects`)).send({ name: 'Other', path: 'Taken-Path' }).expect(409);
+      const byPath = await as(bob, t.http.post(`${API}/projects`))
+        .send({ name: 'Other', path: 'Taken-Path' })
+        .expect(409);
       expect(byPath.body).toEqual({ message: '409 Path has already been taken' });
-      const both = await as(bob, t.http.post(`${API}/projects`)).send({ name: 'Taken', path: 'taken-path' }).expect(409);
+      const both = await as(bob, t.http.post(`${API}/projects`))
+        .send({ name: 'Taken', path: 'taken-path' })
+        .expect(409);
       expect(both.body).toEqual({ message: '409 Name has already been taken' });
       // another namespace may use them
       const elsewhere = await create(alice, { name: 'Taken', path: 'taken-path' });
@@ -244,10 +274,7 @@ describe('projects', () => {
 
     it.each([1, 2, 3])('concurrent creation of the same path in a user namespace (round %i): one 201, one 409', async (round) => {
       const body = { name: `Race ${round}` };
-      const results = await Promise.all([
-        as(bob, t.http.post(`${API}/projects`)).send(body),
-        as(bob, t.http.post(`${API}/projects`)).send(body),
-      ]);
+      const results = await Promise.all([as(bob, t.http.post(`${API}/projects`)).send(body), as(bob, t.http.post(`${API}/projects`)).send(body)]);
       expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
       const loser = results.find((r) => r.status === 409)!;
       expect(loser.body.message).toBe('409 Name has already been taken');
@@ -261,10 +288,7 @@ describe('projects', () => {
       const group = await createGroup(bob, 'race-group');
       for (let round = 0; round < 3; round++) {
         const body = { name: `Group Race ${round}`, namespace_id: group.id };
-        const results = await Promise.all([
-          as(bob, t.http.post(`${API}/projects`)).send(body),
-          as(bob, t.http.post(`${API}/projects`)).send(body),
-        ]);
+        const results = await Promise.all([as(bob, t.http.post(`${API}/projects`)).send(body), as(bob, t.http.post(`${API}/projects`)).send(body)]);
         expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
       }
       const rows = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM projects WHERE namespace_id = $1`, [group.id]);
@@ -275,10 +299,16 @@ describe('projects', () => {
       const group = await createGroup(alice, 'ns-group');
       const master = await t.createUser({ username: 'ns-master' });
       const developer = await t.createUser({ username: 'ns-developer' });
-      await as(alice, t.http.post(`${API}/groups/${group.id}/members`)).send({ user_id: master.id, access_level: 40 }).expect(201);
-      await as(alice, t.http.post(`${API}/groups/${group.id}/members`)).send({ user_id: developer.id, access_level: 30 }).expect(201);
+      await as(alice, t.http.post(`${API}/groups/${group.id}/members`))
+        .send({ user_id: master.id, access_level: 40 })
+        .expect(201);
+      await as(alice, t.http.post(`${API}/groups/${group.id}/members`))
+        .send({ user_id: developer.id, access_level: 30 })
+        .expect(201);
 
-      const ok = await as(master, t.http.post(`${API}/projects`)).send({ name: 'Master Made', namespace_id: group.id }).expect(201);
+      const ok = await as(master, t.http.post(`${API}/projects`))
+        .send({ name: 'Master Made', namespace_id: group.id })
+        .expect(201);
       expect(ok.body).toMatchObject({
         path_with_namespace: 'ns-group/master-made',
         name_with_namespace: 'ns-group / Master Made',
@@ -289,20 +319,30 @@ describe('projects', () => {
       expect(git.exists(ok.body.id)).toBe(true);
 
       const invalid = { message: { namespace: ['is not valid'] } };
-      const dev = await as(developer, t.http.post(`${API}/projects`)).send({ name: 'Dev Made', namespace_id: group.id }).expect(400);
+      const dev = await as(developer, t.http.post(`${API}/projects`))
+        .send({ name: 'Dev Made', namespace_id: group.id })
+        .expect(400);
       expect(dev.body).toEqual(invalid);
-      const stranger = await as(bob, t.http.post(`${API}/projects`)).send({ name: 'Bob Made', namespace_id: group.id }).expect(400);
+      const stranger = await as(bob, t.http.post(`${API}/projects`))
+        .send({ name: 'Bob Made', namespace_id: group.id })
+        .expect(400);
       expect(stranger.body).toEqual(invalid);
 
       const alicesNamespace = (await create(alice, { name: 'Ns Probe' })).namespace.id;
-      const other = await as(bob, t.http.post(`${API}/projects`)).send({ name: 'Squatter', namespace_id: alicesNamespace }).expect(400);
+      const other = await as(bob, t.http.post(`${API}/projects`))
+        .send({ name: 'Squatter', namespace_id: alicesNamespace })
+        .expect(400);
       expect(other.body).toEqual(invalid);
-      const unknown = await as(bob, t.http.post(`${API}/projects`)).send({ name: 'Nowhere', namespace_id: 999999 }).expect(400);
+      const unknown = await as(bob, t.http.post(`${API}/projects`))
+        .send({ name: 'Nowhere', namespace_id: 999999 })
+        .expect(400);
       expect(unknown.body).toEqual(invalid);
       await as(t.root.token, t.http.get(`${API}/projects/${encodeURIComponent('alice/squatter')}`)).expect(404);
 
       // an administrator may create anywhere
-      const admin = await root(t.http.post(`${API}/projects`)).send({ name: 'Admin Made', namespace_id: alicesNamespace }).expect(201);
+      const admin = await root(t.http.post(`${API}/projects`))
+        .send({ name: 'Admin Made', namespace_id: alicesNamespace })
+        .expect(201);
       expect(admin.body.path_with_namespace).toBe('alice/admin-made');
     });
 
@@ -316,7 +356,9 @@ describe('projects', () => {
       'http://user:secret@localhost/repo.git',
     ])('import_url %s on the local network: 400 import_url, no project', async (url) => {
       const name = `Import ${url.replace(/[^a-z0-9]/gi, ' ')}`.replace(/\s+/g, ' ').trim();
-      const res = await as(alice, t.http.post(`${API}/projects`)).send({ name, import_url: url }).expect(400);
+      const res = await as(alice, t.http.post(`${API}/projects`))
+        .send({ name, import_url: url })
+        .expect(400);
       expect(Object.keys(res.body.message)).toEqual(['import_url']);
       expect(res.body.message.import_url[0]).toMatch(/local network/);
       expect(JSON.stringify(res.body)).not.toContain('secret');
@@ -329,7 +371,9 @@ describe('projects', () => {
       await settings({ allow_local_requests_from_hooks_and_services: true });
       try {
         for (const url of [`file://${bare}`, bare, 'ssh://git@example.com/x.git', 'git://example.com/x.git', 'ftp://example.com/x']) {
-          const res = await as(alice, t.http.post(`${API}/projects`)).send({ name: 'From File', import_url: url }).expect(400);
+          const res = await as(alice, t.http.post(`${API}/projects`))
+            .send({ name: 'From File', import_url: url })
+            .expect(400);
           expect(Object.keys(res.body.message)).toEqual(['import_url']);
         }
       } finally {
@@ -347,7 +391,9 @@ describe('projects', () => {
   describe('POST /projects/user/:user_id', () => {
     it('an administrator creates a project in the user namespace (201)', async () => {
       const carol = await t.createUser({ username: 'carol', name: 'Carol' });
-      const res = await root(t.http.post(`${API}/projects/user/${carol.id}`)).send({ name: 'For Carol', visibility_level: 10 }).expect(201);
+      const res = await root(t.http.post(`${API}/projects/user/${carol.id}`))
+        .send({ name: 'For Carol', visibility_level: 10 })
+        .expect(201);
       expect(res.body).toMatchObject({
         name: 'For Carol',
         path: 'for-carol',
@@ -358,7 +404,9 @@ describe('projects', () => {
       });
       expect(git.exists(res.body.id)).toBe(true);
       // carol owns it: she may rename it and it is in her lists
-      await as(carol, t.http.put(`${API}/projects/${res.body.id}`)).send({ name: 'Carols Own' }).expect(200);
+      await as(carol, t.http.put(`${API}/projects/${res.body.id}`))
+        .send({ name: 'Carols Own' })
+        .expect(200);
       const owned = await as(carol, t.http.get(`${API}/projects/owned`)).expect(200);
       expect(owned.body.map((p: Json) => p.id)).toContain(res.body.id);
       // path and namespace_id are not taken from the request
@@ -369,11 +417,17 @@ describe('projects', () => {
     });
 
     it('a non-administrator gets 403; an unknown user 404; no name 400', async () => {
-      const res = await as(alice, t.http.post(`${API}/projects/user/${bob.id}`)).send({ name: 'Nope' }).expect(403);
+      const res = await as(alice, t.http.post(`${API}/projects/user/${bob.id}`))
+        .send({ name: 'Nope' })
+        .expect(403);
       expect(res.body).toEqual({ message: '403 Forbidden' });
-      const unknown = await root(t.http.post(`${API}/projects/user/999999`)).send({ name: 'Ghost' }).expect(404);
+      const unknown = await root(t.http.post(`${API}/projects/user/999999`))
+        .send({ name: 'Ghost' })
+        .expect(404);
       expect(unknown.body).toEqual({ message: '404 User Not Found' });
-      const noName = await root(t.http.post(`${API}/projects/user/${bob.id}`)).send({}).expect(400);
+      const noName = await root(t.http.post(`${API}/projects/user/${bob.id}`))
+        .send({})
+        .expect(400);
       expect(JSON.stringify(noName.body.message)).toContain('name');
     });
   });
@@ -421,7 +475,9 @@ describe('projects', () => {
       made.old = await create(lister, { name: 'Old Stuff', visibility_level: 0 });
       await as(lister, t.http.post(`${API}/projects/${made.old.id}/archive`)).expect(201);
       made.shared = await create(other, { name: 'Shared With Lister', visibility_level: 0 });
-      await as(other, t.http.post(`${API}/projects/${made.shared.id}/members`)).send({ user_id: lister.id, access_level: 30 }).expect(201);
+      await as(other, t.http.post(`${API}/projects/${made.shared.id}/members`))
+        .send({ user_id: lister.id, access_level: 30 })
+        .expect(201);
       made.foreignPublic = await create(other, { name: 'Foreign Public', visibility_level: 20 });
       made.foreignPrivate = await create(other, { name: 'Foreign Private', visibility_level: 0 });
     });
@@ -543,7 +599,9 @@ describe('projects', () => {
     it('GET /projects/owned includes projects of groups the caller owns, not of groups it only masters', async () => {
       const owned = await createGroup(lister, 'lister-owned-group');
       const mastered = await createGroup(other, 'lister-mastered-group');
-      await as(other, t.http.post(`${API}/groups/${mastered.id}/members`)).send({ user_id: lister.id, access_level: 40 }).expect(201);
+      await as(other, t.http.post(`${API}/groups/${mastered.id}/members`))
+        .send({ user_id: lister.id, access_level: 40 })
+        .expect(201);
       const a = await create(lister, { name: 'In Owned Group', namespace_id: owned.id });
       const b = await create(lister, { name: 'In Mastered Group', namespace_id: mastered.id });
       const res = await as(lister, t.http.get(`${API}/projects/owned?per_page=100`)).expect(200);
@@ -575,7 +633,9 @@ describe('projects', () => {
       await as(other, t.http.delete(`${API}/projects/${made.shared.id}/members/${lister.id}`)).expect(200);
       const after = await as(lister, t.http.get(`${API}/projects/starred`)).expect(200);
       expect(ids(after)).toEqual([made.foreignPublic.id, made.alpha.id]);
-      await as(other, t.http.post(`${API}/projects/${made.shared.id}/members`)).send({ user_id: lister.id, access_level: 30 }).expect(201);
+      await as(other, t.http.post(`${API}/projects/${made.shared.id}/members`))
+        .send({ user_id: lister.id, access_level: 30 })
+        .expect(201);
       for (const p of [made.foreignPublic, made.shared, made.alpha]) {
         await as(lister, t.http.delete(`${API}/projects/${p.id}/star`)).expect(200);
       }
@@ -642,7 +702,9 @@ describe('projects', () => {
         } else {
           p = await create(heavy, { name: `Heavy ${i}` });
         }
-        await as(heavy, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: helper.id, access_level: 20 }).expect(201);
+        await as(heavy, t.http.post(`${API}/projects/${p.id}/members`))
+          .send({ user_id: helper.id, access_level: 20 })
+          .expect(201);
         await as(heavy, t.http.post(`${API}/projects/${p.id}/star`)).expect(201);
       }
       const rows = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM projects`);
@@ -676,7 +738,9 @@ describe('projects', () => {
       const p = (await as(heavy, t.http.get(`${API}/projects?per_page=1`)).expect(200)).body[0];
       const visitor = await t.createUser({ username: 'heavy-visitor' });
       for (let i = 0; i < 13; i++) {
-        await as(heavy, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: visitor.id, access_level: 10 }).expect(201);
+        await as(heavy, t.http.post(`${API}/projects/${p.id}/members`))
+          .send({ user_id: visitor.id, access_level: 10 })
+          .expect(201);
         await as(heavy, t.http.delete(`${API}/projects/${p.id}/members/${visitor.id}`)).expect(200);
       }
       const small = await cost(`${API}/projects/${p.id}/events?per_page=20`, heavy.token);
@@ -701,8 +765,12 @@ describe('projects', () => {
       master = await t.createUser({ username: 'upd-master' });
       developer = await t.createUser({ username: 'upd-developer' });
       p = await create(owner, { name: 'Updatable', description: 'before' });
-      await as(owner, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: master.id, access_level: 40 }).expect(201);
-      await as(owner, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: developer.id, access_level: 30 }).expect(201);
+      await as(owner, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: master.id, access_level: 40 })
+        .expect(201);
+      await as(owner, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: developer.id, access_level: 30 })
+        .expect(201);
       await create(owner, { name: 'Neighbour', path: 'neighbour' });
     });
 
@@ -715,7 +783,9 @@ describe('projects', () => {
       expect(typeof res.body.runners_token).toBe('string');
       const again = await as(owner, t.http.get(`${API}/projects/${p.id}`)).expect(200);
       expect(again.body).toMatchObject({ description: 'after', issues_enabled: false });
-      await as(master, t.http.put(`${API}/projects/${p.id}`)).send({ issues_enabled: true }).expect(200);
+      await as(master, t.http.put(`${API}/projects/${p.id}`))
+        .send({ issues_enabled: true })
+        .expect(200);
     });
 
     it('resending unchanged name, path and visibility is not a rename (master 200)', async () => {
@@ -726,22 +796,34 @@ describe('projects', () => {
     });
 
     it('developer: 403; non-member of a private project: 404', async () => {
-      const dev = await as(developer, t.http.put(`${API}/projects/${p.id}`)).send({ description: 'dev' }).expect(403);
+      const dev = await as(developer, t.http.put(`${API}/projects/${p.id}`))
+        .send({ description: 'dev' })
+        .expect(403);
       expect(dev.body).toEqual({ message: '403 Forbidden' });
-      const stranger = await as(bob, t.http.put(`${API}/projects/${p.id}`)).send({ description: 'bob' }).expect(404);
+      const stranger = await as(bob, t.http.put(`${API}/projects/${p.id}`))
+        .send({ description: 'bob' })
+        .expect(404);
       expect(stranger.body).toEqual({ message: '404 Project Not Found' });
     });
 
     it('renaming needs the owner: master 403, owner 200', async () => {
-      await as(master, t.http.put(`${API}/projects/${p.id}`)).send({ name: 'Master Rename' }).expect(403);
-      await as(master, t.http.put(`${API}/projects/${p.id}`)).send({ path: 'master-path' }).expect(403);
-      const res = await as(owner, t.http.put(`${API}/projects/${p.id}`)).send({ name: 'Renamed Project' }).expect(200);
+      await as(master, t.http.put(`${API}/projects/${p.id}`))
+        .send({ name: 'Master Rename' })
+        .expect(403);
+      await as(master, t.http.put(`${API}/projects/${p.id}`))
+        .send({ path: 'master-path' })
+        .expect(403);
+      const res = await as(owner, t.http.put(`${API}/projects/${p.id}`))
+        .send({ name: 'Renamed Project' })
+        .expect(200);
       expect(res.body).toMatchObject({ name: 'Renamed Project', path: 'updatable', name_with_namespace: 'Update Owner / Renamed Project' });
     });
 
     it('path change: the project answers at the new path, the repository stays where it is', async () => {
       const before = git.repositoryPath(p.id);
-      const res = await as(owner, t.http.put(`${API}/projects/${p.id}`)).send({ path: 'moved-path' }).expect(200);
+      const res = await as(owner, t.http.put(`${API}/projects/${p.id}`))
+        .send({ path: 'moved-path' })
+        .expect(200);
       expect(res.body).toMatchObject({
         path: 'moved-path',
         path_with_namespace: 'upd-owner/moved-path',
@@ -754,13 +836,23 @@ describe('projects', () => {
     });
 
     it('visibility change needs the owner: master 403, owner 200', async () => {
-      await as(master, t.http.put(`${API}/projects/${p.id}`)).send({ visibility_level: 20 }).expect(403);
-      await as(master, t.http.put(`${API}/projects/${p.id}`)).send({ public: true }).expect(403);
-      const res = await as(owner, t.http.put(`${API}/projects/${p.id}`)).send({ visibility_level: 10 }).expect(200);
+      await as(master, t.http.put(`${API}/projects/${p.id}`))
+        .send({ visibility_level: 20 })
+        .expect(403);
+      await as(master, t.http.put(`${API}/projects/${p.id}`))
+        .send({ public: true })
+        .expect(403);
+      const res = await as(owner, t.http.put(`${API}/projects/${p.id}`))
+        .send({ visibility_level: 10 })
+        .expect(200);
       expect(res.body.visibility_level).toBe(10);
-      const pub = await as(owner, t.http.put(`${API}/projects/${p.id}`)).send({ public: true }).expect(200);
+      const pub = await as(owner, t.http.put(`${API}/projects/${p.id}`))
+        .send({ public: true })
+        .expect(200);
       expect(pub.body).toMatchObject({ visibility_level: 20, public: true });
-      const back = await as(owner, t.http.put(`${API}/projects/${p.id}`)).send({ public: false, visibility_level: 0 }).expect(200);
+      const back = await as(owner, t.http.put(`${API}/projects/${p.id}`))
+        .send({ public: false, visibility_level: 0 })
+        .expect(200);
       expect(back.body.visibility_level).toBe(0);
     });
 
@@ -772,28 +864,40 @@ describe('projects', () => {
       [{ visibility_level: 5 }, { visibility_level: ['is not included in the list'] }],
       [{ builds_enabled: 'perhaps' }, { builds_enabled: ['is invalid'] }],
     ])('invalid %j: 400 with a validation map', async (body, message) => {
-      const res = await as(owner, t.http.put(`${API}/projects/${p.id}`)).send(body).expect(400);
+      const res = await as(owner, t.http.put(`${API}/projects/${p.id}`))
+        .send(body)
+        .expect(400);
       expect(res.body).toEqual({ message });
     });
 
     it('name or path taken by another project of the namespace: 409', async () => {
-      const byName = await as(owner, t.http.put(`${API}/projects/${p.id}`)).send({ name: 'neighbour' }).expect(409);
+      const byName = await as(owner, t.http.put(`${API}/projects/${p.id}`))
+        .send({ name: 'neighbour' })
+        .expect(409);
       expect(byName.body).toEqual({ message: '409 Name has already been taken' });
-      const byPath = await as(owner, t.http.put(`${API}/projects/${p.id}`)).send({ path: 'NEIGHBOUR' }).expect(409);
+      const byPath = await as(owner, t.http.put(`${API}/projects/${p.id}`))
+        .send({ path: 'NEIGHBOUR' })
+        .expect(409);
       expect(byPath.body).toEqual({ message: '409 Path has already been taken' });
       const still = await as(owner, t.http.get(`${API}/projects/${p.id}`)).expect(200);
       expect(still.body).toMatchObject({ name: 'Renamed Project', path: 'moved-path' });
     });
 
     it('default_branch: 400 for a branch that does not exist, 200 (and HEAD moved) for one that does', async () => {
-      const missing = await as(master, t.http.put(`${API}/projects/${p.id}`)).send({ default_branch: 'nope' }).expect(400);
+      const missing = await as(master, t.http.put(`${API}/projects/${p.id}`))
+        .send({ default_branch: 'nope' })
+        .expect(400);
       expect(missing.body).toEqual({ message: { default_branch: ['does not exist'] } });
-      const weird = await as(master, t.http.put(`${API}/projects/${p.id}`)).send({ default_branch: '--upload-pack=x' }).expect(400);
+      const weird = await as(master, t.http.put(`${API}/projects/${p.id}`))
+        .send({ default_branch: '--upload-pack=x' })
+        .expect(400);
       expect(weird.body.message).toHaveProperty('default_branch');
 
       commitTo(p.id, 'master');
       commitTo(p.id, 'develop', 'on develop');
-      const res = await as(master, t.http.put(`${API}/projects/${p.id}`)).send({ default_branch: 'develop' }).expect(200);
+      const res = await as(master, t.http.put(`${API}/projects/${p.id}`))
+        .send({ default_branch: 'develop' })
+        .expect(200);
       expect(res.body.default_branch).toBe('develop');
       const head = execFileSync('git', ['symbolic-ref', 'HEAD'], { env: { ...process.env, GIT_DIR: git.repositoryPath(p.id) } })
         .toString()
@@ -802,7 +906,9 @@ describe('projects', () => {
     });
 
     it('unknown project: 404', async () => {
-      await as(owner, t.http.put(`${API}/projects/999999`)).send({ description: 'x' }).expect(404);
+      await as(owner, t.http.put(`${API}/projects/999999`))
+        .send({ description: 'x' })
+        .expect(404);
     });
   });
 
@@ -905,7 +1011,9 @@ describe('projects', () => {
       owner = await t.createUser({ username: 'arch-owner' });
       master = await t.createUser({ username: 'arch-master' });
       p = await create(owner, { name: 'Archivable' });
-      await as(owner, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: master.id, access_level: 40 }).expect(201);
+      await as(owner, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: master.id, access_level: 40 })
+        .expect(201);
     });
 
     it('master: 403 for both', async () => {
@@ -948,7 +1056,9 @@ describe('projects', () => {
       const owner = await t.createUser({ username: 'del-owner' });
       const master = await t.createUser({ username: 'del-master' });
       const p = await create(owner, { name: 'Deletable', visibility_level: 20 });
-      await as(owner, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: master.id, access_level: 40 }).expect(201);
+      await as(owner, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: master.id, access_level: 40 })
+        .expect(201);
       await as(master, t.http.post(`${API}/projects/${p.id}/star`)).expect(201);
 
       const m = await as(master, t.http.delete(`${API}/projects/${p.id}`)).expect(403);
@@ -995,8 +1105,17 @@ describe('projects', () => {
       expect(res.body).toHaveLength(1);
       const e = res.body[0];
       expect(Object.keys(e)).toEqual([
-        'title', 'project_id', 'action_name', 'target_id', 'target_type', 'author_id', 'data', 'target_title', 'created_at',
-        'author', 'author_username',
+        'title',
+        'project_id',
+        'action_name',
+        'target_id',
+        'target_type',
+        'author_id',
+        'data',
+        'target_title',
+        'created_at',
+        'author',
+        'author_username',
       ]);
       expect(e).toMatchObject({
         title: null,
@@ -1019,11 +1138,17 @@ describe('projects', () => {
       expect(created.author.created_at).toMatch(ISO);
       expect(created.author).not.toHaveProperty('email');
       const admin = (await root(t.http.get(`${API}/projects/${p.id}/events`)).expect(200)).body;
-      expect(admin.find((e: Json) => e.action_name === 'created').author).toMatchObject({ id: owner.id, email: owner.email, created_at: expect.stringMatching(ISO) });
+      expect(admin.find((e: Json) => e.action_name === 'created').author).toMatchObject({
+        id: owner.id,
+        email: owner.email,
+        created_at: expect.stringMatching(ISO),
+      });
     });
 
     it('`joined` when a member is added, `left` when removed, newest first', async () => {
-      await as(owner, t.http.post(`${API}/projects/${p.id}/members`)).send({ user_id: joiner.id, access_level: 30 }).expect(201);
+      await as(owner, t.http.post(`${API}/projects/${p.id}/members`))
+        .send({ user_id: joiner.id, access_level: 30 })
+        .expect(201);
       await as(owner, t.http.delete(`${API}/projects/${p.id}/members/${joiner.id}`)).expect(200);
       // removing a non-member records nothing
       await as(owner, t.http.delete(`${API}/projects/${p.id}/members/${joiner.id}`)).expect(200);
@@ -1052,15 +1177,21 @@ describe('projects', () => {
       const hidden = await as(bob, t.http.get(`${API}/projects/${p.id}/events`)).expect(404);
       expect(hidden.body).toEqual({ message: '404 Project Not Found' });
       await t.http.get(`${API}/projects/${p.id}/events`).expect(401);
-      await as(owner, t.http.put(`${API}/projects/${p.id}`)).send({ visibility_level: 20 }).expect(200);
+      await as(owner, t.http.put(`${API}/projects/${p.id}`))
+        .send({ visibility_level: 20 })
+        .expect(200);
       const open = await as(bob, t.http.get(`${API}/projects/${p.id}/events`)).expect(200);
       expect(open.body).toHaveLength(3);
     });
 
     it('a comment gives `commented on` with the note; opening an issue gives `opened`', async () => {
       const c = await create(owner, { name: 'Commented' });
-      const issue = await as(owner, t.http.post(`${API}/projects/${c.id}/issues`)).send({ title: 'Broken build' }).expect(201);
-      await as(owner, t.http.post(`${API}/projects/${c.id}/issues/${issue.body.id}/notes`)).send({ body: 'Looking into it' }).expect(201);
+      const issue = await as(owner, t.http.post(`${API}/projects/${c.id}/issues`))
+        .send({ title: 'Broken build' })
+        .expect(201);
+      await as(owner, t.http.post(`${API}/projects/${c.id}/issues/${issue.body.id}/notes`))
+        .send({ body: 'Looking into it' })
+        .expect(201);
       const res = await as(owner, t.http.get(`${API}/projects/${c.id}/events`)).expect(200);
       const [comment, opened] = res.body;
       expect(comment).toMatchObject({
@@ -1084,13 +1215,15 @@ describe('projects', () => {
   // ------------------------------------------------------------------ resolver
 
   describe('ProjectResolver.resolve', () => {
-    it('loads the project and the caller\'s access in one SQL statement (by id or path; direct, group or no membership)', async () => {
+    it("loads the project and the caller's access in one SQL statement (by id or path; direct, group or no membership)", async () => {
       const resolver = t.app.app.get(ProjectResolver);
       const users = t.app.app.get(UsersRepository);
       const owner = await t.createUser({ username: 'rs-owner' });
       const member = await t.createUser({ username: 'rs-member' });
       const group = await createGroup(owner, 'rs-group');
-      await as(owner, t.http.post(`${API}/groups/${group.id}/members`)).send({ user_id: member.id, access_level: 30 }).expect(201);
+      await as(owner, t.http.post(`${API}/groups/${group.id}/members`))
+        .send({ user_id: member.id, access_level: 30 })
+        .expect(201);
       const p = await create(owner, { name: 'resolved', namespace_id: group.id });
       const own = await create(owner, { name: 'own-resolved', visibility_level: 20 });
       const [ownerRow, memberRow, bobRow] = await Promise.all([owner, member, bob].map((u) => users.byId(u.id)));
@@ -1135,10 +1268,7 @@ describe('projects', () => {
     });
 
     it('the same fork twice at once: one 201, one 409', async () => {
-      const results = await Promise.all([
-        as(racer, t.http.post(`${API}/projects/fork/${src.id}`)),
-        as(racer, t.http.post(`${API}/projects/fork/${src.id}`)),
-      ]);
+      const results = await Promise.all([as(racer, t.http.post(`${API}/projects/fork/${src.id}`)), as(racer, t.http.post(`${API}/projects/fork/${src.id}`))]);
       expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
       const shown = await as(alice, t.http.get(`${API}/projects/${src.id}`)).expect(200);
       expect(shown.body.forks_count).toBe(1);
@@ -1156,10 +1286,7 @@ describe('projects', () => {
     });
 
     it('starring twice at once: one 201, one 304, star_count 1', async () => {
-      const results = await Promise.all([
-        as(racer, t.http.post(`${API}/projects/${src.id}/star`)),
-        as(racer, t.http.post(`${API}/projects/${src.id}/star`)),
-      ]);
+      const results = await Promise.all([as(racer, t.http.post(`${API}/projects/${src.id}/star`)), as(racer, t.http.post(`${API}/projects/${src.id}/star`))]);
       expect(results.map((r) => r.status).sort()).toEqual([201, 304]);
       const shown = await as(alice, t.http.get(`${API}/projects/${src.id}`)).expect(200);
       expect(shown.body.star_count).toBe(1);

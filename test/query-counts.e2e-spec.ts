@@ -50,7 +50,13 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
    * with `overrides` (SQL expressions over the source row `src` and `g`) for unique or varying
    * columns. Returns the new ids.
    */
-  async function dup(table: string, id: number, overrides: Record<string, string> = {}, params: unknown[] = [], from = `generate_series(1, ${ROWS}) AS x(g)`): Promise<number[]> {
+  async function dup(
+    table: string,
+    id: number,
+    overrides: Record<string, string> = {},
+    params: unknown[] = [],
+    from = `generate_series(1, ${ROWS}) AS x(g)`,
+  ): Promise<number[]> {
     const cols = await t.sql<{ column_name: string; column_default: string | null }>(
       `SELECT column_name, column_default FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
       [table],
@@ -58,10 +64,10 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
     const used = cols.filter((c) => !(c.column_name === 'id' && !overrides.id));
     const names = used.map((c) => `"${c.column_name}"`).join(', ');
     const values = used.map((c) => overrides[c.column_name] ?? `src."${c.column_name}"`).join(', ');
-    const rows = await t.sql<{ id: number }>(
-      `INSERT INTO ${table} (${names}) SELECT ${values} FROM ${table} src, ${from} WHERE src.id = $1 RETURNING id`,
-      [id, ...params],
-    );
+    const rows = await t.sql<{ id: number }>(`INSERT INTO ${table} (${names}) SELECT ${values} FROM ${table} src, ${from} WHERE src.id = $1 RETURNING id`, [
+      id,
+      ...params,
+    ]);
     return rows.map((r) => Number(r.id));
   }
 
@@ -111,8 +117,16 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
     ids.sha = master.id;
 
     // ---- more projects of the owner, starred
-    await dup('projects', p.id, { path: `src.path || '-' || g`, name: `src.name || '-' || g`, runners_token_digest: digest('prj'), visibility_level: `(g % 3) * 10` });
-    await t.sql(`INSERT INTO users_star_projects (user_id, project_id) SELECT $1, p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE n.owner_id = $1 OR p.namespace_id = $2`, [owner.id, group.id]);
+    await dup('projects', p.id, {
+      path: `src.path || '-' || g`,
+      name: `src.name || '-' || g`,
+      runners_token_digest: digest('prj'),
+      visibility_level: `(g % 3) * 10`,
+    });
+    await t.sql(
+      `INSERT INTO users_star_projects (user_id, project_id) SELECT $1, p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE n.owner_id = $1 OR p.namespace_id = $2`,
+      [owner.id, group.id],
+    );
 
     // ---- milestones, labels, issues with notes
     const ms = await post(owner, `/projects/${p.id}/milestones`, { title: 'v1' });
@@ -121,19 +135,30 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
     for (const title of ['bug', 'feature', 'ux']) await post(owner, `/projects/${p.id}/labels`, { name: title, color: '#ff0000' });
     const label = await t.sql<{ id: number }>(`SELECT id FROM labels WHERE project_id = $1 ORDER BY id LIMIT 1`, [p.id]);
     await dup('labels', label[0].id, { title: `src.title || '-' || g` });
-    const issue = await post(dev, `/projects/${p.id}/issues`, { title: 'Issue', description: 'desc', labels: 'bug,feature,ux', milestone_id: ms.id, assignee_id: owner.id });
+    const issue = await post(dev, `/projects/${p.id}/issues`, {
+      title: 'Issue',
+      description: 'desc',
+      labels: 'bug,feature,ux',
+      milestone_id: ms.id,
+      assignee_id: owner.id,
+    });
     ids.issue_id = issue.id;
     const note = await post(dev, `/projects/${p.id}/issues/${issue.id}/notes`, { body: `hello @${owner.username}` });
-    await dup('issues', issue.id, {
-      iid: 'src.iid + g',
-      title: `src.title || ' ' || g`,
-      author_id: `CASE WHEN g % 2 = 0 THEN src.author_id ELSE ($2::int[])[g] END`,
-      assignee_id: `($2::int[])[1 + (g * 7) % ${ROWS}]`,
-      milestone_id: `(SELECT m.id FROM milestones m WHERE m.project_id = src.project_id ORDER BY m.id OFFSET (g % 10) LIMIT 1)`,
-      state: `CASE WHEN g % 4 = 0 THEN 'closed' ELSE src.state END`,
-      confidential: `g % 5 = 0`,
-      created_at: `src.created_at - make_interval(mins => g)`,
-    }, [userIds]);
+    await dup(
+      'issues',
+      issue.id,
+      {
+        iid: 'src.iid + g',
+        title: `src.title || ' ' || g`,
+        author_id: `CASE WHEN g % 2 = 0 THEN src.author_id ELSE ($2::int[])[g] END`,
+        assignee_id: `($2::int[])[1 + (g * 7) % ${ROWS}]`,
+        milestone_id: `(SELECT m.id FROM milestones m WHERE m.project_id = src.project_id ORDER BY m.id OFFSET (g % 10) LIMIT 1)`,
+        state: `CASE WHEN g % 4 = 0 THEN 'closed' ELSE src.state END`,
+        confidential: `g % 5 = 0`,
+        created_at: `src.created_at - make_interval(mins => g)`,
+      },
+      [userIds],
+    );
     await t.sql(
       `INSERT INTO label_links (label_id, target_type, target_id)
        SELECT l.id, 'Issue', i.id FROM issues i CROSS JOIN LATERAL (SELECT id FROM labels WHERE project_id = i.project_id ORDER BY id LIMIT 3) l
@@ -142,7 +167,13 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
     );
     // notes: ROWS on the first issue, 2 on every issue
     await dup('notes', note.id, { author_id: `($2::int[])[g]` }, [userIds]);
-    await dup('notes', note.id, { noteable_id: 'x.g' }, [p.id], `(SELECT id FROM issues WHERE project_id = $2 UNION ALL SELECT id FROM issues WHERE project_id = $2) AS x(g)`);
+    await dup(
+      'notes',
+      note.id,
+      { noteable_id: 'x.g' },
+      [p.id],
+      `(SELECT id FROM issues WHERE project_id = $2 UNION ALL SELECT id FROM issues WHERE project_id = $2) AS x(g)`,
+    );
 
     // ---- a merge request with notes, closing issues; ROWS more
     const mr = await post(dev, `/projects/${p.id}/merge_requests`, {
@@ -157,14 +188,19 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
     ids.merge_request_id = mr.id;
     const mrNote = await post(owner, `/projects/${p.id}/merge_requests/${mr.id}/notes`, { body: 'LGTM' });
     await dup('notes', mrNote.id, { author_id: `($2::int[])[g]` }, [userIds]);
-    const mrIds = await dup('merge_requests', mr.id, {
-      iid: 'src.iid + g',
-      title: `src.title || ' ' || g`,
-      source_branch: `src.source_branch || '-' || g`,
-      author_id: `($2::int[])[g]`,
-      assignee_id: `($2::int[])[1 + (g * 7) % ${ROWS}]`,
-      state: `CASE WHEN g % 4 = 0 THEN 'closed' ELSE src.state END`,
-    }, [userIds]);
+    const mrIds = await dup(
+      'merge_requests',
+      mr.id,
+      {
+        iid: 'src.iid + g',
+        title: `src.title || ' ' || g`,
+        source_branch: `src.source_branch || '-' || g`,
+        author_id: `($2::int[])[g]`,
+        assignee_id: `($2::int[])[1 + (g * 7) % ${ROWS}]`,
+        state: `CASE WHEN g % 4 = 0 THEN 'closed' ELSE src.state END`,
+      },
+      [userIds],
+    );
     await t.sql(
       `INSERT INTO label_links (label_id, target_type, target_id)
        SELECT l.id, 'MergeRequest', m FROM unnest($2::int[]) m CROSS JOIN LATERAL (SELECT id FROM labels WHERE project_id = $1 ORDER BY id LIMIT 2) l
@@ -190,7 +226,10 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
     await dup('commit_statuses', status.id, { name: `src.name || '-' || g`, author_id: `($2::int[])[g]` }, [userIds]);
 
     // ---- builds of the pipeline; ROWS more
-    const build = await waitFor(async () => (await t.sql<{ id: number }>(`SELECT id FROM ci_builds WHERE project_id = $1 ORDER BY id LIMIT 1`, [p.id]))[0], 'builds');
+    const build = await waitFor(
+      async () => (await t.sql<{ id: number }>(`SELECT id FROM ci_builds WHERE project_id = $1 ORDER BY id LIMIT 1`, [p.id]))[0],
+      'builds',
+    );
     const statusIds = await dup('commit_statuses', build.id, { name: `src.name || '-' || g`, author_id: `($2::int[])[g]` }, [userIds]);
     await dup('ci_builds', build.id, { id: `($2::int[])[g]`, token_digest: digest('build'), user_id: `($3::int[])[g]` }, [statusIds, userIds]);
     // ---- pipelines: ROWS more, each by another user
@@ -310,7 +349,16 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
   }, 300_000);
 
   it('the seeded lists are full (more than one page of 100 where the route paginates)', async () => {
-    for (const path of ['/projects/{id}/issues', '/projects/{id}/merge_requests', '/projects/{id}/builds', '/projects/{id}/pipelines', '/users', '/projects', '/projects/{id}/members', '/projects/{id}/issues/{issue_id}/notes']) {
+    for (const path of [
+      '/projects/{id}/issues',
+      '/projects/{id}/merge_requests',
+      '/projects/{id}/builds',
+      '/projects/{id}/pipelines',
+      '/users',
+      '/projects',
+      '/projects/{id}/members',
+      '/projects/{id}/issues/{issue_id}/notes',
+    ]) {
       const { url, user } = target(path);
       const res = await as(user, `${url}?per_page=100`).expect(200);
       expect(res.body).toHaveLength(100);

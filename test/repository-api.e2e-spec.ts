@@ -73,11 +73,21 @@ describe('repository API', () => {
     carol = await t.createUser({ username: 'carol', name: 'Carol Reporter', email: 'carol@example.com' });
     gina = await t.createUser({ username: 'gina', name: 'Gina Guest', email: 'gina@example.com' });
     ollie = await t.createUser({ username: 'ollie', name: 'Ollie Outsider', email: 'ollie@example.com' });
-    project = (await as(alice, t.http.post(`${API}/projects`)).send({ name: 'repo', visibility_level: 0 }).expect(201)).body;
+    project = (
+      await as(alice, t.http.post(`${API}/projects`))
+        .send({ name: 'repo', visibility_level: 0 })
+        .expect(201)
+    ).body;
     P = `${API}/projects/${project.id}`;
     R = `${P}/repository`;
-    for (const [u, level] of [[bob, 30], [carol, 20], [gina, 10]] as const) {
-      await as(alice, t.http.post(`${P}/members`)).send({ user_id: u.id, access_level: level }).expect(201);
+    for (const [u, level] of [
+      [bob, 30],
+      [carol, 20],
+      [gina, 10],
+    ] as const) {
+      await as(alice, t.http.post(`${P}/members`))
+        .send({ user_id: u.id, access_level: level })
+        .expect(201);
     }
 
     work = join(tmp, 'work');
@@ -163,7 +173,9 @@ describe('repository API', () => {
       expect((await as(alice, t.http.put(`${R}/branches/fix%2Fnested/protect`)).expect(200)).body).toMatchObject({ name: 'fix/nested', protected: true });
       expect((await as(alice, t.http.put(`${R}/branches/fix/nested/unprotect`)).expect(200)).body).toMatchObject({ name: 'fix/nested', protected: false });
       // developers_can_push on protect
-      const dev = await as(alice, t.http.put(`${R}/branches/zeta/protect`)).send({ developers_can_push: true }).expect(200);
+      const dev = await as(alice, t.http.put(`${R}/branches/zeta/protect`))
+        .send({ developers_can_push: true })
+        .expect(200);
       expect(dev.body).toMatchObject({ protected: true, developers_can_push: true });
       await as(alice, t.http.put(`${R}/branches/zeta/unprotect`)).expect(200);
 
@@ -175,11 +187,17 @@ describe('repository API', () => {
     });
 
     it('creates a branch from a branch, a SHA or a tag (201)', async () => {
-      let res = await as(bob, t.http.post(`${R}/branches`)).send({ branch_name: 'from-branch', ref: 'feature' }).expect(201);
+      let res = await as(bob, t.http.post(`${R}/branches`))
+        .send({ branch_name: 'from-branch', ref: 'feature' })
+        .expect(201);
       expect(res.body).toMatchObject({ name: 'from-branch', protected: false, commit: { id: c5, parent_ids: [c4] } });
-      res = await as(bob, t.http.post(`${R}/branches`)).send({ branch_name: 'from/sha', ref: c2 }).expect(201);
+      res = await as(bob, t.http.post(`${R}/branches`))
+        .send({ branch_name: 'from/sha', ref: c2 })
+        .expect(201);
       expect(res.body).toMatchObject({ name: 'from/sha', commit: { id: c2 } });
-      res = await as(bob, t.http.post(`${R}/branches`)).query({ branch_name: 'from-tag', ref: 'v0.1' }).expect(201);
+      res = await as(bob, t.http.post(`${R}/branches`))
+        .query({ branch_name: 'from-tag', ref: 'v0.1' })
+        .expect(201);
       expect(res.body).toMatchObject({ name: 'from-tag', commit: { id: c1 } });
       expect(await branchTip('from/sha')).toBe(c2);
       const names = (await get(bob, `${R}/branches`)).body.map((b: Json) => b.name);
@@ -204,8 +222,12 @@ describe('repository API', () => {
     });
 
     it('deletes a branch (200 {branch_name}); 404 No such branch; 400 for HEAD and protected branches (spec: 400 otherwise)', async () => {
-      await as(bob, t.http.post(`${R}/branches`)).send({ branch_name: 'doomed/one', ref: 'master' }).expect(201);
-      await as(bob, t.http.post(`${R}/branches`)).send({ branch_name: 'doomed-two', ref: 'master' }).expect(201);
+      await as(bob, t.http.post(`${R}/branches`))
+        .send({ branch_name: 'doomed/one', ref: 'master' })
+        .expect(201);
+      await as(bob, t.http.post(`${R}/branches`))
+        .send({ branch_name: 'doomed-two', ref: 'master' })
+        .expect(201);
       expect((await as(carol, t.http.delete(`${R}/branches/doomed-two`)).expect(403)).body).toEqual({ message: '403 Forbidden' });
       expect((await as(bob, t.http.delete(`${R}/branches/doomed%2Fone`)).expect(200)).body).toEqual({ branch_name: 'doomed/one' });
       expect((await as(bob, t.http.delete(`${R}/branches/doomed-two`)).expect(200)).body).toEqual({ branch_name: 'doomed-two' });
@@ -228,7 +250,9 @@ describe('repository API', () => {
 
   describe('tags and releases', () => {
     it('creates a lightweight tag (message null) and an annotated one with a release description (201)', async () => {
-      let res = await as(bob, t.http.post(`${R}/tags`)).send({ tag_name: 'v1.0', ref: 'master' }).expect(201);
+      let res = await as(bob, t.http.post(`${R}/tags`))
+        .send({ tag_name: 'v1.0', ref: 'master' })
+        .expect(201);
       expect(res.body).toEqual({
         name: 'v1.0',
         message: null,
@@ -245,7 +269,9 @@ describe('repository API', () => {
         release: { tag_name: 'v2.0', description: '## Notes' },
       });
       // from a tag name
-      res = await as(bob, t.http.post(`${R}/tags`)).send({ tag_name: 'v0.1.1', ref: 'v0.1' }).expect(201);
+      res = await as(bob, t.http.post(`${R}/tags`))
+        .send({ tag_name: 'v0.1.1', ref: 'v0.1' })
+        .expect(201);
       expect(res.body).toMatchObject({ name: 'v0.1.1', message: null, commit: { id: c1 } });
       // the annotated tag really is a tag object in git
       await cli.ok(['fetch', '-q', 'origin', '--tags'], work);
@@ -279,7 +305,9 @@ describe('repository API', () => {
     });
 
     it('deletes a tag (200 {tag_name}); again → 404 No such tag', async () => {
-      await as(bob, t.http.post(`${R}/tags`)).send({ tag_name: 'tmp/tag', ref: 'master', message: 'temporary' }).expect(201);
+      await as(bob, t.http.post(`${R}/tags`))
+        .send({ tag_name: 'tmp/tag', ref: 'master', message: 'temporary' })
+        .expect(201);
       await as(carol, t.http.delete(`${R}/tags/tmp%2Ftag`)).expect(403);
       expect((await as(bob, t.http.delete(`${R}/tags/tmp%2Ftag`)).expect(200)).body).toEqual({ tag_name: 'tmp/tag' });
       await get(bob, `${R}/tags/tmp%2Ftag`).expect(404);
@@ -287,19 +315,55 @@ describe('repository API', () => {
     });
 
     it('releases: POST 201 / 404 Tag does not exist / 409 Release already exists; PUT 200 / 404', async () => {
-      let res = await as(bob, t.http.post(`${R}/tags/v1.0/release`)).send({ description: 'First release' }).expect(201);
+      let res = await as(bob, t.http.post(`${R}/tags/v1.0/release`))
+        .send({ description: 'First release' })
+        .expect(201);
       await expectSchema(res, 'Release');
       expect(res.body).toEqual({ tag_name: 'v1.0', description: 'First release' });
-      expect((await as(bob, t.http.post(`${R}/tags/v1.0/release`)).send({ description: 'again' }).expect(409)).body).toEqual({ message: '409 Release already exists' });
-      expect((await as(bob, t.http.post(`${R}/tags/nope/release`)).send({ description: 'x' }).expect(404)).body).toEqual({ message: '404 Tag Not Found' });
-      expect((await as(bob, t.http.post(`${R}/tags/v0.1/release`)).send({}).expect(400)).body).toEqual({ message: '400 (Bad request) "description" not given' });
-      await as(carol, t.http.post(`${R}/tags/v0.1/release`)).send({ description: 'x' }).expect(403);
+      expect(
+        (
+          await as(bob, t.http.post(`${R}/tags/v1.0/release`))
+            .send({ description: 'again' })
+            .expect(409)
+        ).body,
+      ).toEqual({ message: '409 Release already exists' });
+      expect(
+        (
+          await as(bob, t.http.post(`${R}/tags/nope/release`))
+            .send({ description: 'x' })
+            .expect(404)
+        ).body,
+      ).toEqual({ message: '404 Tag Not Found' });
+      expect(
+        (
+          await as(bob, t.http.post(`${R}/tags/v0.1/release`))
+            .send({})
+            .expect(400)
+        ).body,
+      ).toEqual({ message: '400 (Bad request) "description" not given' });
+      await as(carol, t.http.post(`${R}/tags/v0.1/release`))
+        .send({ description: 'x' })
+        .expect(403);
 
-      res = await as(bob, t.http.put(`${R}/tags/v1.0/release`)).send({ description: 'Updated notes' }).expect(200);
+      res = await as(bob, t.http.put(`${R}/tags/v1.0/release`))
+        .send({ description: 'Updated notes' })
+        .expect(200);
       expect(res.body).toEqual({ tag_name: 'v1.0', description: 'Updated notes' });
       expect((await get(carol, `${R}/tags/v1.0`)).body.release).toEqual({ tag_name: 'v1.0', description: 'Updated notes' });
-      expect((await as(bob, t.http.put(`${R}/tags/v0.1/release`)).send({ description: 'x' }).expect(404)).body).toEqual({ message: '404 Release Not Found' });
-      expect((await as(bob, t.http.put(`${R}/tags/nope/release`)).send({ description: 'x' }).expect(404)).body).toEqual({ message: '404 Tag Not Found' });
+      expect(
+        (
+          await as(bob, t.http.put(`${R}/tags/v0.1/release`))
+            .send({ description: 'x' })
+            .expect(404)
+        ).body,
+      ).toEqual({ message: '404 Release Not Found' });
+      expect(
+        (
+          await as(bob, t.http.put(`${R}/tags/nope/release`))
+            .send({ description: 'x' })
+            .expect(404)
+        ).body,
+      ).toEqual({ message: '404 Tag Not Found' });
     });
   });
 
@@ -342,7 +406,12 @@ describe('repository API', () => {
     });
 
     it('since and until are inclusive; a bad timestamp is 400', async () => {
-      const ids = async (q: Json) => (await get(carol, `${R}/commits`).query({ ref_name: 'feature', ...q }).expect(200)).body.map((c: Json) => c.id);
+      const ids = async (q: Json) =>
+        (
+          await get(carol, `${R}/commits`)
+            .query({ ref_name: 'feature', ...q })
+            .expect(200)
+        ).body.map((c: Json) => c.id);
       expect(await ids({ since: '2020-02-01T10:00:00Z' })).toEqual([c5, c4, c3, c2]);
       expect(await ids({ until: '2020-02-01T10:00:00Z' })).toEqual([c2, c1]);
       expect(await ids({ since: '2020-02-01T10:00:00Z', until: '2020-02-01T10:00:00Z' })).toEqual([c2]);
@@ -478,14 +547,26 @@ describe('repository API', () => {
     });
 
     it('commit comment and status authors are author objects: created_at always, email for administrators only (decision 18)', async () => {
-      const comment = await as(bob, t.http.post(`${R}/commits/${c1}/comments`)).send({ note: 'author shape' }).expect(201);
+      const comment = await as(bob, t.http.post(`${R}/commits/${c1}/comments`))
+        .send({ note: 'author shape' })
+        .expect(201);
       expect(comment.body.author).toEqual({
-        name: expect.any(String), username: 'bob', id: bob.id, state: 'active', avatar_url: expect.anything(), web_url: expect.any(String),
+        name: expect.any(String),
+        username: 'bob',
+        id: bob.id,
+        state: 'active',
+        avatar_url: expect.anything(),
+        web_url: expect.any(String),
         created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
       });
-      await as(bob, t.http.post(`${P}/statuses/${c1}`)).send({ state: 'success', name: 'author-shape' }).expect(201);
+      await as(bob, t.http.post(`${P}/statuses/${c1}`))
+        .send({ state: 'success', name: 'author-shape' })
+        .expect(201);
       const root = t.root;
-      for (const [viewer, withEmail] of [[carol, false], [root, true]] as const) {
+      for (const [viewer, withEmail] of [
+        [carol, false],
+        [root, true],
+      ] as const) {
         const comments = (await as(viewer, t.http.get(`${R}/commits/${c1}/comments?per_page=100`)).expect(200)).body as Json[];
         const statuses = (await as(viewer, t.http.get(`${R}/commits/${c1}/statuses?all=true&per_page=100`)).expect(200)).body as Json[];
         for (const author of [comments.find((c) => c.note === 'author shape')!.author, statuses.find((s) => s.name === 'author-shape')!.author]) {
@@ -498,7 +579,9 @@ describe('repository API', () => {
 
     describe('statuses', () => {
       it('POST adds a status (201): name defaults to `default`, ref to a branch holding the commit', async () => {
-        const res = await as(bob, t.http.post(`${P}/statuses/${c3}`)).send({ state: 'success' }).expect(201);
+        const res = await as(bob, t.http.post(`${P}/statuses/${c3}`))
+          .send({ state: 'success' })
+          .expect(201);
         expect(res.body).toMatchObject({
           id: expect.any(Number),
           sha: c3,
@@ -517,8 +600,21 @@ describe('repository API', () => {
 
       it('adds with context/name, ref, target_url and description; updates a pending or running one', async () => {
         const post = (body: Json) => as(bob, t.http.post(`${P}/statuses/${c3}`)).send(body);
-        const pending = await post({ state: 'pending', context: 'ci/build', ref: 'master', target_url: 'https://ci.example.com/1', description: 'queued' }).expect(201);
-        expect(pending.body).toMatchObject({ name: 'ci/build', status: 'pending', ref: 'master', target_url: 'https://ci.example.com/1', description: 'queued', finished_at: null });
+        const pending = await post({
+          state: 'pending',
+          context: 'ci/build',
+          ref: 'master',
+          target_url: 'https://ci.example.com/1',
+          description: 'queued',
+        }).expect(201);
+        expect(pending.body).toMatchObject({
+          name: 'ci/build',
+          status: 'pending',
+          ref: 'master',
+          target_url: 'https://ci.example.com/1',
+          description: 'queued',
+          finished_at: null,
+        });
         expect((await get(carol, `${R}/commits/${c3}`)).body.status).toBe('running'); // one success + one pending
         const running = await post({ state: 'running', name: 'ci/build', ref: 'master' }).expect(201);
         expect(running.body).toMatchObject({ id: pending.body.id, status: 'running', description: 'queued' });
@@ -532,15 +628,47 @@ describe('repository API', () => {
         await post({ state: 'success', name: 'ci/build', ref: 'master' }).expect(201);
         expect((await get(carol, `${R}/commits/${c3}`)).body.status).toBe('success');
         // by branch name and on another commit
-        expect((await as(bob, t.http.post(`${P}/statuses/feature`)).send({ state: 'canceled' }).expect(201)).body).toMatchObject({ sha: c5, ref: 'feature', status: 'canceled' });
+        expect(
+          (
+            await as(bob, t.http.post(`${P}/statuses/feature`))
+              .send({ state: 'canceled' })
+              .expect(201)
+          ).body,
+        ).toMatchObject({ sha: c5, ref: 'feature', status: 'canceled' });
       });
 
       it('errors: invalid or missing state 400, reporter 403, unknown commit 404', async () => {
-        expect((await as(bob, t.http.post(`${P}/statuses/${c3}`)).send({ state: 'bogus' }).expect(400)).body).toEqual({ message: { status: ['is not included in the list'] } });
-        expect((await as(bob, t.http.post(`${P}/statuses/${c3}`)).send({}).expect(400)).body).toEqual({ message: '400 (Bad request) "state" not given' });
-        expect((await as(carol, t.http.post(`${P}/statuses/${c3}`)).send({ state: 'success' }).expect(403)).body).toEqual({ message: '403 Forbidden' });
-        expect((await as(bob, t.http.post(`${P}/statuses/${'e'.repeat(40)}`)).send({ state: 'success' }).expect(404)).body).toEqual({ message: '404 Commit Not Found' });
-        await as(bob, t.http.post(`${P}/statuses/${c3}`)).send({ state: 'success', target_url: 'javascript:alert(1)' }).expect(400);
+        expect(
+          (
+            await as(bob, t.http.post(`${P}/statuses/${c3}`))
+              .send({ state: 'bogus' })
+              .expect(400)
+          ).body,
+        ).toEqual({ message: { status: ['is not included in the list'] } });
+        expect(
+          (
+            await as(bob, t.http.post(`${P}/statuses/${c3}`))
+              .send({})
+              .expect(400)
+          ).body,
+        ).toEqual({ message: '400 (Bad request) "state" not given' });
+        expect(
+          (
+            await as(carol, t.http.post(`${P}/statuses/${c3}`))
+              .send({ state: 'success' })
+              .expect(403)
+          ).body,
+        ).toEqual({ message: '403 Forbidden' });
+        expect(
+          (
+            await as(bob, t.http.post(`${P}/statuses/${'e'.repeat(40)}`))
+              .send({ state: 'success' })
+              .expect(404)
+          ).body,
+        ).toEqual({ message: '404 Commit Not Found' });
+        await as(bob, t.http.post(`${P}/statuses/${c3}`))
+          .send({ state: 'success', target_url: 'javascript:alert(1)' })
+          .expect(400);
       });
 
       it('GET lists the latest per name, all=true every one, and filters by name and ref', async () => {
@@ -552,7 +680,12 @@ describe('repository API', () => {
         ]);
         const all = await get(carol, `${R}/commits/${c3}/statuses`).query({ all: true }).expect(200);
         expect(all.body).toHaveLength(4); // default, ci/build (updated in place), failed, success
-        expect(all.body.filter((s: Json) => s.name === 'ci/build').map((s: Json) => s.status).sort()).toEqual(['failed', 'success', 'success']);
+        expect(
+          all.body
+            .filter((s: Json) => s.name === 'ci/build')
+            .map((s: Json) => s.status)
+            .sort(),
+        ).toEqual(['failed', 'success', 'success']);
         const named = await get(carol, `${R}/commits/${c3}/statuses`).query({ name: 'ci/build', all: 'true' }).expect(200);
         expect(named.body.every((s: Json) => s.name === 'ci/build')).toBe(true);
         expect(named.body).toHaveLength(3);
@@ -589,7 +722,13 @@ describe('repository API', () => {
       ]);
       expect((await get(carol, `${R}/tree`).query({ path: 'docs/' }).expect(200)).body.map((e: Json) => e.name)).toEqual(['guide.md']);
       expect((await get(carol, `${R}/tree`).query({ ref_name: 'zeta' }).expect(200)).body.map((e: Json) => e.name)).toEqual(['README.md']);
-      expect((await get(carol, `${R}/tree`).query({ ref_name: 'feature' }).expect(200)).body.map((e: Json) => e.name)).toEqual(['bin', 'docs', 'src', 'README.md', 'feature.txt']);
+      expect((await get(carol, `${R}/tree`).query({ ref_name: 'feature' }).expect(200)).body.map((e: Json) => e.name)).toEqual([
+        'bin',
+        'docs',
+        'src',
+        'README.md',
+        'feature.txt',
+      ]);
       expect((await get(carol, `${R}/tree`).query({ ref_name: c1 }).expect(200)).body.map((e: Json) => e.name)).toEqual(['README.md']);
       expect((await get(carol, `${R}/tree`).query({ ref_name: 'v2.0', path: 'src' }).expect(200)).body.map((e: Json) => e.name)).toEqual(['app.js']);
       for (const q of [{ ref_name: 'nope' }, { path: 'nope' }, { path: 'README.md' }, { ref_name: 'zeta', path: 'docs' }]) {
@@ -731,7 +870,10 @@ describe('repository API', () => {
     });
 
     it('same ref → compare_same_ref with empty lists; child → parent is empty but not "same"', async () => {
-      for (const [from, to] of [['master', 'master'], [c3, 'master']]) {
+      for (const [from, to] of [
+        ['master', 'master'],
+        [c3, 'master'],
+      ]) {
         const res = await get(carol, `${R}/compare`).query({ from, to }).expect(200);
         expect(res.body).toEqual({ commit: null, commits: [], diffs: [], compare_timeout: false, compare_same_ref: true });
       }
@@ -761,7 +903,9 @@ describe('repository API', () => {
     const F = () => `${R}/files`;
 
     beforeAll(async () => {
-      await as(bob, t.http.post(`${R}/branches`)).send({ branch_name: 'work', ref: 'master' }).expect(201);
+      await as(bob, t.http.post(`${R}/branches`))
+        .send({ branch_name: 'work', ref: 'master' })
+        .expect(201);
     });
 
     it('GET: base64 content, blob_id, commit_id and last_commit_id', async () => {
@@ -835,9 +979,7 @@ describe('repository API', () => {
     });
 
     it('a leading slash is stripped; query-string parameters work too', async () => {
-      const res = await as(bob, t.http.post(F()))
-        .query({ file_path: '/top.txt', branch_name: 'work', content: 'top', commit_message: 'top' })
-        .expect(201);
+      const res = await as(bob, t.http.post(F())).query({ file_path: '/top.txt', branch_name: 'work', content: 'top', commit_message: 'top' }).expect(201);
       expect(res.body.file_path).toBe('top.txt');
       expect((await get(bob, F()).query({ file_path: 'top.txt', ref: 'work' }).expect(200)).body.content).toBe(Buffer.from('top').toString('base64'));
     });
@@ -855,7 +997,9 @@ describe('repository API', () => {
       const rawBlob = await bytes(get(bob, `${R}/raw_blobs/${file.body.blob_id}`)).expect(200);
       expect(Buffer.compare(rawBlob.body, data)).toBe(0);
       // and text content is stored as UTF-8
-      await as(bob, t.http.put(F())).send({ file_path: 'bin/data.bin', branch_name: 'work', encoding: 'text', content: 'żółw 🐢', commit_message: 'text' }).expect(200);
+      await as(bob, t.http.put(F()))
+        .send({ file_path: 'bin/data.bin', branch_name: 'work', encoding: 'text', content: 'żółw 🐢', commit_message: 'text' })
+        .expect(200);
       const text = await bytes(get(bob, `${R}/blobs/work`).query({ filepath: 'bin/data.bin' })).expect(200);
       expect(text.body.toString('utf8')).toBe('żółw 🐢');
     });
@@ -898,26 +1042,40 @@ describe('repository API', () => {
     it('permissions: reporter and guest 403, non-member 404; a protected branch refuses developers (400)', async () => {
       const body = { file_path: 'perm.txt', branch_name: 'work', content: 'x', commit_message: 'm' };
       expect((await as(carol, t.http.post(F())).send(body).expect(403)).body).toEqual({ message: '403 Forbidden' });
-      await as(carol, t.http.put(F())).send({ ...body, file_path: 'README.md' }).expect(403);
-      await as(carol, t.http.delete(F())).send({ ...body, file_path: 'README.md' }).expect(403);
+      await as(carol, t.http.put(F()))
+        .send({ ...body, file_path: 'README.md' })
+        .expect(403);
+      await as(carol, t.http.delete(F()))
+        .send({ ...body, file_path: 'README.md' })
+        .expect(403);
       await as(gina, t.http.post(F())).send(body).expect(403);
       expect((await as(ollie, t.http.post(F())).send(body).expect(404)).body).toEqual({ message: '404 Project Not Found' });
 
       await as(alice, t.http.put(`${R}/branches/zeta/protect`)).expect(200);
       try {
-        const res = await as(bob, t.http.post(F())).send({ ...body, branch_name: 'zeta' }).expect(400);
+        const res = await as(bob, t.http.post(F()))
+          .send({ ...body, branch_name: 'zeta' })
+          .expect(400);
         expect(res.body).toEqual({ message: '400 You are not allowed to push into this branch' });
         expect(await branchTip('zeta')).toBe(c1);
         // a master may write to it
-        await as(alice, t.http.post(F())).send({ ...body, branch_name: 'zeta' }).expect(201);
+        await as(alice, t.http.post(F()))
+          .send({ ...body, branch_name: 'zeta' })
+          .expect(201);
         expect(await branchTip('zeta')).not.toBe(c1);
       } finally {
         await as(alice, t.http.put(`${R}/branches/zeta/unprotect`)).expect(200);
       }
       // a branch protected with developers_can_push (as master is, at default_branch_protection 1): developers may write
-      await as(bob, t.http.post(`${R}/branches`)).send({ branch_name: 'devpush', ref: 'master' }).expect(201);
-      await as(alice, t.http.put(`${R}/branches/devpush/protect`)).send({ developers_can_push: true }).expect(200);
-      await as(bob, t.http.post(F())).send({ ...body, branch_name: 'devpush' }).expect(201);
+      await as(bob, t.http.post(`${R}/branches`))
+        .send({ branch_name: 'devpush', ref: 'master' })
+        .expect(201);
+      await as(alice, t.http.put(`${R}/branches/devpush/protect`))
+        .send({ developers_can_push: true })
+        .expect(200);
+      await as(bob, t.http.post(F()))
+        .send({ ...body, branch_name: 'devpush' })
+        .expect(201);
       expect((await get(bob, `${R}/commits/devpush`)).body).toMatchObject({ parent_ids: [c3], author_email: 'bob@example.com' });
     });
 
@@ -965,7 +1123,9 @@ describe('repository API', () => {
         return original.call(this, o);
       });
       try {
-        const res = await as(bob, t.http.post(F())).send({ file_path: 'race-same.txt', branch_name: 'work', content: 'api\n', commit_message: 'api write' }).expect(400);
+        const res = await as(bob, t.http.post(F()))
+          .send({ file_path: 'race-same.txt', branch_name: 'work', content: 'api\n', commit_message: 'api write' })
+          .expect(400);
         expect(res.body.message).toBe('400 Your changes could not be committed because the branch was updated in the meantime');
         expect(spy).toHaveBeenCalledTimes(1);
       } finally {
@@ -1004,7 +1164,11 @@ describe('repository API', () => {
     let E: string;
     let empty: Json;
     beforeAll(async () => {
-      empty = (await as(alice, t.http.post(`${API}/projects`)).send({ name: 'blank', visibility_level: 0 }).expect(201)).body;
+      empty = (
+        await as(alice, t.http.post(`${API}/projects`))
+          .send({ name: 'blank', visibility_level: 0 })
+          .expect(201)
+      ).body;
       E = `${API}/projects/${empty.id}/repository`;
     });
 
@@ -1018,11 +1182,19 @@ describe('repository API', () => {
       expect((await get(alice, `${E}/commits/master`).expect(404)).body).toEqual({ message: '404 Commit Not Found' });
       expect((await get(alice, `${E}/archive`).expect(404)).body).toEqual({ message: '404 File Not Found' });
       expect((await get(alice, `${E}/files`).query({ file_path: 'README.md', ref: 'master' }).expect(404)).body).toEqual({ message: '404 Commit Not Found' });
-      expect((await as(alice, t.http.post(`${E}/branches`)).send({ branch_name: 'x', ref: 'master' }).expect(400)).body).toEqual({ message: '400 Invalid reference name' });
+      expect(
+        (
+          await as(alice, t.http.post(`${E}/branches`))
+            .send({ branch_name: 'x', ref: 'master' })
+            .expect(400)
+        ).body,
+      ).toEqual({ message: '400 Invalid reference name' });
     });
 
     it('the files API makes the first commit, which sets and protects the default branch', async () => {
-      await as(alice, t.http.post(`${E}/files`)).send({ file_path: 'README.md', branch_name: 'master', content: '# blank\n', commit_message: 'first' }).expect(201);
+      await as(alice, t.http.post(`${E}/files`))
+        .send({ file_path: 'README.md', branch_name: 'master', content: '# blank\n', commit_message: 'first' })
+        .expect(201);
       const commits = (await get(alice, `${E}/commits`).expect(200)).body;
       expect(commits).toHaveLength(1);
       expect(commits[0]).toMatchObject({ message: 'first', author_email: 'alice@example.com', parent_ids: [] });
@@ -1030,7 +1202,13 @@ describe('repository API', () => {
       expect((await get(alice, `${E}/branches/master`).expect(200)).body).toMatchObject({ protected: true, developers_can_push: true });
       expect((await get(alice, `${E}/tree`).expect(200)).body.map((e: Json) => e.name)).toEqual(['README.md']);
       // another branch cannot be started from nothing once the repository has commits
-      expect((await as(alice, t.http.post(`${E}/files`)).send({ file_path: 'x.txt', branch_name: 'other', content: 'x', commit_message: 'x' }).expect(400)).body).toEqual({
+      expect(
+        (
+          await as(alice, t.http.post(`${E}/files`))
+            .send({ file_path: 'x.txt', branch_name: 'other', content: 'x', commit_message: 'x' })
+            .expect(400)
+        ).body,
+      ).toEqual({
         message: '400 You can only create or edit files when you are on a branch',
       });
     });
@@ -1079,7 +1257,10 @@ describe('repository API', () => {
         expect([name, res.status, safe(res.status)]).toEqual([name, res.status, true]);
       }
       // tags refuse with 405 (the spec's status for a failed tag creation)
-      for (const body of [{ tag_name: e, ref: 'master' }, { tag_name: 'evil', ref: e }]) {
+      for (const body of [
+        { tag_name: e, ref: 'master' },
+        { tag_name: 'evil', ref: e },
+      ]) {
         const res = await as(bob, t.http.post(`${R}/tags`)).send(body);
         expect(res.status).toBe(405);
       }
@@ -1106,7 +1287,9 @@ describe('repository API', () => {
       expect((await get(bob, `${R}/blobs/master`).query({ filepath: '/etc/passwd' })).status).toBe(404);
       expect((await get(bob, `${R}/files`).query({ file_path: '/etc/passwd', ref: 'master' })).status).toBe(404);
       expect((await get(bob, `${R}/tree`).query({ path: '/etc' })).status).toBe(404);
-      const abs = await as(bob, t.http.post(`${R}/files`)).send({ file_path: '/etc/passwd', branch_name: 'work', content: 'in repo', commit_message: 'm' }).expect(201);
+      const abs = await as(bob, t.http.post(`${R}/files`))
+        .send({ file_path: '/etc/passwd', branch_name: 'work', content: 'in repo', commit_message: 'm' })
+        .expect(201);
       expect(abs.body.file_path).toBe('etc/passwd');
       const inRepo = await bytes(get(bob, `${R}/blobs/work`).query({ filepath: 'etc/passwd' })).expect(200);
       expect(inRepo.body.toString()).toBe('in repo');
@@ -1150,7 +1333,10 @@ describe('repository API', () => {
 
   describe('dates beyond 2099 and .git paths', () => {
     it('since/until are exact instants for any year up to 9999 (git log ignores its own dates from 2100)', async () => {
-      const list = (q: Json) => get(carol, `${R}/commits`).query({ ref_name: 'feature', ...q }).expect(200);
+      const list = (q: Json) =>
+        get(carol, `${R}/commits`)
+          .query({ ref_name: 'feature', ...q })
+          .expect(200);
       const ids = async (q: Json) => (await list(q)).body.map((c: Json) => c.id);
       const all = [c5, c4, c3, c2, c1];
       const future = await list({ since: '2100-01-01T00:00:00Z' });
@@ -1173,7 +1359,9 @@ describe('repository API', () => {
     });
 
     it('a path with a .git component (any case, anywhere) is 400 "<field>" is invalid on every route that takes a path, and commits nothing', async () => {
-      await as(bob, t.http.post(`${R}/branches`)).send({ branch_name: 'dotgit', ref: 'master' }).expect(201);
+      await as(bob, t.http.post(`${R}/branches`))
+        .send({ branch_name: 'dotgit', ref: 'master' })
+        .expect(201);
       const before = await branchTip('dotgit');
       const body = (file_path: string) => ({ file_path, branch_name: 'dotgit', content: 'x', commit_message: 'm' });
       for (const p of ['.git', '.git/config', '.GIT/config', 'a/.git/config', 'sub/.git/hooks/x', '/.git/HEAD', '.Git/']) {
@@ -1194,7 +1382,9 @@ describe('repository API', () => {
       expect(await branchTip('dotgit')).toBe(before);
       // names that only look alike stay ordinary files
       for (const ok of ['.gitignore', 'x.git/y', '.github/ci.yml']) {
-        const res = await as(bob, t.http.post(`${R}/files`)).send(body(ok)).expect(201);
+        const res = await as(bob, t.http.post(`${R}/files`))
+          .send(body(ok))
+          .expect(201);
         expect(res.body.file_path).toBe(ok);
       }
     });
@@ -1246,25 +1436,53 @@ describe('repository API', () => {
         const res = await get(gina, path);
         expect([path, res.status, res.body]).toEqual([path, 403, { message: '403 Forbidden' }]);
       }
-      await as(gina, t.http.post(`${R}/branches`)).send({ branch_name: 'g', ref: 'master' }).expect(403);
-      await as(gina, t.http.post(`${R}/tags`)).send({ tag_name: 'g', ref: 'master' }).expect(403);
-      expect((await as(gina, t.http.post(`${R}/commits/${c3}/comments`)).send({ note: 'guest' }).expect(403)).body).toEqual({ message: '403 Forbidden' });
-      await as(gina, t.http.post(`${P}/statuses/${c3}`)).send({ state: 'success' }).expect(403);
-      await as(gina, t.http.post(`${R}/files`)).send({ file_path: 'g.txt', branch_name: 'work', content: 'x', commit_message: 'm' }).expect(403);
+      await as(gina, t.http.post(`${R}/branches`))
+        .send({ branch_name: 'g', ref: 'master' })
+        .expect(403);
+      await as(gina, t.http.post(`${R}/tags`))
+        .send({ tag_name: 'g', ref: 'master' })
+        .expect(403);
+      expect(
+        (
+          await as(gina, t.http.post(`${R}/commits/${c3}/comments`))
+            .send({ note: 'guest' })
+            .expect(403)
+        ).body,
+      ).toEqual({ message: '403 Forbidden' });
+      await as(gina, t.http.post(`${P}/statuses/${c3}`))
+        .send({ state: 'success' })
+        .expect(403);
+      await as(gina, t.http.post(`${R}/files`))
+        .send({ file_path: 'g.txt', branch_name: 'work', content: 'x', commit_message: 'm' })
+        .expect(403);
     });
 
     it('a public project is readable by any signed-in user, writable only by members', async () => {
-      const pub = (await as(alice, t.http.post(`${API}/projects`)).send({ name: 'open', visibility_level: 20 }).expect(201)).body;
+      const pub = (
+        await as(alice, t.http.post(`${API}/projects`))
+          .send({ name: 'open', visibility_level: 20 })
+          .expect(201)
+      ).body;
       const O = `${API}/projects/${pub.id}/repository`;
-      await as(alice, t.http.post(`${O}/files`)).send({ file_path: 'OPEN.md', branch_name: 'master', content: 'open\n', commit_message: 'open' }).expect(201);
+      await as(alice, t.http.post(`${O}/files`))
+        .send({ file_path: 'OPEN.md', branch_name: 'master', content: 'open\n', commit_message: 'open' })
+        .expect(201);
       expect((await get(ollie, `${O}/tree`).expect(200)).body.map((e: Json) => e.name)).toEqual(['OPEN.md']);
       expect((await bytes(get(ollie, `${O}/blobs/master`).query({ filepath: 'OPEN.md' })).expect(200)).body.toString()).toBe('open\n');
       await get(ollie, `${O}/archive.zip`).expect(200);
       await get(ollie, `${O}/commits/master/statuses`).expect(200);
-      await as(ollie, t.http.post(`${O}/commits/master/comments`)).send({ note: 'drive-by' }).expect(201);
-      await as(ollie, t.http.post(`${O}/branches`)).send({ branch_name: 'mine', ref: 'master' }).expect(403);
-      await as(ollie, t.http.post(`${O}/files`)).send({ file_path: 'x.txt', branch_name: 'master', content: 'x', commit_message: 'x' }).expect(403);
-      await as(ollie, t.http.post(`${API}/projects/${pub.id}/statuses/master`)).send({ state: 'success' }).expect(403);
+      await as(ollie, t.http.post(`${O}/commits/master/comments`))
+        .send({ note: 'drive-by' })
+        .expect(201);
+      await as(ollie, t.http.post(`${O}/branches`))
+        .send({ branch_name: 'mine', ref: 'master' })
+        .expect(403);
+      await as(ollie, t.http.post(`${O}/files`))
+        .send({ file_path: 'x.txt', branch_name: 'master', content: 'x', commit_message: 'x' })
+        .expect(403);
+      await as(ollie, t.http.post(`${API}/projects/${pub.id}/statuses/master`))
+        .send({ state: 'success' })
+        .expect(403);
       // still no anonymous API access (spec decision 30)
       await t.http.get(`${O}/tree`).expect(401);
     });

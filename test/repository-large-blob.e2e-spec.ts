@@ -36,7 +36,8 @@ async function writeGenerated(file: string, size: number, seed: number, text = f
   const hash = createHash('sha1');
   const out = createWriteStream(file);
   for (let off = 0, n = 0; off < size; off += block.length, n++) {
-    if (text) block.write(String(n % 10_000_000).padStart(7, '0'), 0, 'latin1'); // every block differs
+    if (text)
+      block.write(String(n % 10_000_000).padStart(7, '0'), 0, 'latin1'); // every block differs
     else block.writeUInt32LE(n, 0);
     const chunk = block.subarray(0, Math.min(block.length, size - off));
     hash.update(chunk);
@@ -91,9 +92,15 @@ describe('repository: large blobs', () => {
     R = `${API}/projects/${projectId}/repository`;
     const gitDir = t.app.app.get(GitService).repositoryPath(projectId);
     const git = (args: string[], input?: string) =>
-      execFileSync('git', args, { env: { PATH: process.env.PATH, GIT_DIR: gitDir, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp }, input }).toString().trim();
+      execFileSync('git', args, { env: { PATH: process.env.PATH, GIT_DIR: gitDir, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp }, input })
+        .toString()
+        .trim();
     const entries: string[] = [];
-    for (const [name, size, seed] of [['big.bin', BIG, 1], ['medium.bin', MEDIUM, 2], ['small.bin', SMALL, 3]] as const) {
+    for (const [name, size, seed] of [
+      ['big.bin', BIG, 1],
+      ['medium.bin', MEDIUM, 2],
+      ['small.bin', SMALL, 3],
+    ] as const) {
       const file = join(tmp, name);
       const sha1 = await writeGenerated(file, size, seed);
       // a file over core.bigFileThreshold is streamed into a pack (no copy of it in git's memory); stored, not deflated, to stay fast
@@ -215,7 +222,11 @@ describe('repository: large blobs', () => {
     const repo = t.app.app.get(GitService).repository(projectId);
     await expect(repo.blob(blobs['big.bin'].sha as Sha)).rejects.toBeInstanceOf(ObjectTooLarge);
     const small = await repo.blob(blobs['small.bin'].sha as Sha);
-    expect(createHash('sha1').update(small as Buffer).digest('hex')).toBe(blobs['small.bin'].sha1);
+    expect(
+      createHash('sha1')
+        .update(small as Buffer)
+        .digest('hex'),
+    ).toBe(blobs['small.bin'].sha1);
     expect((await repo.blobInfoAt(commit as Sha, 'big.bin' as RepoPath))?.size).toBe(BIG);
   }, 60_000);
 
@@ -235,7 +246,9 @@ describe('repository: large blobs', () => {
     await as(t.http.put(`${R}/files`))
       .send({ file_path: 'small.bin', branch_name: 'master', content: 'now small', commit_message: 'edit small' })
       .expect(200);
-    await as(t.http.delete(`${R}/files`)).send({ file_path: 'big.bin', branch_name: 'master', commit_message: 'drop big' }).expect(200);
+    await as(t.http.delete(`${R}/files`))
+      .send({ file_path: 'big.bin', branch_name: 'master', commit_message: 'drop big' })
+      .expect(200);
     const tree = await t.http.get(`${R}/tree`).set('PRIVATE-TOKEN', alice.token).expect(200);
     expect(tree.body.map((e: { name: string }) => e.name).sort()).toEqual(['medium.bin', 'small.bin']);
     // the shared reader is still there for ordinary reads

@@ -32,7 +32,8 @@ function exchange(port: number, raw: string, readResponse: boolean, untilFlushPk
       const length = Number(/content-length: (\d+)/i.exec(headers)?.[1] ?? 0);
       // a git client stops reading at the advertisement's last flush-pkt (`0000`), before the final chunk
       const flushes = data.subarray(head).toString().split('0000').length - 1;
-      const complete = untilFlushPkts > 0 ? flushes >= untilFlushPkts : chunked ? data.subarray(data.length - 5).toString() === '0\r\n\r\n' : data.length >= head + 4 + length;
+      const complete =
+        untilFlushPkts > 0 ? flushes >= untilFlushPkts : chunked ? data.subarray(data.length - 5).toString() === '0\r\n\r\n' : data.length >= head + 4 + length;
       if (complete) {
         s.destroy(); // right after reading the body
         resolve(data.subarray(0, head).toString());
@@ -64,7 +65,7 @@ describe('request log and route metrics: every request once, also when the clien
     const server = t.app.app.getHttpServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
-    process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    process.stdout.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
       for (const line of text.split('\n')) {
         if (line.startsWith('{')) {
@@ -77,7 +78,7 @@ describe('request log and route metrics: every request once, also when the clien
         }
       }
       return typeof rest[rest.length - 1] === 'function' ? ((rest[rest.length - 1] as () => void)(), true) : true;
-    });
+    };
   });
   afterAll(async () => {
     process.stdout.write = realWrite;
@@ -137,7 +138,11 @@ describe('request log and route metrics: every request once, also when the clien
   });
 
   it('a client that hangs up in the middle of its body is logged once: the answer given (400 unreadable body), or 499 when none was', async () => {
-    await exchange(port, `POST /api/v3/projects HTTP/1.1\r\nHost: x\r\nX-Request-Id: gone-1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`, false);
+    await exchange(
+      port,
+      `POST /api/v3/projects HTTP/1.1\r\nHost: x\r\nX-Request-Id: gone-1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`,
+      false,
+    );
     // a runner's trace part, cut off: read by its handler, not by a body parser
     const c = ci(t);
     await c.project({ ...t.root }, 'job:\n  script: x\n');

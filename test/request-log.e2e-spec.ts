@@ -14,10 +14,10 @@ type Line = Record<string, unknown>;
 async function captured<T>(fn: () => Promise<T>): Promise<{ lines: Line[]; raw: string; result: T }> {
   const write = process.stdout.write.bind(process.stdout);
   let raw = '';
-  process.stdout.write = ((chunk: string | Uint8Array) => {
+  process.stdout.write = (chunk: string | Uint8Array) => {
     raw += chunk.toString();
     return true;
-  });
+  };
   try {
     const result = await fn();
     await new Promise((r) => setTimeout(r, 50)); // 'finish' handlers of the last responses
@@ -52,9 +52,7 @@ describe('request log levels and fields', () => {
       ['debug', 404],
       ['info', 403],
     ]);
-    expect(requestLines(lines, '/api/v3/user')).toEqual([
-      expect.objectContaining({ level: 'info', status: 200, user_id: t.root.id, user: 'root' }),
-    ]);
+    expect(requestLines(lines, '/api/v3/user')).toEqual([expect.objectContaining({ level: 'info', status: 200, user_id: t.root.id, user: 'root' })]);
   });
 
   it('health probes and metrics scrapes that answer 200 are logged at debug', async () => {
@@ -111,7 +109,11 @@ describe('the generated root password', () => {
       SECRET_KEY: 'test-secret-key-test-secret-key-0123456789',
     });
     try {
-      const { raw, lines, result: app } = await captured(async () => {
+      const {
+        raw,
+        lines,
+        result: app,
+      } = await captured(async () => {
         const a = await createApp(config);
         try {
           const file = join(dataDir, 'initial_root_password');
@@ -126,9 +128,7 @@ describe('the generated root password', () => {
       expect(statSync(app.file).mode & 0o777).toBe(0o600);
       expect(app.password.length).toBeGreaterThanOrEqual(16);
       expect(raw).not.toContain(app.password);
-      expect(lines).toContainEqual(
-        expect.objectContaining({ level: 'warn', msg: expect.stringContaining(app.file), password_file: app.file }),
-      );
+      expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', msg: expect.stringContaining(app.file), password_file: app.file }));
     } finally {
       await db?.release();
       rmSync(dataDir, { recursive: true, force: true });

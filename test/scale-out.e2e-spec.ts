@@ -33,7 +33,10 @@ const pg = !!process.env.DATABASE_URL;
   it('50 concurrent issue creates split over both get 50 distinct iids', async () => {
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        via(i).post(`/api/v3/projects/${project}/issues`).set('PRIVATE-TOKEN', a.root.token).send({ title: `issue ${i}` }),
+        via(i)
+          .post(`/api/v3/projects/${project}/issues`)
+          .set('PRIVATE-TOKEN', a.root.token)
+          .send({ title: `issue ${i}` }),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
@@ -154,7 +157,10 @@ const pg = !!process.env.DATABASE_URL;
     expect(mixed.map((r) => r.status)).toEqual([...Array(10).fill(200), ...Array(10).fill(201)]);
     for (const http of [a.http, b]) {
       const list = await api(http, 'get', '/repository/branches').expect(200);
-      const got = list.body.map((x: { name: string }) => x.name).filter((n: string) => n !== 'master').sort();
+      const got = list.body
+        .map((x: { name: string }) => x.name)
+        .filter((n: string) => n !== 'master')
+        .sort();
       expect(got).toEqual([...names.filter((_, i) => i % 2 === 1), ...more].sort());
     }
     // the same name through both at once: one is created, the other refused
@@ -170,11 +176,15 @@ const pg = !!process.env.DATABASE_URL;
   it('concurrent merges of six merge requests into one branch, split over A and B: all merged, none lost', async () => {
     const mrs: number[] = [];
     for (let i = 0; i < 6; i++) {
-      await api(via(i), 'post', '/repository/branches').send({ branch_name: `feature-${i}`, ref: 'master' }).expect(201);
+      await api(via(i), 'post', '/repository/branches')
+        .send({ branch_name: `feature-${i}`, ref: 'master' })
+        .expect(201);
       await api(via(i + 1), 'post', '/repository/files')
         .send({ file_path: `features/f${i}.txt`, branch_name: `feature-${i}`, content: `${i}\n`, commit_message: `feature ${i}` })
         .expect(201);
-      const mr = await api(via(i), 'post', '/merge_requests').send({ source_branch: `feature-${i}`, target_branch: 'master', title: `Feature ${i}` }).expect(201);
+      const mr = await api(via(i), 'post', '/merge_requests')
+        .send({ source_branch: `feature-${i}`, target_branch: 'master', title: `Feature ${i}` })
+        .expect(201);
       mrs.push(mr.body.id);
     }
     const merged = await Promise.all(mrs.map((id, i) => api(via(i), 'put', `/merge_requests/${id}/merge`).send({})));
@@ -190,7 +200,10 @@ const pg = !!process.env.DATABASE_URL;
 
   it('a background job enqueued by A runs once over both instances (jobs and the pipeline of a push)', async () => {
     const runs: { instance: string; n: number }[] = [];
-    for (const [instance, app] of [['A', a.app.app], ['B', bApp.app]] as const) {
+    for (const [instance, app] of [
+      ['A', a.app.app],
+      ['B', bApp.app],
+    ] as const) {
       await app.get(QueueService).register<{ n: number }>('test.once', {
         handler: async (job) => {
           runs.push({ instance, n: job.data.n });
@@ -254,8 +267,14 @@ const pg = !!process.env.DATABASE_URL;
   it('a hook delivery enqueued through A is delivered once', async () => {
     const rx = await HookReceiver.start();
     try {
-      await a.http.put('/api/v3/application/settings').set('PRIVATE-TOKEN', a.root.token).send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
-      await api(a.http, 'post', '/hooks').send({ url: rx.url('/once'), issues_events: true, push_events: true }).expect(201);
+      await a.http
+        .put('/api/v3/application/settings')
+        .set('PRIVATE-TOKEN', a.root.token)
+        .send({ allow_local_requests_from_hooks_and_services: true })
+        .expect(200);
+      await api(a.http, 'post', '/hooks')
+        .send({ url: rx.url('/once'), issues_events: true, push_events: true })
+        .expect(201);
       await api(a.http, 'post', '/issues').send({ title: 'hooked' }).expect(201);
       await api(a.http, 'post', '/repository/files')
         .send({ file_path: 'hooked.txt', branch_name: 'master', content: 'h\n', commit_message: 'hooked' })

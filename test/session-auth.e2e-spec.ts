@@ -61,10 +61,7 @@ describe('session and authentication', () => {
     });
 
     it('prefers `email` over `login` when both are given', async () => {
-      const res = await t.http
-        .post(api('/session'))
-        .send({ login: 'alice', email: 'bob', password: 'bob-password' })
-        .expect(201);
+      const res = await t.http.post(api('/session')).send({ login: 'alice', email: 'bob', password: 'bob-password' }).expect(201);
       expect(res.body.id).toBe(bob.id);
     });
 
@@ -86,10 +83,7 @@ describe('session and authentication', () => {
         .send({ login: 'alice', password: 'alice-password' })
         .expect(201);
       expect(res.body).toMatchObject({ id: alice.id, private_token: alice.token });
-      const param = await t.http
-        .post(api('/session'))
-        .send({ login: 'alice', password: 'alice-password', private_token: 'nope' })
-        .expect(201);
+      const param = await t.http.post(api('/session')).send({ login: 'alice', password: 'alice-password', private_token: 'nope' }).expect(201);
       expect(param.body.id).toBe(alice.id);
     });
 
@@ -110,7 +104,10 @@ describe('session and authentication', () => {
 
     it('401 for blocked and LDAP-blocked users, even with the right password', async () => {
       const u = await t.createUser({ password: 'blocked-password' });
-      await t.http.put(api(`/users/${u.id}/block`)).set(asRoot()).expect(200);
+      await t.http
+        .put(api(`/users/${u.id}/block`))
+        .set(asRoot())
+        .expect(200);
       const blocked = await t.http.post(api('/session')).send({ login: u.username, password: 'blocked-password' }).expect(401);
       expect(blocked.body).toEqual(UNAUTHORIZED);
       expect(blocked.body).not.toHaveProperty('private_token');
@@ -128,9 +125,15 @@ describe('session and authentication', () => {
     });
 
     it('400, not 500, for structured login values', async () => {
-      const res = await t.http.post(api('/session')).send({ login: { $ne: null }, password: 'x' }).expect(400);
+      const res = await t.http
+        .post(api('/session'))
+        .send({ login: { $ne: null }, password: 'x' })
+        .expect(400);
       expect(typeof res.body.message).toBe('string');
-      const arr = await t.http.post(api('/session')).send({ login: ['alice'], password: { a: 1 } }).expect(400);
+      const arr = await t.http
+        .post(api('/session'))
+        .send({ login: ['alice'], password: { a: 1 } })
+        .expect(400);
       expect(typeof arr.body.message).toBe('string');
     });
 
@@ -160,11 +163,18 @@ describe('session and authentication', () => {
     it('throttles: after 10 failures for one login, 429 with Retry-After even with the right password', async () => {
       const victim = await t.createUser({ username: 'victim', password: 'victim-password' });
       for (let i = 0; i < 10; i++) {
-        await t.http.post(api('/session')).send({ login: 'victim', password: `wrong-${i}` }).expect(401);
+        await t.http
+          .post(api('/session'))
+          .send({ login: 'victim', password: `wrong-${i}` })
+          .expect(401);
       }
       const locked = await t.http.post(api('/session')).send({ login: 'victim', password: 'victim-password' }).expect(429);
       expect(locked.headers['content-type']).toBe('application/json');
-      expect(locked.body).toEqual({ message: expect.stringMatching(/^429 Too Many Requests - this login is locked after too many failed sign-ins until .+ GMT \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/) });
+      expect(locked.body).toEqual({
+        message: expect.stringMatching(
+          /^429 Too Many Requests - this login is locked after too many failed sign-ins until .+ GMT \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/,
+        ),
+      });
       expect(locked.body).not.toHaveProperty('private_token');
       const retryAfter = Number(locked.headers['retry-after']);
       expect(Number.isInteger(retryAfter)).toBe(true);
@@ -179,8 +189,14 @@ describe('session and authentication', () => {
     it('throttles per account: failures by username and by email share one budget', async () => {
       const u = await t.createUser({ username: 'twofaced', email: 'twofaced@example.com', password: 'twofaced-password' });
       for (let i = 0; i < 5; i++) {
-        await t.http.post(api('/session')).send({ login: 'twofaced', password: `wrong-${i}` }).expect(401);
-        await t.http.post(api('/session')).send({ login: 'twofaced@example.com', password: `wrong-${i}` }).expect(401);
+        await t.http
+          .post(api('/session'))
+          .send({ login: 'twofaced', password: `wrong-${i}` })
+          .expect(401);
+        await t.http
+          .post(api('/session'))
+          .send({ login: 'twofaced@example.com', password: `wrong-${i}` })
+          .expect(401);
       }
       await t.http.post(api('/session')).send({ login: u.username, password: 'twofaced-password' }).expect(429);
       await t.http.post(api('/session')).send({ email: u.email, password: 'twofaced-password' }).expect(429);
@@ -213,16 +229,10 @@ describe('session and authentication', () => {
     it('is read from a private_token body parameter (JSON and form)', async () => {
       const json = await t.http.post(api('/user/emails')).send({ private_token: bob.token, email: 'bob.json@example.net' }).expect(201);
       expect(json.body.email).toBe('bob.json@example.net');
-      const form = await t.http
-        .post(api('/user/emails'))
-        .type('form')
-        .send({ private_token: bob.token, email: 'bob.form@example.net' })
-        .expect(201);
+      const form = await t.http.post(api('/user/emails')).type('form').send({ private_token: bob.token, email: 'bob.form@example.net' }).expect(201);
       expect(form.body.email).toBe('bob.form@example.net');
       const his = await t.http.get(api('/user/emails')).set(as(bob)).expect(200);
-      expect(his.body.map((e: { email: string }) => e.email)).toEqual(
-        expect.arrayContaining(['bob.json@example.net', 'bob.form@example.net']),
-      );
+      expect(his.body.map((e: { email: string }) => e.email)).toEqual(expect.arrayContaining(['bob.json@example.net', 'bob.form@example.net']));
     });
 
     it('the parameter wins over the header', async () => {
@@ -247,10 +257,16 @@ describe('session and authentication', () => {
     it('401, not 400, for a structured private_token parameter', async () => {
       const query = await t.http.get(api('/user?private_token[a]=b')).expect(401);
       expect(query.body).toEqual(UNAUTHORIZED);
-      const body = await t.http.post(api('/user/emails')).send({ private_token: { a: 1 }, email: 'x@example.net' }).expect(401);
+      const body = await t.http
+        .post(api('/user/emails'))
+        .send({ private_token: { a: 1 }, email: 'x@example.net' })
+        .expect(401);
       expect(body.body).toEqual(UNAUTHORIZED);
       // and it does not break the public sign-in
-      await t.http.post(api('/session')).send({ login: 'bob', password: 'bob-password', private_token: ['x', { y: 1 }] }).expect(201);
+      await t.http
+        .post(api('/session'))
+        .send({ login: 'bob', password: 'bob-password', private_token: ['x', { y: 1 }] })
+        .expect(201);
     });
 
     it('an invalid parameter is not rescued by a valid header', async () => {
@@ -287,10 +303,18 @@ describe('session and authentication', () => {
 
     it('gives each user a distinct token that survives a password change', async () => {
       expect(new Set([t.root.token, alice.token, bob.token]).size).toBe(3);
-      await t.http.put(api(`/users/${bob.id}`)).set(asRoot()).send({ password: 'bob-new-password' }).expect(200);
+      await t.http
+        .put(api(`/users/${bob.id}`))
+        .set(asRoot())
+        .send({ password: 'bob-new-password' })
+        .expect(200);
       const me = await t.http.get(api('/user')).set(as(bob)).expect(200);
       expect(me.body.private_token).toBe(bob.token);
-      await t.http.put(api(`/users/${bob.id}`)).set(asRoot()).send({ password: 'bob-password' }).expect(200);
+      await t.http
+        .put(api(`/users/${bob.id}`))
+        .set(asRoot())
+        .send({ password: 'bob-password' })
+        .expect(200);
     });
   });
 
@@ -315,9 +339,17 @@ describe('session and authentication', () => {
     it('acts as the target: its permissions apply', async () => {
       const res = await t.http.get(api('/users')).set(asRoot()).set('SUDO', 'alice').expect(200);
       for (const u of res.body) expect(u).not.toHaveProperty('email');
-      await t.http.post(api('/users')).set(asRoot()).set('SUDO', 'alice').send({
-        email: 'x@example.net', username: 'viasudo', name: 'Via Sudo', password: 'password-123',
-      }).expect(403);
+      await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .set('SUDO', 'alice')
+        .send({
+          email: 'x@example.net',
+          username: 'viasudo',
+          name: 'Via Sudo',
+          password: 'password-123',
+        })
+        .expect(403);
     });
 
     it('in a JSON body', async () => {

@@ -27,8 +27,7 @@ describe('system hooks', () => {
   let api: ReturnType<typeof planning>;
   let home: string;
 
-  const allowLocal = (on: boolean) =>
-    api.put(t.root, '/application/settings').send({ allow_local_requests_from_hooks_and_services: on }).expect(200);
+  const allowLocal = (on: boolean) => api.put(t.root, '/application/settings').send({ allow_local_requests_from_hooks_and_services: on }).expect(200);
 
   beforeAll(async () => {
     t = await startTestApp({ QUEUE_POLL_SECONDS: '0.5', WEBHOOK_RETRY_DELAY_SECONDS: '1', WEBHOOK_RETRY_LIMIT: '2' });
@@ -47,7 +46,10 @@ describe('system hooks', () => {
       const user = await t.createUser();
       await t.http.get('/api/v3/hooks').expect(401);
       await api.get(user, '/hooks').expect(403);
-      await api.post(user, '/hooks').send({ url: rx.url('/nope') }).expect(403);
+      await api
+        .post(user, '/hooks')
+        .send({ url: rx.url('/nope') })
+        .expect(403);
       await api.get(user, '/hooks/1').expect(403);
       await api.get(user, '/hooks/1/events').expect(403);
       await api.del(user, '/hooks/1').expect(403);
@@ -70,13 +72,25 @@ describe('system hooks', () => {
         ['http://169.254.169.254/', 'a link-local address'],
         ['http://192.168.1.1/', 'a private address'],
       ]) {
-        await api.post(t.root, '/hooks').send({ url }).expect(404, { message: why(kind) });
+        await api
+          .post(t.root, '/hooks')
+          .send({ url })
+          .expect(404, { message: why(kind) });
       }
       await allowLocal(true);
-      const res = await api.post(t.root, '/hooks').send({ url: rx.url('/api', 'u:p') }).expect(201);
+      const res = await api
+        .post(t.root, '/hooks')
+        .send({ url: rx.url('/api', 'u:p') })
+        .expect(201);
       await expectSchema(res, 'SystemHook');
       expect(Array.isArray(res.body)).toBe(false);
-      expect(res.body).toMatchObject({ id: expect.any(Number), url: rx.url('/api'), created_at: expect.stringMatching(/Z$/), push_events: true, tag_push_events: false });
+      expect(res.body).toMatchObject({
+        id: expect.any(Number),
+        url: rx.url('/api'),
+        created_at: expect.stringMatching(/Z$/),
+        push_events: true,
+        tag_push_events: false,
+      });
       const list = await api.get(t.root, '/hooks').expect(200);
       await expectSchema(list, 'SystemHook[]');
       expect(list.body.find((h: Json) => h.id === res.body.id)).toMatchObject({ id: res.body.id, url: rx.url('/api') });
@@ -84,7 +98,12 @@ describe('system hooks', () => {
     });
 
     it('GET /hooks/:id sends the fixed sample synchronously and returns it; 404 for an unknown hook', async () => {
-      const hook = (await api.post(t.root, '/hooks').send({ url: rx.url('/test', 'user:pw'), token: 'sys-token' }).expect(201)).body;
+      const hook = (
+        await api
+          .post(t.root, '/hooks')
+          .send({ url: rx.url('/test', 'user:pw'), token: 'sys-token' })
+          .expect(201)
+      ).body;
       const res = await api.get(t.root, `/hooks/${hook.id}`).expect(200);
       await expectSchema(res, 'SystemHookTest');
       expect(res.body).toEqual(SAMPLE);
@@ -129,7 +148,12 @@ describe('system hooks', () => {
     });
 
     it('DELETE: 200 with the raw row, 200 with null when absent', async () => {
-      const hook = (await api.post(t.root, '/hooks').send({ url: rx.url('/del'), token: 'x' }).expect(201)).body;
+      const hook = (
+        await api
+          .post(t.root, '/hooks')
+          .send({ url: rx.url('/del'), token: 'x' })
+          .expect(201)
+      ).body;
       const res = await api.del(t.root, `/hooks/${hook.id}`).expect(200);
       await expectSchema(res, 'SystemHookRecord');
       expect(res.body).toEqual({
@@ -162,8 +186,14 @@ describe('system hooks', () => {
     beforeAll(async () => {
       await allowLocal(true);
       for (const h of (await api.get(t.root, '/hooks').expect(200)).body) await api.del(t.root, `/hooks/${h.id}`).expect(200);
-      await api.post(t.root, '/hooks').send({ url: rx.url('/sys'), tag_push_events: true }).expect(201);
-      await api.post(t.root, '/hooks').send({ url: rx.url('/sys-nopush'), push_events: false }).expect(201);
+      await api
+        .post(t.root, '/hooks')
+        .send({ url: rx.url('/sys'), tag_push_events: true })
+        .expect(201);
+      await api
+        .post(t.root, '/hooks')
+        .send({ url: rx.url('/sys-nopush'), push_events: false })
+        .expect(201);
 
       // users, keys
       const alice = await t.createUser({ username: 'alice', name: 'Alice A', email: 'alice@example.com' });
@@ -203,9 +233,25 @@ describe('system hooks', () => {
       const names = events.map((r) => r.body.event_name).sort();
       expect(names).toEqual(
         [
-          'user_create', 'user_create', 'key_create', 'key_destroy', 'group_create', 'user_add_to_group', 'user_add_to_group',
-          'user_remove_from_group', 'project_create', 'user_add_to_team', 'user_add_to_team', 'user_remove_from_team',
-          'project_rename', 'push', 'tag_push', 'project_transfer', 'project_destroy', 'group_destroy', 'user_destroy',
+          'user_create',
+          'user_create',
+          'key_create',
+          'key_destroy',
+          'group_create',
+          'user_add_to_group',
+          'user_add_to_group',
+          'user_remove_from_group',
+          'project_create',
+          'user_add_to_team',
+          'user_add_to_team',
+          'user_remove_from_team',
+          'project_rename',
+          'push',
+          'tag_push',
+          'project_transfer',
+          'project_destroy',
+          'group_destroy',
+          'user_destroy',
         ].sort(),
       );
       for (const r of events) {
@@ -341,58 +387,67 @@ describe('system hooks: durable delivery', () => {
   });
   afterAll(() => rx.close());
 
-    it('a delivery queued by one instance is delivered exactly once after a restart on the same database', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'glv3-durable-'));
-      // instance A enqueues but runs no workers (QUEUE_WORKERS=false), then stops
-      const a = await startTestApp({ QUEUE_WORKERS: 'false', QUEUE_POLL_SECONDS: '0.5', EMBEDDED_DB_DIR: join(dir, 'db'), LOG_LEVEL: 'error' });
-      let b: App | undefined;
-      let aOpen = true;
-      try {
-        const A = planning(a);
-        await A.put(a.root, '/application/settings').send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
-        await A.post(a.root, '/hooks').send({ url: rx.url('/durable') }).expect(201);
-        await a.createUser({ username: 'durable' });
-        await sleep(1000);
-        expect(rx.at('/durable')).toHaveLength(0);
-        // the change's outbox job (fanned out to the hooks by a worker: none runs here)
-        const queued = await a.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name IN ('hooks.event', 'hooks.deliver') AND state = 'created'`);
-        expect(queued[0].n).toBe(1);
-        await a.app.close();
-        aOpen = false;
-        // instance B on the same database, with workers
-        b = await createApp({ ...a.config, queue: { ...a.config.queue, workers: true } });
-        const got = await rx.waitFor('/durable', 1);
-        expect(got[0].body).toMatchObject({ event_name: 'user_create', username: 'durable' });
-        await sleep(2000);
-        expect(rx.at('/durable')).toHaveLength(1);
-        await request(b.app.getHttpServer()).get('/api/v3/hooks').set('PRIVATE-TOKEN', a.root.token).expect(200);
-      } finally {
-        if (aOpen) await a.app.close();
-        await b?.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    });
-
-    (process.env.DATABASE_URL ? it : it.skip)('two instances on one PostgreSQL database deliver each event once', async () => {
-      const a = await startTestApp({ QUEUE_POLL_SECONDS: '0.5' });
-      const b = await createApp(a.config);
-      try {
-        const A = planning(a);
-        await A.put(a.root, '/application/settings').send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
-        await A.post(a.root, '/hooks').send({ url: rx.url('/shared') }).expect(201);
-        const B = request(b.app.getHttpServer());
-        for (let i = 0; i < 20; i++) {
-          const via = i % 2 ? B : a.http;
-          await via.post('/api/v3/users').set('PRIVATE-TOKEN', a.root.token)
-            .send({ username: `shared${i}`, email: `shared${i}@example.com`, name: `S ${i}`, password: 'password-123' }).expect(201);
-        }
-        const got = await rx.waitFor('/shared', 20);
-        await sleep(2000);
-        expect(rx.at('/shared')).toHaveLength(20);
-        expect(new Set(got.map((r) => r.body.username)).size).toBe(20);
-      } finally {
-        await b.close();
-        await a.close();
-      }
-    });
+  it('a delivery queued by one instance is delivered exactly once after a restart on the same database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'glv3-durable-'));
+    // instance A enqueues but runs no workers (QUEUE_WORKERS=false), then stops
+    const a = await startTestApp({ QUEUE_WORKERS: 'false', QUEUE_POLL_SECONDS: '0.5', EMBEDDED_DB_DIR: join(dir, 'db'), LOG_LEVEL: 'error' });
+    let b: App | undefined;
+    let aOpen = true;
+    try {
+      const A = planning(a);
+      await A.put(a.root, '/application/settings').send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
+      await A.post(a.root, '/hooks')
+        .send({ url: rx.url('/durable') })
+        .expect(201);
+      await a.createUser({ username: 'durable' });
+      await sleep(1000);
+      expect(rx.at('/durable')).toHaveLength(0);
+      // the change's outbox job (fanned out to the hooks by a worker: none runs here)
+      const queued = await a.sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pgboss.job WHERE name IN ('hooks.event', 'hooks.deliver') AND state = 'created'`,
+      );
+      expect(queued[0].n).toBe(1);
+      await a.app.close();
+      aOpen = false;
+      // instance B on the same database, with workers
+      b = await createApp({ ...a.config, queue: { ...a.config.queue, workers: true } });
+      const got = await rx.waitFor('/durable', 1);
+      expect(got[0].body).toMatchObject({ event_name: 'user_create', username: 'durable' });
+      await sleep(2000);
+      expect(rx.at('/durable')).toHaveLength(1);
+      await request(b.app.getHttpServer()).get('/api/v3/hooks').set('PRIVATE-TOKEN', a.root.token).expect(200);
+    } finally {
+      if (aOpen) await a.app.close();
+      await b?.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
+
+  (process.env.DATABASE_URL ? it : it.skip)('two instances on one PostgreSQL database deliver each event once', async () => {
+    const a = await startTestApp({ QUEUE_POLL_SECONDS: '0.5' });
+    const b = await createApp(a.config);
+    try {
+      const A = planning(a);
+      await A.put(a.root, '/application/settings').send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
+      await A.post(a.root, '/hooks')
+        .send({ url: rx.url('/shared') })
+        .expect(201);
+      const B = request(b.app.getHttpServer());
+      for (let i = 0; i < 20; i++) {
+        const via = i % 2 ? B : a.http;
+        await via
+          .post('/api/v3/users')
+          .set('PRIVATE-TOKEN', a.root.token)
+          .send({ username: `shared${i}`, email: `shared${i}@example.com`, name: `S ${i}`, password: 'password-123' })
+          .expect(201);
+      }
+      const got = await rx.waitFor('/shared', 20);
+      await sleep(2000);
+      expect(rx.at('/shared')).toHaveLength(20);
+      expect(new Set(got.map((r) => r.body.username)).size).toBe(20);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+});

@@ -57,9 +57,7 @@ describe('users API', () => {
         expect(u).not.toHaveProperty('email');
         expect(u).not.toHaveProperty('private_token');
       }
-      expect(res.body.map((u: { username: string }) => u.username)).toEqual(
-        expect.arrayContaining(['root', 'alice', 'bob']),
-      );
+      expect(res.body.map((u: { username: string }) => u.username)).toEqual(expect.arrayContaining(['root', 'alice', 'bob']));
     });
 
     it('lists newest first', async () => {
@@ -95,11 +93,7 @@ describe('users API', () => {
       expect(partial.body).toEqual([]);
       const domain = await t.http.get(api('/users')).query({ search: 'corp.example.org' }).set(as(bob)).expect(200);
       expect(domain.body).toEqual([]);
-      const exact = await t.http
-        .get(api('/users'))
-        .query({ search: 'Alice.Mailbox@corp.example.org' })
-        .set(as(bob))
-        .expect(200);
+      const exact = await t.http.get(api('/users')).query({ search: 'Alice.Mailbox@corp.example.org' }).set(as(bob)).expect(200);
       expect(exact.body.map((u: { id: number }) => u.id)).toEqual([alice.id]);
       expect(exact.body[0]).not.toHaveProperty('email');
     });
@@ -128,10 +122,7 @@ describe('users API', () => {
       expect(total).toBeGreaterThan(2);
       const pages = Math.ceil(total / 2);
 
-      const first = await t.http
-        .get(api('/users'))
-        .query({ per_page: 2, private_token: t.root.token })
-        .expect(200);
+      const first = await t.http.get(api('/users')).query({ per_page: 2, private_token: t.root.token }).expect(200);
       expect(first.body).toHaveLength(2);
       expect(first.body.map((u: { id: number }) => u.id)).toEqual(all.body.slice(0, 2).map((u: { id: number }) => u.id));
       expect(first.headers['x-total']).toBe(String(total));
@@ -166,13 +157,19 @@ describe('users API', () => {
 
     it('filters by active=true', async () => {
       const u = await t.createUser();
-      await t.http.put(api(`/users/${u.id}/block`)).set(asRoot()).expect(200);
+      await t.http
+        .put(api(`/users/${u.id}/block`))
+        .set(asRoot())
+        .expect(200);
       const all = await t.http.get(api('/users')).query({ per_page: 100 }).set(asRoot()).expect(200);
       expect(all.body.map((x: { id: number }) => x.id)).toContain(u.id);
       const active = await t.http.get(api('/users')).query({ per_page: 100, active: 'true' }).set(asRoot()).expect(200);
       expect(active.body.map((x: { id: number }) => x.id)).not.toContain(u.id);
       expect(active.body.every((x: { state: string }) => x.state === 'active')).toBe(true);
-      await t.http.delete(api(`/users/${u.id}`)).set(asRoot()).expect(200);
+      await t.http
+        .delete(api(`/users/${u.id}`))
+        .set(asRoot())
+        .expect(200);
     });
 
     it('needs authentication', async () => {
@@ -183,7 +180,10 @@ describe('users API', () => {
 
   describe('GET /users/:id', () => {
     it('gives an administrator the full view', async () => {
-      const res = await t.http.get(api(`/users/${alice.id}`)).set(asRoot()).expect(200);
+      const res = await t.http
+        .get(api(`/users/${alice.id}`))
+        .set(asRoot())
+        .expect(200);
       expect(res.headers['content-type']).toBe('application/json');
       await expectSchema(res, 'UserFull');
       expect(res.body).toMatchObject({ id: alice.id, email: 'alice.mailbox@corp.example.org', projects_limit: expect.any(Number) });
@@ -191,7 +191,10 @@ describe('users API', () => {
     });
 
     it('gives a normal user the normal view without email', async () => {
-      const res = await t.http.get(api(`/users/${alice.id}`)).set(as(bob)).expect(200);
+      const res = await t.http
+        .get(api(`/users/${alice.id}`))
+        .set(as(bob))
+        .expect(200);
       await expectSchema(res, 'User');
       expect(res.body).toMatchObject({ id: alice.id, username: 'alice', is_admin: false });
       expect(res.body).not.toHaveProperty('email');
@@ -247,10 +250,7 @@ describe('users API', () => {
       expect(res.body).not.toHaveProperty('password');
       expect(res.body).not.toHaveProperty('encrypted_password');
       // the new user can sign in
-      const s = await t.http
-        .post(api('/session'))
-        .send({ login: body.username, password: body.password })
-        .expect(201);
+      const s = await t.http.post(api('/session')).send({ login: body.username, password: body.password }).expect(201);
       expect(s.body.id).toBe(res.body.id);
     });
 
@@ -275,10 +275,16 @@ describe('users API', () => {
         confirmed_at: null,
         identities: [{ provider: 'ldapmain', extern_uid: 'uid=spec,ou=people,dc=example,dc=org' }],
       });
-      const shown = await t.http.get(api(`/users/${res.body.id}`)).set(asRoot()).expect(200);
+      const shown = await t.http
+        .get(api(`/users/${res.body.id}`))
+        .set(asRoot())
+        .expect(200);
       expect(shown.body.identities).toEqual([{ provider: 'ldapmain', extern_uid: 'uid=spec,ou=people,dc=example,dc=org' }]);
       // tidy up: this admin must not keep root from being the last administrator later
-      await t.http.delete(api(`/users/${res.body.id}`)).set(asRoot()).expect(200);
+      await t.http
+        .delete(api(`/users/${res.body.id}`))
+        .set(asRoot())
+        .expect(200);
     });
 
     it('defaults to a normal user with projects_limit from the default_projects_limit setting', async () => {
@@ -294,7 +300,11 @@ describe('users API', () => {
     });
 
     it('projects_limit 0 means the user cannot create projects', async () => {
-      const res = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ projects_limit: 0 })).expect(201);
+      const res = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ projects_limit: 0 }))
+        .expect(201);
       expect(res.body).toMatchObject({ projects_limit: 0, can_create_project: false });
     });
 
@@ -307,12 +317,20 @@ describe('users API', () => {
     });
 
     it('400 when a required attribute is blank', async () => {
-      const res = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ name: '   ' })).expect(400);
+      const res = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ name: '   ' }))
+        .expect(400);
       expect(res.body).toEqual({ message: '400 (Bad request) "name" not given' });
     });
 
     it('400 with a field map for a short password', async () => {
-      const res = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ password: 'short' })).expect(400);
+      const res = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ password: 'short' }))
+        .expect(400);
       expect(res.body).toEqual({ message: { password: ['is too short (minimum is 8 characters)'] } });
     });
 
@@ -323,35 +341,45 @@ describe('users API', () => {
         .send(newUserBody({ bio: 'b'.repeat(256) }))
         .expect(400);
       expect(res.body).toEqual({ message: { bio: ['is too long (maximum is 255 characters)'] } });
-      await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ bio: 'b'.repeat(255) })).expect(201);
+      await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ bio: 'b'.repeat(255) }))
+        .expect(201);
     });
 
-    it.each(['has space', '-dash-first', 'ends.', 'name.git', 'émile', 'a/b'])(
-      '400 with a field map for the bad username %p',
-      async (username) => {
-        const res = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ username })).expect(400);
-        expect(Object.keys(res.body.message)).toEqual(['username']);
-        expect(res.body.message.username[0]).toMatch(/can contain only letters/);
-      },
-    );
+    it.each(['has space', '-dash-first', 'ends.', 'name.git', 'émile', 'a/b'])('400 with a field map for the bad username %p', async (username) => {
+      const res = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ username })).expect(400);
+      expect(Object.keys(res.body.message)).toEqual(['username']);
+      expect(res.body.message.username[0]).toMatch(/can contain only letters/);
+    });
 
     it('400 for a reserved username', async () => {
-      const res = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ username: 'Admin' })).expect(400);
+      const res = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ username: 'Admin' }))
+        .expect(400);
       expect(res.body).toEqual({ message: { username: ['is a reserved name'] } });
     });
 
-    it.each(['not-an-email', 'a@b', 'two@@example.com', 'with space@example.com'])(
-      '400 with a field map for the bad email %p',
-      async (email) => {
-        const res = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ email })).expect(400);
-        expect(res.body).toEqual({ message: { email: ['is invalid'] } });
-      },
-    );
+    it.each(['not-an-email', 'a@b', 'two@@example.com', 'with space@example.com'])('400 with a field map for the bad email %p', async (email) => {
+      const res = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ email })).expect(400);
+      expect(res.body).toEqual({ message: { email: ['is invalid'] } });
+    });
 
     it('400 for a negative or non-numeric projects_limit', async () => {
-      const neg = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ projects_limit: -1 })).expect(400);
+      const neg = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ projects_limit: -1 }))
+        .expect(400);
       expect(neg.body).toEqual({ message: { projects_limit: ['must be greater than or equal to 0'] } });
-      const nan = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ projects_limit: 'lots' })).expect(400);
+      const nan = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ projects_limit: 'lots' }))
+        .expect(400);
       expect(nan.body.message).toHaveProperty('projects_limit');
     });
 
@@ -369,9 +397,17 @@ describe('users API', () => {
     });
 
     it('409 for a taken email, also in another case', async () => {
-      const same = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ email: 'bob@example.com' })).expect(409);
+      const same = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ email: 'bob@example.com' }))
+        .expect(409);
       expect(same.body).toEqual({ message: '409 Email has already been taken' });
-      const upper = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ email: 'BOB@Example.COM' })).expect(409);
+      const upper = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ email: 'BOB@Example.COM' }))
+        .expect(409);
       expect(upper.body).toEqual({ message: '409 Email has already been taken' });
     });
 
@@ -386,9 +422,17 @@ describe('users API', () => {
     });
 
     it('409 for a taken username, also in another case', async () => {
-      const same = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ username: 'alice' })).expect(409);
+      const same = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ username: 'alice' }))
+        .expect(409);
       expect(same.body).toEqual({ message: '409 Username has already been taken' });
-      const upper = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ username: 'ALICE' })).expect(409);
+      const upper = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ username: 'ALICE' }))
+        .expect(409);
       expect(upper.body).toEqual({ message: '409 Username has already been taken' });
     });
 
@@ -439,7 +483,12 @@ describe('users API', () => {
 
     it('accepts a urlencoded form body', async () => {
       const body = newUserBody({ projects_limit: '7', can_create_group: 'false' });
-      const res = await t.http.post(api('/users')).set(asRoot()).type('form').send(body as Record<string, string>).expect(201);
+      const res = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .type('form')
+        .send(body as Record<string, string>)
+        .expect(201);
       expect(res.body).toMatchObject({ username: body.username, email: body.email, projects_limit: 7, can_create_group: false });
     });
 
@@ -453,17 +502,16 @@ describe('users API', () => {
 
     it('accepts query-string parameters', async () => {
       const body = newUserBody({ projects_limit: '4' });
-      const res = await t.http.post(api('/users')).set(asRoot()).query(body as Record<string, string>).expect(201);
+      const res = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .query(body as Record<string, string>)
+        .expect(201);
       expect(res.body).toMatchObject({ username: body.username, email: body.email, projects_limit: 4 });
     });
 
     it('answers a malformed JSON body with 400, not 500', async () => {
-      const res = await t.http
-        .post(api('/users'))
-        .set(asRoot())
-        .set('Content-Type', 'application/json')
-        .send('{"email": ')
-        .expect(400);
+      const res = await t.http.post(api('/users')).set(asRoot()).set('Content-Type', 'application/json').send('{"email": ').expect(400);
       expect(res.headers['content-type']).toBe('application/json');
       expect(typeof res.body.message).toBe('string');
     });
@@ -501,16 +549,27 @@ describe('users API', () => {
         projects_limit: 12,
         external: false,
       });
-      const shown = await t.http.get(api(`/users/${carol.id}`)).set(asRoot()).expect(200);
+      const shown = await t.http
+        .get(api(`/users/${carol.id}`))
+        .set(asRoot())
+        .expect(200);
       expect(shown.body).toMatchObject({ name: 'Carol Danvers', projects_limit: 12 });
     });
 
     it('making a user external takes away its own projects and groups', async () => {
       const u = await t.createUser();
-      const res = await t.http.put(api(`/users/${u.id}`)).set(asRoot()).send({ external: true, projects_limit: 5 }).expect(200);
+      const res = await t.http
+        .put(api(`/users/${u.id}`))
+        .set(asRoot())
+        .send({ external: true, projects_limit: 5 })
+        .expect(200);
       expect(res.body).toMatchObject({ external: true, projects_limit: 0, can_create_group: false, can_create_project: false });
       await t.http.post(api('/projects')).set('PRIVATE-TOKEN', u.token).send({ name: 'not-allowed' }).expect(403);
-      const back = await t.http.put(api(`/users/${u.id}`)).set(asRoot()).send({ external: false, projects_limit: 5 }).expect(200);
+      const back = await t.http
+        .put(api(`/users/${u.id}`))
+        .set(asRoot())
+        .send({ external: false, projects_limit: 5 })
+        .expect(200);
       expect(back.body).toMatchObject({ external: false, projects_limit: 5 });
     });
 
@@ -524,7 +583,11 @@ describe('users API', () => {
     });
 
     it('accepts its own email again, in another case', async () => {
-      const res = await t.http.put(api(`/users/${carol.id}`)).set(asRoot()).send({ email: 'Carol@example.com' }).expect(200);
+      const res = await t.http
+        .put(api(`/users/${carol.id}`))
+        .set(asRoot())
+        .send({ email: 'Carol@example.com' })
+        .expect(200);
       expect(res.body.email).toBe('Carol@example.com');
     });
 
@@ -534,23 +597,42 @@ describe('users API', () => {
     });
 
     it('404 with a message for a duplicate email (spec decision 14), case-insensitive', async () => {
-      const res = await t.http.put(api(`/users/${carol.id}`)).set(asRoot()).send({ email: 'ALICE.mailbox@corp.example.org' }).expect(404);
+      const res = await t.http
+        .put(api(`/users/${carol.id}`))
+        .set(asRoot())
+        .send({ email: 'ALICE.mailbox@corp.example.org' })
+        .expect(404);
       expect(res.body.message).toMatch(/^404 /);
       expect(res.body.message).toContain('Email has already been taken');
-      const second = await t.http.put(api(`/users/${carol.id}`)).set(asRoot()).send({ email: 'bob.second@example.com' }).expect(404);
+      const second = await t.http
+        .put(api(`/users/${carol.id}`))
+        .set(asRoot())
+        .send({ email: 'bob.second@example.com' })
+        .expect(404);
       expect(second.body.message).toContain('Email has already been taken');
-      const shown = await t.http.get(api(`/users/${carol.id}`)).set(asRoot()).expect(200);
+      const shown = await t.http
+        .get(api(`/users/${carol.id}`))
+        .set(asRoot())
+        .expect(200);
       expect(shown.body.email).toBe('Carol@example.com');
     });
 
     it('404 with a message for a duplicate username', async () => {
-      const res = await t.http.put(api(`/users/${carol.id}`)).set(asRoot()).send({ username: 'Bob' }).expect(404);
+      const res = await t.http
+        .put(api(`/users/${carol.id}`))
+        .set(asRoot())
+        .send({ username: 'Bob' })
+        .expect(404);
       expect(res.body.message).toMatch(/^404 /);
       expect(res.body.message).toContain('Username has already been taken');
     });
 
     it('400 with a field map for invalid values', async () => {
-      const res = await t.http.put(api(`/users/${carol.id}`)).set(asRoot()).send({ password: 'short', bio: 'b'.repeat(256) }).expect(400);
+      const res = await t.http
+        .put(api(`/users/${carol.id}`))
+        .set(asRoot())
+        .send({ password: 'short', bio: 'b'.repeat(256) })
+        .expect(400);
       expect(res.body).toEqual({
         message: {
           password: ['is too short (minimum is 8 characters)'],
@@ -560,7 +642,11 @@ describe('users API', () => {
     });
 
     it('changes the password: the new one signs in, the old one does not', async () => {
-      await t.http.put(api(`/users/${carol.id}`)).set(asRoot()).send({ password: 'a-brand-new-password' }).expect(200);
+      await t.http
+        .put(api(`/users/${carol.id}`))
+        .set(asRoot())
+        .send({ password: 'a-brand-new-password' })
+        .expect(200);
       const ok = await t.http.post(api('/session')).send({ login: 'carol', password: 'a-brand-new-password' }).expect(201);
       expect(ok.body.id).toBe(carol.id);
       expect(ok.body.private_token).toBe(carol.token);
@@ -569,7 +655,11 @@ describe('users API', () => {
     });
 
     it('changes the username: found and signed in by the new one, the old one is free', async () => {
-      const res = await t.http.put(api(`/users/${carol.id}`)).set(asRoot()).send({ username: 'captain' }).expect(200);
+      const res = await t.http
+        .put(api(`/users/${carol.id}`))
+        .set(asRoot())
+        .send({ username: 'captain' })
+        .expect(200);
       expect(res.body).toMatchObject({ username: 'captain', web_url: `${EXTERNAL_URL}/u/captain` });
       const found = await t.http.get(api('/users')).query({ username: 'captain' }).set(asRoot()).expect(200);
       expect(found.body.map((u: { id: number }) => u.id)).toEqual([carol.id]);
@@ -577,19 +667,39 @@ describe('users API', () => {
       expect(old.body).toEqual([]);
       await t.http.post(api('/session')).send({ login: 'captain', password: carol.password }).expect(201);
       // the old username can be taken by someone else now
-      await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ username: 'carol' })).expect(201);
+      await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ username: 'carol' }))
+        .expect(201);
     });
 
     it('403 for a non-administrator, even on itself', async () => {
-      await t.http.put(api(`/users/${alice.id}`)).set(as(alice)).send({ admin: true }).expect(403);
-      const shown = await t.http.get(api(`/users/${alice.id}`)).set(asRoot()).expect(200);
+      await t.http
+        .put(api(`/users/${alice.id}`))
+        .set(as(alice))
+        .send({ admin: true })
+        .expect(403);
+      const shown = await t.http
+        .get(api(`/users/${alice.id}`))
+        .set(asRoot())
+        .expect(200);
       expect(shown.body.is_admin).toBe(false);
     });
 
     it('accepts form bodies and query-string parameters', async () => {
-      const form = await t.http.put(api(`/users/${carol.id}`)).set(asRoot()).type('form').send({ location: 'Space' }).expect(200);
+      const form = await t.http
+        .put(api(`/users/${carol.id}`))
+        .set(asRoot())
+        .type('form')
+        .send({ location: 'Space' })
+        .expect(200);
       expect(form.body.location).toBe('Space');
-      const query = await t.http.put(api(`/users/${carol.id}`)).set(asRoot()).query({ twitter: 'capt' }).expect(200);
+      const query = await t.http
+        .put(api(`/users/${carol.id}`))
+        .set(asRoot())
+        .query({ twitter: 'capt' })
+        .expect(200);
       expect(query.body).toMatchObject({ twitter: 'capt', location: 'Space' });
     });
   });
@@ -597,18 +707,30 @@ describe('users API', () => {
   describe('DELETE /users/:id', () => {
     it('deletes: 200 with the user, then 200 with an empty body', async () => {
       const u = await t.createUser();
-      const res = await t.http.delete(api(`/users/${u.id}`)).set(asRoot()).expect(200);
+      const res = await t.http
+        .delete(api(`/users/${u.id}`))
+        .set(asRoot())
+        .expect(200);
       expect(res.body).toMatchObject({ id: u.id, username: u.username, email: u.email });
-      await t.http.get(api(`/users/${u.id}`)).set(asRoot()).expect(404);
+      await t.http
+        .get(api(`/users/${u.id}`))
+        .set(asRoot())
+        .expect(404);
       // its token no longer works
       await t.http.get(api('/user')).set(as(u)).expect(401);
-      const again = await t.http.delete(api(`/users/${u.id}`)).set(asRoot()).expect(200);
+      const again = await t.http
+        .delete(api(`/users/${u.id}`))
+        .set(asRoot())
+        .expect(200);
       expect(again.text).toBe('');
     });
 
     it('frees the email and username of the deleted user', async () => {
       const u = await t.createUser();
-      await t.http.delete(api(`/users/${u.id}`)).set(asRoot()).expect(200);
+      await t.http
+        .delete(api(`/users/${u.id}`))
+        .set(asRoot())
+        .expect(200);
       await t.http
         .post(api('/users'))
         .set(asRoot())
@@ -622,9 +744,15 @@ describe('users API', () => {
     });
 
     it('403 for a non-administrator', async () => {
-      const res = await t.http.delete(api(`/users/${bob.id}`)).set(as(alice)).expect(403);
+      const res = await t.http
+        .delete(api(`/users/${bob.id}`))
+        .set(as(alice))
+        .expect(403);
       expect(res.body).toEqual({ message: '403 Forbidden' });
-      await t.http.get(api(`/users/${bob.id}`)).set(asRoot()).expect(200);
+      await t.http
+        .get(api(`/users/${bob.id}`))
+        .set(asRoot())
+        .expect(200);
     });
 
     it('401 without a token', async () => {
@@ -635,33 +763,79 @@ describe('users API', () => {
       // demote every other administrator so that root is the last one
       const admins = await t.sql<{ id: number }>(`SELECT id FROM users WHERE admin AND id <> $1`, [t.root.id]);
       for (const a of admins) {
-        await t.http.put(api(`/users/${a.id}`)).set(asRoot()).send({ admin: false }).expect(200);
+        await t.http
+          .put(api(`/users/${a.id}`))
+          .set(asRoot())
+          .send({ admin: false })
+          .expect(200);
       }
-      const second = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ admin: true })).expect(201);
-      await t.http.delete(api(`/users/${second.body.id}`)).set(asRoot()).expect(200);
+      const second = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ admin: true }))
+        .expect(201);
+      await t.http
+        .delete(api(`/users/${second.body.id}`))
+        .set(asRoot())
+        .expect(200);
 
-      const res = await t.http.delete(api(`/users/${t.root.id}`)).set(asRoot()).expect(403);
+      const res = await t.http
+        .delete(api(`/users/${t.root.id}`))
+        .set(asRoot())
+        .expect(403);
       expect(res.body.message).toMatch(/^403 Forbidden/);
       const me = await t.http.get(api('/user')).set(asRoot()).expect(200);
       expect(me.body).toMatchObject({ id: t.root.id, is_admin: true });
     });
 
     it('refuses to demote or block the last administrator, allows it while another remains', async () => {
-      const demote = await t.http.put(api(`/users/${t.root.id}`)).set(asRoot()).send({ admin: false }).expect(403);
+      const demote = await t.http
+        .put(api(`/users/${t.root.id}`))
+        .set(asRoot())
+        .send({ admin: false })
+        .expect(403);
       expect(demote.body.message).toMatch(/^403 Forbidden/);
-      const block = await t.http.put(api(`/users/${t.root.id}/block`)).set(asRoot()).expect(403);
+      const block = await t.http
+        .put(api(`/users/${t.root.id}/block`))
+        .set(asRoot())
+        .expect(403);
       expect(block.body.message).toMatch(/^403 Forbidden/);
       const me = await t.http.get(api('/user')).set(asRoot()).expect(200);
       expect(me.body).toMatchObject({ is_admin: true, state: 'active' });
       // a blocked administrator does not count as the remaining one
-      const other = await t.http.post(api('/users')).set(asRoot()).send(newUserBody({ admin: true })).expect(201);
-      await t.http.put(api(`/users/${other.body.id}/block`)).set(asRoot()).expect(200);
-      await t.http.put(api(`/users/${t.root.id}`)).set(asRoot()).send({ admin: false }).expect(403);
-      await t.http.put(api(`/users/${other.body.id}/unblock`)).set(asRoot()).expect(200);
+      const other = await t.http
+        .post(api('/users'))
+        .set(asRoot())
+        .send(newUserBody({ admin: true }))
+        .expect(201);
+      await t.http
+        .put(api(`/users/${other.body.id}/block`))
+        .set(asRoot())
+        .expect(200);
+      await t.http
+        .put(api(`/users/${t.root.id}`))
+        .set(asRoot())
+        .send({ admin: false })
+        .expect(403);
+      await t.http
+        .put(api(`/users/${other.body.id}/unblock`))
+        .set(asRoot())
+        .expect(200);
       // with an active second administrator, demoting one is fine (and non-admin updates never check)
-      await t.http.put(api(`/users/${other.body.id}`)).set(asRoot()).send({ admin: false }).expect(200);
-      await t.http.put(api(`/users/${t.root.id}`)).set(asRoot()).send({ admin: true, bio: 'still here' }).expect(200);
-      await t.http.delete(api(`/users/${other.body.id}`)).set(asRoot()).expect(200);
+      await t.http
+        .put(api(`/users/${other.body.id}`))
+        .set(asRoot())
+        .send({ admin: false })
+        .expect(200);
+      await t.http
+        .put(api(`/users/${t.root.id}`))
+        .set(asRoot())
+        .send({ admin: true, bio: 'still here' })
+        .expect(200);
+      await t.http
+        .delete(api(`/users/${other.body.id}`))
+        .set(asRoot())
+        .expect(200);
     });
   });
 
@@ -672,24 +846,36 @@ describe('users API', () => {
     });
 
     it('blocks: 200 with body true; the token then gets 401 and sign-in fails', async () => {
-      const res = await t.http.put(api(`/users/${dave.id}/block`)).set(asRoot()).expect(200);
+      const res = await t.http
+        .put(api(`/users/${dave.id}/block`))
+        .set(asRoot())
+        .expect(200);
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.text).toBe('true');
       expect(res.body).toBe(true);
       const me = await t.http.get(api('/user')).set(as(dave)).expect(401);
       expect(me.body).toEqual({ message: '401 Unauthorized' });
       await t.http.post(api('/session')).send({ login: 'dave', password: dave.password }).expect(401);
-      const shown = await t.http.get(api(`/users/${dave.id}`)).set(asRoot()).expect(200);
+      const shown = await t.http
+        .get(api(`/users/${dave.id}`))
+        .set(asRoot())
+        .expect(200);
       expect(shown.body.state).toBe('blocked');
     });
 
     it('blocking again is fine', async () => {
-      const res = await t.http.put(api(`/users/${dave.id}/block`)).set(asRoot()).expect(200);
+      const res = await t.http
+        .put(api(`/users/${dave.id}/block`))
+        .set(asRoot())
+        .expect(200);
       expect(res.body).toBe(true);
     });
 
     it('unblocks: 200 with body true; the token works again', async () => {
-      const res = await t.http.put(api(`/users/${dave.id}/unblock`)).set(asRoot()).expect(200);
+      const res = await t.http
+        .put(api(`/users/${dave.id}/unblock`))
+        .set(asRoot())
+        .expect(200);
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.body).toBe(true);
       const me = await t.http.get(api('/user')).set(as(dave)).expect(200);
@@ -704,16 +890,28 @@ describe('users API', () => {
     });
 
     it('403 for a non-administrator', async () => {
-      await t.http.put(api(`/users/${bob.id}/block`)).set(as(alice)).expect(403);
+      await t.http
+        .put(api(`/users/${bob.id}/block`))
+        .set(as(alice))
+        .expect(403);
       await t.http.get(api('/user')).set(as(bob)).expect(200);
-      await t.http.put(api(`/users/${bob.id}/unblock`)).set(as(alice)).expect(403);
+      await t.http
+        .put(api(`/users/${bob.id}/unblock`))
+        .set(as(alice))
+        .expect(403);
     });
 
     it('403 for LDAP-blocked users, with the exact messages', async () => {
       await t.sql(`UPDATE users SET state = 'ldap_blocked' WHERE id = $1`, [dave.id]);
-      const block = await t.http.put(api(`/users/${dave.id}/block`)).set(asRoot()).expect(403);
+      const block = await t.http
+        .put(api(`/users/${dave.id}/block`))
+        .set(asRoot())
+        .expect(403);
       expect(block.body).toEqual({ message: '403 Forbidden - LDAP blocked users cannot be modified by the API' });
-      const unblock = await t.http.put(api(`/users/${dave.id}/unblock`)).set(asRoot()).expect(403);
+      const unblock = await t.http
+        .put(api(`/users/${dave.id}/unblock`))
+        .set(asRoot())
+        .expect(403);
       expect(unblock.body).toEqual({ message: '403 Forbidden - LDAP blocked users cannot be unblocked by the API' });
       const rows = await t.sql<{ state: string }>(`SELECT state FROM users WHERE id = $1`, [dave.id]);
       expect(rows[0].state).toBe('ldap_blocked');
@@ -747,7 +945,10 @@ describe('users API', () => {
     it('routes the .json suffix like the bare path', async () => {
       const res = await t.http.get(api('/user.json')).set(as(alice)).expect(200);
       expect(res.body.id).toBe(alice.id);
-      const one = await t.http.get(api(`/users/${bob.id}.json`)).set(asRoot()).expect(200);
+      const one = await t.http
+        .get(api(`/users/${bob.id}.json`))
+        .set(asRoot())
+        .expect(200);
       expect(one.body.id).toBe(bob.id);
       const list = await t.http.get(api('/users.json')).query({ username: 'bob' }).set(asRoot()).expect(200);
       expect(list.body.map((u: { id: number }) => u.id)).toEqual([bob.id]);

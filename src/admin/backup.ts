@@ -140,7 +140,11 @@ export async function restore(
     await ds.runMigrations({ transaction: 'each' });
 
     // 1. The database: every table emptied, then loaded in foreign-key order, sequences moved on.
-    const rows = await loadDatabase(ds, join(staging, 'db'), manifest.tables.map((t) => t.name));
+    const rows = await loadDatabase(
+      ds,
+      join(staging, 'db'),
+      manifest.tables.map((t) => t.name),
+    );
 
     // 2. Repositories.
     const runner = new GitRunner(join(staging, 'git-home'));

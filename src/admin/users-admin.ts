@@ -26,9 +26,7 @@ export async function adminCommands(
     const generated = !args.password;
     const password = args.password ?? randomBytes(18).toString('base64url');
     if (command === 'create-admin') {
-      await users.create(
-        toDto(CreateUserDto, { username: args.username, email: args.email, name: args.username, password, admin: true, confirm: false }),
-      );
+      await users.create(toDto(CreateUserDto, { username: args.username, email: args.email, name: args.username, password, admin: true, confirm: false }));
       const [user] = await app.get(UserDirectory).byUsername(args.username);
       process.stdout.write(`created administrator ${user.username} (id ${user.id})\n`);
     } else {

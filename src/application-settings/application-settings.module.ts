@@ -8,7 +8,8 @@ import { ApplicationSettingsService } from './application-settings.service';
 
 /** Global: every area reads the instance settings through ApplicationSettingsService. */
 @Global()
-@Module({ imports: [TypeOrmModule.forFeature([ApplicationSettings]), DiscoveryModule],
+@Module({
+  imports: [TypeOrmModule.forFeature([ApplicationSettings]), DiscoveryModule],
   controllers: [ApplicationSettingsController],
   providers: [ApplicationSettingsService, ApplicationSettingsRepository],
   exports: [ApplicationSettingsService],

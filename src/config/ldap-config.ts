@@ -53,9 +53,7 @@ function bool(v: unknown, name: string, dflt: boolean): boolean {
 function list(v: unknown, dflt: string[]): string[] {
   if (v === undefined || v === null || v === '') return dflt;
   if (Array.isArray(v)) return v.map(String).filter(Boolean);
-  return (typeof v === 'string' ? v : JSON.stringify(v))
-    .split(/[\s,]+/)
-    .filter(Boolean);
+  return (typeof v === 'string' ? v : JSON.stringify(v)).split(/[\s,]+/).filter(Boolean);
 }
 
 function str(v: unknown): string | undefined {
@@ -112,7 +110,10 @@ function server(raw: Record<string, unknown>, where: string): LdapServerConfig {
     allowUsernameOrEmailLogin: bool(raw.allow_username_or_email_login, `${where}allow_username_or_email_login`, false),
     blockAutoCreatedUsers: bool(raw.block_auto_created_users, `${where}block_auto_created_users`, false),
     attributes: {
-      username: list(attrs.username, [uid, 'uid', 'userid', 'sAMAccountName'].filter((v, i, a) => a.indexOf(v) === i)),
+      username: list(
+        attrs.username,
+        [uid, 'uid', 'userid', 'sAMAccountName'].filter((v, i, a) => a.indexOf(v) === i),
+      ),
       email: list(attrs.email, ['mail', 'email', 'userPrincipalName']),
       name: list(attrs.name, ['cn', 'displayName']),
     },
@@ -137,7 +138,8 @@ function balanced(filter: string): boolean {
  */
 export function parseLdapConfig(env: NodeJS.ProcessEnv, configError: (msg: string) => Error): LdapConfig {
   const interval = env.LDAP_SYNC_INTERVAL ? Number(env.LDAP_SYNC_INTERVAL) : 3600;
-  if (!/^\d+$/.test(String(interval)) || interval < 1 || interval > 30 * 86_400) throw configError('LDAP_SYNC_INTERVAL must be a number of seconds between 1 and 2592000');
+  if (!/^\d+$/.test(String(interval)) || interval < 1 || interval > 30 * 86_400)
+    throw configError('LDAP_SYNC_INTERVAL must be a number of seconds between 1 and 2592000');
   try {
     let raws: Record<string, unknown>[] = [];
     if (env.LDAP_SERVERS) {

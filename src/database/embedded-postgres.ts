@@ -7,7 +7,6 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import * as tar from 'tar';
 import { DataFolderLock } from './data-folder-lock';
 
-
 /** Memory settings of the embedded server (GUCs given at start; Postgres' own defaults are sized for a dedicated host). */
 export interface EmbeddedTuning {
   /** `shared_buffers`: PGlite's default is 128MB, all of it resident in the WASM heap once touched. */
@@ -74,7 +73,7 @@ export class EmbeddedPostgres {
     lock: DataFolderLock | undefined,
   ): Promise<EmbeddedPostgres> {
     const fresh = inMemory || !existsSync(join(dir, 'PG_VERSION'));
-    const template = opts.template === false ? undefined : opts.template ?? TEMPLATE_FILE;
+    const template = opts.template === false ? undefined : (opts.template ?? TEMPLATE_FILE);
     const useTemplate = fresh && !!template && existsSync(template);
     // on disk, the template is unpacked into the new folder, which PGlite then opens like an existing one
     // (loading it through PGlite's loadDataDir costs ~150 MB more resident memory for the life of the process)
@@ -83,9 +82,12 @@ export class EmbeddedPostgres {
     const db = await PGlite.create(inMemory ? undefined : dir, {
       startParams: [
         ...PGlite.defaultStartParams,
-        '-c', `shared_buffers=${tuning.sharedBuffers}`,
-        '-c', `work_mem=${tuning.workMem}`,
-        '-c', `maintenance_work_mem=${tuning.maintenanceWorkMem}`,
+        '-c',
+        `shared_buffers=${tuning.sharedBuffers}`,
+        '-c',
+        `work_mem=${tuning.workMem}`,
+        '-c',
+        `maintenance_work_mem=${tuning.maintenanceWorkMem}`,
       ],
       loadDataDir,
       // pg_trgm serves the `search` filters (LIKE '%term%') from trigram indexes (see the search indexes migration)

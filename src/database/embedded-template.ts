@@ -13,7 +13,8 @@ import { MIGRATIONS } from './migrations';
  * start. Rewritten only when the migrations or the PGlite version change.
  */
 async function main(): Promise<void> {
-  const pgliteVersion = (JSON.parse(readFileSync(join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const pgliteVersion = (JSON.parse(readFileSync(join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json'), 'utf8')) as { version: string })
+    .version;
   const stamp = JSON.stringify({ pglite: pgliteVersion, migrations: MIGRATIONS.map((m) => m.name) });
   const stampFile = `${TEMPLATE_FILE}.json`;
   if (existsSync(TEMPLATE_FILE) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return;

@@ -84,7 +84,10 @@ export async function loadDatabase(ds: DataSource, dir: string, names: string[])
   let rows = 0;
   const tables = await publicTables(ds);
   const inBackup = new Set(names);
-  const order = await loadOrder(ds, tables.map((t) => t.name));
+  const order = await loadOrder(
+    ds,
+    tables.map((t) => t.name),
+  );
   const ident = new Map(tables.map((t) => [t.name, t.ident]));
   await ds.transaction(async (m) => {
     const data = tables.filter((t) => t.name !== 'schema_migrations');
@@ -96,9 +99,7 @@ export async function loadDatabase(ds: DataSource, dir: string, names: string[])
       let batch: string[] = [];
       const flush = async () => {
         if (!batch.length) return;
-        await m.query(`INSERT INTO ${ident.get(name)} SELECT * FROM json_populate_recordset(NULL::${ident.get(name)}, $1::json)`, [
-          `[${batch.join(',')}]`,
-        ]);
+        await m.query(`INSERT INTO ${ident.get(name)} SELECT * FROM json_populate_recordset(NULL::${ident.get(name)}, $1::json)`, [`[${batch.join(',')}]`]);
         rows += batch.length;
         batch = [];
       };
@@ -123,9 +124,10 @@ export async function loadDatabase(ds: DataSource, dir: string, names: string[])
 }
 
 async function publicTables(q: QueryRunner | DataSource): Promise<{ name: string; ident: string }[]> {
-  return (await q.query(
-    `SELECT tablename AS name, quote_ident(tablename) AS ident FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
-  )) as { name: string; ident: string }[];
+  return (await q.query(`SELECT tablename AS name, quote_ident(tablename) AS ident FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`)) as {
+    name: string;
+    ident: string;
+  }[];
 }
 
 /** Tables ordered so that every table comes after the tables its foreign keys point at. */

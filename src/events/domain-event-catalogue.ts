@@ -20,10 +20,38 @@ export interface PushReceived {
 }
 
 /** The fields of a record the hooks need, as it was (destroy events carry it: the row is gone). */
-export interface ProjectSnapshot { id: number; name: string; path: string; namespaceId: number; visibilityLevel: number; createdAt: Date; updatedAt: Date }
-export interface UserSnapshot { id: number; name: string; username: string; email: string; createdAt: Date; updatedAt: Date }
-export interface KeySnapshot { id: number; key: string; userId: number | null; createdAt: Date; updatedAt: Date }
-export interface GroupSnapshot { id: number; name: string; path: string; ownerId: number | null; createdAt: Date; updatedAt: Date }
+export interface ProjectSnapshot {
+  id: number;
+  name: string;
+  path: string;
+  namespaceId: number;
+  visibilityLevel: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+export interface UserSnapshot {
+  id: number;
+  name: string;
+  username: string;
+  email: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+export interface KeySnapshot {
+  id: number;
+  key: string;
+  userId: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+export interface GroupSnapshot {
+  id: number;
+  name: string;
+  path: string;
+  ownerId: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 /** What the CI area passes with `build.changed` (see webhooks/hook-payloads.ts, buildHookPayload). */
 export interface BuildHookInput {
@@ -39,7 +67,16 @@ export interface BuildHookInput {
   finishedAt: Date | null;
   allowFailure: boolean;
   userId: number | null;
-  commit: { id: number; sha: string; message: string; authorName: string; authorEmail: string; status: string; startedAt: Date | null; finishedAt: Date | null };
+  commit: {
+    id: number;
+    sha: string;
+    message: string;
+    authorName: string;
+    authorEmail: string;
+    status: string;
+    startedAt: Date | null;
+    finishedAt: Date | null;
+  };
 }
 
 /** What an issue or merge request hook needs. */
@@ -106,7 +143,15 @@ export type DomainEventName = keyof DomainEventCatalogue;
 // Snapshots: only the fields the payloads need go into a job (never tokens or digests).
 
 export function projectSnapshot(p: ProjectSnapshot): ProjectSnapshot {
-  return { id: p.id, name: p.name, path: p.path, namespaceId: p.namespaceId, visibilityLevel: p.visibilityLevel, createdAt: p.createdAt, updatedAt: p.updatedAt };
+  return {
+    id: p.id,
+    name: p.name,
+    path: p.path,
+    namespaceId: p.namespaceId,
+    visibilityLevel: p.visibilityLevel,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+  };
 }
 
 export function userSnapshot(u: UserSnapshot): UserSnapshot {

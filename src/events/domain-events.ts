@@ -132,7 +132,9 @@ export class DomainEvents implements OnModuleInit {
     await Promise.all(
       handlers
         .filter((h) => h.durable)
-        .map((h) => this.queue.send(h.queue!, this.job(name, payload, at)).catch((e: unknown) => this.failed(name, h.id, e, 'domain event could not be enqueued'))),
+        .map((h) =>
+          this.queue.send(h.queue!, this.job(name, payload, at)).catch((e: unknown) => this.failed(name, h.id, e, 'domain event could not be enqueued')),
+        ),
     );
   }
 
@@ -171,7 +173,8 @@ export class DomainEvents implements OnModuleInit {
 
   private async runDurable(h: Registered, job: QueueJob<DomainEventJob>): Promise<void> {
     // a job written before this mechanism (the push reactions' queues) carries the bare payload
-    const data: DomainEventJob = job.data && 'payload' in job.data && 'name' in job.data ? job.data : { name: h.events[0], payload: job.data, at: new Date().toISOString() };
+    const data: DomainEventJob =
+      job.data && 'payload' in job.data && 'name' in job.data ? job.data : { name: h.events[0], payload: job.data, at: new Date().toISOString() };
     const name = data.name;
     const meta: DomainEventMeta = { name, at: new Date(data.at), job: { queue: h.queue!, id: job.id, retryCount: job.retryCount } };
     try {

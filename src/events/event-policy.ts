@@ -29,11 +29,7 @@ export interface EventVisibility {
   readMergeRequest: boolean;
 }
 
-export function eventVisibility(
-  user: PolicyUser | undefined,
-  abilities: Set<ProjectAbility>,
-  access: ProjectAccess,
-): EventVisibility {
+export function eventVisibility(user: PolicyUser | undefined, abilities: Set<ProjectAbility>, access: ProjectAccess): EventVisibility {
   const member = !!user && (user.admin || access.level >= AccessLevel.GUEST);
   return {
     viewerId: user?.id ?? null,

@@ -1,17 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
-export type EventAction =
-  | 'created'
-  | 'updated'
-  | 'closed'
-  | 'reopened'
-  | 'pushed'
-  | 'commented'
-  | 'merged'
-  | 'joined'
-  | 'left'
-  | 'destroyed'
-  | 'imported';
+export type EventAction = 'created' | 'updated' | 'closed' | 'reopened' | 'pushed' | 'commented' | 'merged' | 'joined' | 'left' | 'destroyed' | 'imported';
 
 @Entity('events')
 export class Event {

@@ -11,7 +11,10 @@ export class EventResponse {
   @ApiProperty({ type: 'integer', nullable: true })
   project_id!: number | null;
 
-  @ApiProperty({ type: String, enum: ['pushed new', 'pushed to', 'deleted', 'closed', 'accepted', 'joined', 'left', 'destroyed', 'commented on', 'created', 'imported', 'opened'] })
+  @ApiProperty({
+    type: String,
+    enum: ['pushed new', 'pushed to', 'deleted', 'closed', 'accepted', 'joined', 'left', 'destroyed', 'commented on', 'created', 'imported', 'opened'],
+  })
   action_name!: string;
 
   @ApiProperty({ type: 'integer', nullable: true })
@@ -23,7 +26,12 @@ export class EventResponse {
   @ApiProperty({ type: 'integer', nullable: true, description: 'null when the author no longer exists' })
   author_id!: number | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'push data: before, after, ref, user_id, user_name, repository, commits, total_commits_count, ...', nullable: true })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'push data: before, after, ref, user_id, user_name, repository, commits, total_commits_count, ...',
+    nullable: true,
+  })
   data!: Record<string, unknown> | null;
 
   @ApiProperty({ type: String, nullable: true })

@@ -70,12 +70,9 @@ export class EventsService {
   async projectFeed(user: User | undefined, ref: string, q: ListEventsDto): Promise<EventFeed> {
     const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_project');
     const page = pageRequest(q);
-    const [[rows, total], ctx] = await Promise.all([
-      this.events.feed(project.id, eventVisibility(user, abilities, access), page),
-      this.views.context(),
-    ]);
+    const [[rows, total], ctx] = await Promise.all([this.events.feed(project.id, eventVisibility(user, abilities, access), page), this.views.context()]);
     const authors = await this.users.byIds(rows.flatMap((r) => [r.event.authorId, r.note?.authorId]));
-    const author = (id: number | null | undefined) => (id ? authors.get(id) ?? null : null);
+    const author = (id: number | null | undefined) => (id ? (authors.get(id) ?? null) : null);
     return {
       page: new Paginated(
         rows.map(({ event, note }) => ({

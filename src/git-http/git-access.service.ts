@@ -79,9 +79,11 @@ export class GitAccess {
     // the refs moved whatever happens next: a failure after the push is logged, and the transfer still ends normally
     const onUpdates = user
       ? (updates: RefUpdate[]) =>
-          this.push.afterPush(grant.project, user, updates, via).catch((e: unknown) =>
-            this.logger.error('post-push processing failed', { project_id: grant.project.id, via, error: e instanceof Error ? e.message : String(e) }),
-          )
+          this.push
+            .afterPush(grant.project, user, updates, via)
+            .catch((e: unknown) =>
+              this.logger.error('post-push processing failed', { project_id: grant.project.id, via, error: e instanceof Error ? e.message : String(e) }),
+            )
       : undefined;
     if (grant.pushRules) return this.locks.run(grant.project.id, () => serve(onUpdates));
     return serve(onUpdates);

@@ -1,13 +1,4 @@
-import {
-  branchRef,
-  parseNewRefName,
-  parseObjectId,
-  parseRef,
-  parseRepoPath,
-  parseSha,
-  repoPathProblem,
-  tagRef,
-} from './names';
+import { branchRef, parseNewRefName, parseObjectId, parseRef, parseRepoPath, parseSha, repoPathProblem, tagRef } from './names';
 
 describe('git names', () => {
   describe('parseRef (a revision a user names)', () => {

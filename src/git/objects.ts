@@ -52,7 +52,6 @@ export interface DiffEntry {
   tooLarge: boolean;
 }
 
-
 function isoWithOffset(epoch: number, tz: string): string {
   const m = /^([+-])(\d{2})(\d{2})$/.exec(tz) ?? ['', '+', '00', '00'];
   const sign = m[1] === '-' ? -1 : 1;
@@ -123,7 +122,11 @@ export function parseTagObject(data: Buffer): { object: string; type: string; me
   let message = split === -1 ? '' : text.slice(split + 2);
   const sig = message.indexOf('-----BEGIN PGP SIGNATURE-----');
   if (sig !== -1) message = message.slice(0, sig);
-  const get = (k: string) => headers.split('\n').find((l) => l.startsWith(k + ' '))?.slice(k.length + 1) ?? '';
+  const get = (k: string) =>
+    headers
+      .split('\n')
+      .find((l) => l.startsWith(k + ' '))
+      ?.slice(k.length + 1) ?? '';
   return { object: get('object'), type: get('type'), message: message.replace(/\n$/, '') };
 }
 

@@ -50,15 +50,12 @@ export interface BlobStream {
   stream: Readable;
 }
 
-
 export interface Identity {
   name: string;
   email: string;
 }
 
-export type FileChange =
-  | { action: 'create' | 'update'; path: RepoPath; content: Buffer }
-  | { action: 'delete'; path: RepoPath };
+export type FileChange = { action: 'create' | 'update'; path: RepoPath; content: Buffer } | { action: 'delete'; path: RepoPath };
 
 /** Exact epoch seconds for `--since`/`--until` (git's own date parser gives up on years from 2100). */
 function gitDate(d: Date, round: 'ceil' | 'floor'): string {
@@ -72,7 +69,6 @@ export class FileConflict extends Error {}
 /** The two sides of a merge change the same lines (or files) in incompatible ways. */
 export class MergeConflict extends Error {}
 
-
 /** One bare repository: reads through the shared cat-file pool, everything else through the runner. */
 export class Repository {
   constructor(
@@ -81,7 +77,10 @@ export class Repository {
     private readonly pool: CatFilePool,
   ) {}
 
-  private git(args: string[], opts: { input?: string | Buffer; okCodes?: number[]; timeoutMs?: number; env?: Record<string, string>; maxOutputBytes?: number } = {}) {
+  private git(
+    args: string[],
+    opts: { input?: string | Buffer; okCodes?: number[]; timeoutMs?: number; env?: Record<string, string>; maxOutputBytes?: number } = {},
+  ) {
     return this.runner.run(args, { gitDir: this.gitDir, timeoutMs: LIMITS.readTimeoutMs, ...opts });
   }
 
@@ -218,9 +217,7 @@ export class Repository {
   }
 
   private async describeTags(refs: { name: RefName; sha: Sha; type: string; peeled: Sha | '' }[]): Promise<Tag[]> {
-    const tagObjects = await Promise.all(
-      refs.map((r) => (r.type === 'tag' ? this.pool.read(this.gitDir, r.sha) : Promise.resolve(null))),
-    );
+    const tagObjects = await Promise.all(refs.map((r) => (r.type === 'tag' ? this.pool.read(this.gitDir, r.sha) : Promise.resolve(null))));
     const targets = refs.map((r) => (r.type === 'tag' ? r.peeled || r.sha : r.sha));
     const commits = new Map((await this.commitsBySha([...new Set(targets)])).map((c) => [c.id, c]));
     const out: Tag[] = [];
@@ -337,7 +334,24 @@ export class Repository {
     // One diff (and one rename detection) for both parts: with `--raw -p -z`, git prints the raw
     // records (NUL-terminated fields), one NUL, then the patch (which -z leaves as it is).
     const out = await this.git(
-      ['-c', 'core.quotePath=false', '-c', `core.bigFileThreshold=${LIMITS.diffBlobBytes}`, 'diff-tree', '-r', '-M', '--raw', '-p', '-z', '--no-color', '--no-ext-diff', '--no-commit-id', '--full-index', from, to],
+      [
+        '-c',
+        'core.quotePath=false',
+        '-c',
+        `core.bigFileThreshold=${LIMITS.diffBlobBytes}`,
+        'diff-tree',
+        '-r',
+        '-M',
+        '--raw',
+        '-p',
+        '-z',
+        '--no-color',
+        '--no-ext-diff',
+        '--no-commit-id',
+        '--full-index',
+        from,
+        to,
+      ],
       { maxOutputBytes: 256 * 1024 * 1024 },
     ).then((r) => r.stdout);
     let pos = 0;
@@ -502,13 +516,7 @@ export class Repository {
    * temporary index, then moves `refs/heads/<branch>` from `parent` to the new commit
    * (compare-and-swap: a push in between makes it fail with RefUpdateRejected).
    */
-  async commitFiles(o: {
-    branch: RefName;
-    parent: Sha | null;
-    message: string;
-    author: Identity;
-    changes: FileChange[];
-  }): Promise<Sha> {
+  async commitFiles(o: { branch: RefName; parent: Sha | null; message: string; author: Identity; changes: FileChange[] }): Promise<Sha> {
     const dir = await mkdtemp(join(tmpdir(), 'glv3-index-'));
     const env = {
       GIT_INDEX_FILE: join(dir, 'index'),

@@ -23,7 +23,7 @@ describe('issuableChanges', () => {
     });
   });
 
-  it('notes a title change (then the kind\'s title notes), never a description change', () => {
+  it("notes a title change (then the kind's title notes), never a description change", () => {
     const r = issuableChanges(row(), edit({ title: 'New', description: 'text' }), { titleNotes: (was, is) => [`${was}>${is}`] });
     expect(r.changes).toEqual({ title: 'New', description: 'text' });
     expect(r.notes).toEqual(['Changed title: **Old** → **New**', 'Old>New']);

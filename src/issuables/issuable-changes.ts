@@ -62,7 +62,7 @@ export function issuableChanges<T extends Issuable>(
   assignmentChanges(current, edit, changes, notes);
   const transition = transitionOf(current.state, edit.stateEvent);
   if (transition) {
-    changes.state = (transition === 'closed' ? 'closed' : 'opened');
+    changes.state = transition === 'closed' ? 'closed' : 'opened';
     rules.transition?.(transition, changes);
     notes.push(`Status changed to ${transition}`);
   }

@@ -36,11 +36,7 @@ export function participationOf(
     const s = byIssue.get(i.id);
     const participant =
       !!viewer &&
-      (i.authorId === viewer.id ||
-        i.assigneeId === viewer.id ||
-        !!s?.commented ||
-        !!s?.mentioned ||
-        (!!i.description && !!mention?.test(i.description)));
+      (i.authorId === viewer.id || i.assigneeId === viewer.id || !!s?.commented || !!s?.mentioned || (!!i.description && !!mention?.test(i.description)));
     out.set(i.id, { userNotesCount: s?.user_notes ?? 0, subscribed: explicit.get(i.id) ?? participant });
   }
   return out;

@@ -15,12 +15,7 @@ export function involvedIn(user: PolicyUser | undefined, issue: IssueSubject): b
   return !!user && (issue.authorId === user.id || issue.assigneeId === user.id);
 }
 
-export function canReadIssue(
-  user: PolicyUser | undefined,
-  abilities: Set<ProjectAbility>,
-  access: ProjectAccess | undefined,
-  issue: IssueSubject,
-): boolean {
+export function canReadIssue(user: PolicyUser | undefined, abilities: Set<ProjectAbility>, access: ProjectAccess | undefined, issue: IssueSubject): boolean {
   if (!abilities.has('read_issue')) return false;
   if (!issue.confidential) return true;
   return seesConfidentialIssues(user, access) || involvedIn(user, issue);
@@ -46,10 +41,7 @@ export function seesConfidentialIssues(user: PolicyUser | undefined, access: Pro
  * decided from the access the project resolver already loaded (no membership subquery): members
  * and admins see all, others all but other people's confidential issues. Agrees with canReadIssue.
  */
-export function issueVisibilityInProject(
-  user: PolicyUser | undefined,
-  access: ProjectAccess | undefined,
-): { sql: string; params: Record<string, unknown> } {
+export function issueVisibilityInProject(user: PolicyUser | undefined, access: ProjectAccess | undefined): { sql: string; params: Record<string, unknown> } {
   if (seesConfidentialIssues(user, access)) return { sql: 'TRUE', params: {} };
   if (!user) return { sql: 'NOT i.confidential', params: {} };
   return {

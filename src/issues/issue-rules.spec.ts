@@ -30,7 +30,14 @@ describe('issue DTOs', () => {
       created_at: '2014-01-01T00:00:00Z',
       project_id: 5, // python-gitlab adds it: dropped
     });
-    expect(dto).toEqual({ title: 'T', confidential: true, labels: ['a', 'b', 'c'], assignee_id: null, milestone_id: null, created_at: new Date('2014-01-01T00:00:00Z') });
+    expect(dto).toEqual({
+      title: 'T',
+      confidential: true,
+      labels: ['a', 'b', 'c'],
+      assignee_id: null,
+      milestone_id: null,
+      created_at: new Date('2014-01-01T00:00:00Z'),
+    });
     expect(toDto(CreateIssueDto, { title: 'T', assignee_id: '7' }).assignee_id).toBe(7);
     expect(err(() => toDto(CreateIssueDto, {}))).toEqual({ message: '400 (Bad request) "title" not given' });
     expect(err(() => toDto(CreateIssueDto, { title: 'a\u0000b' }))).toEqual({ message: '400 (Bad request) "title" is invalid' });

@@ -41,9 +41,9 @@ export class IssueViews {
         i,
         {
           labels: (labels.get(i.id) ?? []).map((l) => l.title),
-          milestone: i.milestoneId !== null ? milestones.get(i.milestoneId) ?? null : null,
-          assignee: i.assigneeId !== null ? users.get(i.assigneeId) ?? null : null,
-          author: i.authorId !== null ? users.get(i.authorId) ?? null : null,
+          milestone: i.milestoneId !== null ? (milestones.get(i.milestoneId) ?? null) : null,
+          assignee: i.assigneeId !== null ? (users.get(i.assigneeId) ?? null) : null,
+          author: i.authorId !== null ? (users.get(i.authorId) ?? null) : null,
           subscribed: participation.get(i.id)?.subscribed ?? false,
           userNotesCount: participation.get(i.id)?.userNotesCount ?? 0,
         },
@@ -70,9 +70,17 @@ export class IssueViews {
     const issues = page.items.map((d) => d.issue);
     const labels = page.items.every((d) => d.labels)
       ? new Map(page.items.map((d) => [d.issue.id, d.labels!.map((title) => ({ title }))]))
-      : await this.labels.labelsOf('Issue', issues.map((i) => i.id));
+      : await this.labels.labelsOf(
+          'Issue',
+          issues.map((i) => i.id),
+        );
     const explicit = new Map(page.items.filter((d) => d.explicit !== null).map((d) => [d.issue.id, d.explicit as boolean]));
-    const participation = participationOf(viewer, issues, page.items.map((d) => d.stats), explicit);
+    const participation = participationOf(
+      viewer,
+      issues,
+      page.items.map((d) => d.stats),
+      explicit,
+    );
     const items = page.items.map((d) =>
       presentIssue(
         d.issue,

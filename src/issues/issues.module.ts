@@ -14,7 +14,16 @@ import { IssuesService } from './issues.service';
 import { SystemNotesModule } from '../notes/system-notes.module';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, UsersModule, LabelsModule, MilestonesModule, SubscriptionsModule, IssuablesModule, SystemNotesModule],
+  imports: [
+    TypeOrmModule.forFeature([Issue]),
+    ProjectsModule,
+    UsersModule,
+    LabelsModule,
+    MilestonesModule,
+    SubscriptionsModule,
+    IssuablesModule,
+    SystemNotesModule,
+  ],
   controllers: [IssuesController],
   providers: [IssuesService, IssuesRepository, IssueViews],
   exports: [IssuesService, IssueViews],

@@ -249,10 +249,7 @@ export class IssuesRepository {
 
   /** The (not deleted) issue with this global id, if it belongs to the project. */
   findInProject(projectId: number, id: number): Promise<Issue | null> {
-    return this.issues
-      .createQueryBuilder('i')
-      .where('i.id = :id AND i.project_id = :projectId AND i.deleted_at IS NULL', { id, projectId })
-      .getOne();
+    return this.issues.createQueryBuilder('i').where('i.id = :id AND i.project_id = :projectId AND i.deleted_at IS NULL', { id, projectId }).getOne();
   }
 
   /** The (not deleted) row, locked for update until the transaction ends. */

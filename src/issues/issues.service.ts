@@ -142,8 +142,8 @@ export class IssuesService {
     // like GitLab's IssuableBaseService#filter_params: only those who may administer issues set
     // the assignee, the milestone and (here) the labels; others' values are dropped
     const canAdmin = abilities.has('admin_issue');
-    const assigneeId = canAdmin ? dto.assignee_id ?? null : null;
-    const milestoneId = canAdmin ? dto.milestone_id ?? null : null;
+    const assigneeId = canAdmin ? (dto.assignee_id ?? null) : null;
+    const milestoneId = canAdmin ? (dto.milestone_id ?? null) : null;
     if (assigneeId !== null) await this.issuables.assignee(project, assigneeId, 'read_issue');
     if (milestoneId !== null) await this.issuables.milestone(project, milestoneId);
 
@@ -185,15 +185,20 @@ export class IssuesService {
     const { project, abilities, issue } = await this.findReadable(user, ref, id);
     if (!canUpdateIssue(user, abilities, issue)) throw new Forbidden();
     const updatedAt = canSetTimestamps(abilities) ? dto.updated_at : undefined;
-    return this.issuables.update(user, { project, abilities, record: issue }, { ...dto, updated_at: updatedAt }, {
-      ...this.kind,
-      attributes: (current, changes, notes) => {
-        if (dto.confidential !== undefined && dto.confidential !== current.confidential) {
-          changes.confidential = dto.confidential;
-          notes.push(dto.confidential ? 'Made the issue confidential' : 'Made the issue visible to everyone');
-        }
+    return this.issuables.update(
+      user,
+      { project, abilities, record: issue },
+      { ...dto, updated_at: updatedAt },
+      {
+        ...this.kind,
+        attributes: (current, changes, notes) => {
+          if (dto.confidential !== undefined && dto.confidential !== current.confidential) {
+            changes.confidential = dto.confidential;
+            notes.push(dto.confidential ? 'Made the issue confidential' : 'Made the issue visible to everyone');
+          }
+        },
       },
-    });
+    );
   }
 
   /** Issues in the shared issuable update: admin_issue, their domain events, `updated` beside a state change. */
@@ -258,7 +263,11 @@ export class IssuesService {
         createdAt: old.createdAt,
       });
       const oldLabels = (await this.labels.labelsOf('Issue', [old.id], tx)).get(old.id) ?? [];
-      const sameNamed = await this.labels.findExisting(tx, target.id, oldLabels.map((l) => l.title));
+      const sameNamed = await this.labels.findExisting(
+        tx,
+        target.id,
+        oldLabels.map((l) => l.title),
+      );
       await this.labels.replaceLinks(tx, 'Issue', created.id, sameNamed);
       await this.systemNotes.copyIssueNotes(tx, old.id, created.id, target.id);
       await this.systemNotes.addSystemNotes(tx, { projectId: target.id, type: 'Issue', id: created.id }, user.id, [

@@ -31,10 +31,7 @@ export class LabelsRepository {
 
   /** The project's label with this title, any case. */
   findByTitle(projectId: number, title: string, tx?: Tx): Promise<Label | null> {
-    return this.repo(tx)
-      .createQueryBuilder('l')
-      .where('l.project_id = :projectId AND lower(l.title) = lower(:title)', { projectId, title })
-      .getOne();
+    return this.repo(tx).createQueryBuilder('l').where('l.project_id = :projectId AND lower(l.title) = lower(:title)', { projectId, title }).getOne();
   }
 
   findInProject(projectId: number, id: number): Promise<Label | null> {
@@ -44,10 +41,7 @@ export class LabelsRepository {
   /** The project's labels with these lower-cased titles. */
   byLowerTitles(projectId: number, lowers: string[], tx?: Tx): Promise<Label[]> {
     if (lowers.length === 0) return Promise.resolve([]);
-    return this.repo(tx)
-      .createQueryBuilder('l')
-      .where('l.project_id = :projectId AND lower(l.title) IN (:...lowers)', { projectId, lowers })
-      .getMany();
+    return this.repo(tx).createQueryBuilder('l').where('l.project_id = :projectId AND lower(l.title) IN (:...lowers)', { projectId, lowers }).getMany();
   }
 
   insert(tx: Tx, values: Partial<Label>): Promise<Label> {
@@ -132,7 +126,10 @@ export class LabelsRepository {
    */
   async withDetails(which: { projectId: number } | { ids: number[] }, visible: IssueCondition, viewerId: number | null): Promise<LabelWithCounts[]> {
     if ('ids' in which && which.ids.length === 0) return [];
-    const scope = 'projectId' in which ? { sql: 'project_id = :projectId', params: { projectId: which.projectId } } : { sql: 'id IN (:...ids)', params: { ids: which.ids } };
+    const scope =
+      'projectId' in which
+        ? { sql: 'project_id = :projectId', params: { projectId: which.projectId } }
+        : { sql: 'id IN (:...ids)', params: { ids: which.ids } };
     const { entities, raw } = await this.labels
       .createQueryBuilder('l')
       .leftJoin(

@@ -139,8 +139,20 @@ export class LabelsService {
     const have = new Map(current.map((l) => [l.id, l]));
     const added = [...wanted.values()].filter((l) => !have.has(l.id));
     const removed = current.filter((l) => !wanted.has(l.id));
-    if (removed.length) await this.labels.unlink(tx, type, targetId, removed.map((l) => l.id));
-    if (added.length) await this.labels.link(tx, type, targetId, added.map((l) => l.id));
+    if (removed.length)
+      await this.labels.unlink(
+        tx,
+        type,
+        targetId,
+        removed.map((l) => l.id),
+      );
+    if (added.length)
+      await this.labels.link(
+        tx,
+        type,
+        targetId,
+        added.map((l) => l.id),
+      );
     return { added, removed };
   }
 

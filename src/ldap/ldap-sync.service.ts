@@ -50,9 +50,14 @@ export class LdapSyncService implements OnModuleInit {
   onModuleInit(): void {
     if (!this.config.ldap.servers.length) return;
     this.queue
-      .every(LDAP_SYNC_QUEUE, this.config.ldap.syncIntervalSeconds, async () => {
-        await this.syncAll();
-      }, { expireInSeconds: 3600 })
+      .every(
+        LDAP_SYNC_QUEUE,
+        this.config.ldap.syncIntervalSeconds,
+        async () => {
+          await this.syncAll();
+        },
+        { expireInSeconds: 3600 },
+      )
       .catch((e) => this.logger.error('LDAP synchronisation: queue setup failed', { error: e instanceof Error ? e.message : String(e) }));
   }
 
@@ -68,7 +73,7 @@ export class LdapSyncService implements OnModuleInit {
     let conn: LdapConnection | undefined;
     try {
       conn = await LdapConnection.open(server);
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const page = await this.users.identitiesPage(server.provider, after, LDAP_SYNC_PAGE);
         if (page.length === 0) break;
         after = page[page.length - 1].id;

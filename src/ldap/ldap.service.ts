@@ -118,11 +118,14 @@ export class LdapService implements OnModuleInit, DirectorySignIn {
       // the same entry's first sign-in running concurrently created the account: that one is it
       const created = await this.users.byIdentity(server.provider, person.dn);
       if (created) return this.accountFor(server, person);
-      this.logger.warn('LDAP sign-in refused: a local account holds this username or email (link it with provider and extern_uid), or the directory\'s values are not valid here', {
-        provider: server.provider,
-        dn: person.dn,
-        reason: e.message,
-      });
+      this.logger.warn(
+        "LDAP sign-in refused: a local account holds this username or email (link it with provider and extern_uid), or the directory's values are not valid here",
+        {
+          provider: server.provider,
+          dn: person.dn,
+          reason: e.message,
+        },
+      );
       return null;
     }
     const user = await this.users.byIdentity(server.provider, person.dn);

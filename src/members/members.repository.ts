@@ -56,11 +56,7 @@ export class MembersRepository {
   async list(t: MemberTarget, search: string | undefined, page: PageRequest): Promise<[MemberWithUser[], number]> {
     const qb = this.of(t).innerJoin(User, 'u', 'u.id = m.user_id');
     if (search) qb.andWhere('(lower(u.username) LIKE :like OR lower(u.name) LIKE :like)', { like: containsPattern(search) });
-    const select = qb
-      .clone()
-      .select('m.user_id', 'user_id')
-      .addSelect('m.access_level', 'access_level')
-      .addSelect('count(*) OVER ()', 'total');
+    const select = qb.clone().select('m.user_id', 'user_id').addSelect('m.access_level', 'access_level').addSelect('count(*) OVER ()', 'total');
     for (const [expr, name] of this.users.joinedSelections('u', 'user')) select.addSelect(expr, name);
     const rows = await select
       .orderBy('m.id', 'ASC')

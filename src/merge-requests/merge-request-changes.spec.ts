@@ -57,7 +57,10 @@ describe('mergeRequestChangeRules', () => {
   });
 
   it('closing calls the automatic merge off; reopening makes merge_status unchecked', () => {
-    expect(issuableChanges(mr(waiting), { ...none, stateEvent: 'close' }, mergeRequestChangeRules(undefined)).changes).toEqual({ state: 'closed', ...AUTO_MERGE_OFF });
+    expect(issuableChanges(mr(waiting), { ...none, stateEvent: 'close' }, mergeRequestChangeRules(undefined)).changes).toEqual({
+      state: 'closed',
+      ...AUTO_MERGE_OFF,
+    });
     expect(issuableChanges(mr({ state: 'closed' }), { ...none, stateEvent: 'reopen' }, mergeRequestChangeRules(undefined)).changes).toEqual({
       state: 'opened',
       mergeStatus: 'unchecked',

@@ -2,7 +2,12 @@ import { IssuableChangeRules } from '../issuables/issuable-changes';
 import { isWorkInProgress, MergeRequest } from './merge-request.entity';
 
 /** The columns of a merge request that no longer waits to be merged automatically. */
-export const AUTO_MERGE_OFF = { mergeWhenBuildSucceeds: false, mergeUserId: null, mergeParams: null, mergeWhenBuildSucceedsSha: null } satisfies Partial<MergeRequest>;
+export const AUTO_MERGE_OFF = {
+  mergeWhenBuildSucceeds: false,
+  mergeUserId: null,
+  mergeParams: null,
+  mergeWhenBuildSucceedsSha: null,
+} satisfies Partial<MergeRequest>;
 
 /** GitLab's system note when an automatic merge is called off (by hand, because its source moved, or its target changed). */
 export const CANCELED_AUTO_MERGE = 'Canceled the automatic merge';

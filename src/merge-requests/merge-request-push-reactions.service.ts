@@ -72,6 +72,13 @@ export class MergeRequestPushReactions {
     if (!from || !to) return;
     const { commits } = await this.git.repository(project.id).commitsBetween(from, to);
     if (commits.length === 0) return;
-    await this.closing.close(user, await this.closing.referenced(user, project, commits.map((c) => c.message)));
+    await this.closing.close(
+      user,
+      await this.closing.referenced(
+        user,
+        project,
+        commits.map((c) => c.message),
+      ),
+    );
   }
 }

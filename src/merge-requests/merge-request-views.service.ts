@@ -38,16 +38,14 @@ export class MergeRequestViews {
       this.repo.noteStats(ids, viewer?.id ?? 0, pattern),
       this.subscriptions.explicit(viewer?.id, 'MergeRequest', ids),
     ]);
-    const details = mrs.map(
-      (mr): MergeRequestDetails => ({
-        mr,
-        milestone: mr.milestoneId !== null ? milestones.get(mr.milestoneId) ?? null : null,
-        assignee: mr.assigneeId !== null ? users.get(mr.assigneeId) ?? null : null,
-        author: mr.authorId !== null ? users.get(mr.authorId) ?? null : null,
-        stats: stats.get(mr.id) ?? { userNotes: 0, upvotes: 0, downvotes: 0, commented: false, mentioned: false },
-        explicit: explicit.get(mr.id) ?? null,
-      }),
-    );
+    const details = mrs.map((mr): MergeRequestDetails => ({
+      mr,
+      milestone: mr.milestoneId !== null ? (milestones.get(mr.milestoneId) ?? null) : null,
+      assignee: mr.assigneeId !== null ? (users.get(mr.assigneeId) ?? null) : null,
+      author: mr.authorId !== null ? (users.get(mr.authorId) ?? null) : null,
+      stats: stats.get(mr.id) ?? { userNotes: 0, upvotes: 0, downvotes: 0, commented: false, mentioned: false },
+      explicit: explicit.get(mr.id) ?? null,
+    }));
     return this.present(viewer, details);
   }
 
@@ -55,17 +53,16 @@ export class MergeRequestViews {
   private async present(viewer: User | undefined, details: MergeRequestDetails[]) {
     const ctx = await this.views.context();
     if (details.length === 0) return [];
-    const labels = await this.labels.labelsOf('MergeRequest', details.map((d) => d.mr.id));
+    const labels = await this.labels.labelsOf(
+      'MergeRequest',
+      details.map((d) => d.mr.id),
+    );
     const pattern = viewer ? mentionPattern(viewer.username) : '$^';
     const mention = new RegExp(pattern, 'i');
     return details.map(({ mr, stats: s, explicit, milestone, assignee, author }) => {
       const participant =
         !!viewer &&
-        (mr.authorId === viewer.id ||
-          mr.assigneeId === viewer.id ||
-          !!s?.commented ||
-          !!s?.mentioned ||
-          (!!mr.description && mention.test(mr.description)));
+        (mr.authorId === viewer.id || mr.assigneeId === viewer.id || !!s?.commented || !!s?.mentioned || (!!mr.description && mention.test(mr.description)));
       return presentMergeRequest(
         mr,
         {

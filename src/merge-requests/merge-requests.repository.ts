@@ -57,9 +57,7 @@ export class MergeRequestsRepository {
   }
 
   private filtered(f: MergeRequestFilters) {
-    const qb = this.repo
-      .createQueryBuilder('mr')
-      .where('mr.project_id = :projectId AND mr.deleted_at IS NULL', { projectId: f.projectId });
+    const qb = this.repo.createQueryBuilder('mr').where('mr.project_id = :projectId AND mr.deleted_at IS NULL', { projectId: f.projectId });
     if (f.iids !== undefined) qb.andWhere('mr.iid = ANY(:iids)', { iids: f.iids });
     if (f.state === 'opened') qb.andWhere(`mr.state IN ('opened', 'reopened', 'locked')`);
     else if (f.state === 'closed' || f.state === 'merged') qb.andWhere('mr.state = :state', { state: f.state });
@@ -100,32 +98,27 @@ export class MergeRequestsRepository {
         ORDER BY ${ORDER[f.orderBy]} ${f.sort}, mr.id ${f.sort}`,
       [...(params as unknown[]), viewerId, pattern],
     );
-    const items = rows.map(
-      (r): MergeRequestDetails => ({
-        mr: this.mrRow.from(r) as MergeRequest,
-        author: this.users.joined(r, 'author'),
-        assignee: this.users.joined(r, 'assignee'),
-        milestone: this.milestoneRow.from(r),
-        stats: {
-          userNotes: r['ns.user_notes'] as number,
-          upvotes: r['ns.up'] as number,
-          downvotes: r['ns.down'] as number,
-          commented: r['ns.commented'] as boolean,
-          mentioned: r['ns.mentioned'] as boolean,
-        },
-        explicit: (r.explicit as boolean | null) ?? null,
-      }),
-    );
+    const items = rows.map((r): MergeRequestDetails => ({
+      mr: this.mrRow.from(r) as MergeRequest,
+      author: this.users.joined(r, 'author'),
+      assignee: this.users.joined(r, 'assignee'),
+      milestone: this.milestoneRow.from(r),
+      stats: {
+        userNotes: r['ns.user_notes'] as number,
+        upvotes: r['ns.up'] as number,
+        downvotes: r['ns.down'] as number,
+        commented: r['ns.commented'] as boolean,
+        mentioned: r['ns.mentioned'] as boolean,
+      },
+      explicit: (r.explicit as boolean | null) ?? null,
+    }));
     if (rows.length) return [items, Number(rows[0].total)];
     if (page.offset === 0) return [[], 0];
     return [[], await this.filtered(f).getCount()];
   }
 
   findInProject(projectId: number, id: number): Promise<MergeRequest | null> {
-    return this.repo
-      .createQueryBuilder('mr')
-      .where('mr.id = :id AND mr.project_id = :projectId AND mr.deleted_at IS NULL', { id, projectId })
-      .getOne();
+    return this.repo.createQueryBuilder('mr').where('mr.id = :id AND mr.project_id = :projectId AND mr.deleted_at IS NULL', { id, projectId }).getOne();
   }
 
   byId(id: number, m: Tx = this.repo.manager): Promise<MergeRequest> {
@@ -171,12 +164,7 @@ export class MergeRequestsRepository {
   }
 
   lock(m: Tx, id: number): Promise<MergeRequest | null> {
-    return m
-      .getRepository(MergeRequest)
-      .createQueryBuilder('mr')
-      .setLock('pessimistic_write')
-      .where('mr.id = :id AND mr.deleted_at IS NULL', { id })
-      .getOne();
+    return m.getRepository(MergeRequest).createQueryBuilder('mr').setLock('pessimistic_write').where('mr.id = :id AND mr.deleted_at IS NULL', { id }).getOne();
   }
 
   async update(m: Tx, id: number, changes: Partial<MergeRequest>): Promise<void> {
@@ -212,10 +200,11 @@ export class MergeRequestsRepository {
 
   /** Gives a claimed merge request back (the merge did not happen). */
   async release(id: number, state: MergeRequestState, mergeStatus?: MergeStatus): Promise<void> {
-    await this.repo.query(
-      `UPDATE merge_requests SET state = $2, merge_status = coalesce($3, merge_status) WHERE id = $1 AND state = 'locked'`,
-      [id, state, mergeStatus ?? null],
-    );
+    await this.repo.query(`UPDATE merge_requests SET state = $2, merge_status = coalesce($3, merge_status) WHERE id = $1 AND state = 'locked'`, [
+      id,
+      state,
+      mergeStatus ?? null,
+    ]);
   }
 
   async setMergeStatus(ids: number[], status: MergeStatus, onlyIfOpen = true): Promise<void> {
@@ -272,5 +261,4 @@ export class MergeRequestsRepository {
     }
     return out;
   }
-
 }

@@ -38,11 +38,8 @@ export interface MergeRequestInProject {
   mr: MergeRequest;
 }
 
-
-
 const sameBranch = () => new ErrorWithBody(422, ['You can not use same project/branch for source and target']);
-const duplicate = (title: string) =>
-  new ErrorWithBody(409, { message: [`Cannot Create: This merge request already exists: ${JSON.stringify([title])}`] });
+const duplicate = (title: string) => new ErrorWithBody(409, { message: [`Cannot Create: This merge request already exists: ${JSON.stringify([title])}`] });
 
 /** MergeRequest#hook_attrs (8.8): the record's columns, snake_case, plus `work_in_progress`. */
 export function mergeRequestHookAttrs(mr: MergeRequest): Record<string, unknown> {
@@ -192,8 +189,8 @@ export class MergeRequestsService {
     const labelTitles = dto.labels ?? [];
     this.labels.assertValidTitles(labelTitles);
     const canAdmin = canAdminMergeRequest(targetAbilities);
-    const assigneeId = canAdmin ? dto.assignee_id ?? null : null;
-    const milestoneId = canAdmin ? dto.milestone_id ?? null : null;
+    const assigneeId = canAdmin ? (dto.assignee_id ?? null) : null;
+    const milestoneId = canAdmin ? (dto.milestone_id ?? null) : null;
     if (assigneeId !== null) await this.issuables.assignee(target, assigneeId, 'read_merge_request');
     if (milestoneId !== null) await this.issuables.milestone(target, milestoneId);
     if (dto.description !== undefined && dto.description.includes('\0')) throw new InvalidAttribute('description');
@@ -262,7 +259,12 @@ export class MergeRequestsService {
     announce: async (m, current, user, action, reassigned) => {
       await this.announce(m, current.id, user, action);
       if (reassigned) {
-        await this.domainEvents.emit(m, 'merge_request.reassigned', { mergeRequestId: current.id, projectId: current.projectId, userId: user.id, previousAssigneeId: current.assigneeId });
+        await this.domainEvents.emit(m, 'merge_request.reassigned', {
+          mergeRequestId: current.id,
+          projectId: current.projectId,
+          userId: user.id,
+          previousAssigneeId: current.assigneeId,
+        });
       }
     },
   };
@@ -275,7 +277,10 @@ export class MergeRequestsService {
     const dup =
       mr.sourceProjectId === null
         ? null
-        : await this.repo.findOpenDuplicate({ sourceProjectId: mr.sourceProjectId, sourceBranch: mr.sourceBranch, projectId: mr.projectId, targetBranch }, mr.id);
+        : await this.repo.findOpenDuplicate(
+            { sourceProjectId: mr.sourceProjectId, sourceBranch: mr.sourceBranch, projectId: mr.projectId, targetBranch },
+            mr.id,
+          );
     if (dup && isOpen(mr)) throw duplicate(dup.title);
   }
 

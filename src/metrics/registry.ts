@@ -90,11 +90,7 @@ sourceGauge('queue_jobs', 'background jobs on the durable queue by queue and sta
 sourceGauge('ci_builds', 'CI builds by status (pending, running)', ['status']);
 
 /** Registers a gauge source; returns the function that removes it (call it on app close). */
-export function addGaugeSource(
-  name: 'db_pool_connections' | 'queue_jobs' | 'ci_builds',
-  read: Source,
-  opts: { shared?: boolean } = {},
-): () => void {
+export function addGaugeSource(name: 'db_pool_connections' | 'queue_jobs' | 'ci_builds', read: Source, opts: { shared?: boolean } = {}): () => void {
   let set = sources.get(name);
   if (!set) sources.set(name, (set = new Set()));
   const entry: SourceEntry = { read, shared: opts.shared ?? false };

@@ -53,11 +53,7 @@ export class MilestonesRepository {
 
   /** Whether another milestone of the project has this title. */
   async titleTaken(tx: Tx, projectId: number, title: string, exceptId = 0): Promise<boolean> {
-    const rows: unknown[] = await tx.query(`SELECT 1 FROM milestones WHERE project_id = $1 AND title = $2 AND id <> $3`, [
-      projectId,
-      title,
-      exceptId,
-    ]);
+    const rows: unknown[] = await tx.query(`SELECT 1 FROM milestones WHERE project_id = $1 AND title = $2 AND id <> $3`, [projectId, title, exceptId]);
     return rows.length > 0;
   }
 }

@@ -33,7 +33,7 @@ export class GroupsRepository {
     else qb.andWhere('lower(n.path) = lower(:path)', { path: key.path });
     const { entities, raw } = await qb.getRawAndEntities();
     if (!entities.length) return null;
-    return { group: entities[0], level: userId === null ? 0 : (raw[0] as { caller_level: number | null }).caller_level ?? 0 };
+    return { group: entities[0], level: userId === null ? 0 : ((raw[0] as { caller_level: number | null }).caller_level ?? 0) };
   }
 
   /** A page of groups by name, with the total; `memberId` keeps the groups that user is a member of. */

@@ -25,7 +25,13 @@ export class NotesController {
 
   @ApiPageResponse(NoteResponse)
   @Get(':noteable/:noteableId/notes')
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId', IdParam) nid: number, @Input() dto: ListNotesDto) {
+  async list(
+    @CurrentUser() user: User,
+    @Param('id') id: string,
+    @Param('noteable') kind: string,
+    @Param('noteableId', IdParam) nid: number,
+    @Input() dto: ListNotesDto,
+  ) {
     return this.views.page(user, await this.notes.list(user, kind, id, nid, dto));
   }
 
@@ -43,7 +49,13 @@ export class NotesController {
 
   @ApiCreated(NoteResponse)
   @Post(':noteable/:noteableId/notes')
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId', IdParam) nid: number, @Input() dto: CreateNoteDto) {
+  async create(
+    @CurrentUser() user: User,
+    @Param('id') id: string,
+    @Param('noteable') kind: string,
+    @Param('noteableId', IdParam) nid: number,
+    @Input() dto: CreateNoteDto,
+  ) {
     return this.views.one(user, await this.notes.create(user, kind, id, nid, dto));
   }
 
@@ -76,13 +88,25 @@ export class NotesController {
 
   @ApiPageResponse(MergeRequestCommentResponse)
   @Get(':noteable/:noteableId/comments')
-  async comments(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId', IdParam) nid: number, @Input() dto: ListNotesDto) {
+  async comments(
+    @CurrentUser() user: User,
+    @Param('id') id: string,
+    @Param('noteable') kind: string,
+    @Param('noteableId', IdParam) nid: number,
+    @Input() dto: ListNotesDto,
+  ) {
     return this.views.commentPage(user, await this.notes.list(user, kind, id, nid, dto, { commentsOnly: true }));
   }
 
   @ApiCreated(MergeRequestCommentResponse)
   @Post(':noteable/:noteableId/comments')
-  async comment(@CurrentUser() user: User, @Param('id') id: string, @Param('noteable') kind: string, @Param('noteableId', IdParam) nid: number, @Input() dto: CreateCommentDto) {
+  async comment(
+    @CurrentUser() user: User,
+    @Param('id') id: string,
+    @Param('noteable') kind: string,
+    @Param('noteableId', IdParam) nid: number,
+    @Input() dto: CreateCommentDto,
+  ) {
     return this.views.comment(user, await this.notes.comment(user, kind, id, nid, dto));
   }
 }

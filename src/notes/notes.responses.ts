@@ -38,7 +38,7 @@ export class NoteResponse {
   downvote!: boolean;
 }
 
-@ResponseEntity('MergeRequestComment', 'The legacy merge request comment (GitLab\'s MRNote entity).')
+@ResponseEntity('MergeRequestComment', "The legacy merge request comment (GitLab's MRNote entity).")
 export class MergeRequestCommentResponse {
   @ApiProperty({ type: String })
   note!: string;

@@ -63,11 +63,19 @@ export function buildMail(subject: MailSubject, to: string, site: MailSite, uniq
     link = site.externalUrl;
   } else if (subject.kind === 'key_added') {
     title = `${prefix}SSH key was added to your account`;
-    lines = [`A new public key was just added to your account:`, `title: ${subject.keyTitle}`, `If this key was added in error, you can remove it under your profile's SSH keys.`];
+    lines = [
+      `A new public key was just added to your account:`,
+      `title: ${subject.keyTitle}`,
+      `If this key was added in error, you can remove it under your profile's SSH keys.`,
+    ];
     link = `${site.externalUrl}/profile/keys`;
   } else if (subject.kind === 'email_added') {
     title = `${prefix}Email was added to your account`;
-    lines = [`A new email address was just added to your account:`, `email: ${subject.email}`, `If this email was added in error, you can remove it under your profile's emails.`];
+    lines = [
+      `A new email address was just added to your account:`,
+      `email: ${subject.email}`,
+      `If this email was added in error, you can remove it under your profile's emails.`,
+    ];
     link = `${site.externalUrl}/profile/emails`;
   } else {
     const p = subject.project;

@@ -32,7 +32,7 @@ export class NotificationSettingsRepository {
        RETURNING id`,
       [userId, sourceType, sourceId, values.level, JSON.stringify(values.events), values.notificationEmail ?? null, values.notificationEmail !== undefined],
     );
-    return (await tx.getRepository(NotificationSetting).findOneByOrFail({ id: rows[0].id }));
+    return await tx.getRepository(NotificationSetting).findOneByOrFail({ id: rows[0].id });
   }
 
   /** Whether `email` is the user's primary address or one of their secondary ones. */

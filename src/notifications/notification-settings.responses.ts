@@ -42,7 +42,7 @@ export class NotificationEventsResponse {
   success_pipeline!: boolean;
 }
 
-@ResponseEntity('NotificationSetting', 'A notification level (GitLab 8.12); `events`, the custom level\'s switches, only for `custom`.')
+@ResponseEntity('NotificationSetting', "A notification level (GitLab 8.12); `events`, the custom level's switches, only for `custom`.")
 export class NotificationSettingResponse {
   @ApiProperty({ type: String, enum: Object.keys(NOTIFICATION_LEVELS) })
   level!: string;
@@ -56,4 +56,3 @@ export class GlobalNotificationSettingResponse extends NotificationSettingRespon
   @ApiProperty({ type: String, description: 'where notifications are sent: the account email unless set' })
   notification_email!: string;
 }
-

@@ -23,7 +23,13 @@ export const MAIL_QUEUE = 'notifications.mail';
 
 /** What a mail is about (ids: the mail is built from the rows as they are when it is sent). */
 export type MailEvent =
-  | { kind: 'issue' | 'merge_request'; action: 'new' | 'close' | 'reopen' | 'merge' | 'reassign'; id: number; actorId: number; previousAssigneeId?: number | null }
+  | {
+      kind: 'issue' | 'merge_request';
+      action: 'new' | 'close' | 'reopen' | 'merge' | 'reassign';
+      id: number;
+      actorId: number;
+      previousAssigneeId?: number | null;
+    }
   | { kind: 'note'; noteId: number; actorId: number }
   | { kind: 'build_failed'; buildId: number }
   | { kind: 'key_added'; keyId: number }
@@ -169,11 +175,7 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
     }
   }
 
-  private async issuableRecipients(
-    ev: NotificationEvent,
-    target: IssuableFacts,
-    extra: Partial<RecipientFacts> & { actorId: number },
-  ): Promise<number[]> {
+  private async issuableRecipients(ev: NotificationEvent, target: IssuableFacts, extra: Partial<RecipientFacts> & { actorId: number }): Promise<number[]> {
     const [participants, subs, labelSubscribers, audience] = await Promise.all([
       this.facts.participants(target),
       this.facts.subscriptions(target),
@@ -182,14 +184,28 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
     ]);
     if (!audience) return [];
     const members = audience.members;
-    const everyone = [...new Set([...participants, ...subs.subscribed, ...labelSubscribers, ...members, ...(extra.mentionedInNote ?? []),
-      ...[extra.assigneeId, extra.previousAssigneeId].filter((x): x is number => !!x)])];
+    const everyone = [
+      ...new Set([
+        ...participants,
+        ...subs.subscribed,
+        ...labelSubscribers,
+        ...members,
+        ...(extra.mentionedInNote ?? []),
+        ...[extra.assigneeId, extra.previousAssigneeId].filter((x): x is number => !!x),
+      ]),
+    ];
     const settings = await this.settingsIn(everyone, target.projectId, audience.namespaceId);
     const visible = await this.seeing(everyone, target);
-    return this.decide(ev, { ...extra, participants, subscribed: subs.subscribed, unsubscribed: subs.unsubscribed, labelSubscribers, members, settings }, (u) => visible.has(u));
+    return this.decide(ev, { ...extra, participants, subscribed: subs.subscribed, unsubscribed: subs.unsubscribed, labelSubscribers, members, settings }, (u) =>
+      visible.has(u),
+    );
   }
 
-  private decide(ev: NotificationEvent, f: Omit<RecipientFacts, 'settings' | 'canSee'> & { settings?: RecipientFacts['settings'] }, canSee: (u: number) => boolean): number[] {
+  private decide(
+    ev: NotificationEvent,
+    f: Omit<RecipientFacts, 'settings' | 'canSee'> & { settings?: RecipientFacts['settings'] },
+    canSee: (u: number) => boolean,
+  ): number[] {
     return notificationRecipients(ev, { ...f, settings: f.settings ?? new Map<number, LevelSetting>(), canSee });
   }
 
@@ -267,7 +283,9 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
       case 'build_failed': {
         const build = await this.facts.build(event.buildId);
         const r = build && (await this.resolve(user, build.projectId, 'read_build'));
-        return build && r ? { kind: 'build_failed', project: this.mailProject(r), buildId: build.id, buildName: build.name, ref: build.ref, sha: build.sha, stage: build.stage } : null;
+        return build && r
+          ? { kind: 'build_failed', project: this.mailProject(r), buildId: build.id, buildName: build.name, ref: build.ref, sha: build.sha, stage: build.stage }
+          : null;
       }
       case 'note': {
         const found = known ?? (await this.noteTarget(event.noteId));
@@ -341,7 +359,10 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
       const last = job.retryCount >= job.retryLimit;
       notificationMail(err.temporary && !last ? 'retried' : 'failed');
       this.logger.warn(err.temporary && !last ? 'notification mail not sent, will retry' : 'notification mail not sent, given up', {
-        job: job.id, attempt: job.retryCount + 1, event: event.kind, error: err.message,
+        job: job.id,
+        attempt: job.retryCount + 1,
+        event: event.kind,
+        error: err.message,
       });
       if (!err.temporary) throw new PermanentJobError(err.message);
       throw e;

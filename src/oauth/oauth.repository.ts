@@ -26,11 +26,7 @@ export class OauthRepository {
 
   /** The token with this refresh digest, locked for update until the transaction ends. */
   lockByRefreshDigest(tx: Tx, refreshDigest: string): Promise<OauthAccessToken | null> {
-    return this.repo(tx)
-      .createQueryBuilder('t')
-      .setLock('pessimistic_write')
-      .where('t.refresh_token_digest = :d', { d: refreshDigest })
-      .getOne();
+    return this.repo(tx).createQueryBuilder('t').setLock('pessimistic_write').where('t.refresh_token_digest = :d', { d: refreshDigest }).getOne();
   }
 
   async revoke(tx: Tx, id: number): Promise<void> {

@@ -39,8 +39,7 @@ export function responseKey(method: string, docPath: string): string {
  * @Admin marks. Keyed like the operation ids given to swagger (`Controller.method`).
  */
 function scanHandlers(app: INestApplication): Map<string, HandlerInfo> {
-  const container = (app as unknown as { container: { getModules(): Map<string, { controllers: Map<unknown, { metatype?: unknown }> }> } })
-    .container;
+  const container = (app as unknown as { container: { getModules(): Map<string, { controllers: Map<unknown, { metatype?: unknown }> }> } }).container;
   const out = new Map<string, HandlerInfo>();
   for (const module of container.getModules().values()) {
     for (const wrapper of module.controllers.values()) {
@@ -178,11 +177,7 @@ export function buildOpenApiDocument(app: INestApplication, report: BuildReport 
     dtos.set(h.input.name, h.input);
   }
 
-  const config = new DocumentBuilder()
-    .setTitle('GitLab API v3 (compatible server)')
-    .setDescription(DESCRIPTION)
-    .setVersion('8.8.0')
-    .build();
+  const config = new DocumentBuilder().setTitle('GitLab API v3 (compatible server)').setDescription(DESCRIPTION).setVersion('8.8.0').build();
   const scanned = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controller: string, method: string) => `${controller}.${method}`,
     extraModels: [...dtos.values(), ...RESPONSE_CLASSES],

@@ -37,10 +37,7 @@ export const EXPANSIONS: Record<string, string[]> = {
     '/projects/{id}/merge_requests/{noteableId}/comments',
     '/projects/{id}/merge_request/{noteableId}/comments',
   ],
-  'GET /projects/{id}/repository/{archive}': [
-    '/projects/{id}/repository/archive',
-    '/projects/{id}/repository/archive.{format}',
-  ],
+  'GET /projects/{id}/repository/{archive}': ['/projects/{id}/repository/archive', '/projects/{id}/repository/archive.{format}'],
 };
 
 /**
@@ -58,9 +55,7 @@ export function expandKinds(path: string): string[] {
   const segments = path.split('/');
   const i = segments.findIndex((seg) => /^\{\w+\}$/.test(seg) && KIND_PARAMS[seg.slice(1, -1)] !== undefined);
   if (i < 0) return [path];
-  return KIND_PARAMS[segments[i].slice(1, -1)].flatMap((value) =>
-    expandKinds([...segments.slice(0, i), value, ...segments.slice(i + 1)].join('/')),
-  );
+  return KIND_PARAMS[segments[i].slice(1, -1)].flatMap((value) => expandKinds([...segments.slice(0, i), value, ...segments.slice(i + 1)].join('/')));
 }
 
 /**
@@ -136,8 +131,19 @@ export function gitlabPath(path: string): { path: string; names: Map<string, str
 }
 
 const INTEGER_PARAMS = new Set([
-  'issue_id', 'merge_request_id', 'snippet_id', 'note_id', 'milestone_id', 'user_id', 'build_id',
-  'runner_id', 'hook_id', 'uid', 'key_id', 'email_id', 'pipeline_id',
+  'issue_id',
+  'merge_request_id',
+  'snippet_id',
+  'note_id',
+  'milestone_id',
+  'user_id',
+  'build_id',
+  'runner_id',
+  'hook_id',
+  'uid',
+  'key_id',
+  'email_id',
+  'pipeline_id',
 ]);
 
 /** Collections whose `:id` is a number (projects and groups also take a path). */

@@ -35,6 +35,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  process.stderr.write(`openapi: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.stderr.write(`openapi: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 });

@@ -5,10 +5,8 @@ import { CreateProjectDto, UpdateProjectDto } from './dto/project.dto';
 
 const NAME_FORMAT = /^[\p{L}\p{N}_][\p{L}\p{N}_. +-]*$/u;
 const PATH_FORMAT = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
-export const PROJECT_NAME_MESSAGE =
-  "can contain only letters, digits, '_', '.', dash and space. It must start with letter, digit or '_'.";
-export const PROJECT_PATH_MESSAGE =
-  "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'";
+export const PROJECT_NAME_MESSAGE = "can contain only letters, digits, '_', '.', dash and space. It must start with letter, digit or '_'.";
+export const PROJECT_PATH_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'";
 
 /** Rails' `parameterize`: the path a project gets from its name. */
 export function parameterize(name: string): string {

@@ -67,8 +67,8 @@ export class ProjectViews {
       return presentProject(
         p,
         {
-          owner: p.namespace.kind === 'user' ? x?.owner ?? null : null,
-          forkedFrom: p.forkedFromProjectId ? parentById.get(p.forkedFromProjectId) ?? null : null,
+          owner: p.namespace.kind === 'user' ? (x?.owner ?? null) : null,
+          forkedFrom: p.forkedFromProjectId ? (parentById.get(p.forkedFromProjectId) ?? null) : null,
           forksCount: x?.forksCount ?? 0,
           openIssuesCount: x?.openIssuesCount ?? 0,
           access: opts.permissions ? a : undefined,

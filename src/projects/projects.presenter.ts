@@ -78,9 +78,7 @@ export function presentProject(p: Project, x: ProjectExtras, ctx: PresentContext
     ssh_url_to_repo: `${ctx.sshUrlPrefix ?? `git@${host(ctx)}:`}${full}.git`,
     http_url_to_repo: `${ctx.externalUrl}/${full}.git`,
     web_url: `${ctx.externalUrl}/${full}`,
-    ...(p.namespace.kind === 'user' && x.owner
-      ? { owner: { ...presentUserBasic(x.owner, ctx), created_at: x.owner.createdAt } }
-      : {}),
+    ...(p.namespace.kind === 'user' && x.owner ? { owner: { ...presentUserBasic(x.owner, ctx), created_at: x.owner.createdAt } } : {}),
     name: p.name,
     name_with_namespace: `${namespaceHumanName(p.namespace, x.owner)} / ${p.name}`,
     path: p.path,

@@ -136,10 +136,8 @@ export class ProjectsRepository {
     project.namespace = namespaceRow.from(r) as Namespace;
     return {
       project,
-      projectMember:
-        r.pm_access_level === null ? null : { accessLevel: r.pm_access_level, notificationLevel: r.pm_notification_level as number },
-      groupMember:
-        r.gm_access_level === null ? null : { accessLevel: r.gm_access_level, notificationLevel: r.gm_notification_level as number },
+      projectMember: r.pm_access_level === null ? null : { accessLevel: r.pm_access_level, notificationLevel: r.pm_notification_level as number },
+      groupMember: r.gm_access_level === null ? null : { accessLevel: r.gm_access_level, notificationLevel: r.gm_notification_level as number },
     };
   }
 
@@ -316,7 +314,6 @@ export class ProjectsRepository {
 
   // ---------------------------------------------------------------- namespaces a project goes to
 
-
   // ---------------------------------------------------------------- writes
 
   /** The projects limit of the namespace owner, its row locked until commit (null when the user is gone). */
@@ -370,7 +367,7 @@ export class ProjectsRepository {
 
   /** Lowers every fork of the project, and their forks, that is more visible than `level` to `level`; their ids. */
   async lowerForksVisibility(tx: Tx, projectId: number, level: number): Promise<number[]> {
-    const [rows] = (await tx.query<[{ id: number }[], number]>(
+    const [rows] = await tx.query<[{ id: number }[], number]>(
       `WITH RECURSIVE forks(id) AS (
          SELECT id FROM projects WHERE forked_from_project_id = $1
          UNION
@@ -380,16 +377,16 @@ export class ProjectsRepository {
         WHERE id IN (SELECT id FROM forks) AND visibility_level > $2
        RETURNING id`,
       [projectId, level],
-    ));
+    );
     return rows.map((r) => r.id);
   }
 
   /** Stars the project for the user; false when it already was. */
   async star(tx: Tx, userId: number, projectId: number): Promise<boolean> {
-    const r: unknown[] = await tx.query(
-      `INSERT INTO users_star_projects (user_id, project_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id`,
-      [userId, projectId],
-    );
+    const r: unknown[] = await tx.query(`INSERT INTO users_star_projects (user_id, project_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id`, [
+      userId,
+      projectId,
+    ]);
     if (r.length) await tx.query(`UPDATE projects SET star_count = star_count + 1 WHERE id = $1`, [projectId]);
     return r.length > 0;
   }
@@ -407,7 +404,7 @@ export class ProjectsRepository {
   /** Deletes every project of a namespace (members, stars, events go by cascade); their ids. */
   async deleteInNamespace(tx: Tx, namespaceId: number): Promise<number[]> {
     // DELETE answers [rows, affected] through TypeORM's postgres driver
-    const [rows] = (await tx.query<[{ id: number }[], number]>(`DELETE FROM projects WHERE namespace_id = $1 RETURNING id`, [namespaceId]));
+    const [rows] = await tx.query<[{ id: number }[], number]>(`DELETE FROM projects WHERE namespace_id = $1 RETURNING id`, [namespaceId]);
     return rows.map((r) => r.id);
   }
 

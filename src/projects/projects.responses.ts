@@ -125,7 +125,11 @@ export class ProjectResponse {
   @ApiProperty({ type: 'integer', description: 'only when issues are enabled', required: false })
   open_issues_count?: number;
 
-  @ApiProperty({ type: String, description: 'only where the caller may administer the project (masters, owners, administrators), in lists too', required: false })
+  @ApiProperty({
+    type: String,
+    description: 'only where the caller may administer the project (masters, owners, administrators), in lists too',
+    required: false,
+  })
   runners_token?: string;
 
   @ApiProperty({ type: Boolean })

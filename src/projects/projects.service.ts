@@ -2,16 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { MAX_SEARCH_LENGTH } from '../common/dto/fields';
-import {
-  apiError,
-  Conflict,
-  Forbidden,
-  InvalidAttribute,
-  isUniqueViolation,
-  NotFound,
-  NotModified,
-  ValidationFailed,
-} from '../common/errors/domain-errors';
+import { apiError, Conflict, Forbidden, InvalidAttribute, isUniqueViolation, NotFound, NotModified, ValidationFailed } from '../common/errors/domain-errors';
 import { Logger } from '../common/http/logger';
 import { checkOutboundUrl, CheckedUrl, OutboundUrlRefused, recheckPinned } from '../common/net/outbound-url';
 import { PageRequest, Paginated, pageRequest } from '../common/pagination/pagination';
@@ -187,7 +178,12 @@ export class ProjectsService implements OnModuleInit {
           await this.domainEvents.emit(tx, 'project_member.added', { projectId: created.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
         }
         // the clone is a job written by this transaction; the URL (it may hold credentials) sealed
-        if (importUrl) await this.queue.send<ImportJob>(IMPORT_QUEUE, { projectId: created.id, url: this.secrets.encrypt(importUrl.url.url.toString()), address: importUrl.url.address }, { tx });
+        if (importUrl)
+          await this.queue.send<ImportJob>(
+            IMPORT_QUEUE,
+            { projectId: created.id, url: this.secrets.encrypt(importUrl.url.url.toString()), address: importUrl.url.address },
+            { tx },
+          );
       },
     );
     if (importUrl) this.queue.wake(IMPORT_QUEUE);
@@ -347,8 +343,18 @@ export class ProjectsService implements OnModuleInit {
     }
     const changes: Partial<Project> = {};
     for (const key of [
-      'name', 'path', 'description', 'defaultBranch', 'issuesEnabled', 'mergeRequestsEnabled', 'wikiEnabled',
-      'buildsEnabled', 'snippetsEnabled', 'containerRegistryEnabled', 'sharedRunnersEnabled', 'publicBuilds',
+      'name',
+      'path',
+      'description',
+      'defaultBranch',
+      'issuesEnabled',
+      'mergeRequestsEnabled',
+      'wikiEnabled',
+      'buildsEnabled',
+      'snippetsEnabled',
+      'containerRegistryEnabled',
+      'sharedRunnersEnabled',
+      'publicBuilds',
       'visibilityLevel',
     ] as const) {
       if (attrs[key] !== undefined) (changes as Record<string, unknown>)[key] = attrs[key];

@@ -40,10 +40,10 @@ export class QueueRepository {
 
   /** Cancels a job no worker has started yet (created or retry), in `tx`; false when a worker has it or it ended. */
   async takeOver(tx: Tx, name: string, id: string): Promise<boolean> {
-    const { rows } = (await this.txDb(tx).executeSql(
+    const { rows } = await this.txDb(tx).executeSql(
       `UPDATE pgboss.job SET state = 'cancelled', completed_on = now() WHERE name = $1 AND id = $2 AND state IN ('created', 'retry') RETURNING id`,
       [name, id],
-    ));
+    );
     return rows.length === 1;
   }
 

@@ -140,12 +140,16 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   private async schedule(name: string, everySeconds: number, next: boolean): Promise<void> {
-    await this.send(name, {}, {
-      startAfterSeconds: next ? everySeconds : undefined,
-      singletonKey: 'periodic',
-      singletonSeconds: everySeconds,
-      singletonNextSlot: next,
-    });
+    await this.send(
+      name,
+      {},
+      {
+        startAfterSeconds: next ? everySeconds : undefined,
+        singletonKey: 'periodic',
+        singletonSeconds: everySeconds,
+        singletonNextSlot: next,
+      },
+    );
   }
 
   /** Starts pg-boss (installing or migrating its schema), creates the queues, starts the workers. */
@@ -248,9 +252,7 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
   async complete(name: string, id: string, opts: { tx: Tx }): Promise<boolean> {
     await this.start();
     // pg-boss answers { affected } (its typings say void); data null, then the connection
-    const complete = this.boss.complete.bind(this.boss) as unknown as (
-      n: string, i: string, data: null, o: { db: PgBoss.Db },
-    ) => Promise<{ affected: number }>;
+    const complete = this.boss.complete.bind(this.boss) as unknown as (n: string, i: string, data: null, o: { db: PgBoss.Db }) => Promise<{ affected: number }>;
     const r = await complete(name, id, null, { db: this.repo.txDb(opts.tx) });
     return r.affected === 1;
   }
@@ -304,9 +306,13 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
           // Fails this job alone (pg-boss then completes only the batch's jobs still active).
           queueJobFailed(q.name);
           if (e instanceof PermanentJobError) {
-            await this.repo
-              .noMoreRetries(q.name, job.id)
-              .catch((err: unknown) => this.logger.error('queue: a permanent failure could not stop the retries', { queue: q.name, job_id: job.id, error: err instanceof Error ? err.message : String(err) }));
+            await this.repo.noMoreRetries(q.name, job.id).catch((err: unknown) =>
+              this.logger.error('queue: a permanent failure could not stop the retries', {
+                queue: q.name,
+                job_id: job.id,
+                error: err instanceof Error ? err.message : String(err),
+              }),
+            );
           }
           await this.boss.fail(q.name, job.id, { message: e instanceof Error ? e.message : String(e) }).catch(() => undefined);
         }

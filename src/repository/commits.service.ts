@@ -108,7 +108,11 @@ export class CommitsService {
     const page = pageRequest(q);
     const [rows, total] = await this.records.commitComments(ctx.project.id, commit.id, page);
     const authors = await this.users.byIds(rows.map((r) => r.authorId));
-    return new Paginated(rows.map((c) => ({ comment: c, author: c.authorId ? authors.get(c.authorId) : undefined, viewer: user, present })), total, page);
+    return new Paginated(
+      rows.map((c) => ({ comment: c, author: c.authorId ? authors.get(c.authorId) : undefined, viewer: user, present })),
+      total,
+      page,
+    );
   }
 
   /**
@@ -153,7 +157,11 @@ export class CommitsService {
       page,
     );
     const authors = await this.users.byIds(rows.map((r) => r.authorId));
-    return new Paginated(rows.map((s) => ({ status: s, author: s.authorId ? authors.get(s.authorId) : undefined, viewer: user, present })), total, page);
+    return new Paginated(
+      rows.map((s) => ({ status: s, author: s.authorId ? authors.get(s.authorId) : undefined, viewer: user, present })),
+      total,
+      page,
+    );
   }
 
   /**
@@ -178,7 +186,17 @@ export class CommitsService {
     }
     const now = new Date();
     const saved = await this.tx.run((tx) =>
-      this.commitStatuses.setExternal(tx, { projectId: ctx.project.id, sha: commit.id, ref: refName, name, state, authorId: user.id, targetUrl, description, at: now }),
+      this.commitStatuses.setExternal(tx, {
+        projectId: ctx.project.id,
+        sha: commit.id,
+        ref: refName,
+        name,
+        state,
+        authorId: user.id,
+        targetUrl,
+        description,
+        at: now,
+      }),
     );
     // the outcome hook: merge-when-build-succeeds (and later CI pipelines) react to the combined status
     await this.domainEvents.emitCommitted('commit_status.changed', {

@@ -45,7 +45,14 @@ export class PushService {
   static matches(pb: ProtectedBranch[], branch: string): ProtectedBranch | undefined {
     return pb.find((p) =>
       p.name.includes('*')
-        ? new RegExp('^' + p.name.split('*').map((s) => s.replace(/[.*+?^$()|[\]{}\\]/g, '\\$&')).join('.*') + '$').test(branch)
+        ? new RegExp(
+            '^' +
+              p.name
+                .split('*')
+                .map((s) => s.replace(/[.*+?^$()|[\]{}\\]/g, '\\$&'))
+                .join('.*') +
+              '$',
+          ).test(branch)
         : p.name === branch,
     );
   }
@@ -105,9 +112,9 @@ export class PushService {
     }
     // when the transaction above failed, the push's handlers still hear of it (the refs did move)
     if (!enqueued) await this.domainEvents.emitCommitted('push.received', { projectId: project.id, userId: user.id, updates, data });
-    await this.jobs.housekeepingAfterPush(project.id).catch((e) =>
-      this.logger.error('housekeeping could not be scheduled', { project_id: project.id, error: e instanceof Error ? e.message : String(e) }),
-    );
+    await this.jobs
+      .housekeepingAfterPush(project.id)
+      .catch((e) => this.logger.error('housekeeping could not be scheduled', { project_id: project.id, error: e instanceof Error ? e.message : String(e) }));
   }
 
   private async ensureDefaultBranch(project: Project, updates: RefUpdate[]): Promise<void> {

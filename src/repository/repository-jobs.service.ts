@@ -26,8 +26,7 @@ export class RepositoryJobs implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const failed = (what: string) => (e: unknown) =>
-      this.logger.error(`${what}: queue setup failed`, { error: e instanceof Error ? e.message : String(e) });
+    const failed = (what: string) => (e: unknown) => this.logger.error(`${what}: queue setup failed`, { error: e instanceof Error ? e.message : String(e) });
     this.queue
       .register<{ projectId: number }>(HOUSEKEEPING_QUEUE, {
         handler: (job) => this.git.housekeeping(job.data.projectId),
@@ -50,10 +49,14 @@ export class RepositoryJobs implements OnModuleInit {
    * last push is always covered).
    */
   async housekeepingAfterPush(projectId: number): Promise<void> {
-    await this.queue.send(HOUSEKEEPING_QUEUE, { projectId }, {
-      singletonKey: `project:${projectId}`,
-      singletonSeconds: HOUSEKEEPING_SLOT_SECONDS,
-      singletonNextSlot: true,
-    });
+    await this.queue.send(
+      HOUSEKEEPING_QUEUE,
+      { projectId },
+      {
+        singletonKey: `project:${projectId}`,
+        singletonSeconds: HOUSEKEEPING_SLOT_SECONDS,
+        singletonNextSlot: true,
+      },
+    );
   }
 }

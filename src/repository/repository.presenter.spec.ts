@@ -35,12 +35,25 @@ describe('repository presenter', () => {
     const t = presentTag({ name: 'v1', message: null, commit } as never, undefined);
     expect(Object.keys(t)).toEqual(['name', 'message', 'commit', 'release']);
     expect(t.release).toBeNull();
-    expect(presentTag({ name: 'v1', message: 'm', commit } as never, { tag: 'v1', description: 'd' } as never).release).toEqual({ tag_name: 'v1', description: 'd' });
+    expect(presentTag({ name: 'v1', message: 'm', commit } as never, { tag: 'v1', description: 'd' } as never).release).toEqual({
+      tag_name: 'v1',
+      description: 'd',
+    });
   });
 
   it('tree entries and diffs', () => {
     expect(Object.keys(presentTreeEntry({ id: sha, name: 'a', type: 'blob', mode: '100644' } as never))).toEqual(['id', 'name', 'type', 'mode']);
-    const d = presentDiff({ oldPath: 'a', newPath: 'b', aMode: '100644', bMode: '100644', diff: '', newFile: false, renamedFile: true, deletedFile: false, tooLarge: false });
+    const d = presentDiff({
+      oldPath: 'a',
+      newPath: 'b',
+      aMode: '100644',
+      bMode: '100644',
+      diff: '',
+      newFile: false,
+      renamedFile: true,
+      deletedFile: false,
+      tooLarge: false,
+    });
     expect(Object.keys(d)).toEqual(['old_path', 'new_path', 'a_mode', 'b_mode', 'diff', 'new_file', 'renamed_file', 'deleted_file', 'too_large']);
   });
 });

@@ -114,7 +114,13 @@ export function presentTreeEntry(e: TreeEntry): TreeEntryResponse {
   return { id: e.id, name: e.name, type: e.type, mode: e.mode };
 }
 
-export function presentCompare(r: { commit: Commit | null; commits: Commit[]; diffs: DiffEntry[]; compareTimeout: boolean; compareSameRef: boolean }): CompareResultResponse {
+export function presentCompare(r: {
+  commit: Commit | null;
+  commits: Commit[];
+  diffs: DiffEntry[];
+  compareTimeout: boolean;
+  compareSameRef: boolean;
+}): CompareResultResponse {
   return {
     commit: r.commit ? presentCommit(r.commit) : null,
     commits: r.commits.map(presentCommitInList),

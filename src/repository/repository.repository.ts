@@ -37,13 +37,7 @@ export class RepositoryRecords {
 
   /** Protects `name` unless it already is (the default branch on the first push). */
   async protectIfAbsent(projectId: number, name: string, developersCanPush: boolean): Promise<void> {
-    await this.protectedBranchesRepo
-      .createQueryBuilder()
-      .insert()
-      .into(ProtectedBranch)
-      .values({ projectId, name, developersCanPush })
-      .orIgnore()
-      .execute();
+    await this.protectedBranchesRepo.createQueryBuilder().insert().into(ProtectedBranch).values({ projectId, name, developersCanPush }).orIgnore().execute();
   }
 
   async unprotect(projectId: number, name: string): Promise<void> {

@@ -16,12 +16,7 @@ export function seesAllSnippets(user: PolicyUser, access: ProjectAccess | undefi
   return user.admin || (access?.level ?? 0) >= AccessLevel.GUEST;
 }
 
-export function canReadSnippet(
-  user: PolicyUser,
-  abilities: Set<ProjectAbility>,
-  access: ProjectAccess | undefined,
-  s: SnippetSubject,
-): boolean {
+export function canReadSnippet(user: PolicyUser, abilities: Set<ProjectAbility>, access: ProjectAccess | undefined, s: SnippetSubject): boolean {
   if (!abilities.has('read_project_snippet')) return false;
   if (seesAllSnippets(user, access) || s.authorId === user.id) return true;
   return s.visibilityLevel === Visibility.PUBLIC || (s.visibilityLevel === Visibility.INTERNAL && !user.external);
@@ -34,9 +29,7 @@ export function canUpdateSnippet(user: PolicyUser, abilities: Set<ProjectAbility
 /** SQL condition (alias `s`, named parameters) for the snippets a non-member may see. */
 export function snippetVisibilityCondition(user: PolicyUser): { sql: string; params: Record<string, unknown> } {
   return {
-    sql: user.external
-      ? '(s.visibility_level = 20 OR s.author_id = :snippetViewerId)'
-      : '(s.visibility_level IN (10, 20) OR s.author_id = :snippetViewerId)',
+    sql: user.external ? '(s.visibility_level = 20 OR s.author_id = :snippetViewerId)' : '(s.visibility_level IN (10, 20) OR s.author_id = :snippetViewerId)',
     params: { snippetViewerId: user.id },
   };
 }

@@ -29,7 +29,12 @@ export function parseGitSshCommand(command: string): GitSshCommand | undefined {
   let arg = m[2];
   const quoted = /^'([^']*)'$/.exec(arg) ?? /^"([^"\\$`]*)"$/.exec(arg);
   if (quoted) arg = quoted[1];
-  arg = arg.replace(/^~\//, '').replace(/^~/, '').replace(/^\/+/, '').replace(/\/+$/, '').replace(/\.git$/i, '');
+  arg = arg
+    .replace(/^~\//, '')
+    .replace(/^~/, '')
+    .replace(/^\/+/, '')
+    .replace(/\/+$/, '')
+    .replace(/\.git$/i, '');
   if (!PATH.test(arg) || arg.split('/').some((s) => s === '.' || s === '..' || s.endsWith('.'))) return undefined;
   return { service: SERVICES[m[1]], path: arg };
 }

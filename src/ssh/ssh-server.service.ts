@@ -88,9 +88,8 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     const c = this.config.ssh;
     if (!c.enabled) return;
     this.hostKeys = loadHostKeys(this.config.dataDir, c.hostKeyFiles);
-    const server = new SshServer(
-      { hostKeys: this.hostKeys.map((k) => k.privateKey), algorithms: ALGORITHMS, ident: 'GitLab-v3' },
-      (client, info) => this.onConnection(client, info.ip),
+    const server = new SshServer({ hostKeys: this.hostKeys.map((k) => k.privateKey), algorithms: ALGORITHMS, ident: 'GitLab-v3' }, (client, info) =>
+      this.onConnection(client, info.ip),
     );
     try {
       await new Promise<void>((resolve, reject) => {

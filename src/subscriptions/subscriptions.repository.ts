@@ -34,7 +34,10 @@ export class SubscriptionsRepository {
   }
 
   async removeAll(tx: Tx, type: SubscribableType, ids: number[]): Promise<void> {
-    await tx.getRepository(Subscription).createQueryBuilder().delete()
+    await tx
+      .getRepository(Subscription)
+      .createQueryBuilder()
+      .delete()
       .where('subscribable_type = :type AND subscribable_id IN (:...ids)', { type, ids })
       .execute();
   }

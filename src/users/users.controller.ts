@@ -39,7 +39,10 @@ export class UsersController {
   }
 
   // --- users ---
-  @ApiPageOneOfResponse([UserBasicResponse, UserFullResponse], 'user summaries; the administrator view for administrators. `username=` answers one user at most.')
+  @ApiPageOneOfResponse(
+    [UserBasicResponse, UserFullResponse],
+    'user summaries; the administrator view for administrators. `username=` answers one user at most.',
+  )
   @Get('users')
   async list(@CurrentUser() viewer: User, @Input() q: ListUsersDto) {
     return presentUserViews(await this.users.list(viewer, q));

@@ -5,8 +5,19 @@ import { presentEmail, presentKey, presentUser, presentUserBasic, presentUserFul
 const USER_BASIC = ['name', 'username', 'id', 'state', 'avatar_url', 'web_url'];
 const USER = [...USER_BASIC, 'created_at', 'is_admin', 'bio', 'location', 'skype', 'linkedin', 'twitter', 'website_url'];
 const USER_FULL = [
-  ...USER, 'last_sign_in_at', 'confirmed_at', 'email', 'theme_id', 'color_scheme_id', 'projects_limit',
-  'current_sign_in_at', 'identities', 'can_create_group', 'can_create_project', 'two_factor_enabled', 'external',
+  ...USER,
+  'last_sign_in_at',
+  'confirmed_at',
+  'email',
+  'theme_id',
+  'color_scheme_id',
+  'projects_limit',
+  'current_sign_in_at',
+  'identities',
+  'can_create_group',
+  'can_create_project',
+  'two_factor_enabled',
+  'external',
 ];
 
 const ctx = { externalUrl: 'https://git.example.com', gravatarEnabled: true };

@@ -124,11 +124,7 @@ export function presentUserFull(u: User, ctx: PresentContext, opts: { canCreateP
 }
 
 /** Current-user view and the session response: the full view plus the private token. */
-export function presentUserLogin(
-  u: User,
-  ctx: PresentContext,
-  opts: { canCreateProject: boolean; privateToken: string },
-): UserLoginResponse {
+export function presentUserLogin(u: User, ctx: PresentContext, opts: { canCreateProject: boolean; privateToken: string }): UserLoginResponse {
   // Adds the last field to the fresh full view (a spread copy would take the slow path, see above).
   return Object.assign(presentUserFull(u, ctx, opts), { private_token: opts.privateToken });
 }

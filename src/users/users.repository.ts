@@ -54,9 +54,7 @@ export class UsersRepository {
   private get columns(): string {
     if (this.selectList === undefined) {
       const esc = (name: string) => this.users.manager.connection.driver.escape(name);
-      this.selectList = this.users.metadata.columns
-        .map((c) => `u.${esc(c.databaseName)} AS ${esc(c.propertyName)}`)
-        .join(', ');
+      this.selectList = this.users.metadata.columns.map((c) => `u.${esc(c.databaseName)} AS ${esc(c.propertyName)}`).join(', ');
     }
     return this.selectList;
   }

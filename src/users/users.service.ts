@@ -27,8 +27,19 @@ function takenField(e: unknown): Taken | undefined {
 
 /** The profile attributes an update copies as they are. */
 const COPIED = [
-  'email', 'username', 'name', 'skype', 'linkedin', 'twitter', 'websiteUrl', 'bio', 'location',
-  'projectsLimit', 'admin', 'canCreateGroup', 'external',
+  'email',
+  'username',
+  'name',
+  'skype',
+  'linkedin',
+  'twitter',
+  'websiteUrl',
+  'bio',
+  'location',
+  'projectsLimit',
+  'admin',
+  'canCreateGroup',
+  'external',
 ] as const;
 
 /**
@@ -110,8 +121,8 @@ export class UsersService {
           state: 'active',
           admin: attrs.admin ?? false,
           // External users (GitLab 8.x) may not create projects or groups of their own.
-          projectsLimit: attrs.external ? 0 : attrs.projectsLimit ?? settings.defaultProjectsLimit,
-          canCreateGroup: attrs.external ? false : attrs.canCreateGroup ?? true,
+          projectsLimit: attrs.external ? 0 : (attrs.projectsLimit ?? settings.defaultProjectsLimit),
+          canCreateGroup: attrs.external ? false : (attrs.canCreateGroup ?? true),
           external: attrs.external ?? false,
           bio: attrs.bio ?? null,
           location: attrs.location ?? null,
@@ -183,12 +194,7 @@ export class UsersService {
    * Email and username are unique across users, secondary emails and group paths. An advisory
    * lock per address serialises concurrent claims (two tables cannot share one unique index).
    */
-  private async assertAvailable(
-    tx: Tx,
-    attrs: Pick<UserAttributes, 'email' | 'username'>,
-    selfId: number | null,
-    error: (f: Taken) => Error,
-  ): Promise<void> {
+  private async assertAvailable(tx: Tx, attrs: Pick<UserAttributes, 'email' | 'username'>, selfId: number | null, error: (f: Taken) => Error): Promise<void> {
     if (attrs.email !== undefined) {
       await this.users.lockEmail(tx, attrs.email);
       if (await this.users.emailTaken(tx, attrs.email, selfId)) throw error('Email');

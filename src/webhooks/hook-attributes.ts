@@ -16,12 +16,7 @@ export async function urlColumns(secrets: SecretsService, raw: string, allowLoca
  * the URL is well-formed but refused for where it leads (`url is blocked: it resolves to a loopback
  * address ...`), so that the caller learns the reason and the setting that allows it.
  */
-export async function urlColumnsOr(
-  secrets: SecretsService,
-  raw: string,
-  allowLocal: boolean,
-  refused: (why?: string) => Error,
-): Promise<Partial<WebHook>> {
+export async function urlColumnsOr(secrets: SecretsService, raw: string, allowLocal: boolean, refused: (why?: string) => Error): Promise<Partial<WebHook>> {
   try {
     return await urlColumns(secrets, raw, allowLocal);
   } catch (e) {

@@ -24,7 +24,9 @@ export class HookDataRepository {
     return rows[0] ?? null;
   }
 
-  async namespace(id: number): Promise<{ id: number; name: string; path: string; kind: string; ownerId: number | null; createdAt: Date; updatedAt: Date } | null> {
+  async namespace(
+    id: number,
+  ): Promise<{ id: number; name: string; path: string; kind: string; ownerId: number | null; createdAt: Date; updatedAt: Date } | null> {
     const rows = await this.repo.query<{ id: number; name: string; path: string; kind: string; ownerId: number | null; createdAt: Date; updatedAt: Date }[]>(
       `SELECT id, name, path, kind, owner_id AS "ownerId", created_at AS "createdAt", updated_at AS "updatedAt" FROM namespaces WHERE id = $1`,
       [id],

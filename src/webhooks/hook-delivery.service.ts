@@ -13,14 +13,7 @@ import { WebHook } from './web-hook.entity';
 export const DELIVERY_QUEUE = 'hooks.deliver';
 
 /** `X-Gitlab-Event` values. */
-export type HookEventHeader =
-  | 'System Hook'
-  | 'Push Hook'
-  | 'Tag Push Hook'
-  | 'Issue Hook'
-  | 'Merge Request Hook'
-  | 'Note Hook'
-  | 'Build Hook';
+export type HookEventHeader = 'System Hook' | 'Push Hook' | 'Tag Push Hook' | 'Issue Hook' | 'Merge Request Hook' | 'Note Hook' | 'Build Hook';
 
 export interface DeliveryJob {
   hookId: number;

@@ -20,7 +20,10 @@ export interface DeliveryResult {
 
 /** A delivery that got no HTTP answer (connection refused, reset, TLS, timeout). */
 export class DeliveryNetworkError extends Error {
-  constructor(message: string, readonly durationMs: number) {
+  constructor(
+    message: string,
+    readonly durationMs: number,
+  ) {
     super(message);
   }
 }

@@ -70,7 +70,7 @@ export class HookEventsService implements OnModuleInit {
       issue,
       project,
       user,
-      assignee: issue.assigneeId ? users.get(issue.assigneeId) ?? null : null,
+      assignee: issue.assigneeId ? (users.get(issue.assigneeId) ?? null) : null,
       action: e.action,
       externalUrl: this.config.externalUrl,
       sshUrlPrefix: this.config.sshUrlPrefix,
@@ -111,7 +111,7 @@ export class HookEventsService implements OnModuleInit {
       action: e.action,
       project,
       user,
-      assignee: assigneeId ? users.get(assigneeId) ?? null : null,
+      assignee: assigneeId ? (users.get(assigneeId) ?? null) : null,
       externalUrl: this.config.externalUrl,
       sshUrlPrefix: this.config.sshUrlPrefix,
     });
@@ -123,7 +123,7 @@ export class HookEventsService implements OnModuleInit {
     if (hooks.length === 0) return [];
     const project = await this.data.project(e.projectId);
     if (!project) return [];
-    const user = e.build.userId ? (await this.data.users([e.build.userId])).get(e.build.userId) ?? null : null;
+    const user = e.build.userId ? ((await this.data.users([e.build.userId])).get(e.build.userId) ?? null) : null;
     const payload = buildHookPayload({ build: e.build, project, user, externalUrl: this.config.externalUrl, sshUrlPrefix: this.config.sshUrlPrefix });
     return [{ hooks, event: 'Build Hook', trigger: 'build', payload }];
   }

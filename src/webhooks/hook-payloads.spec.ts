@@ -2,8 +2,14 @@ import { buildHookPayload, mergeRequestHookPayload, systemPushPayload } from './
 import { basicAuth, splitUserinfo } from './hook-url';
 
 const project = {
-  id: 3, name: 'Widget', path: 'widget', description: 'd', visibilityLevel: 0, defaultBranch: 'master',
-  namespaceName: 'Team', namespacePath: 'team',
+  id: 3,
+  name: 'Widget',
+  path: 'widget',
+  description: 'd',
+  visibilityLevel: 0,
+  defaultBranch: 'master',
+  namespaceName: 'Team',
+  namespacePath: 'team',
 };
 const user = { id: 9, name: 'Ann', username: 'ann', email: 'ann@example.com' };
 
@@ -13,17 +19,43 @@ describe('hook payloads', () => {
     const finished = new Date('2016-01-01T00:01:30Z');
     const p = buildHookPayload({
       build: {
-        id: 5, name: 'rspec', stage: 'test', status: 'success', ref: 'master', tag: false, beforeSha: null, sha: 'a'.repeat(40),
-        startedAt: started, finishedAt: finished, allowFailure: false, userId: 9,
-        commit: { id: 2, sha: 'a'.repeat(40), message: 'm', authorName: 'Ann', authorEmail: 'ann@example.com', status: 'success', startedAt: started, finishedAt: finished },
+        id: 5,
+        name: 'rspec',
+        stage: 'test',
+        status: 'success',
+        ref: 'master',
+        tag: false,
+        beforeSha: null,
+        sha: 'a'.repeat(40),
+        startedAt: started,
+        finishedAt: finished,
+        allowFailure: false,
+        userId: 9,
+        commit: {
+          id: 2,
+          sha: 'a'.repeat(40),
+          message: 'm',
+          authorName: 'Ann',
+          authorEmail: 'ann@example.com',
+          status: 'success',
+          startedAt: started,
+          finishedAt: finished,
+        },
       },
       project,
       user,
       externalUrl: 'http://git.example.com',
     });
     expect(p).toMatchObject({
-      object_kind: 'build', build_id: 5, build_name: 'rspec', build_stage: 'test', build_status: 'success', build_duration: 90,
-      project_id: 3, project_name: 'Team / Widget', user: { id: 9, name: 'Ann', email: 'ann@example.com' },
+      object_kind: 'build',
+      build_id: 5,
+      build_name: 'rspec',
+      build_stage: 'test',
+      build_status: 'success',
+      build_duration: 90,
+      project_id: 3,
+      project_name: 'Team / Widget',
+      user: { id: 9, name: 'Ann', email: 'ann@example.com' },
       commit: { id: 2, duration: 90 },
       repository: { name: 'Widget', git_http_url: 'http://git.example.com/team/widget.git', git_ssh_url: 'git@git.example.com:team/widget.git' },
     });
@@ -37,7 +69,9 @@ describe('hook payloads', () => {
 
   it('system hooks get push data without commits', () => {
     expect(systemPushPayload({ object_kind: 'push', commits: [{ id: 'x' }], total_commits_count: 1 })).toEqual({
-      object_kind: 'push', commits: [], total_commits_count: 0,
+      object_kind: 'push',
+      commits: [],
+      total_commits_count: 0,
     });
   });
 

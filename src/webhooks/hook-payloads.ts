@@ -98,7 +98,15 @@ export function issueHookAttrs(i: IssueRow, project: ProjectRow, externalUrl: st
 }
 
 /** `Issue Hook` payload. */
-export function issueHookPayload(o: { issue: IssueRow; project: ProjectRow; user: UserRow; assignee: UserRow | null; action: string; externalUrl: string; sshUrlPrefix?: string }) {
+export function issueHookPayload(o: {
+  issue: IssueRow;
+  project: ProjectRow;
+  user: UserRow;
+  assignee: UserRow | null;
+  action: string;
+  externalUrl: string;
+  sshUrlPrefix?: string;
+}) {
   const out: Record<string, unknown> = {
     object_kind: 'issue',
     user: userHookAttrs(o.user),
@@ -127,7 +135,14 @@ export interface NoteRow {
 }
 
 /** `Note Hook` payload; `noteable` is the issue's (or MR's, snippet's, commit's) hook attributes. */
-export function noteHookPayload(o: { note: NoteRow; project: ProjectRow; user: UserRow; noteable: { kind: 'issue' | 'merge_request' | 'snippet' | 'commit'; attrs: Record<string, unknown>; ref: string } | null; externalUrl: string; sshUrlPrefix?: string }) {
+export function noteHookPayload(o: {
+  note: NoteRow;
+  project: ProjectRow;
+  user: UserRow;
+  noteable: { kind: 'issue' | 'merge_request' | 'snippet' | 'commit'; attrs: Record<string, unknown>; ref: string } | null;
+  externalUrl: string;
+  sshUrlPrefix?: string;
+}) {
   const base = `${o.externalUrl}/${o.project.namespacePath}/${o.project.path}`;
   const anchor = `#note_${o.note.id}`;
   const url = o.noteable
@@ -167,7 +182,15 @@ export function noteHookPayload(o: { note: NoteRow; project: ProjectRow; user: U
 }
 
 /** `Merge Request Hook` payload; the MR area supplies GitLab's MergeRequest#hook_attrs as `attributes`. */
-export function mergeRequestHookPayload(o: { attributes: Record<string, unknown>; action: string; project: ProjectRow; user: UserRow; assignee: UserRow | null; externalUrl: string; sshUrlPrefix?: string }) {
+export function mergeRequestHookPayload(o: {
+  attributes: Record<string, unknown>;
+  action: string;
+  project: ProjectRow;
+  user: UserRow;
+  assignee: UserRow | null;
+  externalUrl: string;
+  sshUrlPrefix?: string;
+}) {
   const out: Record<string, unknown> = {
     object_kind: 'merge_request',
     user: userHookAttrs(o.user),

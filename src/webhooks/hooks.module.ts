@@ -17,7 +17,16 @@ import { WebHook, WebHookLog } from './web-hook.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([WebHook, WebHookLog]), ProjectsModule],
   controllers: [HooksController, SystemHooksController],
-  providers: [HooksService, HooksRepository, HookDataRepository, HookDeliveryService, HookOutboxWorker, HookEventsService, SystemHooksService, SystemHookEventsService],
+  providers: [
+    HooksService,
+    HooksRepository,
+    HookDataRepository,
+    HookDeliveryService,
+    HookOutboxWorker,
+    HookEventsService,
+    SystemHooksService,
+    SystemHookEventsService,
+  ],
   exports: [HookDeliveryService, HookOutboxWorker],
 })
 export class HooksModule {}

@@ -83,8 +83,16 @@ export class HooksRepository {
     await this.logs.query(
       `INSERT INTO web_hook_logs (web_hook_id, trigger, event, attempt, response_status, execution_duration, response_body, error)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM web_hooks WHERE id = $1)`,
-      [entry.webHookId, entry.trigger, entry.event, entry.attempt ?? 0, entry.responseStatus ?? null, entry.executionDuration ?? 0,
-        entry.responseBody ?? null, entry.error ?? null],
+      [
+        entry.webHookId,
+        entry.trigger,
+        entry.event,
+        entry.attempt ?? 0,
+        entry.responseStatus ?? null,
+        entry.executionDuration ?? 0,
+        entry.responseBody ?? null,
+        entry.error ?? null,
+      ],
     );
     await this.logs.query(
       `DELETE FROM web_hook_logs WHERE web_hook_id = $1 AND id < (

@@ -48,7 +48,6 @@ export class ProjectHookResponse {
   @ApiProperty({ type: Boolean })
   push_events!: boolean;
 
-
   @ApiProperty({ type: Boolean })
   issues_events!: boolean;
 

@@ -107,7 +107,7 @@ export class SystemHookEventsService implements OnModuleInit {
 
   private group(event: 'group_create' | 'group_destroy', g: HookEventMap['group.created']['group']): Promise<PlannedDelivery[]> {
     return this.send(event, async () => {
-      const owner = g.ownerId ? (await this.data.users([g.ownerId])).get(g.ownerId) ?? null : null;
+      const owner = g.ownerId ? ((await this.data.users([g.ownerId])).get(g.ownerId) ?? null) : null;
       return groupEvent(event, g, owner);
     });
   }

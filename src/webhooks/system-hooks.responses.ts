@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ResponseEntity } from '../openapi/response-types';
 
-@ResponseEntity('SystemHook', 'The spec\'s list/create view (id, url, created_at), plus the switches and delivery health.')
+@ResponseEntity('SystemHook', "The spec's list/create view (id, url, created_at), plus the switches and delivery health.")
 export class SystemHookResponse {
   @ApiProperty({ type: 'integer' })
   id!: number;

@@ -60,8 +60,15 @@ export function ci(t: TestApp) {
   }
 
   /** A project of `owner` with `.gitlab-ci.yml` committed on master through the files API; waits for its pipeline. */
-  async function project(owner: TestUser, yml: string | null, extra: Json = {}): Promise<{ id: number; path: string; runnersToken: string; sha: string; pipelineId?: number }> {
-    const p = await t.http.post('/api/v3/projects').set('PRIVATE-TOKEN', owner.token).send({ name: `ci-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, ...extra });
+  async function project(
+    owner: TestUser,
+    yml: string | null,
+    extra: Json = {},
+  ): Promise<{ id: number; path: string; runnersToken: string; sha: string; pipelineId?: number }> {
+    const p = await t.http
+      .post('/api/v3/projects')
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ name: `ci-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, ...extra });
     if (p.status !== 201) throw new Error(`project: ${p.status} ${JSON.stringify(p.body)}`);
     const shown = await t.http.get(`/api/v3/projects/${p.body.id}`).set('PRIVATE-TOKEN', owner.token).expect(200);
     const f = await t.http

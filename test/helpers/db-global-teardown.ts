@@ -13,7 +13,7 @@ export default async function globalTeardown(): Promise<void> {
   await Promise.all(
     Array.from({ length: Math.min(4, left.length) }, () =>
       withAdmin(url, async (c) => {
-        for (let name; (name = left.shift()); ) await dropDatabase(c, name);
+        for (let name; (name = left.shift());) await dropDatabase(c, name);
       }),
     ),
   );

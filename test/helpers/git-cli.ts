@@ -39,10 +39,14 @@ export class GitCli {
       ...extraEnv,
     };
     const argv = [
-      '-c', 'user.name=Git Tester',
-      '-c', 'user.email=git-tester@example.com',
-      '-c', 'init.defaultBranch=master',
-      '-c', 'credential.helper=',
+      '-c',
+      'user.name=Git Tester',
+      '-c',
+      'user.email=git-tester@example.com',
+      '-c',
+      'init.defaultBranch=master',
+      '-c',
+      'credential.helper=',
       ...args,
     ];
     return new Promise((resolve, reject) => {

@@ -19,7 +19,10 @@ export interface Behaviour {
 export class HookReceiver {
   readonly received: Received[] = [];
   private readonly behaviours = new Map<string, Behaviour & { calls: number }>();
-  private constructor(private readonly server: Server, readonly port: number) {}
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
 
   static async start(): Promise<HookReceiver> {
     const server = createServer((req, res) => {

@@ -38,9 +38,7 @@ export function planning(t: TestApp) {
   async function team(): Promise<Team> {
     const n = ++seq;
     const mk = (role: string) => t.createUser({ username: `${role}${n}`, email: `${role}${n}@planning.test`, name: `${role} ${n}` });
-    const [owner, master, developer, reporter, guest, stranger] = await Promise.all(
-      ['owner', 'master', 'developer', 'reporter', 'guest', 'stranger'].map(mk),
-    );
+    const [owner, master, developer, reporter, guest, stranger] = await Promise.all(['owner', 'master', 'developer', 'reporter', 'guest', 'stranger'].map(mk));
     for (const u of [owner, stranger]) {
       const res = await put(t.root, `/users/${u.id}`).send({ projects_limit: 1000 });
       if (res.status !== 200) throw new Error(`projects_limit: ${res.status} ${JSON.stringify(res.body)}`);

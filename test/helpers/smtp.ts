@@ -41,11 +41,27 @@ export class SmtpTestServer {
   private constructor() {
     this.dir = mkdtempSync(join(tmpdir(), 'smtp-test-'));
     this.caFile = join(this.dir, 'cert.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-keyout', join(this.dir, 'key.pem'), '-out', this.caFile,
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-keyout',
+        join(this.dir, 'key.pem'),
+        '-out',
+        this.caFile,
+      ],
+      { stdio: 'ignore' },
+    );
   }
 
   static async start(): Promise<SmtpTestServer> {
@@ -130,7 +146,8 @@ export class SmtpTestServer {
     const end = Date.now() + timeoutMs;
     while (!predicate(this.received)) {
       const left = end - Date.now();
-      if (left <= 0) throw new Error(`SMTP: timed out; received ${this.received.length}: ${this.received.map((m) => `${m.to.join(',')} ${m.parsed.subject}`).join(' / ')}`);
+      if (left <= 0)
+        throw new Error(`SMTP: timed out; received ${this.received.length}: ${this.received.map((m) => `${m.to.join(',')} ${m.parsed.subject}`).join(' / ')}`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(left, 250));
         this.waiters.push(() => {

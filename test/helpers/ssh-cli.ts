@@ -12,7 +12,11 @@ export interface Run {
 /** Runs a program asynchronously (the server under test lives in this process). */
 export function run(cmd: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd: opts.cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
@@ -56,15 +60,24 @@ export class SshCli {
 
   args(keyFile: string): string[] {
     return [
-      '-F', '/dev/null',
-      '-i', keyFile,
-      '-o', 'IdentitiesOnly=yes',
-      '-o', 'IdentityAgent=none',
-      '-o', 'BatchMode=yes',
-      '-o', `UserKnownHostsFile=${this.knownHosts}`,
-      '-o', 'StrictHostKeyChecking=yes',
-      '-o', 'ConnectTimeout=20',
-      '-p', String(this.port),
+      '-F',
+      '/dev/null',
+      '-i',
+      keyFile,
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'IdentityAgent=none',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      `UserKnownHostsFile=${this.knownHosts}`,
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      'ConnectTimeout=20',
+      '-p',
+      String(this.port),
     ];
   }
 

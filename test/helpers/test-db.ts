@@ -40,7 +40,8 @@ export function templateName(base: string, run: string): string {
 }
 
 function checked(name: string): string {
-  if (Buffer.byteLength(name) > MAX_NAME) throw new Error(`test database name ${name} is longer than ${MAX_NAME} bytes: use a shorter database name in DATABASE_URL`);
+  if (Buffer.byteLength(name) > MAX_NAME)
+    throw new Error(`test database name ${name} is longer than ${MAX_NAME} bytes: use a shorter database name in DATABASE_URL`);
   return name;
 }
 

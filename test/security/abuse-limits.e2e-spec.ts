@@ -57,7 +57,11 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
     t = await startTestApp({ TRUST_PROXY: 'true' });
     home = mkdtempSync(join(tmpdir(), 'glv3-abuse-'));
     git = await GitCli.listen(t, home);
-    project = (await root(t.http.post(`${API}/projects`)).send({ name: 'limits' }).expect(201)).body;
+    project = (
+      await root(t.http.post(`${API}/projects`))
+        .send({ name: 'limits' })
+        .expect(201)
+    ).body;
     work = join(home, 'work');
     await git.ok(['init', '-q', work]);
     await git.commit(
@@ -77,8 +81,7 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
   });
 
   describe('(a) sign-in throttle', () => {
-    const signIn = (ip: string, login: string, password: string) =>
-      t.http.post(`${API}/session`).set('X-Forwarded-For', ip).send({ login, password });
+    const signIn = (ip: string, login: string, password: string) => t.http.post(`${API}/session`).set('X-Forwarded-For', ip).send({ login, password });
 
     it('a lock survives a flood of failed sign-ins for other logins (no eviction an attacker can use); expired rows are pruned', async () => {
       const victim = await t.createUser();
@@ -140,7 +143,9 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
       expect(banned.body).toEqual({ message: '403 Forbidden' });
       expect((await refs(ip)).status).toBe(403); // anonymous too
       await refs('192.0.2.11', basic('root', t.root.token)).expect(200);
-      await root(t.http.get(`${API}/projects/${project.id}`)).set('X-Forwarded-For', ip).expect(200);
+      await root(t.http.get(`${API}/projects/${project.id}`))
+        .set('X-Forwarded-For', ip)
+        .expect(200);
       const b: App = await createApp(t.config);
       try {
         const other = request(b.app.getHttpServer());
@@ -153,11 +158,15 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
         await b.close();
       }
       // a real git client is refused too
-      const clone = await git.run(['clone', '-q', `http://root:${t.root.token}@127.0.0.1:${git.port}/${project.path_with_namespace}.git`, join(home, 'banned')], home, {
-        GIT_CONFIG_COUNT: '1',
-        GIT_CONFIG_KEY_0: 'http.extraHeader',
-        GIT_CONFIG_VALUE_0: `X-Forwarded-For: ${ip}`,
-      });
+      const clone = await git.run(
+        ['clone', '-q', `http://root:${t.root.token}@127.0.0.1:${git.port}/${project.path_with_namespace}.git`, join(home, 'banned')],
+        home,
+        {
+          GIT_CONFIG_COUNT: '1',
+          GIT_CONFIG_KEY_0: 'http.extraHeader',
+          GIT_CONFIG_VALUE_0: `X-Forwarded-For: ${ip}`,
+        },
+      );
       expect(clone.code).not.toBe(0);
       expect(clone.stderr).toMatch(/403/);
       // the ban lasts an hour (GIT_AUTH_BAN_TIME); once over, the IP may try again
@@ -166,7 +175,9 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
       );
       expect(row.seconds).toBeGreaterThan(3500);
       expect(row.seconds).toBeLessThanOrEqual(3600);
-      await t.sql(`UPDATE login_attempts SET locked_until = now() - interval '1 second', first_at = now() - interval '2 minutes' WHERE locked_until > now() + interval '30 minutes'`);
+      await t.sql(
+        `UPDATE login_attempts SET locked_until = now() - interval '1 second', first_at = now() - interval '2 minutes' WHERE locked_until > now() + interval '30 minutes'`,
+      );
       await refs(ip, basic('root', t.root.token)).expect(200);
     });
 
@@ -265,7 +276,10 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
         let limited: request.Response | undefined;
         for (let i = 0; i < 7; i++) {
           // each request from a new IP: only the token's count grows
-          const r = await via[i % 2].get(`${API}/user`).set('PRIVATE-TOKEN', user.token).set('X-Forwarded-For', `203.0.113.${100 + i}`);
+          const r = await via[i % 2]
+            .get(`${API}/user`)
+            .set('PRIVATE-TOKEN', user.token)
+            .set('X-Forwarded-For', `203.0.113.${100 + i}`);
           statuses.push(r.status);
           if (r.status === 429) limited ??= r;
         }
@@ -307,7 +321,9 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
       expect(res.body.compare_timeout).toBe(true);
       expect(res.body.commits).toHaveLength(1000);
       expect(res.body.diffs.length).toBeLessThanOrEqual(1000);
-      console.log(`compare master...big (1,102 commits, 2,201 files): ${res.body.commits.length} commits, ${res.body.diffs.length} diffs, compare_timeout ${res.body.compare_timeout}, ${ms} ms`);
+      console.log(
+        `compare master...big (1,102 commits, 2,201 files): ${res.body.commits.length} commits, ${res.body.diffs.length} diffs, compare_timeout ${res.body.compare_timeout}, ${ms} ms`,
+      );
       const big = await root(t.http.get(`${API}/projects/${project.id}/repository/commits/big/diff`)).expect(200);
       expect(big.body).toHaveLength(1);
       expect(big.body[0]).toMatchObject({ new_path: 'big.txt', diff: '', too_large: true });
@@ -342,7 +358,9 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
           `/repository/commits/master/blob?filepath=${file}`,
           `/repository/raw_blobs/${sha(file)}`,
         ]) {
-          const r = await root(t.http.get(`${API}/projects/${project.id}${path}`)).buffer(true).expect(200);
+          const r = await root(t.http.get(`${API}/projects/${project.id}${path}`))
+            .buffer(true)
+            .expect(200);
           expect([path, r.headers['content-type'], r.headers['x-content-type-options']]).toEqual([path, 'text/plain; charset=utf-8', 'nosniff']);
           expect(r.text).toContain('<script>');
         }
@@ -353,7 +371,9 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
       const snip = await root(t.http.post(`${API}/projects/${project.id}/snippets`))
         .send({ title: 'x', file_name: 'x.html', code: '<script>alert(1)</script>', visibility_level: 0 })
         .expect(201);
-      const raw = await root(t.http.get(`${API}/projects/${project.id}/snippets/${snip.body.id}/raw`)).buffer(true).expect(200);
+      const raw = await root(t.http.get(`${API}/projects/${project.id}/snippets/${snip.body.id}/raw`))
+        .buffer(true)
+        .expect(200);
       expect(raw.headers['content-type']).toBe('text/plain; charset=utf-8');
       expect(raw.headers['x-content-type-options']).toBe('nosniff');
 
@@ -369,10 +389,14 @@ function pipeInto(cmd: string, args: string[], cwd: string, input: string): Prom
         .set('BUILD-TOKEN', build.token)
         .attach('file', Buffer.from('<html><script>alert(1)</script></html>'), 'evil.html')
         .expect(201);
-      const trace = await root(t.http.get(`${API}/projects/${p.id}/builds/${build.id}/trace`)).buffer(true).expect(200);
+      const trace = await root(t.http.get(`${API}/projects/${p.id}/builds/${build.id}/trace`))
+        .buffer(true)
+        .expect(200);
       expect(trace.headers['content-type']).toMatch(/^text\/plain/);
       expect(trace.headers['x-content-type-options']).toBe('nosniff');
-      const art = await root(t.http.get(`${API}/projects/${p.id}/builds/${build.id}/artifacts`)).buffer(true).expect(200);
+      const art = await root(t.http.get(`${API}/projects/${p.id}/builds/${build.id}/artifacts`))
+        .buffer(true)
+        .expect(200);
       expect(art.headers).toMatchObject({
         'content-type': 'application/octet-stream',
         'content-disposition': 'attachment; filename=evil.html',

@@ -175,8 +175,13 @@ describe('access matrix (routes × actors × resources)', () => {
     // positive control: each kind of marker must show up for the callers allowed to see it, so that its absence elsewhere means something
     const priv = fx.projects.private;
     const controls = [
-      ...priv.markers.project.slice(0, 2), priv.markers.confidential[0], priv.markers.snippet.private[1], ...priv.markers.master, ...priv.markers.build,
-      ...fx.developerMarkers, ...fx.group.markers,
+      ...priv.markers.project.slice(0, 2),
+      priv.markers.confidential[0],
+      priv.markers.snippet.private[1],
+      ...priv.markers.master,
+      ...priv.markers.build,
+      ...fx.developerMarkers,
+      ...fx.group.markers,
     ];
     const unseen = new Set(controls);
     const runCase = async (k: Case) => {
@@ -198,7 +203,10 @@ describe('access matrix (routes × actors × resources)', () => {
       timeByRoute.set(k.key, (timeByRoute.get(k.key) ?? 0) + Date.now() - t0);
       run++;
       const text = res.text ?? (Buffer.isBuffer(res.body) ? res.body.toString('latin1') : JSON.stringify(res.body ?? ''));
-      const ok = k.expected === 'ok' ? (res.status >= 200 && res.status < 300) || res.status === 304 || (k.rule.input ?? []).includes(res.status) : res.status === k.expected;
+      const ok =
+        k.expected === 'ok'
+          ? (res.status >= 200 && res.status < 300) || res.status === 304 || (k.rule.input ?? []).includes(res.status)
+          : res.status === k.expected;
       const leak = forbidden.get(k.actor.name)!.find((m) => m && text.includes(m));
       for (const m of unseen) if (text.includes(m)) unseen.delete(m);
       if (!ok || leak || res.status >= 500) {
@@ -269,7 +277,9 @@ describe('access matrix (routes × actors × resources)', () => {
     if (!trace.text?.includes(priv.markers.build[0])) missing.push('build trace');
     await check('runner', `/runners/${fx.runner.id}`);
     await check("developer's key", `/keys/${fx.developerKeyId}`);
-    await check("developer's email", `/users/${fx.actors.developer.user!.id}/emails`, (b) => (b as unknown as Json[]).some((e) => e.id === fx.developerEmailId));
+    await check("developer's email", `/users/${fx.actors.developer.user!.id}/emails`, (b) =>
+      (b as unknown as Json[]).some((e) => e.id === fx.developerEmailId),
+    );
     await check('spare user', `/users/${fx.spare.id}`, (b) => b.state === 'active' && b.is_admin === false);
     await check('group', `/groups/${fx.group.id}`);
     await check('system hook', `/hooks`, (b) => (b as unknown as Json[]).some((h) => h.id === fx.systemHookId));
@@ -297,7 +307,8 @@ describe('access matrix (routes × actors × resources)', () => {
     await expectStatus('guest member reads it', call(A.guest, 'get', `/issues/${own.id}`), 200);
     await expectStatus('guest member updates it', call(A.guest, 'put', `/issues/${own.id}`, { description: 'x' }), 403);
     // assigned to the outsider: readable and updatable by the assignee
-    const assigned = (await call(A.owner, 'post', '/issues', { title: `assigned-${seq}`, confidential: true, assignee_id: A.outsider.user!.id }).expect(201)).body;
+    const assigned = (await call(A.owner, 'post', '/issues', { title: `assigned-${seq}`, confidential: true, assignee_id: A.outsider.user!.id }).expect(201))
+      .body;
     await expectStatus('assignee reads confidential issue', call(A.outsider, 'get', `/issues/${assigned.id}`), 200);
     await expectStatus('assignee updates it', call(A.outsider, 'put', `/issues/${assigned.id}`, { description: 'assignee' }), 200);
     await expectStatus('non-assignee non-member reads it', call(A.external, 'get', `/issues/${assigned.id}`), 404);
@@ -326,16 +337,44 @@ describe('access matrix (routes × actors × resources)', () => {
     };
     const hidden = priv.markers.project;
     await expectStatus('developer with SUDO', t.http.get(`/api/v3/projects/${priv.id}`).set('PRIVATE-TOKEN', A.developer.token!).set('SUDO', 'root'), 403);
-    await expectStatus('admin as the outsider', t.http.get(`/api/v3/projects/${priv.id}`).set('PRIVATE-TOKEN', t.root.token).set('SUDO', A.outsider.user!.username), 404, hidden);
-    await expectStatus('admin as the outsider, issues', t.http.get(`/api/v3/projects/${priv.id}/issues/${priv.issueId}`).set('PRIVATE-TOKEN', t.root.token).set('SUDO', String(A.outsider.user!.id)), 404, hidden);
-    await expectStatus('admin as the guest, builds', t.http.get(`/api/v3/projects/${priv.id}/builds/${fx.build.id}/trace`).set('PRIVATE-TOKEN', t.root.token).set('SUDO', A.guest.user!.username), 403, priv.markers.build);
+    await expectStatus(
+      'admin as the outsider',
+      t.http.get(`/api/v3/projects/${priv.id}`).set('PRIVATE-TOKEN', t.root.token).set('SUDO', A.outsider.user!.username),
+      404,
+      hidden,
+    );
+    await expectStatus(
+      'admin as the outsider, issues',
+      t.http.get(`/api/v3/projects/${priv.id}/issues/${priv.issueId}`).set('PRIVATE-TOKEN', t.root.token).set('SUDO', String(A.outsider.user!.id)),
+      404,
+      hidden,
+    );
+    await expectStatus(
+      'admin as the guest, builds',
+      t.http.get(`/api/v3/projects/${priv.id}/builds/${fx.build.id}/trace`).set('PRIVATE-TOKEN', t.root.token).set('SUDO', A.guest.user!.username),
+      403,
+      priv.markers.build,
+    );
     const oauth = async (u: { username: string; password: string }) =>
-      (await t.http.post('/oauth/token').type('form').send({ grant_type: 'password', username: u.username, password: u.password })).body.access_token as string | undefined;
+      (await t.http.post('/oauth/token').type('form').send({ grant_type: 'password', username: u.username, password: u.password })).body.access_token as
+        string | undefined;
     const outsiderToken = await oauth(A.outsider.user!);
-    await expectStatus('outsider by OAuth, private project', t.http.get(`/api/v3/projects/${priv.id}`).set('Authorization', `Bearer ${outsiderToken}`), 404, hidden);
-    await expectStatus('developer by OAuth, private project', t.http.get(`/api/v3/projects/${priv.id}`).set('Authorization', `Bearer ${await oauth(A.developer.user!)}`), 200);
+    await expectStatus(
+      'outsider by OAuth, private project',
+      t.http.get(`/api/v3/projects/${priv.id}`).set('Authorization', `Bearer ${outsiderToken}`),
+      404,
+      hidden,
+    );
+    await expectStatus(
+      'developer by OAuth, private project',
+      t.http.get(`/api/v3/projects/${priv.id}`).set('Authorization', `Bearer ${await oauth(A.developer.user!)}`),
+      200,
+    );
     // the blocked user cannot get a token, and a token issued before the block is refused
-    const blockedGrant = await t.http.post('/oauth/token').type('form').send({ grant_type: 'password', username: A.blocked.user!.username, password: A.blocked.user!.password });
+    const blockedGrant = await t.http
+      .post('/oauth/token')
+      .type('form')
+      .send({ grant_type: 'password', username: A.blocked.user!.username, password: A.blocked.user!.password });
     got.push(`blocked user gets an OAuth token: ${!!blockedGrant.body.access_token}`);
     want.push('blocked user gets an OAuth token: false');
     await t.http.put(`/api/v3/users/${A.outsider.user!.id}/block`).set('PRIVATE-TOKEN', t.root.token).expect(200);
@@ -364,7 +403,10 @@ describe('access matrix (routes × actors × resources)', () => {
       let n = 0;
       for (const p of PROJECTS.map((x) => fx.projects[x])) {
         for (const a of ACTORS.map((x) => fx.actors[x])) {
-          for (const [service, ability] of [['git-upload-pack', 'download_code'], ['git-receive-pack', 'push_code']] as const) {
+          for (const [service, ability] of [
+            ['git-upload-pack', 'download_code'],
+            ['git-receive-pack', 'push_code'],
+          ] as const) {
             let req = t.http.get(`/${p.path}.git/info/refs`).query({ service });
             const auth = basic(a);
             if (auth) req = req.set('Authorization', auth);
@@ -372,7 +414,8 @@ describe('access matrix (routes × actors × resources)', () => {
             n++;
             const want = gitExpect(a, p, ability);
             const leak = forbiddenMarkers(a, fx).find((m) => res.text?.includes(m));
-            if (res.status !== want || leak) failures.push(`${service} ${p.name} as ${a.name}: ${res.status}, expected ${want}${leak ? `, leaked ${leak}` : ''}`);
+            if (res.status !== want || leak)
+              failures.push(`${service} ${p.name} as ${a.name}: ${res.status}, expected ${want}${leak ? `, leaked ${leak}` : ''}`);
           }
         }
       }
@@ -447,7 +490,7 @@ describe('access matrix (routes × actors × resources)', () => {
     }, 300_000);
   });
   describe('git over SSH', () => {
-    it('clone/fetch and push per actor and project, with each actor\'s own key: the same answers as smart HTTP', async () => {
+    it("clone/fetch and push per actor and project, with each actor's own key: the same answers as smart HTTP", async () => {
       const ssh = SshCli.of(t.app.app.get(SshServerService), home);
       const keys = new Map<string, string>();
       for (const a of ACTORS.map((x) => fx.actors[x])) {
@@ -472,8 +515,10 @@ describe('access matrix (routes × actors × resources)', () => {
           const canPush = !blocked && ab.has('push_code');
           const ls = await ssh.git(key, ['ls-remote', ssh.url(p.path), 'refs/heads/master']);
           n++;
-          if ((ls.code === 0) !== canFetch) failures.push(`ssh fetch ${p.name} as ${a.name}: exit ${ls.code}, expected ${canFetch ? 'success' : 'refusal'}: ${ls.stderr}`);
-          if (!canFetch && !blocked && !ab.has('read_project') && !ls.stderr.includes(notFound)) failures.push(`ssh fetch ${p.name} as ${a.name}: not the not-found answer: ${ls.stderr}`);
+          if ((ls.code === 0) !== canFetch)
+            failures.push(`ssh fetch ${p.name} as ${a.name}: exit ${ls.code}, expected ${canFetch ? 'success' : 'refusal'}: ${ls.stderr}`);
+          if (!canFetch && !blocked && !ab.has('read_project') && !ls.stderr.includes(notFound))
+            failures.push(`ssh fetch ${p.name} as ${a.name}: not the not-found answer: ${ls.stderr}`);
           const leaked = forbiddenMarkers(a, fx).find((m) => ls.stderr.split(p.path).join('').includes(m));
           if (ls.code !== 0 && leaked) failures.push(`ssh fetch ${p.name} as ${a.name}: leaked ${leaked}`);
           if (p.name === 'disabled') continue;
@@ -483,7 +528,8 @@ describe('access matrix (routes × actors × resources)', () => {
           await ssh.git(key, ['commit', '-qm', `ssh by ${a.name}`], work);
           const push = await ssh.git(key, ['push', ssh.url(p.path), `HEAD:refs/heads/ssh-push-${a.name}`], work);
           n++;
-          if ((push.code === 0) !== canPush) failures.push(`ssh push ${p.name} as ${a.name}: exit ${push.code}, expected ${canPush ? 'success' : 'refusal'}: ${push.stderr}`);
+          if ((push.code === 0) !== canPush)
+            failures.push(`ssh push ${p.name} as ${a.name}: exit ${push.code}, expected ${canPush ? 'success' : 'refusal'}: ${push.stderr}`);
         }
         if (p.name === 'disabled') continue;
         // the protected branch "stable": developers refused, masters allowed
@@ -492,7 +538,8 @@ describe('access matrix (routes × actors × resources)', () => {
         writeFileSync(join(work, 'ssh-stable.txt'), `stable ${p.name}\n`);
         await ssh.git(keys.get('master')!, ['add', '.'], work);
         await ssh.git(keys.get('master')!, ['commit', '-qm', 'ssh stable change'], work);
-        if ((await ssh.git(keys.get('developer')!, ['push', ssh.url(p.path), 'HEAD:refs/heads/stable'], work)).code === 0) failures.push(`developer pushed to protected stable of ${p.name} over SSH`);
+        if ((await ssh.git(keys.get('developer')!, ['push', ssh.url(p.path), 'HEAD:refs/heads/stable'], work)).code === 0)
+          failures.push(`developer pushed to protected stable of ${p.name} over SSH`);
         const byMaster = await ssh.git(keys.get('master')!, ['push', ssh.url(p.path), 'HEAD:refs/heads/stable'], work);
         if (byMaster.code !== 0) failures.push(`master refused on protected stable of ${p.name} over SSH: ${byMaster.stderr}`);
         n += 2;
@@ -502,4 +549,3 @@ describe('access matrix (routes × actors × resources)', () => {
     }, 300_000);
   });
 });
-

@@ -149,7 +149,10 @@ export const RULES: Record<string, Rule> = {
   'GET /groups/{id}/projects': G((a) => (memberOfGroup(a) ? 'ok' : 404)),
   'GET /groups/{id}/notification_settings': G((a) => (memberOfGroup(a) ? 'ok' : 404)),
   'PUT /groups/{id}/notification_settings': G((a) => (memberOfGroup(a) ? 'ok' : 404), { body: () => ({ level: 'watch' }) }),
-  'POST /groups/{id}/projects/{project_id}': G(adminOnly, { destructive: 'moves a project into the group', params: (c) => ({ project_id: c.fx.projects.public.id }) }),
+  'POST /groups/{id}/projects/{project_id}': G(adminOnly, {
+    destructive: 'moves a project into the group',
+    params: (c) => ({ project_id: c.fx.projects.public.id }),
+  }),
   'GET /groups/{id}/members': G((a) => (memberOfGroup(a) ? 'ok' : 404)),
   'POST /groups/{id}/members': G((a) => (a.admin || a.name === 'owner' ? 'ok' : memberOfGroup(a) ? 403 : 404), {
     body: (c) => ({ user_id: c.fx.spare.id, access_level: 10 }),

@@ -140,7 +140,11 @@ async function freePort(): Promise<number> {
       t = await startTestApp();
       home = mkdtempSync(join(tmpdir(), 'glv3-conc-'));
       git = await GitCli.listen(t, home);
-      project = (await root(t.http.post(`${API}/projects`)).send({ name: 'race' }).expect(201)).body;
+      project = (
+        await root(t.http.post(`${API}/projects`))
+          .send({ name: 'race' })
+          .expect(201)
+      ).body;
       await root(t.http.post(`${API}/projects/${project.id}/repository/files`))
         .send({ file_path: '.gitlab-ci.yml', branch_name: 'master', content: CI_YML, commit_message: 'ci' })
         .expect(201);
@@ -222,7 +226,9 @@ async function freePort(): Promise<number> {
         ),
       );
       const statuses = res.map((r) => r.status);
-      console.log(`concurrency: 20 concurrent files-API commits in ${Date.now() - s} ms -> statuses ${JSON.stringify(statuses.reduce((m, x) => ({ ...m, [x]: (m[x] ?? 0) + 1 }), {} as Record<number, number>))}`);
+      console.log(
+        `concurrency: 20 concurrent files-API commits in ${Date.now() - s} ms -> statuses ${JSON.stringify(statuses.reduce((m, x) => ({ ...m, [x]: (m[x] ?? 0) + 1 }), {} as Record<number, number>))}`,
+      );
       expect(statuses).toEqual(Array(20).fill(201));
       const tree = await root(t.http.get(`${API}/projects/${project.id}/repository/tree?path=api`)).expect(200);
       expect(tree.body).toHaveLength(20);
@@ -300,7 +306,11 @@ async function freePort(): Promise<number> {
     });
 
     async function start(): Promise<void> {
-      const c = spawn(process.execPath, ['dist/main.js'], { cwd: process.cwd(), env: { PATH: process.env.PATH ?? '', ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const c = spawn(process.execPath, ['dist/main.js'], {
+        cwd: process.cwd(),
+        env: { PATH: process.env.PATH ?? '', ...env() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child = c;
       let out = '';
       c.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -308,7 +318,12 @@ async function freePort(): Promise<number> {
       const deadline = Date.now() + 90_000;
       for (;;) {
         if (c.exitCode !== null) throw new Error(`server exited: ${out}`);
-        const ok = await request(`http://127.0.0.1:${port}`).get('/-/readiness').then((r) => r.status === 200, () => false);
+        const ok = await request(`http://127.0.0.1:${port}`)
+          .get('/-/readiness')
+          .then(
+            (r) => r.status === 200,
+            () => false,
+          );
         if (ok) return;
         if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
         await new Promise((r) => setTimeout(r, 200));
@@ -340,17 +355,26 @@ async function freePort(): Promise<number> {
       const session = await http().post(`${API}/session`).send({ login: 'root', password: ROOT_PASSWORD }).expect(201);
       const token: string = session.body.private_token;
       const as = <T extends { set(k: string, v: string): T }>(r: T) => r.set('PRIVATE-TOKEN', token);
-      const project = (await as(http().post(`${API}/projects`)).send({ name: 'crash' }).expect(201)).body;
+      const project = (
+        await as(http().post(`${API}/projects`))
+          .send({ name: 'crash' })
+          .expect(201)
+      ).body;
       await as(http().post(`${API}/projects/${project.id}/repository/files`))
         .send({ file_path: '.gitlab-ci.yml', branch_name: 'master', content: CI_YML, commit_message: 'ci' })
         .expect(201);
-      const target = (await as(http().post(`${API}/projects/${project.id}/issues`)).send({ title: 'notes go here' }).expect(201)).body;
+      const target = (
+        await as(http().post(`${API}/projects/${project.id}/issues`))
+          .send({ title: 'notes go here' })
+          .expect(201)
+      ).body;
       const remote = `http://root:${token}@127.0.0.1:${port}/${project.path_with_namespace}.git`;
 
       const acked = { issues: [] as number[], notes: [] as number[], files: [] as string[] };
       let killed = false;
       let ackCount = 0;
-      const ack = () => { // kill once issues and notes are mostly in and a few commits and pushes are acknowledged
+      const ack = () => {
+        // kill once issues and notes are mostly in and a few commits and pushes are acknowledged
         ackCount++;
         if (!killed && ackCount >= 105) {
           killed = true;
@@ -364,21 +388,30 @@ async function freePort(): Promise<number> {
         Array.from({ length: 50 }, (_, i) =>
           as(http().post(`${API}/projects/${project.id}/issues`))
             .send({ title: `crash ${i}` })
-            .then((r) => r.status === 201 && (acked.issues.push(r.body.id), ack()), () => undefined),
+            .then(
+              (r) => r.status === 201 && (acked.issues.push(r.body.id), ack()),
+              () => undefined,
+            ),
         ),
       );
       const noteLoad = Promise.all(
         Array.from({ length: 50 }, (_, i) =>
           as(http().post(`${API}/projects/${project.id}/issues/${target.id}/notes`))
             .send({ body: `crash note ${i}` })
-            .then((r) => r.status === 201 && (acked.notes.push(r.body.id), ack()), () => undefined),
+            .then(
+              (r) => r.status === 201 && (acked.notes.push(r.body.id), ack()),
+              () => undefined,
+            ),
         ),
       );
       const fileLoad = Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           as(http().post(`${API}/projects/${project.id}/repository/files`))
             .send({ file_path: `crash-api/file-${i}.txt`, branch_name: 'master', content: `${i}\n`, commit_message: `crash api ${i}` })
-            .then((r) => r.status === 201 && (acked.files.push(`file-${i}.txt`), ack()), () => undefined),
+            .then(
+              (r) => r.status === 201 && (acked.files.push(`file-${i}.txt`), ack()),
+              () => undefined,
+            ),
         ),
       );
       await Promise.all([issueLoad, noteLoad, fileLoad]);
@@ -448,7 +481,9 @@ async function freePort(): Promise<number> {
       }
 
       // and the restarted server takes writes again
-      await as(http().post(`${API}/projects/${project.id}/issues`)).send({ title: 'after the crash' }).expect(201);
+      await as(http().post(`${API}/projects/${project.id}/issues`))
+        .send({ title: 'after the crash' })
+        .expect(201);
       const after = await pushRace(git, remote, home, 'after', 3);
       expect(after.acked).toHaveLength(3);
       child!.kill('SIGTERM');

@@ -18,7 +18,12 @@ describe('security: fork visibility', () => {
   const msg = (level: string) => ({ message: { visibility_level: [`${level} is not allowed since the fork source project has lower visibility.`] } });
 
   async function project(u: TestUser, visibility_level: number): Promise<Json> {
-    return (await api.post(u, '/projects').send({ name: `fv-${++seq}`, visibility_level }).expect(201)).body;
+    return (
+      await api
+        .post(u, '/projects')
+        .send({ name: `fv-${++seq}`, visibility_level })
+        .expect(201)
+    ).body;
   }
   async function fork(u: TestUser, id: number): Promise<Json> {
     return (await api.post(u, `/projects/fork/${id}`).expect(201)).body;

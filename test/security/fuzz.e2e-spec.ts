@@ -38,19 +38,159 @@ interface Route {
 
 // ---- hostile values
 const TWO63 = '9223372036854775808';
-const HOSTILE_IDS = ['-1', '0', TWO63, '9223372036854775807', '18446744073709551616', '1e400', '1.5', '-0', '0x10', 'NaN', 'Infinity', 'abc', ' 1', '1 ', '１', '%00', '1%00', '../', '..%2F..%2Fetc%2Fpasswd', '%2e%2e', '%', '%ZZ', '%C0%AF', '%FF', '%E0%A4%A', 'null', 'undefined', '[]', '{}', "1' OR '1'='1", '1;DROP TABLE users', '$(id)', '`id`'];
+const HOSTILE_IDS = [
+  '-1',
+  '0',
+  TWO63,
+  '9223372036854775807',
+  '18446744073709551616',
+  '1e400',
+  '1.5',
+  '-0',
+  '0x10',
+  'NaN',
+  'Infinity',
+  'abc',
+  ' 1',
+  '1 ',
+  '１',
+  '%00',
+  '1%00',
+  '../',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%2e%2e',
+  '%',
+  '%ZZ',
+  '%C0%AF',
+  '%FF',
+  '%E0%A4%A',
+  'null',
+  'undefined',
+  '[]',
+  '{}',
+  "1' OR '1'='1",
+  '1;DROP TABLE users',
+  '$(id)',
+  '`id`',
+];
 const LONG = 'a'.repeat(4096);
-const HOSTILE_REFS = ['--upload-pack=x', '--upload-pack=touch /tmp/pwn', '-c', '-c core.sshCommand=x', '--output=/tmp/x', '-n', 'a..b', 'master..feature', 'master...feature', 'HEAD~99999999', 'HEAD^{tree}', 'HEAD@{1}', '@{-1}', 'master@{1.year.ago}', 'refs/../x', 'refs/heads/../../config', '../../config', '.git/config', 'master%00', 'mas%00ter', '\u0000', LONG, `${LONG}/${LONG}`, 'master:README.md', ':/', '*', '?', '[', '\\', '~', 'x.lock', '/', '//', '.', '..', 'HEAD', 'refs/heads/master', 'a\nb', ' master', '$(id)', '%2F..%2F..%2Fetc%2Fpasswd', 'README.md%00.txt'];
+const HOSTILE_REFS = [
+  '--upload-pack=x',
+  '--upload-pack=touch /tmp/pwn',
+  '-c',
+  '-c core.sshCommand=x',
+  '--output=/tmp/x',
+  '-n',
+  'a..b',
+  'master..feature',
+  'master...feature',
+  'HEAD~99999999',
+  'HEAD^{tree}',
+  'HEAD@{1}',
+  '@{-1}',
+  'master@{1.year.ago}',
+  'refs/../x',
+  'refs/heads/../../config',
+  '../../config',
+  '.git/config',
+  'master%00',
+  'mas%00ter',
+  '\u0000',
+  LONG,
+  `${LONG}/${LONG}`,
+  'master:README.md',
+  ':/',
+  '*',
+  '?',
+  '[',
+  '\\',
+  '~',
+  'x.lock',
+  '/',
+  '//',
+  '.',
+  '..',
+  'HEAD',
+  'refs/heads/master',
+  'a\nb',
+  ' master',
+  '$(id)',
+  '%2F..%2F..%2Fetc%2Fpasswd',
+  'README.md%00.txt',
+];
 const HOSTILE_PAGES = ['-1', '0', '1.5', '1e400', TWO63, '999999999999', 'abc', '', '%00', '[]', '2147483648', '-2147483649'];
-const HOSTILE_DATES = ['2100-01-01', '0000-00-00', '1e400', '9999-99-99', '2016-02-30', '-1', 'yesterday', '1970-01-01T00:00:00Z', '275760-09-13', '2016-01-01T25:61:61Z', ''];
-const HOSTILE_STRINGS = ['', ' ', '\u0000', 'a\u0000b', '<script>alert(1)</script>', '../../../../etc/passwd', '%00', '\ud800', '💥', 'x'.repeat(70000), "'; SELECT 1; --", '{{7*7}}', '${jndi:x}', '\r\nX-Injected: 1'];
-const JSON_WEIRD: unknown[] = [null, [], [1, 2], [null], {}, { a: 1 }, { $gt: '' }, true, false, -1, 0, 1.5, 9223372036854775808, 1e308, -1e308, '', 'true', '1e400', '2100-01-01', '0000-00-00', [['x']]];
+const HOSTILE_DATES = [
+  '2100-01-01',
+  '0000-00-00',
+  '1e400',
+  '9999-99-99',
+  '2016-02-30',
+  '-1',
+  'yesterday',
+  '1970-01-01T00:00:00Z',
+  '275760-09-13',
+  '2016-01-01T25:61:61Z',
+  '',
+];
+const HOSTILE_STRINGS = [
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '<script>alert(1)</script>',
+  '../../../../etc/passwd',
+  '%00',
+  '\ud800',
+  '💥',
+  'x'.repeat(70000),
+  "'; SELECT 1; --",
+  '{{7*7}}',
+  '${jndi:x}',
+  '\r\nX-Injected: 1',
+];
+const JSON_WEIRD: unknown[] = [
+  null,
+  [],
+  [1, 2],
+  [null],
+  {},
+  { a: 1 },
+  { $gt: '' },
+  true,
+  false,
+  -1,
+  0,
+  1.5,
+  9223372036854775808,
+  1e308,
+  -1e308,
+  '',
+  'true',
+  '1e400',
+  '2100-01-01',
+  '0000-00-00',
+  [['x']],
+];
 
 /** encodeURIComponent that also takes lone surrogates (sent as U+FFFD, as a browser would). */
-const pct = (s: string) => Array.from(Buffer.from(s, 'utf8')).map((b) => (/[A-Za-z0-9\-_.!~*'()]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
-const ECHOABLE = [...HOSTILE_IDS, ...HOSTILE_REFS, ...HOSTILE_STRINGS, ...HOSTILE_DATES, ...HOSTILE_PAGES].filter((v) => /\//.test(v) && v.length >= 3).sort((a, b) => b.length - a.length);
+const pct = (s: string) =>
+  Array.from(Buffer.from(s, 'utf8'))
+    .map((b) => (/[A-Za-z0-9\-_.!~*'()]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
+const ECHOABLE = [...HOSTILE_IDS, ...HOSTILE_REFS, ...HOSTILE_STRINGS, ...HOSTILE_DATES, ...HOSTILE_PAGES]
+  .filter((v) => /\//.test(v) && v.length >= 3)
+  .sort((a, b) => b.length - a.length);
 const anyOf = <T>(xs: readonly T[]) => fc.constantFrom(...xs);
-const jsonWeird = fc.oneof(anyOf(JSON_WEIRD), anyOf(HOSTILE_STRINGS), anyOf(HOSTILE_IDS), anyOf(HOSTILE_DATES), anyOf(HOSTILE_REFS), fc.string({ maxLength: 20 }), fc.integer(), fc.double());
+const jsonWeird = fc.oneof(
+  anyOf(JSON_WEIRD),
+  anyOf(HOSTILE_STRINGS),
+  anyOf(HOSTILE_IDS),
+  anyOf(HOSTILE_DATES),
+  anyOf(HOSTILE_REFS),
+  fc.string({ maxLength: 20 }),
+  fc.integer(),
+  fc.double(),
+);
 
 function valueFor(type: string | undefined, name: string): fc.Arbitrary<unknown> {
   if (/date|_at$|since|until|due/.test(name)) return fc.oneof(anyOf(HOSTILE_DATES), jsonWeird);
@@ -62,8 +202,14 @@ function valueFor(type: string | undefined, name: string): fc.Arbitrary<unknown>
 // ---- failure detection
 const LEAKS: [string, RegExp][] = [
   ['stack trace', /\bat [\w$.<>]+ \(?[^)\s]*:\d+:\d+\)?|at (?:async )?Object\.|node:internal/],
-  ['error class', /\b(QueryFailedError|TypeError|ReferenceError|RangeError|SyntaxError|EntityNotFound\w*|EntityMetadataNotFound\w*|EntityPropertyNotFound\w*|CannotCreateEntityIdMap\w*|TypeORMError|DriverException|DatabaseError|UnhandledPromiseRejection|InternalServerError)\b/],
-  ['SQL', /\b(syntax error at or near|invalid input syntax|out of range for type|violates (?:unique|foreign key|not-null|check) constraint|null value in column|current transaction is aborted|relation "[\w.]+"|column "\w+" (?:does not exist|of relation)|SELECT .* FROM |INSERT INTO |UPDATE "\w+" SET)\b/i],
+  [
+    'error class',
+    /\b(QueryFailedError|TypeError|ReferenceError|RangeError|SyntaxError|EntityNotFound\w*|EntityMetadataNotFound\w*|EntityPropertyNotFound\w*|CannotCreateEntityIdMap\w*|TypeORMError|DriverException|DatabaseError|UnhandledPromiseRejection|InternalServerError)\b/,
+  ],
+  [
+    'SQL',
+    /\b(syntax error at or near|invalid input syntax|out of range for type|violates (?:unique|foreign key|not-null|check) constraint|null value in column|current transaction is aborted|relation "[\w.]+"|column "\w+" (?:does not exist|of relation)|SELECT .* FROM |INSERT INTO |UPDATE "\w+" SET)\b/i,
+  ],
   // (not preceded by a host or a word: http://gitlab.test/root/project is the root user's namespace)
   ['file-system path', /(?<![\w.:-])(\/tmp\/|\/work\/|\/home\/|\/root\/|\/usr\/lib\/|\/var\/)|node_modules|\/src\/[\w/-]+\.ts|\/dist\/[\w/-]+\.js/],
 ];
@@ -102,7 +248,12 @@ describe('security: fuzzing every route', () => {
 
   beforeAll(async () => {
     process.stderr.write(`fuzz: seed ${SEED}, ${RUNS} requests (FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} to replay)\n`);
-    t = await startTestApp({ QUEUE_POLL_SECONDS: '0.5', WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_RETRY_LIMIT: '0', LOG_LEVEL: process.env.FUZZ_LOG_LEVEL ?? 'silent' });
+    t = await startTestApp({
+      QUEUE_POLL_SECONDS: '0.5',
+      WEBHOOK_TIMEOUT_MS: '500',
+      WEBHOOK_RETRY_LIMIT: '0',
+      LOG_LEVEL: process.env.FUZZ_LOG_LEVEL ?? 'silent',
+    });
     const api = planning(t);
     const c = ci(t);
     const doc = (await t.http.get('/api/v3/openapi.json').expect(200)).body;
@@ -110,7 +261,9 @@ describe('security: fuzzing every route', () => {
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
       for (const [method, op] of Object.entries(ops)) {
         const params = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'path').map((p) => p.name as string);
-        const query = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => ({ name: p.name as string, type: (p.schema?.type as string) ?? 'string' }));
+        const query = ((op.parameters ?? []) as Json[])
+          .filter((p) => p.in === 'query')
+          .map((p) => ({ name: p.name as string, type: (p.schema?.type as string) ?? 'string' }));
         let body: Route['body'];
         const schema = op.requestBody?.content?.['application/json']?.schema;
         if (schema) {
@@ -130,11 +283,15 @@ describe('security: fuzzing every route', () => {
     actors.anonymous = undefined;
     const p = await c.project(member, 'build:\n  script: echo hi\ntest:\n  script: echo test\n', { visibility_level: 10 });
     await api.post(member, `/projects/${p.id}/repository/branches`).send({ branch_name: 'feature', ref: 'master' }).expect(201);
-    await api.post(member, `/projects/${p.id}/repository/files`).send({ file_path: 'docs/a.txt', branch_name: 'feature', content: 'x', commit_message: 'feature' }).expect(201);
+    await api
+      .post(member, `/projects/${p.id}/repository/files`)
+      .send({ file_path: 'docs/a.txt', branch_name: 'feature', content: 'x', commit_message: 'feature' })
+      .expect(201);
     await api.post(member, `/projects/${p.id}/repository/tags`).send({ tag_name: 'v1', ref: 'master' }).expect(201);
     const issue = await api.issue(member, p.id);
     const note = await api.note(member, p.id, 'issues', issue.id, 'a note');
-    const mr = (await api.post(member, `/projects/${p.id}/merge_requests`).send({ title: 'mr', source_branch: 'feature', target_branch: 'master' }).expect(201)).body;
+    const mr = (await api.post(member, `/projects/${p.id}/merge_requests`).send({ title: 'mr', source_branch: 'feature', target_branch: 'master' }).expect(201))
+      .body;
     const snippet = await api.snippet(member, p.id);
     const milestone = await api.milestone(member, p.id);
     const label = (await api.post(member, `/projects/${p.id}/labels`).send({ name: 'bug', color: '#ff0000' }).expect(201)).body;
@@ -143,7 +300,11 @@ describe('security: fuzzing every route', () => {
     await api.post(member, `/projects/${p.id}/variables`).send({ key: 'FUZZ_VAR', value: 'v' }).expect(201);
     const trigger = (await api.post(member, `/projects/${p.id}/triggers`).send({}).expect(201)).body;
     const group = (await api.post(t.root, '/groups').send({ name: 'fuzzgroup', path: 'fuzzgroup' }).expect(201)).body;
-    const key = (await api.post(member, '/user/keys').send({ title: 'k', key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl fuzz@test' })).body;
+    const key = (
+      await api
+        .post(member, '/user/keys')
+        .send({ title: 'k', key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl fuzz@test' })
+    ).body;
     const email = (await api.post(member, '/user/emails').send({ email: 'second@fuzz.test' })).body;
     const runner = await c.registerRunner({ description: 'fuzz runner' });
     const build = await waitFor(async () => {
@@ -206,7 +367,9 @@ describe('security: fuzzing every route', () => {
     return route.chain((r) => {
       const paramArbs = r.params.map((name) => {
         const good = validFor(r, name).filter(() => r.method !== 'delete');
-        const hostile = /sha|branch|tag|ref|key|token|format/.test(name) ? fc.oneof(anyOf(HOSTILE_REFS), anyOf(HOSTILE_IDS)) : fc.oneof(anyOf(HOSTILE_IDS), anyOf(HOSTILE_REFS));
+        const hostile = /sha|branch|tag|ref|key|token|format/.test(name)
+          ? fc.oneof(anyOf(HOSTILE_REFS), anyOf(HOSTILE_IDS))
+          : fc.oneof(anyOf(HOSTILE_IDS), anyOf(HOSTILE_REFS));
         return good.length ? fc.oneof({ arbitrary: anyOf(good), weight: 2 }, { arbitrary: hostile, weight: 3 }) : hostile;
       });
       const queryArb = fc.dictionary(
@@ -222,7 +385,12 @@ describe('security: fuzzing every route', () => {
         { weight: 6, arbitrary: objectBody.map((o) => ({ kind: 'json', body: o })) },
         { weight: 1, arbitrary: objectBody.map((o) => ({ kind: 'form', body: o })) },
         { weight: 1, arbitrary: jsonWeird.map((v) => ({ kind: 'json-scalar', body: v })) },
-        { weight: 1, arbitrary: fc.constantFrom('deep', 'deep-array', 'dupkeys', 'invalid-utf8', 'truncated', 'ct-mismatch', 'ct-xml', 'multipart', 'empty-json').map((kind) => ({ kind, body: undefined })) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .constantFrom('deep', 'deep-array', 'dupkeys', 'invalid-utf8', 'truncated', 'ct-mismatch', 'ct-xml', 'multipart', 'empty-json')
+            .map((kind) => ({ kind, body: undefined })),
+        },
         { weight: 1, arbitrary: fc.constant({ kind: 'none', body: undefined }) },
       );
       return fc.record({
@@ -255,7 +423,9 @@ describe('security: fuzzing every route', () => {
   }
 
   function build(method: Method, url: string, actor: string, body: { kind: string; body: unknown }): Test {
-    let req = t.http[method](url).timeout(30_000).ok(() => true);
+    let req = t.http[method](url)
+      .timeout(30_000)
+      .ok(() => true);
     const u = actors[actor];
     if (u) req = req.set('PRIVATE-TOKEN', u.token);
     switch (body.kind) {
@@ -264,7 +434,7 @@ describe('security: fuzzing every route', () => {
         return req.set('Content-Type', 'application/json').send(JSON.stringify(body.body) ?? 'null');
       case 'form': {
         const form = Object.entries(body.body as Json)
-          .map(([k, v]) => `${pct(k)}=${pct(typeof v === 'string' ? v : JSON.stringify(v) ?? '')}`)
+          .map(([k, v]) => `${pct(k)}=${pct(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))}`)
           .join('&');
         return req.set('Content-Type', 'application/x-www-form-urlencoded').send(form);
       }
@@ -275,7 +445,9 @@ describe('security: fuzzing every route', () => {
       case 'dupkeys':
         return req.set('Content-Type', 'application/json').send('{"title":"a","title":"b","id":1,"id":"x","name":"n","name":null}');
       case 'invalid-utf8':
-        return req.set('Content-Type', 'application/json; charset=utf-8').send(Buffer.from([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0x22, 0x7d]));
+        return req
+          .set('Content-Type', 'application/json; charset=utf-8')
+          .send(Buffer.from([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0x22, 0x7d]));
       case 'truncated':
         return req.set('Content-Type', 'application/json').send('{"title": "abc", "description": [1, 2');
       case 'ct-mismatch':
@@ -297,7 +469,12 @@ describe('security: fuzzing every route', () => {
     try {
       const res = await req;
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-      problem = describeProblem(res.status, res.text ?? (Buffer.isBuffer(res.body) ? res.body.toString('latin1') : ''), String(res.headers['content-type'] ?? ''), isApi);
+      problem = describeProblem(
+        res.status,
+        res.text ?? (Buffer.isBuffer(res.body) ? res.body.toString('latin1') : ''),
+        String(res.headers['content-type'] ?? ''),
+        isApi,
+      );
     } catch (e) {
       problem = `no answer: ${(e as Error).message}`;
     }
@@ -309,7 +486,7 @@ describe('security: fuzzing every route', () => {
   }
 
   const short = (v: unknown) => {
-    const s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+    const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
     return s.length > 120 ? `${s.slice(0, 120)}…(${s.length})` : s;
   };
 
@@ -318,12 +495,12 @@ describe('security: fuzzing every route', () => {
     const gitShare = Math.max(1, Math.round(RUNS / 20));
     type Generated = ReturnType<typeof requestArb> extends fc.Arbitrary<infer T> ? T : never;
     const one = async (g: Generated) => {
-        const qs = Object.entries(g.query)
-          .map(([k, v]) => `${pct(k)}=${/^[\x21-\x7e]*$/.test(v) && !g.encode ? v.replace(/[&#]/g, encodeURIComponent) : pct(v)}`)
-          .join('&');
-        const url = pathOf(g.route, g.params, g.encode) + (qs ? `?${qs}` : '');
-        const what = `${g.actor} ${g.route.method.toUpperCase()} ${short(url)} body=${g.body.kind}:${short(g.body.body)}`;
-        await check(what, build(g.route.method, url, g.actor, g.body), url.startsWith('/api/') || url.startsWith('/oauth/'));
+      const qs = Object.entries(g.query)
+        .map(([k, v]) => `${pct(k)}=${/^[\x21-\x7e]*$/.test(v) && !g.encode ? v.replace(/[&#]/g, encodeURIComponent) : pct(v)}`)
+        .join('&');
+      const url = pathOf(g.route, g.params, g.encode) + (qs ? `?${qs}` : '');
+      const what = `${g.actor} ${g.route.method.toUpperCase()} ${short(url)} body=${g.body.kind}:${short(g.body.body)}`;
+      await check(what, build(g.route.method, url, g.actor, g.body), url.startsWith('/api/') || url.startsWith('/oauth/'));
     };
     // BATCH requests at a time (concurrently: the server must also cope with them interleaved)
     await fc.assert(
@@ -336,7 +513,9 @@ describe('security: fuzzing every route', () => {
       fc.asyncProperty(gitArb, async (g) => {
         const method: Method = g.suffix.startsWith('/git-') ? 'post' : 'get';
         const url = `${g.base}${g.suffix}?service=${pct(g.service)}`;
-        let req = t.http[method](url).timeout(30_000).ok(() => true);
+        let req = t.http[method](url)
+          .timeout(30_000)
+          .ok(() => true);
         const u = actors[g.actor];
         if (u) req = req.auth(u.username, u.password);
         if (method === 'post') req = req.set('Content-Type', `application/x-${g.suffix.slice(1)}-request`).send(g.body);
@@ -346,14 +525,22 @@ describe('security: fuzzing every route', () => {
     );
     // the over-the-limit body (10 MB) and a 200-deep query string, once each per actor; and the
     // 5,000-deep JSON bodies that overflowed the DTO transformer's stack (500) before bodies got a depth limit
-    for (const [kind, url] of [['deep', '/api/v3/projects'], ['deep-array', '/api/v3/projects'], ['deep', '/ci/api/v1/builds/register'], ['deep', '/ci/api/v1/runners/register']]) {
+    for (const [kind, url] of [
+      ['deep', '/api/v3/projects'],
+      ['deep-array', '/api/v3/projects'],
+      ['deep', '/ci/api/v1/builds/register'],
+      ['deep', '/ci/api/v1/runners/register'],
+    ]) {
       const res = await build('post', url, 'member', { kind, body: undefined });
       sent++;
       expect([res.status, res.body]).toEqual([400, { message: '400 Bad request - JSON body nested too deeply' }]);
     }
     // a string field given [null] reached the services as null (POST /users with bio: [null] → 500)
     {
-      const res = await t.http.post('/api/v3/users').set('PRIVATE-TOKEN', t.root.token).send({ email: 'nullbio@fuzz.test', username: 'nullbio', name: 'n', password: 'password-1234', bio: [null], skype: [null] });
+      const res = await t.http
+        .post('/api/v3/users')
+        .set('PRIVATE-TOKEN', t.root.token)
+        .send({ email: 'nullbio@fuzz.test', username: 'nullbio', name: 'n', password: 'password-1234', bio: [null], skype: [null] });
       sent++;
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ username: 'nullbio', bio: null, skype: '' });
@@ -372,7 +559,11 @@ describe('security: fuzzing every route', () => {
       expect([res.status, res.headers['content-type'], res.body]).toEqual([431, 'application/json', { message: '431 Request Header Fields Too Large' }]);
     }
     for (const actor of ['admin', 'member', 'anonymous']) {
-      await check(`${actor} POST issues body over the limit`, build('post', `/api/v3/projects/${valid.project[0]}/issues`, actor, { kind: 'json', body: { title: 'x'.repeat(10 * 1024 * 1024 + 1) } }), true);
+      await check(
+        `${actor} POST issues body over the limit`,
+        build('post', `/api/v3/projects/${valid.project[0]}/issues`, actor, { kind: 'json', body: { title: 'x'.repeat(10 * 1024 * 1024 + 1) } }),
+        true,
+      );
       await check(`${actor} GET projects deep query`, build('get', `/api/v3/projects?${'a['.repeat(200)}=1`, actor, { kind: 'none', body: undefined }), true);
     }
     const seconds = (Date.now() - started) / 1000;

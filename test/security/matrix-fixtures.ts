@@ -113,10 +113,17 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
     return res.body;
   };
   const root = t.root;
-  const mk = (role: string, extra: Json = {}) =>
-    t.createUser({ username: `${role}-${tag()}`, name: `Matrix ${role}`, projects_limit: 1000, ...extra });
+  const mk = (role: string, extra: Json = {}) => t.createUser({ username: `${role}-${tag()}`, name: `Matrix ${role}`, projects_limit: 1000, ...extra });
   const [owner, master, developer, reporter, guest, outsider, external, blocked, spare] = await Promise.all([
-    mk('owner'), mk('master'), mk('developer'), mk('reporter'), mk('guest'), mk('outsider'), mk('external', { external: true }), mk('blocked'), mk('spare'),
+    mk('owner'),
+    mk('master'),
+    mk('developer'),
+    mk('reporter'),
+    mk('guest'),
+    mk('outsider'),
+    mk('external', { external: true }),
+    mk('blocked'),
+    mk('spare'),
   ]);
   const users: Partial<Record<ActorName, TestUser>> = { admin: root, owner, master, developer, reporter, guest, outsider, external, blocked };
   const actors = {} as Record<ActorName, Actor>;
@@ -132,11 +139,20 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
     const m = tag();
     const p = await call(owner, 'post', '/projects', { name: `matrix-${name}-${m}`, visibility_level: visibility[name], public_builds: name === 'internal' });
     const id = p.id as number;
-    for (const [u, level] of [[master, 40], [developer, 30], [reporter, 20], [guest, 10], [blocked, 30]] as const) {
+    for (const [u, level] of [
+      [master, 40],
+      [developer, 30],
+      [reporter, 20],
+      [guest, 10],
+      [blocked, 30],
+    ] as const) {
       await call(owner, 'post', `/projects/${id}/members`, { user_id: u.id, access_level: level });
     }
     await call(owner, 'post', `/projects/${id}/repository/files`, {
-      file_path: 'README.md', branch_name: 'master', content: `readme ${name}\n`, commit_message: 'readme',
+      file_path: 'README.md',
+      branch_name: 'master',
+      content: `readme ${name}\n`,
+      commit_message: 'readme',
     });
     if (name === 'private') {
       await call(owner, 'post', `/projects/${id}/repository/files`, { file_path: '.gitlab-ci.yml', branch_name: 'master', content: YML, commit_message: 'ci' });
@@ -144,7 +160,10 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
     for (const b of ['feature', 'guarded', 'stable']) await call(owner, 'post', `/projects/${id}/repository/branches`, { branch_name: b, ref: 'master' });
     await call(owner, 'put', `/projects/${id}/repository/branches/stable/protect`);
     await call(owner, 'post', `/projects/${id}/repository/files`, {
-      file_path: 'feature.txt', branch_name: 'feature', content: 'feature\n', commit_message: 'feature',
+      file_path: 'feature.txt',
+      branch_name: 'feature',
+      content: 'feature\n',
+      commit_message: 'feature',
     });
     await call(owner, 'post', `/projects/${id}/repository/tags`, { tag_name: 'v1', ref: 'master' });
     const shown = await call(owner, 'get', `/projects/${id}`);
@@ -160,9 +179,16 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
     const snippetIds = { private: 0, internal: 0, public: 0 };
     const snippetNoteIds = { private: 0, internal: 0, public: 0 };
     const snippetMarkers = { private: [] as string[], internal: [] as string[], public: [] as string[] };
-    for (const [v, level] of [['private', 0], ['internal', 10], ['public', 20]] as const) {
+    for (const [v, level] of [
+      ['private', 0],
+      ['internal', 10],
+      ['public', 20],
+    ] as const) {
       const s = await call(owner, 'post', `/projects/${id}/snippets`, {
-        title: `snip-${v}-${m}`, file_name: `s-${v}.rb`, code: `code-${v}-${m}`, visibility_level: level,
+        title: `snip-${v}-${m}`,
+        file_name: `s-${v}.rb`,
+        code: `code-${v}-${m}`,
+        visibility_level: level,
       });
       snippetIds[v] = s.id;
       snippetNoteIds[v] = (await call(owner, 'post', `/projects/${id}/snippets/${s.id}/notes`, { body: `snipnote-${v}-${m}` })).id;

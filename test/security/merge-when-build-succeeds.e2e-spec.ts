@@ -70,7 +70,9 @@ describe('security: merge when build succeeds does not survive a change of the s
       .send({ file_path: 'feature.txt', branch_name: branch, content: 'reviewed\n', commit_message: 'reviewed change' })
       .expect(201);
     const head = (await api(developer, 'get', `/projects/${p.id}/repository/commits/${branch}`).expect(200)).body.id;
-    const mr = (await api(developer, 'post', `/projects/${p.id}/merge_requests`).send({ source_branch: branch, target_branch: 'master', title: 'Reviewed' }).expect(201)).body;
+    const mr = (
+      await api(developer, 'post', `/projects/${p.id}/merge_requests`).send({ source_branch: branch, target_branch: 'master', title: 'Reviewed' }).expect(201)
+    ).body;
     await waitFor(async () => (await c.pipelines(p.id)).find((pl) => pl.sha === head && pl.status === 'pending'), 'source pipeline');
     return { project: p, mrUrl: `/projects/${p.id}/merge_requests/${mr.id}`, mr, head, masterHead: p.sha };
   }
@@ -111,7 +113,9 @@ describe('security: merge when build succeeds does not survive a change of the s
     await waitFor(async () => (await api(master, 'get', mrUrl).expect(200)).body.merge_when_build_succeeds === false, 'flag cleared');
     const mr = (await api(master, 'get', mrUrl).expect(200)).body;
     expect(mr).toMatchObject({ state: 'opened', merge_when_build_succeeds: false });
-    const [row] = await t.sql<Json>(`SELECT merge_user_id, merge_params, merge_when_build_succeeds_sha, merge_commit_sha FROM merge_requests WHERE id = $1`, [mr.id]);
+    const [row] = await t.sql<Json>(`SELECT merge_user_id, merge_params, merge_when_build_succeeds_sha, merge_commit_sha FROM merge_requests WHERE id = $1`, [
+      mr.id,
+    ]);
     expect(row).toEqual({ merge_user_id: null, merge_params: null, merge_when_build_succeeds_sha: null, merge_commit_sha: null });
     const notes = (await api(master, 'get', `${mrUrl}/notes`).expect(200)).body as Json[];
     expect(notes.filter((n) => n.system && n.body === CANCELED).map((n) => n.author.id)).toEqual([noteAuthor.id]);

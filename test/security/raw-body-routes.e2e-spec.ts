@@ -23,7 +23,8 @@ describe('security: routes that read the raw body answer whatever the Content-Ty
   });
   afterAll(() => t.close());
 
-  const trace = async () => (await t.sql<{ trace_size: number }>(`SELECT trace_size::int AS trace_size FROM ci_builds WHERE id = $1`, [build.id]))[0].trace_size;
+  const trace = async () =>
+    (await t.sql<{ trace_size: number }>(`SELECT trace_size::int AS trace_size FROM ci_builds WHERE id = $1`, [build.id]))[0].trace_size;
   const patch = (start: number, type: string | undefined, body: string | Buffer) => {
     const r = t.http
       .patch(`/ci/api/v1/builds/${build.id}/trace.txt`)
@@ -70,7 +71,13 @@ describe('security: routes that read the raw body answer whatever the Content-Ty
 
   it('a trace PATCH with a wrong token and a body is answered (403), whatever the Content-Type', async () => {
     for (const type of ['text/plain', 'application/json', 'application/x-www-form-urlencoded']) {
-      const res = await t.http.patch(`/ci/api/v1/builds/${build.id}/trace.txt`).timeout(TIMEOUT).set('BUILD-TOKEN', 'wrong').set('Content-Type', type).set('Content-Range', '0-3').send('abc');
+      const res = await t.http
+        .patch(`/ci/api/v1/builds/${build.id}/trace.txt`)
+        .timeout(TIMEOUT)
+        .set('BUILD-TOKEN', 'wrong')
+        .set('Content-Type', type)
+        .set('Content-Range', '0-3')
+        .send('abc');
       expect([type, res.status]).toEqual([type, 403]);
     }
   });

@@ -26,10 +26,10 @@ describe('security: no secret in plaintext at rest or in logs', () => {
 
   beforeAll(async () => {
     const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string | Uint8Array) => {
+    process.stdout.write = (chunk: string | Uint8Array) => {
       logged.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
       return true;
-    });
+    };
     restoreStdout = () => (process.stdout.write = write);
     t = await startTestApp({
       LOG_LEVEL: 'debug',
@@ -69,7 +69,11 @@ describe('security: no secret in plaintext at rest or in logs', () => {
     await t.http.get(`/api/v3/user?private_token=${alice.token}`).expect(200);
 
     // OAuth: password grant and refresh
-    const o1 = await t.http.post('/oauth/token').type('form').send({ grant_type: 'password', username: 'alice', password: 'PW-alice-Changed-8842' }).expect(200);
+    const o1 = await t.http
+      .post('/oauth/token')
+      .type('form')
+      .send({ grant_type: 'password', username: 'alice', password: 'PW-alice-Changed-8842' })
+      .expect(200);
     remember('oauth access token', o1.body.access_token);
     remember('oauth refresh token', o1.body.refresh_token);
     const o2 = await t.http.post('/oauth/token').send({ grant_type: 'refresh_token', refresh_token: o1.body.refresh_token }).expect(200);
@@ -111,15 +115,24 @@ describe('security: no secret in plaintext at rest or in logs', () => {
       .expect(201);
     remember('hook url password', 'HOOK-userinfo-Pass-3120');
     remember('hook token', 'HOOK-token-Secret-4471');
-    await api.put(alice, `/projects/${p.id}/hooks/${hook.body.id}`).send({ url: rx.url('/proj', 'hookuser:HOOK-userinfo-Upd-5532'), token: 'HOOK-token-Upd-7720' }).expect(200);
+    await api
+      .put(alice, `/projects/${p.id}/hooks/${hook.body.id}`)
+      .send({ url: rx.url('/proj', 'hookuser:HOOK-userinfo-Upd-5532'), token: 'HOOK-token-Upd-7720' })
+      .expect(200);
     remember('hook url password (updated)', 'HOOK-userinfo-Upd-5532');
     remember('hook token (updated)', 'HOOK-token-Upd-7720');
-    await api.post(t.root, '/hooks').send({ url: rx.url('/sys', 'sysuser:SYSHOOK-userinfo-Pass-2284'), token: 'SYSHOOK-token-Secret-9137' }).expect(201);
+    await api
+      .post(t.root, '/hooks')
+      .send({ url: rx.url('/sys', 'sysuser:SYSHOOK-userinfo-Pass-2284'), token: 'SYSHOOK-token-Secret-9137' })
+      .expect(201);
     remember('system hook url password', 'SYSHOOK-userinfo-Pass-2284');
     remember('system hook token', 'SYSHOOK-token-Secret-9137');
     // a failing delivery too (its error is logged)
     rx.on('/fail', { statuses: [500] });
-    await api.post(alice, `/projects/${p.id}/hooks`).send({ url: rx.url('/fail', 'failuser:HOOK-fail-Pass-6604'), token: 'HOOK-fail-Token-1193', issues_events: true }).expect(201);
+    await api
+      .post(alice, `/projects/${p.id}/hooks`)
+      .send({ url: rx.url('/fail', 'failuser:HOOK-fail-Pass-6604'), token: 'HOOK-fail-Token-1193', issues_events: true })
+      .expect(201);
     remember('failing hook url password', 'HOOK-fail-Pass-6604');
     remember('failing hook token', 'HOOK-fail-Token-1193');
     await api.issue(alice, p.id, { title: 'fires the hooks' });

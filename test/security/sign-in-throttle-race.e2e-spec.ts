@@ -35,7 +35,10 @@ describe('security: sign-in throttle and git auth ban hold under concurrency', (
     expect(statuses).toEqual({ 401: 10, 429: 50 });
     const locked = await signIn(t.http, ip, victim.username, victim.password);
     expect(locked.status).toBe(429);
-    const m = /^429 Too Many Requests - this login is locked after too many failed sign-ins until (\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT) \((\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\)$/.exec(locked.body.message);
+    const m =
+      /^429 Too Many Requests - this login is locked after too many failed sign-ins until (\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT) \((\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\)$/.exec(
+        locked.body.message,
+      );
     expect(m).not.toBeNull();
     const until = new Date(m![2]).getTime();
     expect(new Date(m![1]).getTime()).toBe(Math.floor(until / 1000) * 1000);
@@ -74,25 +77,29 @@ describe('security: sign-in throttle and git auth ban hold under concurrency', (
     expect(banned.status).toBe(403);
   }, 60_000);
 
-  (pg ? it : it.skip)('across two instances (PostgreSQL): 60 concurrent wrong passwords, 30 through each, still exactly 10 checked', async () => {
-    const b: App = await createApp(t.config);
-    try {
-      const other = request(b.app.getHttpServer());
-      const victim = await t.createUser();
-      const ip = '198.51.100.43';
-      const res = await Promise.all(Array.from({ length: 60 }, (_, i) => signIn(i % 2 ? t.http : other, ip, victim.username, `wrong-${i}`)));
-      expect(count(res.map((r) => r.status))).toEqual({ 401: 10, 429: 50 });
-      const git = await Promise.all(
-        Array.from({ length: 40 }, (_, i) =>
-          (i % 2 ? t.http : other)
-            .get(`/${project.path_with_namespace}.git/info/refs?service=git-upload-pack`)
-            .set('X-Forwarded-For', '192.0.2.51')
-            .set('Authorization', basic(`guess-${i}`, 'bad')),
-        ),
-      );
-      expect(count(git.map((r) => r.status))).toEqual({ 401: 10, 403: 30 });
-    } finally {
-      await b.close();
-    }
-  }, 60_000);
+  (pg ? it : it.skip)(
+    'across two instances (PostgreSQL): 60 concurrent wrong passwords, 30 through each, still exactly 10 checked',
+    async () => {
+      const b: App = await createApp(t.config);
+      try {
+        const other = request(b.app.getHttpServer());
+        const victim = await t.createUser();
+        const ip = '198.51.100.43';
+        const res = await Promise.all(Array.from({ length: 60 }, (_, i) => signIn(i % 2 ? t.http : other, ip, victim.username, `wrong-${i}`)));
+        expect(count(res.map((r) => r.status))).toEqual({ 401: 10, 429: 50 });
+        const git = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            (i % 2 ? t.http : other)
+              .get(`/${project.path_with_namespace}.git/info/refs?service=git-upload-pack`)
+              .set('X-Forwarded-For', '192.0.2.51')
+              .set('Authorization', basic(`guess-${i}`, 'bad')),
+          ),
+        );
+        expect(count(git.map((r) => r.status))).toEqual({ 401: 10, 403: 30 });
+      } finally {
+        await b.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -32,7 +32,9 @@ describe('security: SSRF through imports and hooks', () => {
 
   const root = <T extends { set(k: string, v: string): T }>(r: T) => r.set('PRIVATE-TOKEN', t.root.token);
   const allowLocal = (on: boolean) =>
-    root(t.http.put(`${API}/application/settings`)).send({ allow_local_requests_from_hooks_and_services: on }).expect(200);
+    root(t.http.put(`${API}/application/settings`))
+      .send({ allow_local_requests_from_hooks_and_services: on })
+      .expect(200);
 
   /** Every way of writing a local address (or a name that leads to one) that the guard must refuse. */
   const localForms = (port: number): [string, string][] => [
@@ -123,15 +125,18 @@ describe('security: SSRF through imports and hooks', () => {
     }
   }
 
-  const openIssue = () => root(t.http.post(`${API}/projects/${projectId}/issues`)).send({ title: `issue ${++seq}` }).expect(201);
+  const openIssue = () =>
+    root(t.http.post(`${API}/projects/${projectId}/issues`))
+      .send({ title: `issue ${++seq}` })
+      .expect(201);
 
   beforeAll(async () => {
     t = await startTestApp({ QUEUE_POLL_SECONDS: '0.5', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_RETRY_LIMIT: '0' });
-    outboundDns.lookup = (async (host: string) => {
+    outboundDns.lookup = async (host: string) => {
       const f = fakeDns.get(host.toLowerCase());
       if (!f) return realLookup(host);
       return f.answers[Math.min(f.calls++, f.answers.length - 1)];
-    });
+    };
     fake('loopback.test', ['127.0.0.1']);
     fake('loopback6.test', ['::1']);
     fake('metadata.test', ['169.254.169.254']);
@@ -139,14 +144,20 @@ describe('security: SSRF through imports and hooks', () => {
     rx = await HookReceiver.start();
     home = mkdtempSync(join(tmpdir(), 'glv3-ssrf-'));
     git = await GitCli.listen(t, home);
-    const up = await root(t.http.post(`${API}/projects`)).send({ name: 'upstream', visibility_level: 20 }).expect(201);
+    const up = await root(t.http.post(`${API}/projects`))
+      .send({ name: 'upstream', visibility_level: 20 })
+      .expect(201);
     projectId = up.body.id;
     const work = join(home, 'work');
     await git.ok(['init', '-q', work]);
     await git.commit(work, { 'README.md': '# upstream\n' }, 'first');
     await git.ok(['push', '-q', git.url(up.body.path_with_namespace, 'root', t.root.token), 'master'], work);
     await allowLocal(true);
-    existingHookId = (await root(t.http.post(`${API}/projects/${projectId}/hooks`)).send({ url: rx.url('/existing') }).expect(201)).body.id;
+    existingHookId = (
+      await root(t.http.post(`${API}/projects/${projectId}/hooks`))
+        .send({ url: rx.url('/existing') })
+        .expect(201)
+    ).body.id;
     await allowLocal(false);
   });
   afterAll(async () => {
@@ -182,13 +193,19 @@ describe('security: SSRF through imports and hooks', () => {
     const res = await root(t.http.post(`${API}/projects`)).send({ name: 'refused', import_url: `http://127.1:${git.port}/root/upstream.git` });
     expect(res.status).toBe(400);
     expect(res.body.message.import_url[0]).toMatch(/local network/);
-    const scheme = await root(t.http.post(`${API}/projects`)).send({ name: 'refused', import_url: 'ext::sh -c id' }).expect(400);
+    const scheme = await root(t.http.post(`${API}/projects`))
+      .send({ name: 'refused', import_url: 'ext::sh -c id' })
+      .expect(400);
     expect(scheme.body.message.import_url[0]).toMatch(/http or https/);
   });
 
   it('at delivery time: a hook saved while allowed is not called once the setting is off', async () => {
     await allowLocal(true);
-    const hook = (await root(t.http.post(`${API}/projects/${projectId}/hooks`)).send({ url: rx.url('/late'), issues_events: true }).expect(201)).body;
+    const hook = (
+      await root(t.http.post(`${API}/projects/${projectId}/hooks`))
+        .send({ url: rx.url('/late'), issues_events: true })
+        .expect(201)
+    ).body;
     await allowLocal(false);
     await openIssue();
     const log = await hookLog(hook.id, 1);
@@ -202,7 +219,11 @@ describe('security: SSRF through imports and hooks', () => {
   it('DNS rebinding: a name that resolved public when saved and resolves to loopback at delivery is refused, never connected', async () => {
     fake('rebind.test', ['93.184.216.34'], ['127.0.0.1']);
     const url = `http://rebind.test:${rx.port}/rebind`;
-    const hook = (await root(t.http.post(`${API}/projects/${projectId}/hooks`)).send({ url, issues_events: true }).expect(201)).body;
+    const hook = (
+      await root(t.http.post(`${API}/projects/${projectId}/hooks`))
+        .send({ url, issues_events: true })
+        .expect(201)
+    ).body;
     await openIssue();
     const log = await hookLog(hook.id, 1);
     expect(log[0].error).toMatch(/local network/);
@@ -218,7 +239,9 @@ describe('security: SSRF through imports and hooks', () => {
       // the system resolver does not know these names: only the vetted, pinned address can reach the target
       fake('pinned.test', ['127.0.0.1'], ['10.255.255.1']);
       const hook = (
-        await root(t.http.post(`${API}/projects/${projectId}/hooks`)).send({ url: `http://pinned.test:${rx.port}/pinned`, issues_events: true }).expect(201)
+        await root(t.http.post(`${API}/projects/${projectId}/hooks`))
+          .send({ url: `http://pinned.test:${rx.port}/pinned`, issues_events: true })
+          .expect(201)
       ).body;
       fake('pinned.test', ['127.0.0.1'], ['10.255.255.1']); // delivery: first lookup loopback (vetted), any later one elsewhere
       await openIssue();
@@ -242,14 +265,20 @@ describe('security: SSRF through imports and hooks', () => {
     await allowLocal(true);
     try {
       rx.on('/redirect', { statuses: [302], headers: { Location: rx.url('/redirect-target') } });
-      const hook = (await root(t.http.post(`${API}/projects/${projectId}/hooks`)).send({ url: rx.url('/redirect'), issues_events: true }).expect(201)).body;
+      const hook = (
+        await root(t.http.post(`${API}/projects/${projectId}/hooks`))
+          .send({ url: rx.url('/redirect'), issues_events: true })
+          .expect(201)
+      ).body;
       await openIssue();
       const log = await hookLog(hook.id, 1);
       expect(log[0]).toMatchObject({ response_status: 302 });
       await root(t.http.delete(`${API}/projects/${projectId}/hooks/${hook.id}`)).expect(200);
 
       rx.on('/moved.git/info/refs', { statuses: [302], headers: { Location: rx.url('/redirect-target/info/refs?service=git-upload-pack') } });
-      const imp = await root(t.http.post(`${API}/projects`)).send({ name: 'redirected-import', import_url: rx.url('/moved.git') }).expect(201);
+      const imp = await root(t.http.post(`${API}/projects`))
+        .send({ name: 'redirected-import', import_url: rx.url('/moved.git') })
+        .expect(201);
       expect(await waitForImport(imp.body.id)).toMatchObject({ import_status: 'failed' });
       expect(rx.received.filter((r) => r.path.startsWith('/moved.git')).length).toBeGreaterThan(0);
       await sleep(200);
@@ -287,7 +316,9 @@ describe('security: SSRF through imports and hooks', () => {
         .send({ name: 'loopback-import', import_url: `http://root:${t.root.token}@127.1:${git.port}/root/upstream.git` })
         .expect(201);
       expect(await waitForImport(imp.body.id)).toMatchObject({ import_status: 'finished', default_branch: 'master' });
-      await root(t.http.put(`${API}/projects/${projectId}/hooks/${existingHookId}`)).send({ url: rx.url('/existing') }).expect(200);
+      await root(t.http.put(`${API}/projects/${projectId}/hooks/${existingHookId}`))
+        .send({ url: rx.url('/existing') })
+        .expect(200);
     } finally {
       await allowLocal(false);
     }
@@ -322,10 +353,14 @@ describe('security: SSRF through imports and hooks', () => {
     const received = rx.received.length;
     const got = await tryEverywhere(url);
     expect(got).toEqual({ import: 400, project_hook: 201, project_hook_update: 200, system_hook: 201 });
-    const imp = await root(t.http.post(`${API}/projects`)).send({ name: 'unresolved-import', import_url: url }).expect(400);
+    const imp = await root(t.http.post(`${API}/projects`))
+      .send({ name: 'unresolved-import', import_url: url })
+      .expect(400);
     expect(imp.body).toEqual({ message: { import_url: ['host could not be resolved'] } });
     // the existing hook now points at the name: a delivery is attempted, fails at the lookup and is logged
-    await root(t.http.put(`${API}/projects/${projectId}/hooks/${existingHookId}`)).send({ issues_events: true }).expect(200);
+    await root(t.http.put(`${API}/projects/${projectId}/hooks/${existingHookId}`))
+      .send({ issues_events: true })
+      .expect(200);
     const before = (await hookLog(existingHookId, 0)).length;
     await openIssue();
     const log = await hookLog(existingHookId, before + 1);
@@ -333,7 +368,9 @@ describe('security: SSRF through imports and hooks', () => {
     expect(rx.received).toHaveLength(received);
     await allowLocal(true);
     try {
-      await root(t.http.put(`${API}/projects/${projectId}/hooks/${existingHookId}`)).send({ url: rx.url('/existing'), issues_events: false }).expect(200);
+      await root(t.http.put(`${API}/projects/${projectId}/hooks/${existingHookId}`))
+        .send({ url: rx.url('/existing'), issues_events: false })
+        .expect(200);
     } finally {
       await allowLocal(false);
     }
@@ -342,7 +379,11 @@ describe('security: SSRF through imports and hooks', () => {
   it("git's own protocol.allow refuses file: and ext:: for imports even past the guard", async () => {
     const gitService = t.app.app.get(GitService);
     const upstreamDir = gitService.repositoryPath(projectId);
-    const p = (await root(t.http.post(`${API}/projects`)).send({ name: 'protocol-allow' }).expect(201)).body;
+    const p = (
+      await root(t.http.post(`${API}/projects`))
+        .send({ name: 'protocol-allow' })
+        .expect(201)
+    ).body;
     for (const raw of [`file://${upstreamDir}`, 'ext::sh -c touch% /tmp/ssrf-pwned', `ssh://127.0.0.1:${rx.port}/x.git`]) {
       const url = new URL(raw);
       await expect(gitService.importFrom(p.id, { url, host: '127.0.0.1', port: 1, address: '127.0.0.1' })).rejects.toThrow(/not allowed|transport/i);

@@ -45,12 +45,21 @@ describe('security: over-long strings', () => {
     'ci_runners.architecture': [{ send: (v) => c.api.register({ token: ctx.regToken, info: { architecture: v } }), ok: [201] }],
     'issues.title': [{ send: (v) => api.post(t.root, `/projects/${ctx.p.id}/issues`).send({ title: v }), field: 'title' }],
     // must be one of the user's own addresses: refused for that, whatever its length
-    'notification_settings.notification_email': [{ send: (v) => api.put(t.root, '/notification_settings').send({ notification_email: `${v}@example.com` }), ok: [400] }],
-    'merge_requests.title': [
-      { send: (v) => api.post(t.root, `/projects/${ctx.p.id}/merge_requests`).send({ title: v, source_branch: 'feature', target_branch: 'master' }), field: 'title' },
+    'notification_settings.notification_email': [
+      { send: (v) => api.put(t.root, '/notification_settings').send({ notification_email: `${v}@example.com` }), ok: [400] },
     ],
-    'merge_requests.source_branch': [{ send: (v) => api.post(t.root, `/projects/${ctx.p.id}/merge_requests`).send({ title: 'mr', source_branch: v, target_branch: 'master' }) }],
-    'merge_requests.target_branch': [{ send: (v) => api.post(t.root, `/projects/${ctx.p.id}/merge_requests`).send({ title: 'mr', source_branch: 'feature', target_branch: v }) }],
+    'merge_requests.title': [
+      {
+        send: (v) => api.post(t.root, `/projects/${ctx.p.id}/merge_requests`).send({ title: v, source_branch: 'feature', target_branch: 'master' }),
+        field: 'title',
+      },
+    ],
+    'merge_requests.source_branch': [
+      { send: (v) => api.post(t.root, `/projects/${ctx.p.id}/merge_requests`).send({ title: 'mr', source_branch: v, target_branch: 'master' }) },
+    ],
+    'merge_requests.target_branch': [
+      { send: (v) => api.post(t.root, `/projects/${ctx.p.id}/merge_requests`).send({ title: 'mr', source_branch: 'feature', target_branch: v }) },
+    ],
     'milestones.title': [{ send: (v) => api.post(t.root, `/projects/${ctx.p.id}/milestones`).send({ title: v }), field: 'title' }],
     'labels.title': [{ send: (v) => api.post(t.root, `/projects/${ctx.p.id}/labels`).send({ name: v, color: '#ff0000' }) }],
     'labels.color': [{ send: (v) => api.post(t.root, `/projects/${ctx.p.id}/labels`).send({ name: 'c', color: v }) }],
@@ -58,7 +67,10 @@ describe('security: over-long strings', () => {
       { send: (v) => api.post(t.root, `/projects/${ctx.p.id}/snippets`).send({ title: v, file_name: 'a.rb', code: 'x', visibility_level: 0 }), field: 'title' },
     ],
     'snippets.file_name': [
-      { send: (v) => api.post(t.root, `/projects/${ctx.p.id}/snippets`).send({ title: 't', file_name: v, code: 'x', visibility_level: 0 }), field: 'file_name' },
+      {
+        send: (v) => api.post(t.root, `/projects/${ctx.p.id}/snippets`).send({ title: 't', file_name: v, code: 'x', visibility_level: 0 }),
+        field: 'file_name',
+      },
     ],
     'keys.title': [{ send: (v) => api.post(t.root, '/user/keys').send({ title: v, key: ctx.key }), field: 'title' }],
     'emails.email': [{ send: (v) => api.post(t.root, '/user/emails').send({ email: `${v}@example.com` }) }],
@@ -81,7 +93,9 @@ describe('security: over-long strings', () => {
     'identities.provider': [{ send: (v) => api.put(t.root, `/users/${t.root.id}`).send({ provider: v, extern_uid: 'u' }), field: 'provider' }],
     'identities.extern_uid': [{ send: (v) => api.put(t.root, `/users/${t.root.id}`).send({ provider: 'ldap', extern_uid: v }), field: 'extern_uid' }],
     'application_settings.home_page_url': [{ send: (v) => api.put(t.root, '/application/settings').send({ home_page_url: `http://example.com/${v}` }) }],
-    'application_settings.after_sign_out_path': [{ send: (v) => api.put(t.root, '/application/settings').send({ after_sign_out_path: `http://example.com/${v}` }) }],
+    'application_settings.after_sign_out_path': [
+      { send: (v) => api.put(t.root, '/application/settings').send({ after_sign_out_path: `http://example.com/${v}` }) },
+    ],
     'web_hooks.url': [{ send: (v) => api.post(t.root, `/projects/${ctx.p.id}/hooks`).send({ url: `http://example.com/${v}` }), ok: [422] }],
     'protected_branches.name': [{ send: (v) => api.put(t.root, `/projects/${ctx.p.id}/repository/branches/${v}/protect`) }],
     'releases.tag': [{ send: (v) => api.post(t.root, `/projects/${ctx.p.id}/repository/tags/${v}/release`).send({ description: 'd' }) }],
@@ -185,7 +199,10 @@ describe('security: over-long strings', () => {
     const d = 'd'.repeat(255);
     const r = (await c.api.register({ token: ctx.regToken, description: d }).expect(201)).body;
     expect((await api.get(t.root, `/runners/${r.id}`).expect(200)).body.description).toBe(d);
-    await api.put(t.root, `/runners/${r.id}`).send({ description: d.replace(/d$/, 'e') }).expect(200);
+    await api
+      .put(t.root, `/runners/${r.id}`)
+      .send({ description: d.replace(/d$/, 'e') })
+      .expect(200);
     expect((await api.get(t.root, `/runners/${r.id}`).expect(200)).body.description).toBe(d.replace(/d$/, 'e'));
   });
 });

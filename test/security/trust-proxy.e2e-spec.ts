@@ -57,7 +57,11 @@ describe('security: TRUST_PROXY trusts only the named proxy', () => {
       expect(statuses).toEqual(Array(15).fill(401));
       // one client that keeps failing is still locked
       for (let i = 0; i < 10; i++) {
-        await t.http.post(`${API}/session`).set('X-Forwarded-For', '198.51.100.9').send({ login: 'victim', password: `again-${i}` }).expect(401);
+        await t.http
+          .post(`${API}/session`)
+          .set('X-Forwarded-For', '198.51.100.9')
+          .send({ login: 'victim', password: `again-${i}` })
+          .expect(401);
       }
       await t.http.post(`${API}/session`).set('X-Forwarded-For', '198.51.100.9').send({ login: 'victim', password: 'victim-password' }).expect(429);
     });
@@ -80,14 +84,25 @@ describe('security: TRUST_PROXY trusts only the named proxy', () => {
       expect(load(' 10.0.0.0/8, fd00::/8 ,::1 loopback').trustProxy).toEqual(['10.0.0.0/8', 'fd00::/8', '::1', 'loopback']);
     });
 
-    it.each(['proxy', '10.0.0.0/33', '::1/129', '1.2.3', '10.0.0.1/8/1', '10.0.0.0/', '127.0.0.1, nginx', '0x7f.1'])('refuses %p with a ConfigError', (value) => {
-      expect(() => load(value)).toThrow(ConfigError);
-      expect(() => load(value)).toThrow(/^TRUST_PROXY: ".+" is not an address or CIDR range/);
-    });
+    it.each(['proxy', '10.0.0.0/33', '::1/129', '1.2.3', '10.0.0.1/8/1', '10.0.0.0/', '127.0.0.1, nginx', '0x7f.1'])(
+      'refuses %p with a ConfigError',
+      (value) => {
+        expect(() => load(value)).toThrow(ConfigError);
+        expect(() => load(value)).toThrow(/^TRUST_PROXY: ".+" is not an address or CIDR range/);
+      },
+    );
   });
 
   describe('docker-compose.yml: the proxy in front, only its port published', () => {
-    type Service = { image?: string; build?: unknown; ports?: unknown[]; expose?: unknown[]; environment?: Record<string, string>; volumes?: string[]; networks?: unknown };
+    type Service = {
+      image?: string;
+      build?: unknown;
+      ports?: unknown[];
+      expose?: unknown[];
+      environment?: Record<string, string>;
+      volumes?: string[];
+      networks?: unknown;
+    };
     let compose: { services: Record<string, Service>; networks?: Record<string, { ipam?: { config?: { subnet?: string }[] } }> };
     beforeAll(() => {
       compose = parse(readFileSync(join(ROOT_DIR, 'docker-compose.yml'), 'utf8'));

@@ -52,7 +52,13 @@ describe('application settings (DTO + field-map rules)', () => {
 
   it('names every invalid field at once, bad values and bad ranges alike, in GitLab order', () => {
     const e = errorsOf(() =>
-      check({ default_branch_protection: 7, signup_enabled: 'maybe', default_projects_limit: 'x', restricted_visibility_levels: '0,x', max_attachment_size: 0 }),
+      check({
+        default_branch_protection: 7,
+        signup_enabled: 'maybe',
+        default_projects_limit: 'x',
+        restricted_visibility_levels: '0,x',
+        max_attachment_size: 0,
+      }),
     );
     expect(e).toEqual({
       default_projects_limit: ['is invalid'],

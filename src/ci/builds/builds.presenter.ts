@@ -39,9 +39,7 @@ export function presentBuild(v: BuildView, ctx: PresentContext, opts: { erased?:
     user: v.user ? presentUser(v.user, ctx) : null,
     // `artifacts_file` is null without artifacts (spec: "null or object"), on every build response; the
     // erase response carries `download_url: null` in its place (spec, ../shared/docs/spec-decisions.md #3)
-    ...(opts.erased
-      ? { download_url: null }
-      : { artifacts_file: b.artifactsFile ? { filename: b.artifactsFile, size: Number(b.artifactsSize ?? 0) } : null }),
+    ...(opts.erased ? { download_url: null } : { artifacts_file: b.artifactsFile ? { filename: b.artifactsFile, size: Number(b.artifactsSize ?? 0) } : null }),
     commit: c
       ? {
           id: c.id,

@@ -260,8 +260,22 @@ export class BuildsRepository {
                               trigger_request_id, user_id)
        SELECT s.id, $8, $1, $9, $10, $11, $12, $13, $14, $15, $16, $7 FROM s RETURNING id`,
       [
-        p.projectId, p.sha, p.ref, a.name, a.stage, a.allowFailure, p.userId, p.pipelineId, a.stageIdx, a.commands,
-        JSON.stringify(a.options), JSON.stringify(a.yamlVariables), a.tagList, a.when, p.tag, p.triggerRequestId,
+        p.projectId,
+        p.sha,
+        p.ref,
+        a.name,
+        a.stage,
+        a.allowFailure,
+        p.userId,
+        p.pipelineId,
+        a.stageIdx,
+        a.commands,
+        JSON.stringify(a.options),
+        JSON.stringify(a.yamlVariables),
+        a.tagList,
+        a.when,
+        p.tag,
+        p.triggerRequestId,
       ],
       m,
     );
@@ -326,9 +340,7 @@ export class BuildsRepository {
   }
 
   async setArtifacts(id: number, file: string | null, size: number | null, expireAt: Date | null): Promise<void> {
-    await this.q(`UPDATE ci_builds SET artifacts_file = $2, artifacts_size = $3, artifacts_expire_at = $4 WHERE id = $1`, [
-      id, file, size, expireAt,
-    ]);
+    await this.q(`UPDATE ci_builds SET artifacts_file = $2, artifacts_size = $3, artifacts_expire_at = $4 WHERE id = $1`, [id, file, size, expireAt]);
   }
 
   /** Builds whose artifacts expired, oldest expiry first. */
@@ -383,9 +395,7 @@ export class BuildsRepository {
   }
 
   async triggerVariables(triggerRequestId: number): Promise<Record<string, string>> {
-    const rows = await this.q<{ variables: Record<string, string> | null }>(`SELECT variables FROM ci_trigger_requests WHERE id = $1`, [
-      triggerRequestId,
-    ]);
+    const rows = await this.q<{ variables: Record<string, string> | null }>(`SELECT variables FROM ci_trigger_requests WHERE id = $1`, [triggerRequestId]);
     return rows[0]?.variables ?? {};
   }
 }

@@ -62,7 +62,12 @@ export class BuildResponse {
   @ApiProperty({ type: () => UserResponse, nullable: true })
   user!: UserResponse | null;
 
-  @ApiProperty({ type: () => BuildArtifactsFileResponse, description: 'null when the build has no artifacts; absent from the erase answer', nullable: true, required: false })
+  @ApiProperty({
+    type: () => BuildArtifactsFileResponse,
+    description: 'null when the build has no artifacts; absent from the erase answer',
+    nullable: true,
+    required: false,
+  })
   artifacts_file?: BuildArtifactsFileResponse | null;
 
   @ApiProperty({ type: String, description: 'erase answer only, always null', nullable: true, required: false })

@@ -216,7 +216,12 @@ export class BuildsService {
   async appendTrace(build: BuildRow, contentRange: string | undefined, body: Buffer): Promise<TraceResult> {
     if (build.erasedAt) throw new Forbidden('Build has been erased!');
     if (!contentRange) throw new RunnerApiError(400, { error: '400 Missing header Content-Range' });
-    const start = Number(contentRange.trim().replace(/^bytes[ =]/i, '').split('-')[0]);
+    const start = Number(
+      contentRange
+        .trim()
+        .replace(/^bytes[ =]/i, '')
+        .split('-')[0],
+    );
     if (!Number.isSafeInteger(start) || start < 0) throw new RunnerApiError(400, { error: '400 Missing header Content-Range' });
     const result = await this.tx.run(async (m) => {
       const row = await this.builds.lockTrace(m, build.id);
@@ -302,10 +307,7 @@ export class BuildsService {
         });
         bb.on('error', () => reject(new RunnerApiError(400, { message: '400 Bad request - unreadable request body' })));
         bb.on('close', () => {
-          void (writing ?? Promise.resolve()).then(
-            () => (failed ? reject(failed) : resolve({ received: file, fields: f })),
-            reject,
-          );
+          void (writing ?? Promise.resolve()).then(() => (failed ? reject(failed) : resolve({ received: file, fields: f })), reject);
         });
         req.on('aborted', () => reject(new RunnerApiError(400, { message: '400 Bad request - unreadable request body' })));
         req.pipe(bb);

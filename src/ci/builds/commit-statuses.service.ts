@@ -48,7 +48,16 @@ export class CommitStatusesService {
     const existing = await this.statuses.openStatus(tx, s.projectId, s.sha, s.name, s.ref);
     const row =
       existing ??
-      this.statuses.newStatus({ projectId: s.projectId, sha: s.sha, ref: s.ref, name: s.name, stage: 'external', allowFailure: false, startedAt: null, finishedAt: null });
+      this.statuses.newStatus({
+        projectId: s.projectId,
+        sha: s.sha,
+        ref: s.ref,
+        name: s.name,
+        stage: 'external',
+        allowFailure: false,
+        startedAt: null,
+        finishedAt: null,
+      });
     row.status = s.state;
     row.authorId = s.authorId;
     if (s.targetUrl !== null) row.targetUrl = s.targetUrl;

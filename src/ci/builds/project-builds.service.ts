@@ -53,7 +53,12 @@ export class ProjectBuildsService {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     const scope = parseScope(q.scope);
     const rev = parseRef(sha);
-    const commit = rev ? await this.git.repository(project.id).commit(rev).catch(() => null) : null;
+    const commit = rev
+      ? await this.git
+          .repository(project.id)
+          .commit(rev)
+          .catch(() => null)
+      : null;
     if (!commit) throw new NotFound();
     const page = pageRequest(q);
     const { hasPipeline, items, total } = await this.repo.listBySha(project.id, commit.id, scope, page);

@@ -90,7 +90,13 @@ export class TraceFollower implements OnModuleInit {
         if (!row) break;
         const size = row.erasedAt ? 0 : row.traceSize;
         if (size > sent) {
-          sent = await this.send(build.id, sent, size, (buf) => emit(mask.push(buf)), () => stopped || sink.closed);
+          sent = await this.send(
+            build.id,
+            sent,
+            size,
+            (buf) => emit(mask.push(buf)),
+            () => stopped || sink.closed,
+          );
         }
         if (this.builds.isFinished(row.status) && sent >= size) break;
       }

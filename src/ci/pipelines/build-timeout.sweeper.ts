@@ -43,12 +43,16 @@ export class BuildTimeoutSweeper implements OnModuleInit, OnApplicationBootstrap
     try {
       await this.sweep();
     } finally {
-      await this.queue.send(SWEEP_QUEUE, {}, {
-        startAfterSeconds: SWEEP_EVERY_SECONDS,
-        singletonKey: 'sweep',
-        singletonSeconds: SWEEP_EVERY_SECONDS,
-        singletonNextSlot: true,
-      });
+      await this.queue.send(
+        SWEEP_QUEUE,
+        {},
+        {
+          startAfterSeconds: SWEEP_EVERY_SECONDS,
+          singletonKey: 'sweep',
+          singletonSeconds: SWEEP_EVERY_SECONDS,
+          singletonNextSlot: true,
+        },
+      );
     }
   }
 

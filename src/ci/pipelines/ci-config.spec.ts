@@ -54,11 +54,7 @@ describe('CiConfig: GitLab error texts (8.8, and 8.11+ for a job without script)
     ['artifacts expire_in', job('  artifacts:\n    expire_in: soon\n'), 'rspec job: artifacts:expire_in parameter should be a duration'],
     ['dependencies type', job('  dependencies: "a"\n'), 'rspec job: dependencies parameter should be an array of strings'],
     ['undefined dependency', job('  dependencies: ["nope"]\n'), 'rspec job: undefined dependency: nope'],
-    [
-      'dependency in same stage',
-      'lint:\n  script: x\n' + job('  dependencies: ["lint"]\n'),
-      'rspec job: dependency lint is not defined in prior stages',
-    ],
+    ['dependency in same stage', 'lint:\n  script: x\n' + job('  dependencies: ["lint"]\n'), 'rspec job: dependency lint is not defined in prior stages'],
     ['invalid regexp', job('  only: ["/(/"]\n'), 'rspec job: only parameter contains an invalid regexp /(/'],
     ['overlong regexp', job(`  except: ["/${'a'.repeat(300)}/"]\n`), 'rspec job: except parameter regexp is longer than 256 characters'],
     ['syntax error', 'rspec:\n  script: [a\n', '(<unknown>): '],
@@ -191,10 +187,7 @@ deploy:
 
 describe('CiConfig: only / except', () => {
   const at = (only: string | null, except: string | null) =>
-    new CiConfig(
-      `a:\n  script: x\n` + (only ? `  only: ${only}\n` : '') + (except ? `  except: ${except}\n` : ''),
-      'group/project',
-    );
+    new CiConfig(`a:\n  script: x\n` + (only ? `  only: ${only}\n` : '') + (except ? `  except: ${except}\n` : ''), 'group/project');
   const cases: [string | null, string | null, string, boolean, boolean, boolean][] = [
     // only, except, ref, tag, trigger, runs?
     [null, null, 'master', false, false, true],

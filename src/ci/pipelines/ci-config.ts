@@ -20,8 +20,22 @@ const REGEX_TIMEOUT_MS = 50;
 
 const GLOBAL_KEYS = ['before_script', 'after_script', 'image', 'services', 'types', 'stages', 'variables', 'cache'];
 const JOB_KEYS = [
-  'tags', 'script', 'only', 'except', 'type', 'image', 'services', 'allow_failure', 'stage', 'when',
-  'artifacts', 'cache', 'dependencies', 'before_script', 'after_script', 'variables',
+  'tags',
+  'script',
+  'only',
+  'except',
+  'type',
+  'image',
+  'services',
+  'allow_failure',
+  'stage',
+  'when',
+  'artifacts',
+  'cache',
+  'dependencies',
+  'before_script',
+  'after_script',
+  'variables',
 ];
 const CACHE_KEYS = ['key', 'untracked', 'paths'];
 // 8.8 had name/untracked/paths; `when` and `expire_in` are what runner 1.3 reads (additive)
@@ -162,7 +176,10 @@ export class CiConfig {
   private readonly cache?: Obj;
 
   /** Throws CiConfigError with GitLab's message when the file is invalid. */
-  constructor(content: string, readonly path?: string) {
+  constructor(
+    content: string,
+    readonly path?: string,
+  ) {
     if (!content || !content.trim()) throw new CiConfigError('Please provide content of .gitlab-ci.yml');
     const config = loadYaml(content);
     if (!isObj(config)) throw new CiConfigError('YAML should be a hash');
@@ -238,7 +255,7 @@ export class CiConfig {
       commands: [...before, ...script].join('\n'),
       tagList: (j.tags as string[] | undefined) ?? [],
       allowFailure: j.allow_failure === true,
-      when: ((j.when as When | undefined) ?? 'on_success'),
+      when: (j.when as When | undefined) ?? 'on_success',
       yamlVariables: Object.entries(vars).map(([key, value]) => ({ key, value, public: true })),
       options,
     };

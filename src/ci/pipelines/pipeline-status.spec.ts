@@ -25,7 +25,11 @@ describe('combinedStatus (GitLab 8.8 table)', () => {
       { id: 3, name: 'a', status: 'success', allowFailure: false },
       { id: 2, name: 'b', status: 'success', allowFailure: false },
     ];
-    expect(latestByName(rows).map((r) => r.id).sort()).toEqual([2, 3]);
+    expect(
+      latestByName(rows)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([2, 3]);
     expect(combinedStatus(latestByName(rows))).toBe('success');
   });
 

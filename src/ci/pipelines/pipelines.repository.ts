@@ -58,10 +58,11 @@ export class PipelinesRepository {
 
   /** Which of `shas` already have a pipeline for `ref` in the project. */
   async withPipeline(projectId: number, ref: string, shas: string[]): Promise<Set<string>> {
-    const rows = await this.q<{ sha: string }>(
-      `SELECT DISTINCT sha FROM ci_pipelines WHERE project_id = $1 AND ref = $2 AND sha = ANY($3)`,
-      [projectId, ref, shas],
-    );
+    const rows = await this.q<{ sha: string }>(`SELECT DISTINCT sha FROM ci_pipelines WHERE project_id = $1 AND ref = $2 AND sha = ANY($3)`, [
+      projectId,
+      ref,
+      shas,
+    ]);
     return new Set(rows.map((r) => r.sha));
   }
 
@@ -102,14 +103,18 @@ export class PipelinesRepository {
     if (f.ref !== undefined) qb.andWhere('p.ref = :ref', { ref: f.ref });
     if (f.latestOfRefs) {
       // the latest pipeline of each existing branch (or tag): GitLab's PipelinesFinder branches/tags scopes
-      qb.andWhere(
-        `p.id IN (SELECT max(l.id) FROM ci_pipelines l WHERE l.project_id = :projectId AND l.tag = :tag AND l.ref = ANY(:refs) GROUP BY l.ref)`,
-        { tag: f.latestOfRefs.tag, refs: f.latestOfRefs.refs },
-      );
+      qb.andWhere(`p.id IN (SELECT max(l.id) FROM ci_pipelines l WHERE l.project_id = :projectId AND l.tag = :tag AND l.ref = ANY(:refs) GROUP BY l.ref)`, {
+        tag: f.latestOfRefs.tag,
+        refs: f.latestOfRefs.refs,
+      });
     }
     qb.orderBy('p.id', 'DESC').offset(page.offset).limit(page.perPage);
     // the page, its total (window count) and each pipeline's coverage in one statement
-    const { entities, raw } = await qb.clone().addSelect(coverageOf('p.id'), 'pipeline_coverage').addSelect('count(*) OVER ()', 'window_total').getRawAndEntities();
+    const { entities, raw } = await qb
+      .clone()
+      .addSelect(coverageOf('p.id'), 'pipeline_coverage')
+      .addSelect('count(*) OVER ()', 'window_total')
+      .getRawAndEntities();
     if (!entities.length) return [[], page.offset ? await qb.clone().offset(undefined).limit(undefined).orderBy().getCount() : 0, new Map()];
     const rows = raw as { p_id: number; pipeline_coverage: string | null; window_total: string }[];
     const coverage = new Map<number, string>();

@@ -72,9 +72,7 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
    * none get theirs (`create` still skips a tip without `.gitlab-ci.yml`).
    */
   onApplicationBootstrap(): void {
-    void this.reconcile(60).catch((e: unknown) =>
-      this.logger.error('pipeline reconciliation failed', { error: e instanceof Error ? e.message : String(e) }),
-    );
+    void this.reconcile(60).catch((e: unknown) => this.logger.error('pipeline reconciliation failed', { error: e instanceof Error ? e.message : String(e) }));
   }
 
   /** Creates the missing pipelines of branch tips (see onApplicationBootstrap); returns how many. */
@@ -222,7 +220,13 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     const ended = await this.builds.find(buildId);
     const triggerRequestId = ended?.triggerRequestId ?? null;
     const sha = ended ? parseSha(ended.sha) : null;
-    const commit = sha && ended ? await this.git.repository(ended.projectId).commit(sha).catch(() => null) : null;
+    const commit =
+      sha && ended
+        ? await this.git
+            .repository(ended.projectId)
+            .commit(sha)
+            .catch(() => null)
+        : null;
     const finished = await this.tx.run(async (m) => {
       if (f.job && !(await this.queue.takeOver(BUILD_FINISHED_QUEUE, f.job, { tx: m }))) return undefined; // a worker has it
       const pipeline = await this.pipelines.lock(m, pipelineId);
@@ -235,7 +239,18 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
           const prior = combinedStatus(latest.filter((b) => b.stageIdx <= build.stageIdx));
           try {
             for (const stage of config.stages.slice(build.stageIdx + 1)) {
-              if ((await this.createStage(m, pipeline, config, stage, prior, triggerRequestId, all.map((b) => b.name))) > 0) break;
+              if (
+                (await this.createStage(
+                  m,
+                  pipeline,
+                  config,
+                  stage,
+                  prior,
+                  triggerRequestId,
+                  all.map((b) => b.name),
+                )) > 0
+              )
+                break;
             }
           } catch (e) {
             if (!(e instanceof CiConfigError)) throw e;
@@ -251,7 +266,12 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
   }
 
   /** In the transaction that moved the pipeline on after a build ended: `build.changed` (the build hooks), and `build.failed`. */
-  private async announceBuild(m: EntityManager, build: BuildRow, pipeline: Pipeline, commit: { message: string; author: { name: string; email: string } } | null): Promise<void> {
+  private async announceBuild(
+    m: EntityManager,
+    build: BuildRow,
+    pipeline: Pipeline,
+    commit: { message: string; author: { name: string; email: string } } | null,
+  ): Promise<void> {
     if (build.status === 'failed') {
       await this.domainEvents.emit(m, 'build.failed', { buildId: build.id, projectId: build.projectId, userId: build.userId, pipelineId: pipeline.id });
     }
@@ -313,7 +333,15 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     for (const a of attrs) {
       await this.builds.insert(
         m,
-        { projectId: pipeline.projectId, pipelineId: pipeline.id, sha: pipeline.sha, ref: pipeline.ref ?? '', tag: pipeline.tag, userId: pipeline.userId, triggerRequestId },
+        {
+          projectId: pipeline.projectId,
+          pipelineId: pipeline.id,
+          sha: pipeline.sha,
+          ref: pipeline.ref ?? '',
+          tag: pipeline.tag,
+          userId: pipeline.userId,
+          triggerRequestId,
+        },
         a,
       );
     }
@@ -338,7 +366,15 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
       if (!pipeline) throw new Error('pipeline of the build is gone');
       const id = await this.builds.insert(
         m,
-        { projectId: build.projectId, pipelineId: build.pipelineId, sha: build.sha, ref: build.ref, tag: build.tag, userId, triggerRequestId: build.triggerRequestId },
+        {
+          projectId: build.projectId,
+          pipelineId: build.pipelineId,
+          sha: build.sha,
+          ref: build.ref,
+          tag: build.tag,
+          userId,
+          triggerRequestId: build.triggerRequestId,
+        },
         {
           name: build.name,
           stage: build.stage,

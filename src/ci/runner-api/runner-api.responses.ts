@@ -59,7 +59,10 @@ export class BuildVariableResponse {
   public!: boolean;
 }
 
-@ResponseEntity('BuildDetails', 'What builds/register answers (runner-protocol §2.4, GitLab 8.8\'s key order); also the answer of artifact uploads and removals.')
+@ResponseEntity(
+  'BuildDetails',
+  "What builds/register answers (runner-protocol §2.4, GitLab 8.8's key order); also the answer of artifact uploads and removals.",
+)
 export class BuildDetailsResponse extends RunnerBuildResponse {
   @ApiProperty({ type: String, description: 'the script, one command a line' })
   commands!: string;
@@ -86,7 +89,7 @@ export class BuildDetailsResponse extends RunnerBuildResponse {
   depends_on_builds!: RunnerBuildResponse[];
 }
 
-@ResponseEntity('RunnerRecord', 'The deleted runner\'s row (runners/delete).')
+@ResponseEntity('RunnerRecord', "The deleted runner's row (runners/delete).")
 export class RunnerRecordResponse {
   @ApiProperty({ type: 'integer' })
   id!: number;

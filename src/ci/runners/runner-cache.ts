@@ -11,9 +11,7 @@ import { DbNotifications } from '../../database/notifications';
  */
 @Injectable()
 export class RunnerCache extends NotifiedCache implements OnModuleInit {
-  constructor(
-    private readonly notifications: DbNotifications,
-  ) {
+  constructor(private readonly notifications: DbNotifications) {
     super({ channel: 'runner_changed', ttlMs: 30_000, max: 10_000, enabled: true });
   }
 

@@ -26,7 +26,12 @@ export class RunnersRepository {
    * through the runner cache (no statement at all while the row is unchanged).
    */
   async byTokenDigest(digest: string): Promise<Runner | null> {
-    const runner = await this.cache.get(digest, () => this.loadByTokenDigest(digest), (r) => r.id, copyRunner);
+    const runner = await this.cache.get(
+      digest,
+      () => this.loadByTokenDigest(digest),
+      (r) => r.id,
+      copyRunner,
+    );
     return runner ?? null;
   }
 
@@ -56,12 +61,14 @@ export class RunnersRepository {
 
   /** Deletes the runner; returns its raw row (GitLab answers the destroyed record). */
   async delete(id: number): Promise<Record<string, unknown> | undefined> {
-    const rows = rowsOf<Record<string, unknown>>(await this.runners.query(
-      `DELETE FROM ci_runners WHERE id = $1
+    const rows = rowsOf<Record<string, unknown>>(
+      await this.runners.query(
+        `DELETE FROM ci_runners WHERE id = $1
        RETURNING id, created_at, updated_at, description, contacted_at, active, is_shared, name, version,
                  revision, platform, architecture, run_untagged`,
-      [id],
-    ));
+        [id],
+      ),
+    );
     this.cache.forgetOwner(id); // at once here; every instance when the notification arrives
     return rows[0];
   }
@@ -70,9 +77,7 @@ export class RunnersRepository {
   async touch(runner: Runner, info: RunnerInfo): Promise<void> {
     // the row was just read: skip the round trip when nothing would change
     const fresh = runner.contactedAt && Date.now() - new Date(runner.contactedAt).getTime() < 60_000;
-    const same = (['name', 'version', 'revision', 'platform', 'architecture'] as const).every(
-      (k) => info[k] === undefined || info[k] === runner[k],
-    );
+    const same = (['name', 'version', 'revision', 'platform', 'architecture'] as const).every((k) => info[k] === undefined || info[k] === runner[k]);
     if (fresh && same) return;
     await this.runners.query(
       `UPDATE ci_runners SET contacted_at = now(),
@@ -123,10 +128,12 @@ export class RunnersRepository {
 
   private async page(where: string, params: unknown[], page: { offset: number; perPage: number }): Promise<[Runner[], number]> {
     const n = params.length;
-    const rows = rowsOf<Runner & { total: string }>(await this.runners.query(
-      `${SELECT_RUNNER.replace('SELECT ', 'SELECT count(*) OVER () AS total, ')} WHERE ${where} ORDER BY r.id DESC OFFSET $${n + 1} LIMIT $${n + 2}`,
-      [...params, page.offset, page.perPage],
-    ));
+    const rows = rowsOf<Runner & { total: string }>(
+      await this.runners.query(
+        `${SELECT_RUNNER.replace('SELECT ', 'SELECT count(*) OVER () AS total, ')} WHERE ${where} ORDER BY r.id DESC OFFSET $${n + 1} LIMIT $${n + 2}`,
+        [...params, page.offset, page.perPage],
+      ),
+    );
     if (rows.length === 0 && page.offset > 0) {
       const [{ c }] = rowsOf<{ c: string }>(await this.runners.query(`SELECT count(*) AS c FROM ci_runners r WHERE ${where}`, params));
       return [[], Number(c)];

@@ -21,7 +21,14 @@ export interface RegisterRunnerInput {
 /** `"a, b"` or `["a","b"]` → trimmed, distinct, non-empty tags. */
 export function parseTagList(raw: unknown): string[] {
   const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [];
-  return [...new Set(items.filter((t): t is string => typeof t === 'string').map((t) => t.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      items
+        .filter((t): t is string => typeof t === 'string')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 /** Runners: registration (shared or specific), removal, and authentication by runner token. */

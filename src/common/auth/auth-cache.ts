@@ -16,9 +16,7 @@ export const AUTH_CACHE_MAX = 10_000;
  */
 @Injectable()
 export class AuthCache extends NotifiedCache implements OnModuleInit {
-  constructor(
-    private readonly notifications: DbNotifications,
-  ) {
+  constructor(private readonly notifications: DbNotifications) {
     super({ channel: 'auth_changed', ttlMs: AUTH_CACHE_MS, max: AUTH_CACHE_MAX, enabled: true });
   }
 

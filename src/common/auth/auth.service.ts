@@ -67,11 +67,7 @@ export class AuthService {
     }
     if (!caller.admin) throw new Forbidden(undefined, '403 Forbidden: Must be admin to use sudo');
     const id = Number(identifier);
-    const target = byId
-      ? id <= 2147483647
-        ? await this.users.byId(id)
-        : null
-      : ((await this.users.byUsername(identifier))[0] ?? null);
+    const target = byId ? (id <= 2147483647 ? await this.users.byId(id) : null) : ((await this.users.byUsername(identifier))[0] ?? null);
     if (!target) throw new NotFound(undefined, `: No user id or username for: ${identifier}`);
     return target;
   }

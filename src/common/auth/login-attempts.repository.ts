@@ -82,9 +82,8 @@ export class LoginAttemptsRepository {
 
   /** Forgets windows that are over and locks that have run out. */
   async prune(windowSeconds: number): Promise<void> {
-    await this.ds.query(
-      `DELETE FROM login_attempts WHERE first_at < now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until < now())`,
-      [windowSeconds],
-    );
+    await this.ds.query(`DELETE FROM login_attempts WHERE first_at < now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until < now())`, [
+      windowSeconds,
+    ]);
   }
 }

@@ -58,7 +58,13 @@ describe('request DTO fields', () => {
   });
 
   it('booleans: 1/0/yes/no/true/false in any case', () => {
-    for (const [raw, v] of [['1', true], ['0', false], ['yes', true], ['FALSE', false], [true, true]] as const) {
+    for (const [raw, v] of [
+      ['1', true],
+      ['0', false],
+      ['yes', true],
+      ['FALSE', false],
+      [true, true],
+    ] as const) {
       expect(toDto(Sample, { title: 't', confidential: raw }).confidential).toBe(v);
     }
     expect(err(() => toDto(Sample, { title: 't', confidential: 'maybe' }))).toEqual({ message: '400 (Bad request) "confidential" is invalid' });
@@ -95,7 +101,7 @@ describe('request DTO fields', () => {
     expect(lookupText('ab')).toBe('ab');
   });
 
-  it('blank: a required field may be an empty string; invalidMessage: GitLab\'s own message for a bad value', () => {
+  it("blank: a required field may be an empty string; invalidMessage: GitLab's own message for a bad value", () => {
     class Own {
       @Str({ required: true, blank: true }) content!: string;
       @DateTime({ invalidMessage: '"since" must be a timestamp' }) since?: Date;

@@ -87,10 +87,7 @@ function presence(opts: FieldOptions): PropertyDecorator {
 function check(test: (v: unknown) => boolean, opts: FieldOptions = {}, validationOptions?: ValidationOptions): PropertyDecorator {
   // the constraint's message is empty unless the field names GitLab's own (the pipe then answers with it)
   if (opts.invalidMessage !== undefined) validationOptions = { ...validationOptions, message: opts.invalidMessage };
-  return ValidateBy(
-    { name: INVALID, validator: { validate: (v: unknown) => v !== BAD && test(v) } },
-    validationOptions,
-  );
+  return ValidateBy({ name: INVALID, validator: { validate: (v: unknown) => v !== BAD && test(v) } }, validationOptions);
 }
 
 function api(type: unknown, opts: FieldOptions, extra: Record<string, unknown> = {}): PropertyDecorator {
@@ -169,8 +166,7 @@ export function Bool(opts: FieldOptions = {}): PropertyDecorator {
 /** An integer, from a JSON number or a string of digits. A blank value is absent. */
 /** `zeroIsNull`: 0 means "clear it" too (`assignee_id=0` unassigns). */
 export function Int(opts: FieldOptions & { min?: number; max?: number; zeroIsNull?: boolean } = {}): PropertyDecorator {
-  const test = (v: unknown) =>
-    typeof v === 'number' && (opts.min === undefined || v >= opts.min) && (opts.max === undefined || v <= opts.max);
+  const test = (v: unknown) => typeof v === 'number' && (opts.min === undefined || v >= opts.min) && (opts.max === undefined || v <= opts.max);
   return applyDecorators(
     api('integer', opts),
     convert(opts, (value) => {
@@ -208,12 +204,7 @@ const isStringList = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s
 
 /** Repeated parameters, `name[]`, a JSON array or a comma-separated string; items trimmed, blanks dropped. */
 export function List(opts: FieldOptions = {}): PropertyDecorator {
-  return applyDecorators(
-    api([String], opts),
-    convert(opts, toList),
-    presence(opts),
-    check(isStringList, opts),
-  );
+  return applyDecorators(api([String], opts), convert(opts, toList), presence(opts), check(isStringList, opts));
 }
 
 /** Like `List`, of integers (by default within PostgreSQL's int range, 0..2^31-1). */
@@ -278,7 +269,12 @@ export function lookupText(value: string): string {
 
 /** Any JSON value (a hash of strings, say); the service checks its shape. */
 export function Raw(opts: FieldOptions = {}): PropertyDecorator {
-  return applyDecorators(api(Object, opts), convert(opts, (v) => v), presence(opts), check(() => true));
+  return applyDecorators(
+    api(Object, opts),
+    convert(opts, (v) => v),
+    presence(opts),
+    check(() => true),
+  );
 }
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;

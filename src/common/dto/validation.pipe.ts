@@ -42,7 +42,10 @@ export function toDto<T extends object>(cls: Type<T>, value: unknown): T {
     const tooLong = errors.find((e) => e.constraints && TOO_LONG in e.constraints);
     if (tooLong) throw toDomainError(tooLong);
     for (const e of errors) delete (dto as Record<string, unknown>)[e.property];
-    markInvalid(dto, errors.map((e) => e.property));
+    markInvalid(
+      dto,
+      errors.map((e) => e.property),
+    );
   }
   return dto;
 }

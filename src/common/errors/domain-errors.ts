@@ -16,7 +16,10 @@ export abstract class DomainError extends Error {
 /** `404 <Resource> Not Found`, or `404 Not Found` with no resource. */
 export class NotFound extends DomainError {
   readonly status = 404;
-  constructor(readonly resource?: string, private readonly detail?: string) {
+  constructor(
+    readonly resource?: string,
+    private readonly detail?: string,
+  ) {
     super(resource ? `${resource} Not Found` : 'Not Found');
   }
   body() {
@@ -82,7 +85,10 @@ export class Unauthorized extends DomainError {
 /** `403 Forbidden`, `403 Forbidden - <reason>`, or an exact message (sudo's uses a colon). */
 export class Forbidden extends DomainError {
   readonly status = 403;
-  constructor(readonly reason?: string, private readonly exactMessage?: string) {
+  constructor(
+    readonly reason?: string,
+    private readonly exactMessage?: string,
+  ) {
     super(reason ?? 'forbidden');
   }
   body() {

@@ -1,12 +1,7 @@
 import type { Response } from 'express';
 
 /** Writes an error response; used by the exception filter and by pre-routing middleware. */
-export function writeErrorResponse(
-  res: Response,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
+export function writeErrorResponse(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.end();
     return;
@@ -58,7 +53,7 @@ export function errorBody(status: number, body: unknown): unknown {
   if (typeof body === 'string') return { message: withStatus(status, body) };
   if (Array.isArray(body)) return { message: withStatus(status, body.map(String).join(', ')) };
   if (typeof body !== 'object' || !('message' in body)) return body;
-  const message = (body).message;
+  const message = body.message;
   if (typeof message === 'string') return { ...body, message: withStatus(status, message) };
   if (Array.isArray(message)) return { ...body, message: withStatus(status, message.map(String).join(', ')) };
   return body;

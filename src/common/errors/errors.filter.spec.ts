@@ -2,17 +2,7 @@ import { BadRequestException } from '@nestjs/common';
 import type { Request } from 'express';
 import { RunnerApiError } from '../../ci/builds/builds.service';
 import { Logger } from '../http/logger';
-import {
-  apiError,
-  Conflict,
-  DomainError,
-  ErrorWithBody,
-  Forbidden,
-  MissingAttribute,
-  NotFound,
-  OAuthError,
-  ValidationFailed,
-} from './domain-errors';
+import { apiError, Conflict, DomainError, ErrorWithBody, Forbidden, MissingAttribute, NotFound, OAuthError, ValidationFailed } from './domain-errors';
 import { errorBody } from './error-response';
 import { ErrorsFilter } from './errors.filter';
 
@@ -64,12 +54,14 @@ describe('ErrorsFilter', () => {
   });
 
   it('a conflict on named fields is the string naming the first field (decisions 24 and 32)', () => {
-    expect(map(new Conflict({ name: ['has already been taken'], path: ['has already been taken'] })).body).toEqual({ message: '409 Name has already been taken' });
+    expect(map(new Conflict({ name: ['has already been taken'], path: ['has already been taken'] })).body).toEqual({
+      message: '409 Name has already been taken',
+    });
     expect(map(new Conflict({ path: ['has already been taken'] })).body).toEqual({ message: '409 Path has already been taken' });
     expect(map(new Conflict()).body).toEqual({ message: '409 Conflict' });
   });
 
-  it('leaves bodies that are not GitLab messages alone: OAuth errors, the runner API\'s {} and {error}', () => {
+  it("leaves bodies that are not GitLab messages alone: OAuth errors, the runner API's {} and {error}", () => {
     expect(map(new OAuthError(400, 'invalid_grant', 'bad')).body).toEqual({ error: 'invalid_grant', error_description: 'bad' });
     expect(map(new RunnerApiError(404, {})).body).toEqual({});
     expect(map(new RunnerApiError(416, { error: '416 Range Not Satisfiable' })).body).toEqual({ error: '416 Range Not Satisfiable' });

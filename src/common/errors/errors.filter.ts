@@ -46,8 +46,17 @@ export class ErrorsFilter implements ExceptionFilter {
     if (pgCode === '40P01' || pgCode === '40001') {
       // a deadlock or serialization failure between concurrent transactions: nothing was written, and
       // the same request sent again succeeds — a transient answer the client can retry, not a 500
-      this.logger.warn('transaction aborted by a concurrent one', { request_id: (req as Request & { id?: string }).id, method: req.method, path: req.path, code: pgCode });
-      return { status: 503, body: { message: '503 Service Unavailable - the request collided with a concurrent change, try again' }, headers: { 'Retry-After': '1' } };
+      this.logger.warn('transaction aborted by a concurrent one', {
+        request_id: (req as Request & { id?: string }).id,
+        method: req.method,
+        path: req.path,
+        code: pgCode,
+      });
+      return {
+        status: 503,
+        body: { message: '503 Service Unavailable - the request collided with a concurrent change, try again' },
+        headers: { 'Retry-After': '1' },
+      };
     }
     if (pgCode && INPUT_ERRORS[pgCode]) {
       // Input PostgreSQL cannot take (a NUL byte, an out-of-range number): the caller's fault, not ours.
@@ -62,7 +71,7 @@ export class ErrorsFilter implements ExceptionFilter {
       request_id: (req as Request & { id?: string }).id,
       method: req.method,
       path: req.path,
-      error: exception instanceof Error ? exception.stack ?? exception.message : String(exception),
+      error: exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
     });
     return { status: 500, body: { message: '500 Internal Server Error', request_id: (req as Request & { id?: string }).id } };
   }

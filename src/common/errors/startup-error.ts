@@ -11,9 +11,11 @@ type SystemError = Error & { code?: string; address?: string; port?: number };
 export function listenFailure(e: unknown, host: string, port: number): unknown {
   const code = (e as SystemError)?.code;
   const where = `${host}:${port}`;
-  if (code === 'EADDRINUSE') return new StartupError(`cannot listen on ${where}: the port is already in use; stop the other process or set PORT to a free port`);
+  if (code === 'EADDRINUSE')
+    return new StartupError(`cannot listen on ${where}: the port is already in use; stop the other process or set PORT to a free port`);
   if (code === 'EACCES') return new StartupError(`cannot listen on ${where}: permission denied; use a port above 1023 or run with the right to bind it`);
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new StartupError(`cannot listen on ${where}: this machine has no such address; set HOST to one of its addresses (0.0.0.0 for all)`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return new StartupError(`cannot listen on ${where}: this machine has no such address; set HOST to one of its addresses (0.0.0.0 for all)`);
   return e;
 }
 
@@ -38,9 +40,12 @@ export function databaseFailure(e: unknown, databaseUrl: string): unknown {
   const at = safeUrl(databaseUrl);
   const reason = err?.message || err?.errors?.[0]?.message || String(code);
   if (code && UNREACHABLE.has(code)) {
-    return new StartupError(`cannot connect to the database at ${at} (${reason}); start PostgreSQL or correct DATABASE_URL (unset it to use the embedded database)`);
+    return new StartupError(
+      `cannot connect to the database at ${at} (${reason}); start PostgreSQL or correct DATABASE_URL (unset it to use the embedded database)`,
+    );
   }
-  if (code === '28P01' || code === '28000') return new StartupError(`the database at ${at} refused the credentials (${reason}); correct the user and password in DATABASE_URL`);
+  if (code === '28P01' || code === '28000')
+    return new StartupError(`the database at ${at} refused the credentials (${reason}); correct the user and password in DATABASE_URL`);
   if (code === '3D000') return new StartupError(`the database at ${at} does not exist (${reason}); create it (createdb) or correct DATABASE_URL`);
   return e;
 }

@@ -139,10 +139,7 @@ function byteSize(limit: string): number {
  * request id and the per-request JSON log line; URL normalisation (extra slashes, `.json`);
  * `Content-Type: application/json` without a charset; body parsing with GitLab-style errors.
  */
-export function httpPipeline(
-  logger: Logger,
-  opts: { bodyLimit: string; corsOrigins?: string[]; metrics?: HttpMetrics },
-): RequestHandler[] {
+export function httpPipeline(logger: Logger, opts: { bodyLimit: string; corsOrigins?: string[]; metrics?: HttpMetrics }): RequestHandler[] {
   // not strict: `null` (what v3-era Go clients send on every write without options), arrays and scalars are valid JSON
   const json = express.json({ limit: opts.bodyLimit, type: ['application/json', 'application/*+json'], strict: false });
   const urlencoded = express.urlencoded({ extended: true, limit: opts.bodyLimit, parameterLimit: 2000 });

@@ -43,13 +43,7 @@ describe('paginationHeaders', () => {
   const BASE = 'http://www.example.com';
 
   it("writes GitLab's exact Link for one page (request spec: GET /issues?state=closed&per_page=3), without the token", () => {
-    const h = paginationHeaders(
-      BASE,
-      '/api/v3/issues',
-      { state: 'closed', per_page: '3', private_token: 'TOKEN' },
-      2,
-      pageRequest({ per_page: '3' }),
-    );
+    const h = paginationHeaders(BASE, '/api/v3/issues', { state: 'closed', per_page: '3', private_token: 'TOKEN' }, 2, pageRequest({ per_page: '3' }));
     expect(h.Link).toBe(
       '<http://www.example.com/api/v3/issues?page=1&per_page=3&state=closed>; rel="first", ' +
         '<http://www.example.com/api/v3/issues?page=1&per_page=3&state=closed>; rel="last"',
@@ -96,8 +90,7 @@ describe('paginationHeaders', () => {
     expect(h['X-Total-Pages']).toBe('0');
     expect(h['X-Next-Page']).toBe('');
     expect(h.Link).toBe(
-      '<http://www.example.com/api/v3/projects?page=1&per_page=20>; rel="first", ' +
-        '<http://www.example.com/api/v3/projects?page=0&per_page=20>; rel="last"',
+      '<http://www.example.com/api/v3/projects?page=1&per_page=20>; rel="first", ' + '<http://www.example.com/api/v3/projects?page=0&per_page=20>; rel="last"',
     );
   });
 
@@ -110,19 +103,11 @@ describe('paginationHeaders', () => {
       pageRequest({ per_page: '9' }),
     );
     const first = /<([^>]+)>; rel="first"/.exec(h.Link)![1];
-    expect(first).toBe(
-      'http://www.example.com/api/v3/projects/1/builds?a=x+y%26z&order_by=id&page=1&per_page=9&scope%5B%5D=pending&scope%5B%5D=running',
-    );
+    expect(first).toBe('http://www.example.com/api/v3/projects/1/builds?a=x+y%26z&order_by=id&page=1&per_page=9&scope%5B%5D=pending&scope%5B%5D=running');
   });
 
   it('never echoes credentials (private_token, access_token, bearer_token), but keeps sudo', () => {
-    const h = paginationHeaders(
-      BASE,
-      '/api/v3/projects',
-      { private_token: 'p', access_token: 'a', bearer_token: 'b', sudo: 'alice' },
-      1,
-      pageRequest({}),
-    );
+    const h = paginationHeaders(BASE, '/api/v3/projects', { private_token: 'p', access_token: 'a', bearer_token: 'b', sudo: 'alice' }, 1, pageRequest({}));
     expect(h.Link).not.toMatch(/private_token|access_token|bearer_token/);
     expect(h.Link).toMatch(/sudo=alice/);
   });

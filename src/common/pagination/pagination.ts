@@ -53,9 +53,7 @@ export class Paginated<T> {
  * so the Link URLs (which carry that per_page) lead where they say.
  */
 export function paginateAll<T>(items: T[], params: PageParams, opts: { whole?: boolean } = {}): Paginated<T> {
-  const page = opts.whole
-    ? pageRequest(params, Math.max(DEFAULT_PER_PAGE, items.length), Math.max(MAX_PER_PAGE, items.length))
-    : pageRequest(params);
+  const page = opts.whole ? pageRequest(params, Math.max(DEFAULT_PER_PAGE, items.length), Math.max(MAX_PER_PAGE, items.length)) : pageRequest(params);
   return new Paginated(items.slice(page.offset, page.offset + page.perPage), items.length, page);
 }
 
@@ -83,21 +81,14 @@ function toQuery(params: Record<string, unknown>): string {
  * The spec's pagination headers. `Link` URLs are absolute (from EXTERNAL_URL), echo the request's
  * query parameters except credentials, and overwrite `page`/`per_page`.
  */
-export function paginationHeaders(
-  externalUrl: string,
-  path: string,
-  query: Record<string, unknown>,
-  total: number,
-  page: PageRequest,
-): Record<string, string> {
+export function paginationHeaders(externalUrl: string, path: string, query: Record<string, unknown>, total: number, page: PageRequest): Record<string, string> {
   const totalPages = Math.ceil(total / page.perPage);
   const base: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(query)) {
     const key = k.endsWith('[]') ? k.slice(0, -2) : k;
     if (!CREDENTIAL_PARAMS.has(key)) base[key] = v;
   }
-  const url = (p: number) =>
-    `${externalUrl}${path}?${toQuery({ ...base, page: String(p), per_page: String(page.perPage) })}`;
+  const url = (p: number) => `${externalUrl}${path}?${toQuery({ ...base, page: String(p), per_page: String(page.perPage) })}`;
   const links: string[] = [];
   if (page.page > 1) links.push(`<${url(page.page - 1)}>; rel="prev"`);
   if (page.page < totalPages) links.push(`<${url(page.page + 1)}>; rel="next"`);

@@ -28,10 +28,10 @@ export class PolicyRepository {
 
   /** The user's level in a group (0 for none). */
   async groupLevel(userId: number, groupId: number): Promise<number> {
-    const rows: { access_level: number }[] = await this.ds.query(
-      `SELECT access_level FROM group_members WHERE user_id = $1 AND namespace_id = $2`,
-      [userId, groupId],
-    );
+    const rows: { access_level: number }[] = await this.ds.query(`SELECT access_level FROM group_members WHERE user_id = $1 AND namespace_id = $2`, [
+      userId,
+      groupId,
+    ]);
     return rows[0]?.access_level ?? 0;
   }
 }

@@ -1,16 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Forbidden, NotFound } from '../errors/domain-errors';
-import {
-  AccessLevel,
-  GroupAbility,
-  groupAbilities,
-  NO_ACCESS,
-  PolicyProject,
-  PolicyUser,
-  ProjectAbility,
-  projectAbilities,
-  ProjectAccess,
-} from './policy';
+import { AccessLevel, GroupAbility, groupAbilities, NO_ACCESS, PolicyProject, PolicyUser, ProjectAbility, projectAbilities, ProjectAccess } from './policy';
 import { PolicyRepository } from './policy.repository';
 
 export interface PolicyProjectRow extends PolicyProject {
@@ -80,11 +70,7 @@ export class PolicyService {
    * Checks `ability` on a project: a caller who cannot even read the project gets 404
    * (`404 Project Not Found`), one who can read it but lacks the ability gets 403.
    */
-  async authorize(
-    user: PolicyUser | undefined,
-    project: PolicyProjectRow,
-    ability: ProjectAbility,
-  ): Promise<Set<ProjectAbility>> {
+  async authorize(user: PolicyUser | undefined, project: PolicyProjectRow, ability: ProjectAbility): Promise<Set<ProjectAbility>> {
     const abilities = await this.projectAbilities(user, project);
     if (!abilities.has('read_project')) throw new NotFound('Project');
     if (!abilities.has(ability)) throw new Forbidden();

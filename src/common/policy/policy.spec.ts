@@ -103,36 +103,90 @@ describe('groupAbilities', () => {
  */
 
 const GUEST: ProjectAbility[] = [
-  'read_project', 'read_wiki', 'read_issue', 'read_label', 'read_milestone', 'read_project_snippet',
-  'read_project_member', 'read_merge_request', 'read_note', 'create_project', 'create_issue', 'create_note',
+  'read_project',
+  'read_wiki',
+  'read_issue',
+  'read_label',
+  'read_milestone',
+  'read_project_snippet',
+  'read_project_member',
+  'read_merge_request',
+  'read_note',
+  'create_project',
+  'create_issue',
+  'create_note',
   'upload_file',
 ];
 const PUBLIC: ProjectAbility[] = [...GUEST, 'download_code', 'fork_project', 'read_commit_status'];
 const REPORTER: ProjectAbility[] = [
-  ...GUEST, 'download_code', 'fork_project', 'create_project_snippet', 'update_issue', 'admin_issue', 'admin_label',
-  'read_commit_status', 'read_build', 'read_container_image', 'read_pipeline',
+  ...GUEST,
+  'download_code',
+  'fork_project',
+  'create_project_snippet',
+  'update_issue',
+  'admin_issue',
+  'admin_label',
+  'read_commit_status',
+  'read_build',
+  'read_container_image',
+  'read_pipeline',
 ];
 const DEVELOPER: ProjectAbility[] = [
-  ...REPORTER, 'admin_merge_request', 'update_merge_request', 'create_commit_status', 'update_commit_status',
-  'create_build', 'update_build', 'create_pipeline', 'update_pipeline', 'create_merge_request', 'create_wiki',
-  'push_code', 'create_container_image', 'update_container_image',
+  ...REPORTER,
+  'admin_merge_request',
+  'update_merge_request',
+  'create_commit_status',
+  'update_commit_status',
+  'create_build',
+  'update_build',
+  'create_pipeline',
+  'update_pipeline',
+  'create_merge_request',
+  'create_wiki',
+  'push_code',
+  'create_container_image',
+  'update_container_image',
 ];
 const MASTER: ProjectAbility[] = [
-  ...DEVELOPER, 'push_code_to_protected_branches', 'update_project_snippet', 'admin_milestone',
-  'admin_project_snippet', 'admin_project_member', 'admin_note', 'admin_wiki', 'admin_project',
-  'admin_commit_status', 'admin_build', 'admin_container_image', 'admin_pipeline',
+  ...DEVELOPER,
+  'push_code_to_protected_branches',
+  'update_project_snippet',
+  'admin_milestone',
+  'admin_project_snippet',
+  'admin_project_member',
+  'admin_note',
+  'admin_wiki',
+  'admin_project',
+  'admin_commit_status',
+  'admin_build',
+  'admin_container_image',
+  'admin_pipeline',
 ];
 const OWNER: ProjectAbility[] = [
-  ...MASTER, 'change_namespace', 'change_visibility_level', 'rename_project', 'remove_project', 'archive_project',
-  'remove_fork_project', 'destroy_merge_request', 'destroy_issue',
+  ...MASTER,
+  'change_namespace',
+  'change_visibility_level',
+  'rename_project',
+  'remove_project',
+  'archive_project',
+  'remove_fork_project',
+  'destroy_merge_request',
+  'destroy_issue',
 ];
 const ANONYMOUS_PUBLIC: ProjectAbility[] = [
-  'read_project', 'read_wiki', 'read_label', 'read_milestone', 'read_project_snippet', 'read_project_member',
-  'read_merge_request', 'read_note', 'read_commit_status', 'download_code', 'read_issue',
+  'read_project',
+  'read_wiki',
+  'read_label',
+  'read_milestone',
+  'read_project_snippet',
+  'read_project_member',
+  'read_merge_request',
+  'read_note',
+  'read_commit_status',
+  'download_code',
+  'read_issue',
 ];
-const ARCHIVED: ProjectAbility[] = [
-  'create_merge_request', 'push_code', 'push_code_to_protected_branches', 'update_merge_request', 'admin_merge_request',
-];
+const ARCHIVED: ProjectAbility[] = ['create_merge_request', 'push_code', 'push_code_to_protected_branches', 'update_merge_request', 'admin_merge_request'];
 
 /** ability.rb's `named_abilities(name)`: what a disabled feature takes away (not `destroy_*`). */
 const named = (name: string) => ['read', 'create', 'update', 'admin'].map((v) => `${v}_${name}`);

@@ -8,22 +8,77 @@ export const PROJECT_MEMBER_LEVELS = [10, 20, 30, 40, 50];
 export const GROUP_MEMBER_LEVELS = [10, 20, 30, 40, 50];
 
 export type ProjectAbility =
-  | 'read_project' | 'read_wiki' | 'read_issue' | 'read_label' | 'read_milestone' | 'read_project_snippet'
-  | 'read_project_member' | 'read_merge_request' | 'read_note' | 'create_project' | 'create_issue' | 'create_note'
-  | 'upload_file' | 'download_code' | 'fork_project' | 'read_commit_status' | 'read_build'
-  | 'create_project_snippet' | 'update_issue' | 'admin_issue' | 'admin_label' | 'read_container_image' | 'read_pipeline'
-  | 'admin_merge_request' | 'update_merge_request' | 'create_commit_status' | 'update_commit_status' | 'create_build'
-  | 'update_build' | 'create_pipeline' | 'update_pipeline' | 'create_merge_request' | 'create_wiki' | 'push_code'
-  | 'create_container_image' | 'update_container_image'
-  | 'push_code_to_protected_branches' | 'update_project_snippet' | 'admin_milestone' | 'admin_project_snippet'
-  | 'admin_project_member' | 'admin_note' | 'admin_wiki' | 'admin_project' | 'admin_commit_status' | 'admin_build'
-  | 'admin_container_image' | 'admin_pipeline' | 'destroy_label'
-  | 'change_namespace' | 'change_visibility_level' | 'rename_project' | 'remove_project' | 'archive_project'
-  | 'remove_fork_project' | 'destroy_merge_request' | 'destroy_issue';
+  | 'read_project'
+  | 'read_wiki'
+  | 'read_issue'
+  | 'read_label'
+  | 'read_milestone'
+  | 'read_project_snippet'
+  | 'read_project_member'
+  | 'read_merge_request'
+  | 'read_note'
+  | 'create_project'
+  | 'create_issue'
+  | 'create_note'
+  | 'upload_file'
+  | 'download_code'
+  | 'fork_project'
+  | 'read_commit_status'
+  | 'read_build'
+  | 'create_project_snippet'
+  | 'update_issue'
+  | 'admin_issue'
+  | 'admin_label'
+  | 'read_container_image'
+  | 'read_pipeline'
+  | 'admin_merge_request'
+  | 'update_merge_request'
+  | 'create_commit_status'
+  | 'update_commit_status'
+  | 'create_build'
+  | 'update_build'
+  | 'create_pipeline'
+  | 'update_pipeline'
+  | 'create_merge_request'
+  | 'create_wiki'
+  | 'push_code'
+  | 'create_container_image'
+  | 'update_container_image'
+  | 'push_code_to_protected_branches'
+  | 'update_project_snippet'
+  | 'admin_milestone'
+  | 'admin_project_snippet'
+  | 'admin_project_member'
+  | 'admin_note'
+  | 'admin_wiki'
+  | 'admin_project'
+  | 'admin_commit_status'
+  | 'admin_build'
+  | 'admin_container_image'
+  | 'admin_pipeline'
+  | 'destroy_label'
+  | 'change_namespace'
+  | 'change_visibility_level'
+  | 'rename_project'
+  | 'remove_project'
+  | 'archive_project'
+  | 'remove_fork_project'
+  | 'destroy_merge_request'
+  | 'destroy_issue';
 
 const GUEST: ProjectAbility[] = [
-  'read_project', 'read_wiki', 'read_issue', 'read_label', 'read_milestone', 'read_project_snippet',
-  'read_project_member', 'read_merge_request', 'read_note', 'create_project', 'create_issue', 'create_note',
+  'read_project',
+  'read_wiki',
+  'read_issue',
+  'read_label',
+  'read_milestone',
+  'read_project_snippet',
+  'read_project_member',
+  'read_merge_request',
+  'read_note',
+  'create_project',
+  'create_issue',
+  'create_note',
   'upload_file',
 ];
 const PUBLIC_EXTRA: ProjectAbility[] = ['download_code', 'fork_project', 'read_commit_status'];
@@ -34,27 +89,64 @@ const PUBLIC_EXTRA: ProjectAbility[] = ['download_code', 'fork_project', 'read_c
  */
 const PUBLIC_BUILDS: ProjectAbility[] = ['read_build', 'read_pipeline'];
 const REPORTER: ProjectAbility[] = [
-  'download_code', 'fork_project', 'create_project_snippet', 'update_issue', 'admin_issue', 'admin_label',
-  'read_commit_status', 'read_build', 'read_container_image', 'read_pipeline',
+  'download_code',
+  'fork_project',
+  'create_project_snippet',
+  'update_issue',
+  'admin_issue',
+  'admin_label',
+  'read_commit_status',
+  'read_build',
+  'read_container_image',
+  'read_pipeline',
 ];
 const DEVELOPER: ProjectAbility[] = [
-  'admin_merge_request', 'update_merge_request', 'create_commit_status', 'update_commit_status', 'create_build',
-  'update_build', 'create_pipeline', 'update_pipeline', 'create_merge_request', 'create_wiki', 'push_code',
-  'create_container_image', 'update_container_image',
+  'admin_merge_request',
+  'update_merge_request',
+  'create_commit_status',
+  'update_commit_status',
+  'create_build',
+  'update_build',
+  'create_pipeline',
+  'update_pipeline',
+  'create_merge_request',
+  'create_wiki',
+  'push_code',
+  'create_container_image',
+  'update_container_image',
 ];
 const MASTER: ProjectAbility[] = [
-  'push_code_to_protected_branches', 'update_project_snippet', 'admin_milestone', 'admin_project_snippet',
-  'admin_project_member', 'admin_note', 'admin_wiki', 'admin_project', 'admin_commit_status', 'admin_build',
-  'admin_container_image', 'admin_pipeline',
+  'push_code_to_protected_branches',
+  'update_project_snippet',
+  'admin_milestone',
+  'admin_project_snippet',
+  'admin_project_member',
+  'admin_note',
+  'admin_wiki',
+  'admin_project',
+  'admin_commit_status',
+  'admin_build',
+  'admin_container_image',
+  'admin_pipeline',
   // Deleting a label takes it off every issue: master+ (the issue's rule: "a reporter cannot delete a label").
   'destroy_label',
 ];
 const OWNER: ProjectAbility[] = [
-  'change_namespace', 'change_visibility_level', 'rename_project', 'remove_project', 'archive_project',
-  'remove_fork_project', 'destroy_merge_request', 'destroy_issue',
+  'change_namespace',
+  'change_visibility_level',
+  'rename_project',
+  'remove_project',
+  'archive_project',
+  'remove_fork_project',
+  'destroy_merge_request',
+  'destroy_issue',
 ];
 const ARCHIVED_REMOVES: ProjectAbility[] = [
-  'create_merge_request', 'push_code', 'push_code_to_protected_branches', 'update_merge_request', 'admin_merge_request',
+  'create_merge_request',
+  'push_code',
+  'push_code_to_protected_branches',
+  'update_merge_request',
+  'admin_merge_request',
 ];
 const ANONYMOUS_REMOVES = /^(create_|upload_|fork_)/;
 
@@ -106,11 +198,7 @@ export function visibleToNonMember(user: PolicyUser | undefined, project: Pick<P
 }
 
 /** Every ability `user` (undefined: anonymous) has on `project`. */
-export function projectAbilities(
-  user: PolicyUser | undefined,
-  project: PolicyProject,
-  access: ProjectAccess,
-): Set<ProjectAbility> {
+export function projectAbilities(user: PolicyUser | undefined, project: PolicyProject, access: ProjectAccess): Set<ProjectAbility> {
   const out = new Set<ProjectAbility>();
   const add = (list: ProjectAbility[]) => list.forEach((a) => out.add(a));
   const level = user?.admin ? AccessLevel.OWNER : access.level;
@@ -140,11 +228,7 @@ export function projectAbilities(
 export type GroupAbility = 'read_group' | 'create_projects' | 'admin_group' | 'admin_group_member';
 
 /** Abilities on a group from the caller's group membership level (0 for none) and the group's visibility. */
-export function groupAbilities(
-  user: PolicyUser | undefined,
-  group: { visibilityLevel: number },
-  memberLevel: number,
-): Set<GroupAbility> {
+export function groupAbilities(user: PolicyUser | undefined, group: { visibilityLevel: number }, memberLevel: number): Set<GroupAbility> {
   const out = new Set<GroupAbility>();
   const level = user?.admin ? AccessLevel.OWNER : memberLevel;
   if (level >= AccessLevel.GUEST || visibleToNonMember(user, group)) out.add('read_group');

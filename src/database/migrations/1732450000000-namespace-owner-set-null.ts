@@ -9,15 +9,11 @@ export class NamespaceOwnerSetNull1732450000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE namespaces DROP CONSTRAINT namespaces_owner_id_fkey`);
-    await q.query(
-      `ALTER TABLE namespaces ADD CONSTRAINT namespaces_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES users(id) ON DELETE SET NULL`,
-    );
+    await q.query(`ALTER TABLE namespaces ADD CONSTRAINT namespaces_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES users(id) ON DELETE SET NULL`);
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE namespaces DROP CONSTRAINT namespaces_owner_id_fkey`);
-    await q.query(
-      `ALTER TABLE namespaces ADD CONSTRAINT namespaces_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES users(id) ON DELETE CASCADE`,
-    );
+    await q.query(`ALTER TABLE namespaces ADD CONSTRAINT namespaces_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES users(id) ON DELETE CASCADE`);
   }
 }

@@ -125,9 +125,7 @@ export class IssuesMilestonesLabelsNotesSnippets1732500000000 implements Migrati
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(
-      `CREATE UNIQUE INDEX subscriptions_key ON subscriptions (subscribable_type, subscribable_id, user_id)`,
-    );
+    await q.query(`CREATE UNIQUE INDEX subscriptions_key ON subscriptions (subscribable_type, subscribable_id, user_id)`);
     await q.query(`CREATE INDEX subscriptions_user_idx ON subscriptions (user_id)`);
   }
 

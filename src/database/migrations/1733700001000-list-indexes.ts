@@ -34,10 +34,22 @@ export class ListIndexes1733700001000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     for (const name of [
-      'issues_project_created_idx', 'issues_project_updated_idx', 'issues_project_state_created_idx', 'issues_author_created_idx',
-      'issues_milestone_created_idx', 'merge_requests_project_live_created_idx', 'merge_requests_project_live_updated_idx',
-      'merge_requests_project_state_idx', 'projects_created_idx', 'projects_updated_idx', 'projects_last_activity_idx', 'projects_name_idx',
-      'projects_path_idx', 'projects_namespace_idx', 'commit_statuses_project_status_idx', 'ci_builds_pipeline_idx',
+      'issues_project_created_idx',
+      'issues_project_updated_idx',
+      'issues_project_state_created_idx',
+      'issues_author_created_idx',
+      'issues_milestone_created_idx',
+      'merge_requests_project_live_created_idx',
+      'merge_requests_project_live_updated_idx',
+      'merge_requests_project_state_idx',
+      'projects_created_idx',
+      'projects_updated_idx',
+      'projects_last_activity_idx',
+      'projects_name_idx',
+      'projects_path_idx',
+      'projects_namespace_idx',
+      'commit_statuses_project_status_idx',
+      'ci_builds_pipeline_idx',
     ]) {
       await q.query(`DROP INDEX IF EXISTS ${name}`);
     }

@@ -20,9 +20,25 @@ import { ProjectAuthorizations1734200000000 } from './1734200000000-project-auth
 import { ProjectsPageIndex1734200001000 } from './1734200001000-projects-page-index';
 
 /** Every migration, in order. A migration is frozen SQL and never imports entities. */
-export const MIGRATIONS = [UsersAndSettings1732233600000, ProjectsGroupsMembersEvents1732320000000, Repository1732400000000,
-  NamespaceOwnerSetNull1732450000000, IssuesMilestonesLabelsNotesSnippets1732500000000, LoginAttempts1732550000000,
-  MergeRequests1732600000000, Ci1732700000000, WebHooks1732800000000, SharedRunnersSetting1733000000000, RequestRateCounters1733600000000,
-  AuthChangedNotify1733700000000, ListIndexes1733700001000, CiArtifactsExpiry1733200000000, SearchTrigramIndexes1733800000000,
-  RunnerChangedNotify1733900000000, MergeWhenBuildSucceedsSha1734000003000, NotificationSettings1734100000000,
-  ProjectAuthorizations1734200000000, ProjectsPageIndex1734200001000];
+export const MIGRATIONS = [
+  UsersAndSettings1732233600000,
+  ProjectsGroupsMembersEvents1732320000000,
+  Repository1732400000000,
+  NamespaceOwnerSetNull1732450000000,
+  IssuesMilestonesLabelsNotesSnippets1732500000000,
+  LoginAttempts1732550000000,
+  MergeRequests1732600000000,
+  Ci1732700000000,
+  WebHooks1732800000000,
+  SharedRunnersSetting1733000000000,
+  RequestRateCounters1733600000000,
+  AuthChangedNotify1733700000000,
+  ListIndexes1733700001000,
+  CiArtifactsExpiry1733200000000,
+  SearchTrigramIndexes1733800000000,
+  RunnerChangedNotify1733900000000,
+  MergeWhenBuildSucceedsSha1734000003000,
+  NotificationSettings1734100000000,
+  ProjectAuthorizations1734200000000,
+  ProjectsPageIndex1734200001000,
+];

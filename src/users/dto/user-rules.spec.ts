@@ -34,9 +34,7 @@ describe('user attributes (DTO + field-map rules)', () => {
 
   it('lists every problem at once, bad values included, in GitLab field order', () => {
     const e = errorsOf(() =>
-      checkUserAttributes(
-        toDto(UpdateUserDto, { admin: 'maybe', bio: 'x'.repeat(256), email: 'nope', projects_limit: 'lots', username: { a: 1 } }),
-      ),
+      checkUserAttributes(toDto(UpdateUserDto, { admin: 'maybe', bio: 'x'.repeat(256), email: 'nope', projects_limit: 'lots', username: { a: 1 } })),
     ) as { message: Record<string, string[]> };
     expect(e.message).toEqual({
       email: ['is invalid'],
@@ -49,9 +47,9 @@ describe('user attributes (DTO + field-map rules)', () => {
   });
 
   it('blank values, path rules, password length and the provider pair', () => {
-    const e = errorsOf(() =>
-      checkUserAttributes(toDto(UpdateUserDto, { name: ' ', username: 'Admin', password: 'short', provider: 'ldap' })),
-    ) as { message: Record<string, string[]> };
+    const e = errorsOf(() => checkUserAttributes(toDto(UpdateUserDto, { name: ' ', username: 'Admin', password: 'short', provider: 'ldap' }))) as {
+      message: Record<string, string[]>;
+    };
     expect(e.message).toEqual({
       username: ['is a reserved name'],
       name: ["can't be blank"],
