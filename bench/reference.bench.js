@@ -266,23 +266,28 @@ async function preparePg() {
   const app = await startApp('app (seeding)', dataDir, { DATABASE_URL: dbUrl });
   try {
     const seeded = await seedLarge({ dbUrl, secretKey: SECRET_KEY, scale: SCALE, repo: false, log: (m) => log(`seed: ${m}`) });
-    const rest = await finishSeed(app, seeded, dataDir, SCALE);
-    const out = {
-      key,
-      seededAt: new Date().toISOString(),
-      seedSeconds: Math.round((Date.now() - t0) / 1000),
-      counts: seeded.counts,
-      bigProjectId: seeded.bigProjectId,
-      viewerToken: seeded.viewerToken,
-      ownerToken: seeded.ownerToken,
-      ...rest,
-    };
-    fs.writeFileSync(stateFile, JSON.stringify(out, null, 2));
+    const out = saveSeedState(stateFile, key, t0, seeded, await finishSeed(app, seeded, dataDir, SCALE));
     log(`seeded in ${out.seedSeconds} s`);
     return { ...out, dataDir, dbUrl };
   } finally {
     await stopApp(app);
   }
+}
+
+/** Writes what a finished seed left (its key, when and how long, the ids and tokens the runs need) to `stateFile`. */
+function saveSeedState(stateFile, key, t0, seeded, rest) {
+  const out = {
+    key,
+    seededAt: new Date().toISOString(),
+    seedSeconds: Math.round((Date.now() - t0) / 1000),
+    counts: seeded.counts,
+    bigProjectId: seeded.bigProjectId,
+    viewerToken: seeded.viewerToken,
+    ownerToken: seeded.ownerToken,
+    ...rest,
+  };
+  fs.writeFileSync(stateFile, JSON.stringify(out, null, 2));
+  return out;
 }
 
 /** The embedded default: REF_CACHE/embedded-data, its PGlite seeded through its own socket. */
@@ -316,17 +321,7 @@ async function prepareEmbedded(pg) {
   app = await startApp('embedded (seeding)', dataDir, { DATABASE_URL: '' });
   try {
     const rest = await finishSeed(app, seeded, dataDir, EMBEDDED_SCALE, EMBEDDED_SCALE === SCALE ? pg.repoPath : undefined);
-    const out = {
-      key,
-      seededAt: new Date().toISOString(),
-      seedSeconds: Math.round((Date.now() - t0) / 1000),
-      counts: seeded.counts,
-      bigProjectId: seeded.bigProjectId,
-      viewerToken: seeded.viewerToken,
-      ownerToken: seeded.ownerToken,
-      ...rest,
-    };
-    fs.writeFileSync(stateFile, JSON.stringify(out, null, 2));
+    const out = saveSeedState(stateFile, key, t0, seeded, rest);
     log(`embedded data folder seeded in ${out.seedSeconds} s`);
     return { ...out, dataDir };
   } finally {
