@@ -272,7 +272,9 @@ describe('CI pipelines from pushes', () => {
     const p = await c.project(owner, SIMPLE);
     const runner = (await c.api.register({ token: p.runnersToken })).body;
     const build = (await c.api.requestBuild(runner.token).expect(201)).body;
-    await t.sql(`UPDATE application_settings SET max_artifacts_size = 1`);
+    // as an administrator does it (the settings are cached, and every instance hears of a change made through the API)
+    const setMax = (mb: number) => t.http.put('/api/v3/application/settings').set('PRIVATE-TOKEN', t.root.token).send({ max_artifacts_size: mb }).expect(200);
+    await setMax(1);
     const big = Buffer.alloc(1024 * 1024 + 10, 7);
     const res = await t.http.post(`/ci/api/v1/builds/${build.id}/artifacts`).set('BUILD-TOKEN', build.token).attach('file', big, 'artifacts.zip');
     expect(res.status).toBe(413);
@@ -282,6 +284,6 @@ describe('CI pipelines from pushes', () => {
       .set('BUILD-TOKEN', build.token)
       .attach('file', Buffer.alloc(1000, 1), 'artifacts.zip');
     expect(small.status).toBe(201);
-    await t.sql(`UPDATE application_settings SET max_artifacts_size = 100`);
+    await setMax(100);
   });
 });
