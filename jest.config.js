@@ -13,7 +13,11 @@ const common = {
 
 module.exports = {
   testTimeout: 60000,
+  // One test file at a time, in a worker process that jest replaces once its heap passes the limit after a
+  // file: each file loads the app anew, and a single process running all ~100 files in band grew past
+  // node's 4 GB heap and died (or spent most of its time collecting garbage).
   maxWorkers: 1,
+  workerIdleMemoryLimit: '1536MB',
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/src', '<rootDir>/test'], testRegex: '\\.spec\\.ts$' },
     {
