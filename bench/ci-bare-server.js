@@ -338,7 +338,8 @@ async function listBuilds(req, res, path, projectId, query) {
             website_url: u.website_url,
           }
         : null,
-      ...(b.artifactsFile ? { artifacts_file: { filename: b.artifactsFile, size: Number(b.artifactsSize ?? 0) } } : {}),
+      // as the app: null without artifacts (spec: "null or object")
+      artifacts_file: b.artifactsFile ? { filename: b.artifactsFile, size: Number(b.artifactsSize ?? 0) } : null,
       commit: c
         ? {
             id: c.id,
