@@ -246,7 +246,12 @@ export class ProjectsService implements OnModuleInit {
         return project;
       });
     } catch (e) {
-      if (createdId !== undefined) await this.git.remove(createdId).catch(() => undefined);
+      if (createdId !== undefined) {
+        const id = createdId;
+        await this.git
+          .remove(id)
+          .catch((err) => this.logger.warn('project create: repository of the rolled-back project not removed', { project_id: id, error: String(err) }));
+      }
       rethrowTaken(e);
     }
   }
@@ -321,8 +326,9 @@ export class ProjectsService implements OnModuleInit {
     } catch (e) {
       const message = e instanceof Error ? e.message.replace(/https?:\/\/[^\s@/]*@/g, 'https://[FILTERED]@') : 'import failed';
       this.logger.warn('project import failed', { project_id: projectId, error: message });
-      await this.projects.update(projectId, { importStatus: 'failed', importError: message.slice(0, 1000) }).catch(() => undefined);
-      if (!this.git.exists(projectId)) await this.git.create(projectId).catch(() => undefined);
+      const logged = (what: string) => (err: unknown) => this.logger.error(`project import: ${what}`, { project_id: projectId, error: String(err) });
+      await this.projects.update(projectId, { importStatus: 'failed', importError: message.slice(0, 1000) }).catch(logged('failed state not recorded'));
+      if (!this.git.exists(projectId)) await this.git.create(projectId).catch(logged('empty repository not created'));
     }
   }
 

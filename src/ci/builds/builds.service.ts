@@ -10,6 +10,7 @@ import busboy from 'busboy';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { DomainError, Forbidden, NotFound } from '../../common/errors/domain-errors';
 import { APP_CONFIG, AppConfig } from '../../config/config';
+import { Logger } from '../../common/http/logger';
 import { parseDuration } from '../pipelines/ci-config';
 import { BuildStatus, FINISHED } from './build.entity';
 import { BuildFiles } from './build-files';
@@ -74,13 +75,17 @@ export class BuildsService {
     private readonly notifications: DbNotifications,
     private readonly queue: QueueService,
     private readonly settings: ApplicationSettingsService,
+    private readonly logger: Logger,
   ) {
     this.files = new BuildFiles(config.dataDir);
   }
 
   /** Tells the live-trace followers of every instance that the build's trace or state changed (after commit). */
   async signalTrace(id: number): Promise<void> {
-    await this.notifications.notify(TRACE_CHANNEL, String(id)).catch(() => undefined);
+    // the followers also poll, so a lost signal only delays them: logged, not thrown
+    await this.notifications
+      .notify(TRACE_CHANNEL, String(id))
+      .catch((e) => this.logger.warn('live trace: signal not sent', { build_id: id, error: e instanceof Error ? e.message : String(e) }));
   }
 
   find(id: number): Promise<BuildRow | undefined> {
