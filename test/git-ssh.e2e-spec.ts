@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { createApp, App } from '../src/app.factory';
 import { SshServerService } from '../src/ssh/ssh-server.service';
 import { HookReceiver } from './helpers/hook-receiver';
-import { run, SshCli } from './helpers/ssh-cli';
+import { run, SshCli, sshArgs } from './helpers/ssh-cli';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const API = '/api/v3';
@@ -226,28 +226,7 @@ describe('git over SSH: abuse limits and several instances', () => {
   let t: TestApp;
   let dir: string;
 
-  const ssh = (port: number, keyFile: string, knownHosts: string, args: string[]) =>
-    run('ssh', [
-      '-F',
-      '/dev/null',
-      '-i',
-      keyFile,
-      '-o',
-      'IdentitiesOnly=yes',
-      '-o',
-      'IdentityAgent=none',
-      '-o',
-      'BatchMode=yes',
-      '-o',
-      `UserKnownHostsFile=${knownHosts}`,
-      '-o',
-      'StrictHostKeyChecking=yes',
-      '-o',
-      'ConnectTimeout=20',
-      '-p',
-      String(port),
-      ...args,
-    ]);
+  const ssh = (port: number, keyFile: string, knownHosts: string, args: string[]) => run('ssh', [...sshArgs(keyFile, knownHosts, port), ...args]);
   const keygen = async (name: string) => {
     const file = join(dir, `id_${name}`);
     await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file]);

@@ -59,26 +59,7 @@ export class SshCli {
   }
 
   args(keyFile: string): string[] {
-    return [
-      '-F',
-      '/dev/null',
-      '-i',
-      keyFile,
-      '-o',
-      'IdentitiesOnly=yes',
-      '-o',
-      'IdentityAgent=none',
-      '-o',
-      'BatchMode=yes',
-      '-o',
-      `UserKnownHostsFile=${this.knownHosts}`,
-      '-o',
-      'StrictHostKeyChecking=yes',
-      '-o',
-      'ConnectTimeout=20',
-      '-p',
-      String(this.port),
-    ];
+    return sshArgs(keyFile, this.knownHosts, this.port);
   }
 
   ssh(keyFile: string, args: string[]): Promise<Run> {
@@ -99,4 +80,28 @@ export class SshCli {
   url(path: string): string {
     return `ssh://git@127.0.0.1:${this.port}/${path}.git`;
   }
+}
+
+/** The stock OpenSSH client's arguments: this key only, no agent or config, the server's host key checked. */
+export function sshArgs(keyFile: string, knownHosts: string, port: number): string[] {
+  return [
+    '-F',
+    '/dev/null',
+    '-i',
+    keyFile,
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    'IdentityAgent=none',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    `UserKnownHostsFile=${knownHosts}`,
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-o',
+    'ConnectTimeout=20',
+    '-p',
+    String(port),
+  ];
 }
