@@ -13,6 +13,7 @@ import { sshSessionStarted } from '../metrics/registry';
 import { KeysService } from '../users/keys.service';
 import { User } from '../users/user.entity';
 import { HostKey, loadHostKeys } from './host-keys';
+import { paceSendWindow } from './send-window';
 import { parseGitSshCommand } from './ssh-command';
 
 /** Modern algorithms only: no DSA, no SHA-1 signatures, MACs or key exchange, no CBC. */
@@ -304,6 +305,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
       this.logger.error('SSH git command failed', { user: user.username, command: cmd.service, error: e instanceof Error ? e.message : String(e) });
       return refuse('GitLab: Internal server error', cmd.service, 'error');
     }
+    if (!paceSendWindow(ch)) this.logger.warn('SSH send pacing is off: ssh2 channel without outgoing.window');
     const started = Date.now();
     let code: number;
     try {
