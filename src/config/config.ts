@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { LdapConfig, parseLdapConfig } from './ldap-config';
@@ -52,6 +53,11 @@ export interface AppConfig {
    * attempts from one IP within `findTimeSeconds` ban it for `banTimeSeconds` (`maxRetry` 0: off).
    */
   gitAuthBan: { maxRetry: number; findTimeSeconds: number; banTimeSeconds: number; ipWhitelist: string[] };
+  /**
+   * The cap on git transfer processes (clone, fetch, push, archive; HTTP and SSH) of this instance
+   * (src/git/transfer-limiter.ts): how many run, how many wait beyond them, how long one may wait.
+   */
+  gitTransfers: { maxRunning: number; maxQueued: number; queueTimeoutMs: number };
   /** Optional request rate limit per IP and per token over `periodSeconds` (0: off, the default). */
   rateLimit: { perIp: number; perToken: number; periodSeconds: number };
   /** The built-in SSH server for git (src/ssh). */
@@ -334,6 +340,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       banTimeSeconds: intEnv(env, 'GIT_AUTH_BAN_TIME', 3600, 1, 30 * 86_400),
       // GitLab's default: loopback is never banned (a reverse proxy without TRUST_PROXY looks like it)
       ipWhitelist: env.GIT_AUTH_BAN_IP_WHITELIST === undefined ? ['127.0.0.1', '::1', '::ffff:127.0.0.1'] : listEnv(env.GIT_AUTH_BAN_IP_WHITELIST),
+    },
+    gitTransfers: {
+      // pack-objects is CPU-bound: two per core keep the cores busy while some transfers wait on the network
+      maxRunning: intEnv(env, 'GIT_MAX_TRANSFERS', Math.max(2, 2 * availableParallelism()), 1, 10_000),
+      maxQueued: intEnv(env, 'GIT_MAX_QUEUED', 100, 0, 100_000),
+      queueTimeoutMs: intEnv(env, 'GIT_QUEUE_TIMEOUT', 30, 1, 3600) * 1000,
     },
     rateLimit: {
       perIp: intEnv(env, 'RATE_LIMIT_PER_IP', 0, 0, 100_000_000),

@@ -14,6 +14,7 @@ import { branchRef, parseNewRefName, Sha } from './names';
 import { ArchiveFormat, Repository } from './repository';
 import { RefUpdate, serveSmartHttp, SmartHttpAction } from './smart-http';
 import { serveGitSsh, SshGitExchange } from './ssh-transport';
+import { TransferLimiter } from './transfer-limiter';
 
 /** An archive ready to stream: from the cache (with its length) or straight from `git archive`. */
 export interface ArchiveStream {
@@ -42,6 +43,8 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
   readonly runner: GitRunner;
   readonly root: string;
   private readonly pool: CatFilePool;
+  /** The cap on transfer processes (smart HTTP and SSH) of this instance. */
+  private readonly transfers: TransferLimiter;
   private readonly archiveCache: string;
   private hooksPath = '';
 
@@ -49,6 +52,7 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
     this.root = join(config.dataDir, 'repositories');
     this.runner = new GitRunner(join(config.dataDir, 'git-home'));
     this.pool = new CatFilePool(this.runner.environment);
+    this.transfers = new TransferLimiter(config.gitTransfers);
     this.archiveCache = join(config.dataDir, 'archive-cache');
   }
 
@@ -66,7 +70,7 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
    */
   serveSmartHttp(projectId: number, x: SmartHttpExchange): Promise<RefUpdate[]> {
     if (!this.hooksPath) this.hooksPath = installHooks(this.config.dataDir);
-    return serveSmartHttp(this.runner, {
+    return serveSmartHttp(this.runner, this.transfers, {
       ...x,
       repositoriesRoot: this.root,
       gitDir: this.repositoryPath(projectId),
@@ -80,7 +84,7 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
    */
   serveSsh(projectId: number, x: Omit<SshGitExchange, 'gitDir' | 'hooksPath'>): Promise<number> {
     if (!this.hooksPath) this.hooksPath = installHooks(this.config.dataDir);
-    return serveGitSsh(this.runner, { ...x, gitDir: this.repositoryPath(projectId), hooksPath: this.hooksPath });
+    return serveGitSsh(this.runner, this.transfers, { ...x, gitDir: this.repositoryPath(projectId), hooksPath: this.hooksPath });
   }
 
   /**

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { GitRunner } from './git-runner';
 import { PushLog, PushRules, RefUpdate } from './receive-hooks';
 import { transferConfigEnv } from './transfer-config';
+import { TransferAborted, TransferLimiter, TRANSFERS_BUSY_MESSAGE, TRANSFERS_RETRY_AFTER_SECONDS, TransfersBusy } from './transfer-limiter';
 
 export type { RefUpdate };
 
@@ -31,7 +32,46 @@ const TIMEOUT_MS = 60 * 60_000;
  * arrives (gzip bodies are decoded by git) and the response piped out, never buffered. For pushes,
  * the hooks get the push rules and report applied updates, which are returned once git is done.
  */
-export async function serveSmartHttp(runner: GitRunner, o: SmartHttpRequest): Promise<RefUpdate[]> {
+export async function serveSmartHttp(runner: GitRunner, limiter: TransferLimiter, o: SmartHttpRequest): Promise<RefUpdate[]> {
+  const release = await transferSlot(limiter, o);
+  if (!release) return [];
+  try {
+    return await serve(runner, o, release);
+  } finally {
+    release(); // given back when git ended; here too when it never started
+  }
+}
+
+/**
+ * The transfer limit: a pack request (`git-upload-pack`, `git-receive-pack`) waits for a slot; the
+ * ref advertisement (`info/refs`) is cheap and takes none, but is refused while a pack request would
+ * be, because it is the one answer whose text git shows ("remote: fatal: …"; after a refused pack
+ * request git prints only "RPC failed; HTTP 503"). Undefined when the request was answered here
+ * (503) or its client went away while it waited.
+ */
+async function transferSlot(limiter: TransferLimiter, o: SmartHttpRequest): Promise<(() => void) | undefined> {
+  const gone = new AbortController();
+  const onClose = () => {
+    if (!o.res.writableFinished) gone.abort();
+  };
+  o.res.on('close', onClose);
+  try {
+    if (o.action !== 'info/refs') return await limiter.acquire(gone.signal);
+    limiter.admit();
+    return () => undefined;
+  } catch (e) {
+    if (e instanceof TransferAborted) return undefined;
+    if (!(e instanceof TransfersBusy)) throw e;
+    o.res.status(503).setHeader('Retry-After', String(TRANSFERS_RETRY_AFTER_SECONDS));
+    o.res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    o.res.end(TRANSFERS_BUSY_MESSAGE + '\n');
+    return undefined;
+  } finally {
+    o.res.off('close', onClose);
+  }
+}
+
+async function serve(runner: GitRunner, o: SmartHttpRequest, release: () => void): Promise<RefUpdate[]> {
   const pushLog = await PushLog.open(o.pushRules);
   const query = o.req.url.includes('?') ? o.req.url.slice(o.req.url.indexOf('?') + 1) : '';
   const env: Record<string, string> = {
@@ -56,11 +96,13 @@ export async function serveSmartHttp(runner: GitRunner, o: SmartHttpRequest): Pr
   if (pushLog) Object.assign(env, pushLog.env);
 
   const child = runner.spawn(['http-backend'], { env, timeoutMs: TIMEOUT_MS });
+  child.once('close', release);
   o.req.pipe(child.stdin);
   o.req.on('aborted', () => child.kill('SIGKILL'));
   o.res.on('close', () => {
     if (!o.res.writableFinished) child.kill('SIGKILL');
   });
+  if (o.req.socket.destroyed) child.kill('SIGKILL'); // gone before the listeners above
 
   let headerBuf = Buffer.alloc(0);
   let headersDone = false;

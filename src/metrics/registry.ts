@@ -125,6 +125,44 @@ export function gitProcessStarted(command: string): () => void {
   };
 }
 
+const transfersRunning = new Gauge({
+  name: 'git_transfers_running',
+  help: 'git transfers (clone, fetch, push, archive over HTTP or SSH) holding a slot of the transfer limit now',
+  registers: [registry],
+});
+const transfersQueued = new Gauge({ name: 'git_transfers_queued', help: 'git transfers waiting for a slot of the transfer limit now', registers: [registry] });
+const transfersRejected = new Counter({
+  name: 'git_transfers_rejected_total',
+  help: 'git transfers refused by the transfer limit, by reason (queue_full, timeout)',
+  labelNames: ['reason'],
+  registers: [registry],
+});
+
+/** Called by src/git when a transfer takes a slot; the returned function records that it gave it back. */
+export function gitTransferStarted(): () => void {
+  return gauged(transfersRunning);
+}
+
+/** Called by src/git when a transfer starts waiting for a slot; the returned function records that it stopped. */
+export function gitTransferQueued(): () => void {
+  return gauged(transfersQueued);
+}
+
+/** Called by src/git when a transfer is refused (queue full, or its wait timed out). */
+export function gitTransferRejected(reason: 'queue_full' | 'timeout'): void {
+  transfersRejected.inc({ reason });
+}
+
+function gauged(gauge: Gauge): () => void {
+  gauge.inc();
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    gauge.dec();
+  };
+}
+
 const queueFailures = new Counter({
   name: 'queue_job_failures_total',
   help: 'background job attempts that failed (thrown or timed out in the handler), by queue',
