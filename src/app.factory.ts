@@ -5,6 +5,7 @@ import { databaseFailure } from './common/errors/startup-error';
 import { clientErrorResponse, httpPipeline } from './common/http/http-pipeline';
 import { Logger } from './common/http/logger';
 import { RateLimiter } from './common/http/rate-limit';
+import { ResponseAdapter } from './common/http/response-adapter';
 import { RunnerPollRoute } from './ci/runner-api/runner-poll.route';
 import { AppConfig } from './config/config';
 import { Database, openDatabase } from './database/data-source';
@@ -25,7 +26,7 @@ export async function createApp(config: AppConfig, existingDb?: Database): Promi
     (await openDatabase(config).catch((e: unknown) => {
       throw config.databaseUrl ? databaseFailure(e, config.databaseUrl) : e; // unreachable PostgreSQL: one clear line
     }));
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, db), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, db), new ResponseAdapter(config.externalUrl), {
     bodyParser: false,
     logger: config.logLevel === 'debug' ? ['error', 'warn', 'log', 'debug'] : ['error', 'warn'],
   });

@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { GitAuthBan } from './common/auth/git-auth-ban';
@@ -8,7 +8,6 @@ import { LoginThrottle } from './common/auth/login-throttle';
 import { SecretsService } from './common/crypto/secrets.service';
 import { GitlabValidationPipe } from './common/dto/validation.pipe';
 import { ErrorsFilter } from './common/errors/errors.filter';
-import { ResponseInterceptor } from './common/http/response.interceptor';
 import { Logger } from './common/http/logger';
 import { RateLimiter } from './common/http/rate-limit';
 import { RateLimitRepository } from './common/http/rate-limit.repository';
@@ -51,7 +50,6 @@ export class CoreModule {
         RateLimitRepository,
         RateLimiter,
         { provide: APP_FILTER, useClass: ErrorsFilter },
-        { provide: APP_INTERCEPTOR, useClass: ResponseInterceptor },
         { provide: APP_PIPE, useClass: GitlabValidationPipe },
       ],
       exports: [APP_CONFIG, Transactions, DbNotifications, RepositoryLocks, PoolStats, Logger, SecretsService, LoginThrottle, GitAuthBan, RateLimiter],
