@@ -423,6 +423,8 @@ describe('groups and members', () => {
         ['gowner', 50],
       ]);
       expect(list.headers['x-total']).toBe('3');
+      // the list loads the summary columns only, and shows the member as the single answers do
+      expect(list.body.find((m: Json) => m.username === 'gdeveloper')).toEqual(res.body);
       const one = await as(developer, t.http.get(`${API}/groups/crew/members/${master.id}`)).expect(200);
       expect(one.body).toMatchObject({ id: master.id, access_level: 40 });
       const q = await as(developer, t.http.get(`${API}/groups/${g.id}/members?query=gmas`)).expect(200);
@@ -713,6 +715,9 @@ describe('groups and members', () => {
       expect(list.headers['x-total']).toBe('2');
       const one = await as(member, t.http.get(`${API}/projects/${p.id}/members/${member.id}`)).expect(200);
       expect(one.body).toMatchObject({ id: member.id, username: 'pmember', access_level: 30 });
+      // the list loads the summary columns only, and shows the member as the single answers do
+      expect(list.body.find((m: Json) => m.id === member.id)).toEqual(one.body);
+      expect(one.body).toEqual(res.body);
       const byPath = await as(member, t.http.get(`${API}/projects/${encodeURIComponent('gowner/membered')}/members?query=project`)).expect(200);
       expect(byPath.body.map((m: Json) => m.id)).toEqual([member.id]);
     });

@@ -9,6 +9,7 @@ import { GroupsService } from '../groups/groups.service';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
 import { UserDirectory } from '../users/user-directory.service';
+import type { UserSummary } from '../users/users.presenter';
 import { AddMemberDto, ListMembersDto, UpdateMemberDto } from './dto/member.dto';
 import { MemberSourceKind } from './member-source.decorator';
 import { MemberTarget, MembersRepository } from './members.repository';
@@ -16,8 +17,9 @@ import { MemberTarget, MembersRepository } from './members.repository';
 /** Project members may be guest to master; group members guest to owner. */
 const LEVELS: Record<MemberSourceKind, number[]> = { project: [10, 20, 30, 40], group: [10, 20, 30, 40, 50] };
 
+/** A member as presented (GitLab's UserBasic plus the level): the list loads the summary columns only. */
 export interface MemberRow {
-  user: User;
+  user: UserSummary;
   accessLevel: number;
 }
 

@@ -73,17 +73,12 @@ export class UserDirectory {
     return this.users.joinedColumns(alias, prefix);
   }
 
-  /** Every column of a users row joined as `alias`, as [expression, result name] pairs for a query builder's addSelect (read back with joinedUser). */
+  /** joinedColumns as [expression, result name] pairs, for a query builder's addSelect (read back with joined). */
   joinedSelections(alias: string, prefix: string): [string, string][] {
     return this.users.joinedSelections(alias, prefix);
   }
 
-  /** The whole user of a row read with joinedSelections(…, `prefix`), or null when the join found none. */
-  joinedUser(row: Record<string, unknown>, prefix: string): User | null {
-    return this.users.joinedUser(row, prefix);
-  }
-
-  /** The user summary of a row read with joinedColumns(…, `prefix`), or null when the join found none. */
+  /** The user summary of a row read with joinedColumns or joinedSelections(…, `prefix`), or null when the join found none. */
   joined(row: Record<string, unknown>, prefix: string): UserSummary | null {
     return this.users.joined(row, prefix);
   }

@@ -78,21 +78,13 @@ export class UsersRepository {
     return list;
   }
 
-  /** Every column of a users row joined as `alias`, as [expression, result name] pairs for a query builder's addSelect (read back with joinedUser). */
+  /** joinedColumns as [expression, result name] pairs, for a query builder's addSelect (read back with joined). */
   joinedSelections(alias: string, prefix: string): [string, string][] {
     const esc = (name: string) => this.users.manager.connection.driver.escape(name);
-    return this.users.metadata.columns.map((c) => [`${alias}.${esc(c.databaseName)}`, `${prefix}.${c.propertyName}`]);
+    return this.summaryColumns.map((c) => [`${alias}.${esc(c.databaseName)}`, `${prefix}.${c.propertyName}`]);
   }
 
-  /** The whole user of a row read with joinedSelections(…, `prefix`), or null when the join found none. */
-  joinedUser(row: Record<string, unknown>, prefix: string): User | null {
-    if (row[`${prefix}.id`] === null || row[`${prefix}.id`] === undefined) return null;
-    const user: Record<string, unknown> = {};
-    for (const c of this.users.metadata.columns) user[c.propertyName] = row[`${prefix}.${c.propertyName}`];
-    return user as unknown as User;
-  }
-
-  /** The user summary of a row read with joinedColumns(…, `prefix`), or null when the join found none. */
+  /** The user summary of a row read with joinedColumns or joinedSelections(…, `prefix`), or null when the join found none. */
   joined(row: Record<string, unknown>, prefix: string): UserSummary | null {
     let keys = this.joinedKeys.get(prefix);
     if (keys === undefined) {
