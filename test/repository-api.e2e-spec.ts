@@ -148,6 +148,17 @@ describe('repository API', () => {
       });
     });
 
+    it('pages branches by name when per_page is given, with the commits of the page and the whole count', async () => {
+      const whole = (await get(alice, `${R}/branches`).expect(200)).body as Json[];
+      const res = await get(alice, `${R}/branches?per_page=2&page=2`).expect(200);
+      expect(res.body.map((b: Json) => b.name)).toEqual(['master', 'zeta']);
+      expect(res.body).toEqual(whole.slice(2, 4));
+      expect(res.headers['x-total']).toBe('4');
+      expect(res.headers['x-total-pages']).toBe('2');
+      expect(res.headers['x-page']).toBe('2');
+      expect((await get(alice, `${R}/branches?per_page=2&page=3`).expect(200)).body).toEqual([]);
+    });
+
     it('gets a branch by name, with `/` raw or as %2F; unknown → 404 Branch Not Found', async () => {
       for (const path of ['fix/nested', 'fix%2Fnested', 'fix%2fnested']) {
         const res = await get(bob, `${R}/branches/${path}`).expect(200);

@@ -8,6 +8,12 @@ import { GitError, GitRunner } from './git-runner';
 import { branchRef, isSha, QualifiedRef, RefName, RepoPath, Rev, Sha, tagRef, ZERO_SHA } from './names';
 import { Branch, Commit, DiffEntry, parseCommit, parseTagObject, parseTree, Tag, TreeEntry } from './objects';
 
+/** A branch's name and the id it points at. */
+export interface BranchRef {
+  name: RefName;
+  sha: Sha;
+}
+
 export { MAX_OBJECT_BYTES, ObjectTooLarge } from './cat-file-pool';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904' as Sha;
@@ -190,12 +196,18 @@ export class Repository {
 
   /** All branches with their commits, sorted by name. */
   async branches(): Promise<Branch[]> {
-    const refs = await this.refs('refs/heads/');
+    return this.branchCommits(await this.branchRefs());
+  }
+
+  /** All branch refs (name and commit id), sorted by name, without reading their commits. */
+  async branchRefs(): Promise<BranchRef[]> {
+    return (await this.refs('refs/heads/')).map(({ name, sha }) => ({ name, sha })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** The branches of `refs` with their commits, in the same order (a ref whose object is no commit is left out). */
+  async branchCommits(refs: BranchRef[]): Promise<Branch[]> {
     const commits = new Map((await this.commitsBySha([...new Set(refs.map((r) => r.sha))])).map((c) => [c.id, c]));
-    return refs
-      .filter((r) => commits.has(r.sha))
-      .map((r) => ({ name: r.name, commit: commits.get(r.sha)! }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return refs.filter((r) => commits.has(r.sha)).map((r) => ({ name: r.name, commit: commits.get(r.sha)! }));
   }
 
   async branch(name: RefName): Promise<Branch | null> {

@@ -37,8 +37,9 @@ export class BranchesService {
   /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
   async list(user: User, ref: string, q: PageParams): Promise<Paginated<BranchView>> {
     const ctx = await this.access.open(user, ref);
-    const page = paginateAll(await ctx.repo.branches(), q, { whole: true });
-    return new Paginated(await this.withProtection(ctx, page.items), page.total, page.page);
+    // the refs are paged first and only the page's commits read (20 of 2,000 branches: 20 commits)
+    const page = paginateAll(await ctx.repo.branchRefs(), q, { whole: true });
+    return new Paginated(await this.withProtection(ctx, await ctx.repo.branchCommits(page.items)), page.total, page.page);
   }
 
   async get(user: User, ref: string, name: string): Promise<BranchView> {
