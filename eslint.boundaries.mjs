@@ -15,6 +15,11 @@
 //     `delete`, `upsert`, `remove`, `softDelete`, `increment`, `decrement`) with another area's entity.
 //  3. A module's `exports:` names services, never a repository.
 //
+//  4. Raw SQL writes (`INSERT INTO t`, `UPDATE t`, `DELETE FROM t` in a string or template literal) name
+//     only the file's own area's tables, by the owner map TABLE_OWNERS below (ARCHITECTURE.md, "Who owns
+//     which table"); a table missing from the map is an error too, so a new table gets its owner.
+//     Migrations (src/database/migrations) write every table and are left out.
+//
 // Reads of another area's table inside one statement (a list's joins, a window count) stay allowed:
 // the house rule "a list query is one statement with its joins" wins over a round trip per area.
 import path from 'node:path';
@@ -37,6 +42,60 @@ const OWNED_CALLS = new Set([
   'increment',
   'decrement',
 ]);
+
+/** Each table's owner area (ARCHITECTURE.md, "Who owns which table"); `pgboss.` is the queue's schema. */
+const TABLE_OWNERS = {
+  users: 'users',
+  identities: 'users',
+  keys: 'users',
+  emails: 'users',
+  namespaces: 'namespaces',
+  projects: 'projects',
+  users_star_projects: 'projects',
+  project_members: 'members',
+  group_members: 'members',
+  issues: 'issues',
+  merge_requests: 'merge-requests',
+  milestones: 'milestones',
+  labels: 'labels',
+  label_links: 'labels',
+  notes: 'notes',
+  snippets: 'snippets',
+  subscriptions: 'subscriptions',
+  events: 'events',
+  protected_branches: 'repository',
+  releases: 'repository',
+  commit_comments: 'repository',
+  ci_builds: 'ci/builds',
+  commit_statuses: 'ci/builds',
+  ci_pipelines: 'ci/pipelines',
+  ci_runners: 'ci/runners',
+  ci_runner_projects: 'ci/runners',
+  ci_triggers: 'ci/triggers',
+  ci_trigger_requests: 'ci/triggers',
+  ci_variables: 'ci/variables',
+  web_hooks: 'webhooks',
+  web_hook_logs: 'webhooks',
+  application_settings: 'application-settings',
+  oauth_access_tokens: 'oauth',
+  notification_settings: 'notifications',
+  login_attempts: 'common/auth',
+  request_rate_counters: 'common/http',
+  internal_ids: 'database',
+  // kept by triggers of the migrations; no area writes it
+  project_authorizations: null,
+};
+const SCHEMA_OWNERS = { pgboss: 'queue' };
+/** A write statement's table: SQL keywords in capitals, identifiers in lower case (the house style). */
+const SQL_WRITE = /\b(INSERT\s+INTO|(?<!(?:FOR|KEY|DO)\s+)UPDATE|DELETE\s+FROM)\s+(?:ONLY\s+)?"?([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)?)"?/g;
+const MIGRATIONS = path.join(SRC, 'database', 'migrations') + path.sep;
+
+/** The owner area of a table named in SQL (undefined when the map does not know it). */
+function ownerOfTable(name) {
+  const dot = name.indexOf('.');
+  if (dot >= 0) return Object.hasOwn(SCHEMA_OWNERS, name.slice(0, dot)) ? SCHEMA_OWNERS[name.slice(0, dot)] : undefined;
+  return Object.hasOwn(TABLE_OWNERS, name) ? TABLE_OWNERS[name] : undefined;
+}
 
 /** The area of a file under src/ (null outside src/ and for the composition root). */
 function areaOf(file) {
@@ -132,6 +191,36 @@ const modulesExportServices = {
   },
 };
 
+const noForeignTableWrites = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      foreign:
+        "'{{verb}} {{table}}': the {{owner}} area owns '{{table}}': call its service (a method taking the transaction) instead of writing it from {{from}}.",
+      unowned: "'{{verb}} {{table}}': no area owns '{{table}}' in TABLE_OWNERS (eslint.boundaries.mjs): add it with its owner.",
+    },
+  },
+  create(context) {
+    const file = context.filename;
+    const from = areaOf(file);
+    if (from === null || file.startsWith(MIGRATIONS)) return {};
+    const check = (node, text) => {
+      if (typeof text !== 'string') return;
+      for (const m of text.matchAll(SQL_WRITE)) {
+        const [verb, table] = [m[1].replace(/\s+/g, ' '), m[2]];
+        const owner = ownerOfTable(table);
+        if (owner === undefined) context.report({ node, messageId: 'unowned', data: { verb, table } });
+        else if (owner !== from) context.report({ node, messageId: 'foreign', data: { verb, table, owner: owner ?? 'no', from } });
+      }
+    };
+    return {
+      Literal: (node) => check(node, node.value),
+      TemplateLiteral: (node) => check(node, node.quasis.map((q) => q.value.cooked ?? q.value.raw).join(' ')),
+    };
+  },
+};
+
 export default [
   {
     files: ['src/**/*.ts'],
@@ -141,6 +230,7 @@ export default [
           'no-foreign-repository': noForeignRepository,
           'no-foreign-entity-writes': noForeignEntityWrites,
           'modules-export-services': modulesExportServices,
+          'no-foreign-table-writes': noForeignTableWrites,
         },
       },
     },
@@ -148,6 +238,7 @@ export default [
       'boundaries/no-foreign-repository': 'error',
       'boundaries/no-foreign-entity-writes': 'error',
       'boundaries/modules-export-services': 'error',
+      'boundaries/no-foreign-table-writes': 'error',
     },
   },
 ];

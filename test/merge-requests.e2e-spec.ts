@@ -745,6 +745,14 @@ describe('merge requests', () => {
       await h.del(tm.guest, `${path()}/notes/${created.body.id}`).expect(404);
     });
 
+    it('a note touches the merge request (updated_at)', async () => {
+      await t.sql(`UPDATE merge_requests SET updated_at = '2001-01-01T00:00:00Z' WHERE id = $1`, [mr.id]);
+      const created = await h.post(tm.guest, `${path()}/notes`).send({ body: 'touching' }).expect(201);
+      const got = (await h.get(tm.guest, path()).expect(200)).body;
+      expect(new Date(got.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(created.body.created_at).getTime());
+      await h.del(tm.guest, `${path()}/notes/${created.body.id}`).expect(200);
+    });
+
     it('counts award notes in upvotes/downvotes and people’s notes in user_notes_count; commenters are subscribed', async () => {
       await h.post(tm.guest, `${path()}/notes`).send({ body: '+1' }).expect(201);
       await h.post(tm.reporter, `${path()}/notes`).send({ body: ':thumbsup:' }).expect(201);

@@ -185,6 +185,20 @@ describe('notes and snippets', () => {
       expect(one.body).toMatchObject({ id: res.body.id, title: 'Hello' });
     });
 
+    it('a note touches the snippet (updated_at) and its commented event the project (last_activity_at)', async () => {
+      const p = await h.project(tm, 20);
+      const s = await h.snippet(tm.reporter, p.id);
+      const past = '2001-01-01T00:00:00.000Z';
+      await t.sql(`UPDATE snippets SET updated_at = $2 WHERE id = $1`, [s.id, past]);
+      await t.sql(`UPDATE projects SET last_activity_at = $2 WHERE id = $1`, [p.id, past]);
+      const note = await h.note(tm.guest, p.id, 'snippets', s.id, 'touching');
+      const after = new Date(note.created_at as string).getTime();
+      const snippet = await h.get(tm.guest, `/projects/${p.id}/snippets/${s.id}`).expect(200);
+      expect(new Date(snippet.body.updated_at).getTime()).toBeGreaterThanOrEqual(after);
+      const project = await h.get(tm.guest, `/projects/${p.id}`).expect(200);
+      expect(new Date(project.body.last_activity_at).getTime()).toBeGreaterThanOrEqual(after);
+    });
+
     it('refuses a guest (create_project_snippet is reporter+): 403', async () => {
       const res = await h.post(tm.guest, `/projects/${pub.id}/snippets`).send({ title: 'x', file_name: 'x', code: 'x', visibility_level: 0 }).expect(403);
       expect(res.body).toEqual({ message: '403 Forbidden' });

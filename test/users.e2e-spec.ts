@@ -738,6 +738,24 @@ describe('users API', () => {
         .expect(201);
     });
 
+    it("takes the user's personal projects and namespace with it; the username and project path are free again", async () => {
+      const u = await t.createUser();
+      const created = await t.http.post(api('/projects')).set(as(u)).send({ name: 'keepsake' }).expect(201);
+      await t.http
+        .delete(api(`/users/${u.id}`))
+        .set(asRoot())
+        .expect(200);
+      await t.http
+        .get(api(`/projects/${created.body.id}`))
+        .set(asRoot())
+        .expect(404);
+      expect(await t.sql(`SELECT id FROM projects WHERE id = $1`, [created.body.id])).toEqual([]);
+      expect(await t.sql(`SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = $1`, [u.id])).toEqual([]);
+      const back = await t.createUser({ username: u.username });
+      const fresh = await t.http.post(api('/projects')).set(as(back)).send({ name: 'keepsake' }).expect(201);
+      expect(fresh.body).toMatchObject({ path_with_namespace: `${u.username}/keepsake` });
+    });
+
     it('200 with an empty body for a user that never existed', async () => {
       const res = await t.http.delete(api('/users/999999')).set(asRoot()).expect(200);
       expect(res.text).toBe('');

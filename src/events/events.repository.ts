@@ -95,12 +95,10 @@ function feedParams(projectId: number, v: EventVisibility): unknown[] {
 export class EventsRepository {
   constructor(@InjectRepository(Event) private readonly events: Repository<Event>) {}
 
-  /** Inserts the events and touches their projects' `last_activity_at`. */
+  /** Inserts the events (in `tx` when given): one statement. */
   async insert(rows: NewEventRow[], tx?: Tx): Promise<void> {
     const repo = tx ? tx.getRepository(Event) : this.events;
     await repo.insert(rows.map((r) => ({ ...r, data: r.data as never })));
-    const projectIds = [...new Set(rows.map((r) => r.projectId))];
-    await repo.query(`UPDATE projects SET last_activity_at = now() WHERE id = ANY($1)`, [projectIds]);
   }
 
   /**

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Logger } from '../common/http/logger';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Note } from '../notes/note.entity';
+import { ProjectRecordsService } from '../projects/project-records.service';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { ProjectViews } from '../projects/project-views.service';
 import { User } from '../users/user.entity';
@@ -50,12 +51,13 @@ export class EventsService {
     private readonly projects: ProjectResolver,
     private readonly views: ProjectViews,
     private readonly logger: Logger,
+    private readonly projectRecords: ProjectRecordsService,
   ) {}
 
   async record(...events: NewEvent[]): Promise<void> {
     if (events.length === 0) return;
     try {
-      await this.events.insert(events.map(eventRow));
+      await this.insert(events);
     } catch (e) {
       this.logger.error('event not recorded', { error: e instanceof Error ? e.message : String(e) });
     }
@@ -63,7 +65,14 @@ export class EventsService {
 
   /** Records the events in `tx` (part of the change: a failure fails the transaction). */
   async recordIn(tx: Tx, ...events: NewEvent[]): Promise<void> {
-    if (events.length) await this.events.insert(events.map(eventRow), tx);
+    if (events.length) await this.insert(events, tx);
+  }
+
+  /** The events' rows, then their projects' `last_activity_at` (the projects area's): two statements, in `tx` when given. */
+  private async insert(events: NewEvent[], tx?: Tx): Promise<void> {
+    const rows = events.map(eventRow);
+    await this.events.insert(rows, tx);
+    await this.projectRecords.touchActivity([...new Set(rows.map((r) => r.projectId))], tx);
   }
 
   /** `GET /projects/:id/events`: newest first, what the caller may see; the resolver's query, the page, the authors. */

@@ -293,4 +293,9 @@ export class IssuesRepository {
       [ids, viewerId, pattern],
     );
   }
+
+  /** Sets `updated_at` to now, in the caller's transaction: a note on it touches it (GitLab's `belongs_to :noteable, touch: true`). */
+  async touch(tx: Tx, id: number): Promise<void> {
+    await tx.query(`UPDATE issues SET updated_at = now() WHERE id = $1`, [id]);
+  }
 }

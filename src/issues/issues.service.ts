@@ -5,7 +5,7 @@ import { BadRequest, Forbidden, NotFound, NotModified } from '../common/errors/d
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { ProjectAbility, ProjectAccess, projectAbilities } from '../common/policy/policy';
 import { accessFrom } from '../common/policy/policy.service';
-import { Transactions } from '../database/transactions';
+import { Transactions, Tx } from '../database/transactions';
 import { EventsService, NewEvent } from '../events/events.service';
 import { LabelsService } from '../labels/labels.service';
 import { MilestonesService } from '../milestones/milestones.service';
@@ -292,6 +292,11 @@ export class IssuesService {
     if (current === subscribed) throw new NotModified();
     await this.subscriptions.set(user.id, 'Issue', issue.id, subscribed);
     return issue;
+  }
+
+  /** A note was added (NotesService): the issue's `updated_at` is now, in the note's transaction. */
+  touch(tx: Tx, id: number): Promise<void> {
+    return this.issues.touch(tx, id);
   }
 
   // ---------------------------------------------------------------- helpers

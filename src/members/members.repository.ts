@@ -5,7 +5,6 @@ import { PageRequest } from '../common/pagination/pagination';
 import { containsPattern } from '../common/params/params';
 import { Tx } from '../database/transactions';
 import { User } from '../users/user.entity';
-import type { UserSummary } from '../users/users.presenter';
 import { GroupMember, ProjectMember } from './member.entities';
 import { UserDirectory } from '../users/user-directory.service';
 
@@ -17,14 +16,17 @@ export interface MemberLevelRow {
   accessLevel: number;
 }
 
-/** A membership with its user's summary columns (what the member presenter reads), as a page of members reads it. */
+/** A membership with its user, as a page of members reads it. */
 export interface MemberWithUser extends MemberLevelRow {
-  user: UserSummary;
+  user: User;
 }
 
 type AnyMember = ProjectMember | GroupMember;
 
-/** Every query on `project_members` and `group_members`. Methods that write take the caller's transaction. */
+/**
+ * The members API's queries on `project_members` and `group_members` (MembersModule); the first member
+ * of a new project or group is MembershipsRepository's (MembershipsModule).
+ */
 @Injectable()
 export class MembersRepository {
   constructor(
@@ -65,7 +67,7 @@ export class MembersRepository {
       .limit(page.perPage)
       .getRawMany<{ user_id: number; access_level: number; total: string } & Record<string, unknown>>();
     const total = rows.length ? Number(rows[0].total) : page.offset === 0 ? 0 : await qb.getCount();
-    return [rows.map((r) => ({ userId: r.user_id, accessLevel: r.access_level, user: this.users.joined(r, 'user') as UserSummary })), total];
+    return [rows.map((r) => ({ userId: r.user_id, accessLevel: r.access_level, user: this.users.joinedUser(r, 'user') as User })), total];
   }
 
   /** The user's level in the target, or null; `lock` holds the row until commit. */
@@ -103,10 +105,5 @@ export class MembersRepository {
       .createQueryBuilder('m')
       .where('m.namespace_id = :groupId AND m.access_level = :ownerLevel AND m.user_id <> :userId', { groupId, ownerLevel, userId })
       .getCount();
-  }
-
-  /** The first membership of a new project or group (its creator), notifications at the global level. */
-  async addFirst(tx: Tx, t: MemberTarget, userId: number, accessLevel: number): Promise<void> {
-    await this.repo(t, tx).insert({ ...this.key(t, userId), accessLevel, notificationLevel: 3 });
   }
 }

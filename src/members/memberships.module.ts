@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { UsersModule } from '../users/users.module';
 import { GroupMember, ProjectMember } from './member.entities';
-import { MembersRepository } from './members.repository';
+import { MembershipsRepository } from './memberships.repository';
 import { MembershipsService } from './memberships.service';
 
 /**
@@ -10,8 +9,8 @@ import { MembershipsService } from './memberships.service';
  * MembersModule, whose API needs the projects and groups areas: those import this one instead.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ProjectMember, GroupMember]), UsersModule],
-  providers: [MembersRepository, MembershipsService],
+  imports: [TypeOrmModule.forFeature([ProjectMember, GroupMember])],
+  providers: [MembershipsRepository, MembershipsService],
   exports: [MembershipsService],
 })
 export class MembershipsModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Tx } from '../database/transactions';
-import { MembersRepository } from './members.repository';
+import { MembershipsRepository } from './memberships.repository';
 
 /**
  * The memberships other areas create: the first member of a new project or group. The members area
@@ -9,7 +9,7 @@ import { MembersRepository } from './members.repository';
  */
 @Injectable()
 export class MembershipsService {
-  constructor(private readonly members: MembersRepository) {}
+  constructor(private readonly members: MembershipsRepository) {}
 
   /** The creator of a new project as its first member (`accessLevel`: master), in the creating transaction. */
   addProjectOwner(tx: Tx, projectId: number, userId: number, accessLevel: number): Promise<void> {

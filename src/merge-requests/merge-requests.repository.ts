@@ -261,4 +261,9 @@ export class MergeRequestsRepository {
     }
     return out;
   }
+
+  /** Sets `updated_at` to now, in the caller's transaction: a note on it touches it (GitLab's `belongs_to :noteable, touch: true`). */
+  async touch(tx: Tx, id: number): Promise<void> {
+    await tx.query(`UPDATE merge_requests SET updated_at = now() WHERE id = $1`, [id]);
+  }
 }

@@ -301,6 +301,11 @@ export class MergeRequestsService {
     return mr;
   }
 
+  /** A note was added (NotesService): the merge request's `updated_at` is now, in the note's transaction. */
+  touch(tx: Tx, id: number): Promise<void> {
+    return this.repo.touch(tx, id);
+  }
+
   // ---------------------------------------------------------------- helpers
 
   /** A branch named by a client: a valid name that exists, else 400 with the field. */

@@ -67,16 +67,8 @@ export class NamespacesRepository {
     return rows[0].n > 0;
   }
 
-  /**
-   * Removes a user's personal namespace with its projects' rows; returns the ids of those projects
-   * (their repositories are removed after commit).
-   */
-  async removePersonal(tx: Tx, ownerId: number): Promise<number[]> {
-    const [projects]: [{ id: number }[], number] = await tx.query(
-      `DELETE FROM projects WHERE namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = $1) RETURNING id`,
-      [ownerId],
-    );
+  /** Removes a user's personal namespace (the projects area has deleted its projects' rows first). */
+  async removePersonal(tx: Tx, ownerId: number): Promise<void> {
     await tx.query(`DELETE FROM namespaces WHERE kind = 'user' AND owner_id = $1`, [ownerId]);
-    return projects.map((p) => p.id);
   }
 }

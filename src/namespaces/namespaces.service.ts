@@ -47,8 +47,8 @@ export class NamespacesService {
     return this.namespaces.pathTaken(tx, path, ownerId);
   }
 
-  /** Removes a user's personal namespace with its projects' rows; the ids of those projects. */
-  removePersonal(tx: Tx, ownerId: number): Promise<number[]> {
+  /** Removes a user's personal namespace (its projects' rows are gone first: ProjectRecordsService.removePersonal). */
+  removePersonal(tx: Tx, ownerId: number): Promise<void> {
     return this.namespaces.removePersonal(tx, ownerId);
   }
 }

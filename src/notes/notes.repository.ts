@@ -8,16 +8,6 @@ import type { UserSummary } from '../users/users.presenter';
 import { UserDirectory } from '../users/user-directory.service';
 import { Note, NoteableType } from './note.entity';
 
-/**
- * A new note touches its noteable (`updated_at`), like GitLab's `belongs_to :noteable, touch: true`:
- * one fixed statement per kind, so no table name is ever built into SQL.
- */
-const TOUCH: Readonly<Record<NoteableType, string>> = {
-  Issue: 'UPDATE issues SET updated_at = now() WHERE id = $1',
-  Snippet: 'UPDATE snippets SET updated_at = now() WHERE id = $1',
-  MergeRequest: 'UPDATE merge_requests SET updated_at = now() WHERE id = $1',
-};
-
 /** A note with its author, read in one statement. */
 export interface NoteWithAuthor {
   note: Note;
@@ -68,10 +58,6 @@ export class NotesRepository {
     return repo.save(repo.create(values));
   }
 
-  async touchNoteable(tx: Tx, type: NoteableType, noteableId: number): Promise<void> {
-    await tx.query(TOUCH[type], [noteableId]);
-  }
-
   async setBody(id: number, body: string): Promise<void> {
     await this.notes.update({ id }, { body });
   }
@@ -84,36 +70,5 @@ export class NotesRepository {
   async delete(id: number): Promise<boolean> {
     const result = await this.notes.delete({ id });
     return !!result.affected;
-  }
-
-  /** System notes (`system: true`) by `authorId` on the target, in the caller's transaction. */
-  async insertSystem(tx: Tx, target: { projectId: number; type: NoteableType; id: number }, authorId: number, bodies: string[]): Promise<void> {
-    if (bodies.length === 0) return;
-    await tx.getRepository(Note).insert(
-      bodies.map((body) => ({
-        projectId: target.projectId,
-        noteableType: target.type,
-        noteableId: target.id,
-        authorId,
-        body,
-        system: true,
-        attachment: null,
-      })),
-    );
-  }
-
-  /** Copies every note of issue `fromId` (system ones too, with their authors and times) onto `toId` in project `projectId`. */
-  async copyIssueNotes(tx: Tx, fromId: number, toId: number, projectId: number): Promise<void> {
-    await tx.query(
-      `INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, body, system, attachment, created_at, updated_at)
-       SELECT $1, 'Issue', $2, author_id, body, system, attachment, created_at, updated_at
-         FROM notes WHERE noteable_type = 'Issue' AND noteable_id = $3 ORDER BY id`,
-      [projectId, toId, fromId],
-    );
-  }
-
-  /** Deletes every note of one noteable, in the caller's transaction. */
-  async deleteOf(tx: Tx, type: NoteableType, id: number): Promise<void> {
-    await tx.query(`DELETE FROM notes WHERE noteable_type = $1 AND noteable_id = $2`, [type, id]);
   }
 }

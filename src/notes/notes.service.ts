@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Forbidden, MissingAttribute, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
-import { Transactions } from '../database/transactions';
+import { Transactions, Tx } from '../database/transactions';
 import { DomainEvents } from '../events/domain-events';
 import { EventsService } from '../events/events.service';
 import { canSetTimestamps } from '../issues/issue-policy';
@@ -54,6 +54,13 @@ export class NotesService {
       const { project, abilities, mr } = await this.mergeRequests.findReadable(user, ref, id);
       return { project, abilities, type: 'MergeRequest', id: mr.id, title: mr.title };
     },
+  };
+
+  /** Touches the noteable a note was added to: its owner area's service, in the note's transaction. */
+  private readonly touchers: Record<NoteableType, (tx: Tx, id: number) => Promise<void>> = {
+    Issue: (tx, id) => this.issues.touch(tx, id),
+    Snippet: (tx, id) => this.snippets.touch(tx, id),
+    MergeRequest: (tx, id) => this.mergeRequests.touch(tx, id),
   };
 
   async list(user: User, kind: string, ref: string, id: number, dto: ListNotesDto, o: NoteOptions = {}): Promise<Paginated<NoteWithAuthor>> {
@@ -125,7 +132,7 @@ export class NotesService {
         ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
       });
       // a comment touches its noteable, like GitLab's `belongs_to :noteable, touch: true`
-      await this.repo.touchNoteable(tx, target.type, target.id);
+      await this.touchers[target.type](tx, target.id);
       await this.domainEvents.emit(tx, 'note.created', { noteId: saved.id, projectId: target.project.id, userId: user.id }); // project hooks
       // in the same transaction: a crash cannot leave a note without its `commented` event
       await this.events.recordIn(tx, {

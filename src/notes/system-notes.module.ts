@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { UsersModule } from '../users/users.module';
 import { Note } from './note.entity';
-import { NotesRepository } from './notes.repository';
+import { SystemNotesRepository } from './system-notes.repository';
 import { SystemNotesService } from './system-notes.service';
 
 /**
@@ -10,8 +9,8 @@ import { SystemNotesService } from './system-notes.service';
  * NotesModule, whose API needs issues, merge requests and snippets: those import this one instead.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Note]), UsersModule],
-  providers: [NotesRepository, SystemNotesService],
+  imports: [TypeOrmModule.forFeature([Note])],
+  providers: [SystemNotesRepository, SystemNotesService],
   exports: [SystemNotesService],
 })
 export class SystemNotesModule {}

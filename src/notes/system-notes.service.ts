@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Tx } from '../database/transactions';
 import { NoteableType } from './note.entity';
-import { NotesRepository } from './notes.repository';
+import { SystemNotesRepository } from './system-notes.repository';
 
 export interface SystemNoteTarget {
   projectId: number;
@@ -17,7 +17,7 @@ export interface SystemNoteTarget {
  */
 @Injectable()
 export class SystemNotesService {
-  constructor(private readonly notes: NotesRepository) {}
+  constructor(private readonly notes: SystemNotesRepository) {}
 
   /** Writes system notes by `authorId` on the target, in the caller's transaction (nothing for no bodies). */
   addSystemNotes(tx: Tx, target: SystemNoteTarget, authorId: number, bodies: string[]): Promise<void> {

@@ -41,4 +41,9 @@ export class SnippetsRepository {
   async delete(tx: Tx, id: number): Promise<void> {
     await tx.getRepository(Snippet).delete({ id });
   }
+
+  /** Sets `updated_at` to now, in the caller's transaction: a note on it touches it (GitLab's `belongs_to :noteable, touch: true`). */
+  async touch(tx: Tx, id: number): Promise<void> {
+    await tx.query(`UPDATE snippets SET updated_at = now() WHERE id = $1`, [id]);
+  }
 }

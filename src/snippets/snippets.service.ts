@@ -4,7 +4,7 @@ import { checkTitle } from '../common/dto/titles';
 import { Forbidden, MissingAttribute, NotFound } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { ProjectAbility, ProjectAccess } from '../common/policy/policy';
-import { Transactions } from '../database/transactions';
+import { Transactions, Tx } from '../database/transactions';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
@@ -105,6 +105,11 @@ export class SnippetsService {
       await this.snippets.delete(tx, snippet.id);
     });
     return snippet;
+  }
+
+  /** A note was added (NotesService): the snippet's `updated_at` is now, in the note's transaction. */
+  touch(tx: Tx, id: number): Promise<void> {
+    return this.snippets.touch(tx, id);
   }
 
   // ---------------------------------------------------------------- helpers

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { NamespacesModule } from '../namespaces/namespaces.module';
+import { ProjectRecordsModule } from '../projects/project-records.module';
 import { Email } from './email.entity';
 import { EmailsRepository } from './emails.repository';
 import { EmailsService } from './emails.service';
@@ -18,7 +19,7 @@ import { UserDirectory } from './user-directory.service';
 import { UsersService } from './users.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([User, Identity, SshKey, Email]), NamespacesModule],
+  imports: [TypeOrmModule.forFeature([User, Identity, SshKey, Email]), NamespacesModule, ProjectRecordsModule],
   controllers: [UsersController],
   providers: [UsersRepository, UserDirectory, KeysRepository, EmailsRepository, UsersService, UserViews, KeysService, EmailsService, SessionService, RootUser],
   exports: [UserDirectory, UsersService, UserViews, SessionService, RootUser, KeysService],

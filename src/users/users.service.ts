@@ -9,6 +9,7 @@ import { containsPattern } from '../common/params/params';
 import { Transactions, Tx } from '../database/transactions';
 import { GitService } from '../git/git.service';
 import { NamespacesService } from '../namespaces/namespaces.service';
+import { ProjectRecordsService } from '../projects/project-records.service';
 import { CreateUserDto, ListUsersDto, UpdateUserDto } from './dto/user.dto';
 import { checkUserAttributes, UserAttributes } from './dto/user-rules';
 import { UserViews } from './user-views.service';
@@ -58,6 +59,7 @@ export class UsersService {
     private readonly settings: ApplicationSettingsService,
     private readonly git: GitService,
     private readonly domainEvents: DomainEvents,
+    private readonly projectRecords: ProjectRecordsService,
   ) {}
 
   /**
@@ -212,7 +214,8 @@ export class UsersService {
       const user = await this.users.lock(tx, id);
       if (!user) return undefined;
       if (user.admin) await this.assertOtherAdmin(tx, id, 'deleted');
-      const projectIds = await this.namespaces.removePersonal(tx, id);
+      const projectIds = await this.projectRecords.removePersonal(tx, id); // the projects' rows first, then their namespace
+      await this.namespaces.removePersonal(tx, id);
       await this.users.delete(tx, id);
       await this.domainEvents.emit(tx, 'user.destroyed', { user: userSnapshot(user) }); // system hooks (the row is gone)
       return { user, projectIds };
