@@ -5,6 +5,7 @@ import { PageRequest } from '../common/pagination/pagination';
 import { containsPattern } from '../common/params/params';
 import { Tx } from '../database/transactions';
 import { User } from '../users/user.entity';
+import type { UserSummary } from '../users/users.presenter';
 import { GroupMember, ProjectMember } from './member.entities';
 import { UserDirectory } from '../users/user-directory.service';
 
@@ -16,9 +17,9 @@ export interface MemberLevelRow {
   accessLevel: number;
 }
 
-/** A membership with its user, as a page of members reads it. */
+/** A membership with its user's summary columns (what the member presenter reads), as a page of members reads it. */
 export interface MemberWithUser extends MemberLevelRow {
-  user: User;
+  user: UserSummary;
 }
 
 type AnyMember = ProjectMember | GroupMember;
@@ -67,7 +68,7 @@ export class MembersRepository {
       .limit(page.perPage)
       .getRawMany<{ user_id: number; access_level: number; total: string } & Record<string, unknown>>();
     const total = rows.length ? Number(rows[0].total) : page.offset === 0 ? 0 : await qb.getCount();
-    return [rows.map((r) => ({ userId: r.user_id, accessLevel: r.access_level, user: this.users.joinedUser(r, 'user') as User })), total];
+    return [rows.map((r) => ({ userId: r.user_id, accessLevel: r.access_level, user: this.users.joined(r, 'user') as UserSummary })), total];
   }
 
   /** The user's level in the target, or null; `lock` holds the row until commit. */
