@@ -1,25 +1,12 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType } from '@nestjs/swagger';
+import { DeletedRowFields } from '../openapi/response-fields';
+import { IssuableFields, IssuableRecordRefFields } from './issuable.responses';
 import { MilestoneResponse } from '../milestones/milestones.responses';
 import { AuthorResponse, UserBasicResponse } from '../users/users.responses';
 import { ResponseEntity } from '../openapi/response-types';
 
 @ResponseEntity('Issue')
-export class IssueResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: 'integer' })
-  iid!: number;
-
-  @ApiProperty({ type: 'integer' })
-  project_id!: number;
-
-  @ApiProperty({ type: String })
-  title!: string;
-
-  @ApiProperty({ type: String, nullable: true })
-  description!: string | null;
-
+export class IssueResponse extends IssuableFields {
   @ApiProperty({ type: String, enum: ['opened', 'closed'] })
   state!: string;
 
@@ -48,50 +35,23 @@ export class IssueResponse {
   user_notes_count!: number;
 }
 
-@ResponseEntity('IssueRecord', 'The deleted issue record (DELETE answer).')
-export class IssueRecordResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: 'integer' })
-  iid!: number;
-
-  @ApiProperty({ type: 'integer' })
-  project_id!: number;
-
-  @ApiProperty({ type: String })
-  title!: string;
-
-  @ApiProperty({ type: String, nullable: true })
-  description!: string | null;
-
+/** A deleted issue record up to its references; not a schema of its own. */
+class IssueRecordHead extends IssuableFields {
   @ApiProperty({ type: String, enum: ['opened', 'closed'] })
   state!: string;
 
   @ApiProperty({ type: Boolean })
   confidential!: boolean;
+}
 
-  @ApiProperty({ type: 'integer', nullable: true, description: 'null when the author no longer exists' })
-  author_id!: number | null;
-
-  @ApiProperty({ type: 'integer', nullable: true })
-  assignee_id!: number | null;
-
-  @ApiProperty({ type: 'integer', nullable: true })
-  milestone_id!: number | null;
-
+/** Where a deleted issue record went (moved) and stood; not a schema of its own. */
+class IssueRecordPlace {
   @ApiProperty({ type: 'integer', nullable: true })
   moved_to_id!: number | null;
 
   @ApiProperty({ type: 'integer', nullable: true })
   position!: number | null;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  created_at!: Date | string;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  updated_at!: Date | string;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  deleted_at!: Date | string | null;
 }
+
+@ResponseEntity('IssueRecord', 'The deleted issue record (DELETE answer).')
+export class IssueRecordResponse extends IntersectionType(IssueRecordHead, IssuableRecordRefFields, IssueRecordPlace, DeletedRowFields) {}

@@ -1,26 +1,13 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType } from '@nestjs/swagger';
+import { IssuableFields, IssuableRecordRefFields } from '../issues/issuable.responses';
+import { DeletedRowFields } from '../openapi/response-fields';
 import { MilestoneResponse } from '../milestones/milestones.responses';
 import { DiffEntryResponse } from '../repository/repository.responses';
 import { AuthorResponse, UserBasicResponse } from '../users/users.responses';
 import { ResponseEntity } from '../openapi/response-types';
 
 @ResponseEntity('MergeRequest')
-export class MergeRequestResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: 'integer' })
-  iid!: number;
-
-  @ApiProperty({ type: 'integer' })
-  project_id!: number;
-
-  @ApiProperty({ type: String })
-  title!: string;
-
-  @ApiProperty({ type: String, nullable: true })
-  description!: string | null;
-
+export class MergeRequestResponse extends IssuableFields {
   @ApiProperty({ type: String, enum: ['opened', 'closed', 'merged'], description: 'a reopened or locked (merging) request reads opened' })
   state!: string;
 
@@ -85,8 +72,8 @@ export class MergeRequestChangesResponse extends MergeRequestResponse {
   changes_truncated?: boolean;
 }
 
-@ResponseEntity('MergeRequestRecord', 'The deleted merge request record (DELETE answer).')
-export class MergeRequestRecordResponse {
+/** A deleted merge request record up to its references; not a schema of its own. */
+class MergeRequestRecordHead {
   @ApiProperty({ type: 'integer' })
   id!: number;
 
@@ -116,16 +103,10 @@ export class MergeRequestRecordResponse {
 
   @ApiProperty({ type: String })
   merge_status!: string;
+}
 
-  @ApiProperty({ type: 'integer', nullable: true, description: 'null when the author no longer exists' })
-  author_id!: number | null;
-
-  @ApiProperty({ type: 'integer', nullable: true })
-  assignee_id!: number | null;
-
-  @ApiProperty({ type: 'integer', nullable: true })
-  milestone_id!: number | null;
-
+/** How a deleted merge request record was (to be) merged; not a schema of its own. */
+class MergeRequestRecordMerge {
   @ApiProperty({ type: Boolean })
   merge_when_build_succeeds!: boolean;
 
@@ -134,13 +115,7 @@ export class MergeRequestRecordResponse {
 
   @ApiProperty({ type: String, nullable: true })
   merge_commit_sha!: string | null;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  created_at!: Date | string;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  updated_at!: Date | string;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  deleted_at!: Date | string | null;
 }
+
+@ResponseEntity('MergeRequestRecord', 'The deleted merge request record (DELETE answer).')
+export class MergeRequestRecordResponse extends IntersectionType(MergeRequestRecordHead, IssuableRecordRefFields, MergeRequestRecordMerge, DeletedRowFields) {}

@@ -1,20 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ProjectItemFields } from '../openapi/response-fields';
 import { ResponseEntity } from '../openapi/response-types';
 
 @ResponseEntity('Milestone')
-export class MilestoneResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: 'integer' })
-  iid!: number;
-
-  @ApiProperty({ type: 'integer' })
-  project_id!: number;
-
-  @ApiProperty({ type: String })
-  title!: string;
-
+export class MilestoneResponse extends ProjectItemFields {
   @ApiProperty({ type: String, description: '"" when none was given' })
   description!: string;
 

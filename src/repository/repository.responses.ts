@@ -1,13 +1,14 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { AuthorResponse } from '../users/users.responses';
+import { CommitRunFields, RunTimeFields } from '../openapi/response-fields';
 import { ResponseEntity } from '../openapi/response-types';
 
-@ResponseEntity('Commit', 'RepoCommit (lists, compare, merge request commits).')
-export class CommitResponse {
-  @ApiProperty({ type: String, description: 'full SHA' })
+/** What every commit summary shows (a build's commit, and the repository's commit views); not a schema of its own. */
+export abstract class CommitSummaryFields {
+  @ApiProperty({ type: String })
   id!: string;
 
-  @ApiProperty({ type: String, description: 'the first 8 hex digits of the SHA' })
+  @ApiProperty({ type: String })
   short_id!: string;
 
   @ApiProperty({ type: String })
@@ -24,40 +25,31 @@ export class CommitResponse {
 
   @ApiProperty({ type: String })
   message!: string;
+}
+
+/**
+ * The repository's commit views (Commit, CommitDetail): the summary, with the SHAs described (a
+ * property declared again keeps its place and adds to its metadata), and the parents.
+ */
+export abstract class RepoCommitFields extends CommitSummaryFields {
+  @ApiProperty({ description: 'full SHA' })
+  declare id: string;
+
+  @ApiProperty({ description: 'the first 8 hex digits of the SHA' })
+  declare short_id: string;
 
   @ApiProperty({ type: [String] })
   parent_ids!: string[];
+}
 
+@ResponseEntity('Commit', 'RepoCommit (lists, compare, merge request commits).')
+export class CommitResponse extends RepoCommitFields {
   @ApiProperty({ type: Boolean, description: 'in lists (spec: Commit variants), always false', required: false })
   allow_failure?: boolean;
 }
 
 @ResponseEntity('CommitDetail', 'RepoCommitDetail (GET .../commits/:sha).')
-export class CommitDetailResponse {
-  @ApiProperty({ type: String, description: 'full SHA' })
-  id!: string;
-
-  @ApiProperty({ type: String, description: 'the first 8 hex digits of the SHA' })
-  short_id!: string;
-
-  @ApiProperty({ type: String })
-  title!: string;
-
-  @ApiProperty({ type: String })
-  author_name!: string;
-
-  @ApiProperty({ type: String })
-  author_email!: string;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  created_at!: Date | string;
-
-  @ApiProperty({ type: String })
-  message!: string;
-
-  @ApiProperty({ type: [String] })
-  parent_ids!: string[];
-
+export class CommitDetailResponse extends RepoCommitFields {
   @ApiProperty({ type: String, format: 'date-time' })
   committed_date!: Date | string;
 
@@ -215,17 +207,8 @@ export class CommitCommentResponse {
   created_at!: Date | string;
 }
 
-@ResponseEntity('CommitStatus')
-export class CommitStatusResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: String })
-  sha!: string;
-
-  @ApiProperty({ type: String, nullable: true })
-  ref!: string | null;
-
+/** A commit status up to its times; not a schema of its own. */
+class CommitStatusHead extends CommitRunFields {
   @ApiProperty({ type: String, enum: ['pending', 'running', 'success', 'failed', 'canceled'] })
   status!: string;
 
@@ -237,16 +220,10 @@ export class CommitStatusResponse {
 
   @ApiProperty({ type: String, nullable: true })
   description!: string | null;
+}
 
-  @ApiProperty({ type: String, format: 'date-time' })
-  created_at!: Date | string;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  started_at!: Date | string | null;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  finished_at!: Date | string | null;
-
+@ResponseEntity('CommitStatus')
+export class CommitStatusResponse extends IntersectionType(CommitStatusHead, RunTimeFields) {
   @ApiProperty({ type: Boolean })
   allow_failure!: boolean;
 

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { ResponseEntity } from '../openapi/response-types';
 
 @ResponseEntity('HookDelivery')
@@ -31,8 +31,8 @@ export class HookDeliveryResponse {
   created_at!: Date | string;
 }
 
-@ResponseEntity('ProjectHook')
-export class ProjectHookResponse {
+/** What a project hook and a system hook start with; not a schema of its own. */
+export abstract class HookFields {
   @ApiProperty({ type: 'integer' })
   id!: number;
 
@@ -41,7 +41,31 @@ export class ProjectHookResponse {
 
   @ApiProperty({ type: String, format: 'date-time' })
   created_at!: Date | string;
+}
 
+/** How a hook's deliveries fare (project and system hooks, after their event switches); not a schema of its own. */
+export class HookDeliveryHealthFields {
+  @ApiProperty({ type: Boolean })
+  enable_ssl_verification!: boolean;
+
+  @ApiProperty({ type: 'integer' })
+  recent_failures!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  last_status!: number | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  last_error!: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  last_failure_at!: Date | string | null;
+
+  @ApiProperty({ type: Boolean })
+  disabled!: boolean;
+}
+
+/** A project hook up to its delivery health; not a schema of its own. */
+class ProjectHookHead extends HookFields {
   @ApiProperty({ type: 'integer' })
   project_id!: number;
 
@@ -62,25 +86,10 @@ export class ProjectHookResponse {
 
   @ApiProperty({ type: Boolean })
   build_events!: boolean;
+}
 
-  @ApiProperty({ type: Boolean })
-  enable_ssl_verification!: boolean;
-
-  @ApiProperty({ type: 'integer' })
-  recent_failures!: number;
-
-  @ApiProperty({ type: 'integer', nullable: true })
-  last_status!: number | null;
-
-  @ApiProperty({ type: String, nullable: true })
-  last_error!: string | null;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  last_failure_at!: Date | string | null;
-
-  @ApiProperty({ type: Boolean })
-  disabled!: boolean;
-
+@ResponseEntity('ProjectHook')
+export class ProjectHookResponse extends IntersectionType(ProjectHookHead, HookDeliveryHealthFields) {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   disabled_at!: Date | string | null;
 }

@@ -1,41 +1,18 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { ResponseEntity } from '../openapi/response-types';
+import { HookDeliveryHealthFields, HookFields } from './hooks.responses';
 
-@ResponseEntity('SystemHook', "The spec's list/create view (id, url, created_at), plus the switches and delivery health.")
-export class SystemHookResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: String })
-  url!: string;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  created_at!: Date | string;
-
+/** A system hook up to its delivery health; not a schema of its own. */
+class SystemHookHead extends HookFields {
   @ApiProperty({ type: Boolean })
   push_events!: boolean;
 
   @ApiProperty({ type: Boolean })
   tag_push_events!: boolean;
-
-  @ApiProperty({ type: Boolean })
-  enable_ssl_verification!: boolean;
-
-  @ApiProperty({ type: 'integer' })
-  recent_failures!: number;
-
-  @ApiProperty({ type: 'integer', nullable: true })
-  last_status!: number | null;
-
-  @ApiProperty({ type: String, nullable: true })
-  last_error!: string | null;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  last_failure_at!: Date | string | null;
-
-  @ApiProperty({ type: Boolean })
-  disabled!: boolean;
 }
+
+@ResponseEntity('SystemHook', "The spec's list/create view (id, url, created_at), plus the switches and delivery health.")
+export class SystemHookResponse extends IntersectionType(SystemHookHead, HookDeliveryHealthFields) {}
 
 @ResponseEntity('SystemHookRecord', 'The deleted system hook record (DELETE answer).')
 export class SystemHookRecordResponse {

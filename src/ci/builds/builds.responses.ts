@@ -1,34 +1,15 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType } from '@nestjs/swagger';
+import { CommitSummaryFields } from '../../repository/repository.responses';
 import { UserResponse } from '../../users/users.responses';
+import { RunTimeFields } from '../../openapi/response-fields';
 import { RunnerResponse } from '../runners/runners.responses';
 import { ResponseEntity } from '../../openapi/response-types';
 
 @ResponseEntity('BuildCommit')
-export class BuildCommitResponse {
-  @ApiProperty({ type: String })
-  id!: string;
+export class BuildCommitResponse extends CommitSummaryFields {}
 
-  @ApiProperty({ type: String })
-  short_id!: string;
-
-  @ApiProperty({ type: String })
-  title!: string;
-
-  @ApiProperty({ type: String })
-  author_name!: string;
-
-  @ApiProperty({ type: String })
-  author_email!: string;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  created_at!: Date | string;
-
-  @ApiProperty({ type: String })
-  message!: string;
-}
-
-@ResponseEntity('Build')
-export class BuildResponse {
+/** A build up to its times; not a schema of its own. */
+class BuildHead {
   @ApiProperty({ type: 'integer' })
   id!: number;
 
@@ -49,16 +30,10 @@ export class BuildResponse {
 
   @ApiProperty({ type: Number, nullable: true })
   coverage!: number | null;
+}
 
-  @ApiProperty({ type: String, format: 'date-time' })
-  created_at!: Date | string;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  started_at!: Date | string | null;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  finished_at!: Date | string | null;
-
+@ResponseEntity('Build')
+export class BuildResponse extends IntersectionType(BuildHead, RunTimeFields) {
   @ApiProperty({ type: () => UserResponse, nullable: true })
   user!: UserResponse | null;
 

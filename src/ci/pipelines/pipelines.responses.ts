@@ -1,18 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { UserBasicResponse } from '../../users/users.responses';
+import { CommitRunFields } from '../../openapi/response-fields';
 import { ResponseEntity } from '../../openapi/response-types';
 
 @ResponseEntity('Pipeline')
-export class PipelineResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: String })
-  sha!: string;
-
-  @ApiProperty({ type: String, nullable: true })
-  ref!: string | null;
-
+export class PipelineResponse extends CommitRunFields {
   @ApiProperty({ type: String, enum: ['pending', 'running', 'success', 'failed', 'canceled', 'skipped'], nullable: true })
   status!: string | null;
 

@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { ResponseEntity } from '../../openapi/response-types';
 import { BuildArtifactsFileResponse } from '../builds/builds.responses';
+import { RunnerAgentFields } from '../runners/runners.responses';
 
 @ResponseEntity('RunnerRegistration')
 export class RunnerRegistrationResponse {
@@ -89,8 +90,8 @@ export class BuildDetailsResponse extends RunnerBuildResponse {
   depends_on_builds!: RunnerBuildResponse[];
 }
 
-@ResponseEntity('RunnerRecord', "The deleted runner's row (runners/delete).")
-export class RunnerRecordResponse {
+/** A deleted runner's row up to its agent's report; not a schema of its own. */
+class RunnerRecordHead {
   @ApiProperty({ type: 'integer' })
   id!: number;
 
@@ -114,19 +115,10 @@ export class RunnerRecordResponse {
 
   @ApiProperty({ type: String, nullable: true })
   name!: string | null;
+}
 
-  @ApiProperty({ type: String, nullable: true })
-  version!: string | null;
-
-  @ApiProperty({ type: String, nullable: true })
-  revision!: string | null;
-
-  @ApiProperty({ type: String, nullable: true })
-  platform!: string | null;
-
-  @ApiProperty({ type: String, nullable: true })
-  architecture!: string | null;
-
+@ResponseEntity('RunnerRecord', "The deleted runner's row (runners/delete).")
+export class RunnerRecordResponse extends IntersectionType(RunnerRecordHead, RunnerAgentFields) {
   @ApiProperty({ type: Boolean })
   run_untagged!: boolean;
 }

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { ProjectSummaryResponse } from '../../projects/projects.responses';
 import { ResponseEntity } from '../../openapi/response-types';
 
@@ -20,14 +20,8 @@ export class RunnerResponse {
   name!: string | null;
 }
 
-@ResponseEntity('RunnerDetail')
-export class RunnerDetailResponse extends RunnerResponse {
-  @ApiProperty({ type: [String] })
-  tag_list!: string[];
-
-  @ApiProperty({ type: Boolean })
-  run_untagged!: boolean;
-
+/** What a runner's agent reports of itself (RunnerDetail, RunnerRecord); not a schema of its own. */
+export class RunnerAgentFields {
   @ApiProperty({ type: String, nullable: true })
   version!: string | null;
 
@@ -39,7 +33,19 @@ export class RunnerDetailResponse extends RunnerResponse {
 
   @ApiProperty({ type: String, nullable: true })
   architecture!: string | null;
+}
 
+/** A runner's detail up to its agent's report; not a schema of its own. */
+class RunnerDetailHead extends RunnerResponse {
+  @ApiProperty({ type: [String] })
+  tag_list!: string[];
+
+  @ApiProperty({ type: Boolean })
+  run_untagged!: boolean;
+}
+
+@ResponseEntity('RunnerDetail')
+export class RunnerDetailResponse extends IntersectionType(RunnerDetailHead, RunnerAgentFields) {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   contacted_at!: Date | string | null;
 

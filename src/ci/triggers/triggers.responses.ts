@@ -1,20 +1,15 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType } from '@nestjs/swagger';
+import { DeletedRowFields } from '../../openapi/response-fields';
 import { ResponseEntity } from '../../openapi/response-types';
 
-@ResponseEntity('Trigger')
-export class TriggerResponse {
+/** A trigger up to its timestamps; not a schema of its own. */
+class TriggerHead {
   @ApiProperty({ type: String })
   token!: string;
+}
 
-  @ApiProperty({ type: String, format: 'date-time' })
-  created_at!: Date | string;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  updated_at!: Date | string;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  deleted_at!: Date | string | null;
-
+@ResponseEntity('Trigger')
+export class TriggerResponse extends IntersectionType(TriggerHead, DeletedRowFields) {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   last_used!: Date | string | null;
 }
