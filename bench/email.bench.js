@@ -25,7 +25,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { Client } = require('pg');
 const { SMTPServer } = require('smtp-server');
-const { createHarness } = require('./harness');
+const { createHarness, rootToken } = require('./harness');
 
 const h = createHarness('bench:email');
 const { log, sleep, cpuMs } = h;
@@ -64,15 +64,7 @@ function sink() {
 }
 
 h.run(async () => {
-  let dbUrl = process.env.BENCH_DATABASE_URL;
-  if (dbUrl) {
-    const c = new Client({ connectionString: dbUrl });
-    await c.connect();
-    await c.query('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; DROP SCHEMA IF EXISTS pgboss CASCADE;');
-    await c.end();
-  } else {
-    dbUrl = await h.createDatabase(`bench_email_${Date.now()}_${process.pid}`);
-  }
+  const dbUrl = await h.benchDatabase('bench_email');
   const smtp = await sink();
   h.onCleanup(() => smtp.server.close());
   const port = await h.freePort();
@@ -81,9 +73,6 @@ h.run(async () => {
   const env = {
     DATABASE_URL: dbUrl,
     DATA_DIR: data,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'error',
     SSH_ENABLED: 'false',
     ROOT_PASSWORD,
     SECRET_KEY: 'bench-secret-key-0123456789abcdef0123456789abcdef',
@@ -91,9 +80,8 @@ h.run(async () => {
     EXTERNAL_URL: 'http://gitlab.bench',
   };
   const start = async (on) => {
-    const app = h.startProcess(on ? 'app (email on)' : 'app (email off)', [MAIN], { ...env, SMTP_URL: on ? `smtp://127.0.0.1:${smtp.port}` : '' });
-    await h.waitReady(app, base);
-    return app;
+    const name = on ? 'app (email on)' : 'app (email off)';
+    return (await h.startApp(name, [MAIN], { ...env, SMTP_URL: on ? `smtp://127.0.0.1:${smtp.port}` : '' }, { port })).child;
   };
   const stop = (app) =>
     new Promise((r) => {
@@ -111,12 +99,7 @@ h.run(async () => {
   };
 
   let app = await start(true);
-  const s = await fetch(`${base}/api/v3/session`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }),
-  });
-  token = (await s.json()).private_token;
+  token = await rootToken(base, ROOT_PASSWORD);
   const project = await call('POST', '/projects', { name: 'mailbench', visibility_level: 20 });
   const issue = await call('POST', `/projects/${project.id}/issues`, { title: 'Busy issue' });
   log(`creating ${SUBSCRIBERS} subscribers`);

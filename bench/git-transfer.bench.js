@@ -14,7 +14,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { Client } = require('pg');
-const { createHarness, rssMb, peakDuring } = require('./harness');
+const { createHarness, rssMb, peakDuring, apiClient, rootToken } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const MB = Number(process.env.BENCH_GIT_MB || 1024);
@@ -23,7 +23,7 @@ const ROOT_PASSWORD = 'bench-root-password';
 const DB_NAME = `bench_transfer_${Date.now()}_${process.pid}`;
 
 const h = createHarness('bench:transfer');
-const { log, freePort, startProcess, waitReady, sleep } = h;
+const { log, sleep } = h;
 
 function git(args, opts = {}) {
   return new Promise((resolve, reject) => {
@@ -38,36 +38,20 @@ function git(args, opts = {}) {
 h.run(async () => {
   const mainJs = path.resolve(ROOT, process.env.BENCH_APP_MAIN || 'dist/main.js');
   const dbUrl = await h.createDatabase(DB_NAME);
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
   const dataDir = h.tempDir('transfer-data-');
   const work = h.tempDir('transfer-work-');
   const home = path.join(work, 'home');
   fs.mkdirSync(home);
-  const app = startProcess('app', [mainJs], {
+  const appEnv = {
     DATABASE_URL: dbUrl,
-    HOST: '127.0.0.1',
-    PORT: String(port),
     SECRET_KEY,
     ROOT_PASSWORD,
     DATA_DIR: dataDir,
-    LOG_LEVEL: 'error',
     NODE_ENV: 'production',
-  });
-  await waitReady(app, base);
-  const s = await (
-    await fetch(`${base}/api/v3/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }),
-    })
-  ).json();
-  const p = await fetch(`${base}/api/v3/projects`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'PRIVATE-TOKEN': s.private_token },
-    body: JSON.stringify({ name: 'big' }),
-  });
-  if (p.status !== 201) throw new Error(`project: ${p.status}`);
+  };
+  const { child: app, port, base } = await h.startApp('app', [mainJs], appEnv);
+  const token = await rootToken(base, ROOT_PASSWORD);
+  await apiClient(base)('POST', '/projects', { name: 'big' }, token);
   const remote = `http://root:${ROOT_PASSWORD}@127.0.0.1:${port}/root/big.git`;
 
   // a repository of MB megabytes of incompressible files (8 MB each)

@@ -134,7 +134,7 @@ function createHarness(label) {
     });
   }
 
-  return {
+  const harness = {
     log,
     sleep,
     ROOT,
@@ -225,6 +225,33 @@ function createHarness(label) {
       throw new Error(`${child.label} not ready after ${timeoutMs} ms:\n${child.tail()}`);
     },
 
+    /**
+     * Starts the app (`node <args>`, e.g. `[...profileArgs, 'dist/main.js']`) on 127.0.0.1 at `port`
+     * (a free one unless given) with LOG_LEVEL error and `env` (DATABASE_URL, DATA_DIR, SECRET_KEY,
+     * ROOT_PASSWORD, ...), and waits until it is ready. Returns `{ name, child, port, base }`.
+     */
+    async startApp(name, args, env, { port, timeoutMs } = {}) {
+      const appPort = port ?? (await harness.freePort());
+      const base = `http://127.0.0.1:${appPort}`;
+      const child = harness.startProcess(name, args, { HOST: '127.0.0.1', PORT: String(appPort), LOG_LEVEL: 'error', ...env });
+      await harness.waitReady(child, base, timeoutMs);
+      return { name, child, port: appPort, base };
+    },
+
+    /**
+     * The benchmark's database: BENCH_DATABASE_URL emptied (its public and pgboss schemas dropped) when
+     * it is set, or else a new database `<prefix>_<time>_<pid>` (dropped at cleanup). Returns its URL.
+     */
+    async benchDatabase(prefix) {
+      const url = process.env.BENCH_DATABASE_URL;
+      if (!url) return harness.createDatabase(`${prefix}_${Date.now()}_${process.pid}`);
+      const c = new Client({ connectionString: url });
+      await c.connect();
+      await c.query('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; DROP SCHEMA IF EXISTS pgboss CASCADE;');
+      await c.end();
+      return url;
+    },
+
     /** Runs `main`, then cleans up and exits 0, or logs the failure, cleans up and exits 1. */
     run(main) {
       main()
@@ -240,6 +267,37 @@ function createHarness(label) {
         });
     },
   };
+  return harness;
+}
+
+/**
+ * `api(method, url, body, token)` against the app at `base`: the JSON answer of `/api/v3<url>`, or an
+ * error naming the status and body when it is not a success.
+ */
+function apiClient(base) {
+  return async (method, url, body, token) => {
+    const r = await fetch(`${base}/api/v3${url}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { 'PRIVATE-TOKEN': token } : {}) },
+      body: body && JSON.stringify(body),
+    });
+    if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${await r.text()}`);
+    return r.json();
+  };
+}
+
+/** root's private token (POST /session with `password`). */
+async function rootToken(base, password) {
+  return (await apiClient(base)('POST', '/session', { login: 'root', password })).private_token;
+}
+
+/** A user namespace for each of the seeded users (`ids[i]` named `names[i]`), as the app gives one to every user. */
+async function insertUserNamespaces(db, ids, names) {
+  await db.query(
+    `INSERT INTO namespaces (name, path, kind, owner_id, description, visibility_level)
+     SELECT n, n, 'user', id, '', 20 FROM unnest($1::int[], $2::text[]) AS t(id, n)`,
+    [ids, names],
+  );
 }
 
 /** Samples the peak RSS of `pid` (own, and with its children such as git) while `work` runs. */
@@ -301,4 +359,4 @@ async function sshClient({ api, token, sshPort, work }) {
   return { sshArgs, gitSshCommand: ['ssh', ...sshArgs].map((a) => `'${a}'`).join(' ') };
 }
 
-module.exports = { createHarness, cpuMs, CLK_TCK, rssMb, treeRssMb, peakDuring, sshClient };
+module.exports = { createHarness, cpuMs, CLK_TCK, rssMb, treeRssMb, peakDuring, sshClient, apiClient, rootToken, insertUserNamespaces };

@@ -17,8 +17,7 @@ const { execFile } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { Client } = require('pg');
-const { createHarness } = require('./harness');
+const { createHarness, rootToken } = require('./harness');
 
 const h = createHarness('bench:hooks');
 const { log, sleep } = h;
@@ -55,29 +54,15 @@ function receiver(delayMs) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 h.run(async () => {
-  let dbUrl = process.env.BENCH_DATABASE_URL;
-  if (dbUrl) {
-    const c = new Client({ connectionString: dbUrl });
-    await c.connect();
-    await c.query('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; DROP SCHEMA IF EXISTS pgboss CASCADE;');
-    await c.end();
-  } else {
-    dbUrl = await h.createDatabase(`bench_hooks_${Date.now()}_${process.pid}`);
-  }
-  const port = await h.freePort();
-  const base = `http://127.0.0.1:${port}`;
+  const dbUrl = await h.benchDatabase('bench_hooks');
   const data = h.tempDir('bench-hooks-');
-  const app = h.startProcess('app', ['dist/main.js'], {
+  const { port, base } = await h.startApp('app', ['dist/main.js'], {
     DATABASE_URL: dbUrl,
     DATA_DIR: data,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'error',
     ROOT_PASSWORD,
     SECRET_KEY: 'bench-secret-key-0123456789abcdef0123456789abcdef',
     QUEUE_POLL_SECONDS: '0.5',
   });
-  await h.waitReady(app, base);
   const call = async (method, p, body) => {
     const r = await fetch(`${base}/api/v3${p}`, {
       method,
@@ -88,12 +73,7 @@ h.run(async () => {
     return r.json();
   };
   let token;
-  const s = await fetch(`${base}/api/v3/session`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }),
-  });
-  token = (await s.json()).private_token;
+  token = await rootToken(base, ROOT_PASSWORD);
   await call('PUT', '/application/settings', { allow_local_requests_from_hooks_and_services: true });
   const slow = await receiver(2000);
   const fast = await receiver(0);

@@ -15,7 +15,7 @@ const { execFileSync } = require('node:child_process');
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { createHarness, rssMb, peakDuring } = require('./harness');
+const { createHarness, rssMb, peakDuring, apiClient, rootToken } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const MB = Number(process.env.BENCH_BLOB_MB || 1024);
@@ -24,7 +24,7 @@ const ROOT_PASSWORD = 'bench-root-password';
 const DB_NAME = `bench_blob_${Date.now()}_${process.pid}`;
 
 const h = createHarness('bench:blob');
-const { log, freePort, startProcess, waitReady } = h;
+const { log } = h;
 
 /** Writes `size` bytes of generated, non-repeating content to `file`; returns their SHA-1. */
 async function writeGenerated(file, size) {
@@ -51,36 +51,17 @@ async function writeGenerated(file, size) {
 h.run(async () => {
   const mainJs = path.resolve(ROOT, process.env.BENCH_APP_MAIN || 'dist/main.js');
   const dbUrl = await h.createDatabase(DB_NAME);
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
   const dataDir = h.tempDir('blob-data-');
   const work = h.tempDir('blob-work-');
-  const app = startProcess('app', [mainJs], {
+  const { child: app, base } = await h.startApp('app', [mainJs], {
     DATABASE_URL: dbUrl,
-    HOST: '127.0.0.1',
-    PORT: String(port),
     SECRET_KEY,
     ROOT_PASSWORD,
     DATA_DIR: dataDir,
-    LOG_LEVEL: 'error',
     NODE_ENV: 'production',
   });
-  await waitReady(app, base);
-  const s = await (
-    await fetch(`${base}/api/v3/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ login: 'root', password: ROOT_PASSWORD }),
-    })
-  ).json();
-  const token = s.private_token;
-  const p = await fetch(`${base}/api/v3/projects`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'PRIVATE-TOKEN': token },
-    body: JSON.stringify({ name: 'big' }),
-  });
-  if (p.status !== 201) throw new Error(`project: ${p.status}`);
-  const project = await p.json();
+  const token = await rootToken(base, ROOT_PASSWORD);
+  const project = await apiClient(base)('POST', '/projects', { name: 'big' }, token);
 
   // the project's repository on disk (GitService.repositoryPath: hashed by project id)
   const hid = createHash('sha256').update(String(project.id)).digest('hex');

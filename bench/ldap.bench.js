@@ -24,6 +24,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { Client: PgClient } = require('pg');
 const { Client: LdapClient } = require('ldapts');
+const { insertUserNamespaces } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const DIST = path.resolve(ROOT, process.env.BENCH_DIST || 'dist');
@@ -133,11 +134,7 @@ async function seed(dbUrl) {
     );
     const ids = rows.map((r) => r.id);
     const names = rows.map((r) => r.username);
-    await db.query(
-      `INSERT INTO namespaces (name, path, kind, owner_id, description, visibility_level)
-       SELECT n, n, 'user', id, '', 20 FROM unnest($1::int[], $2::text[]) AS t(id, n)`,
-      [ids, names],
-    );
+    await insertUserNamespaces(db, ids, names);
     await db.query(
       `INSERT INTO identities (user_id, provider, extern_uid)
        SELECT id, 'ldapmain', 'uid=' || n || ',ou=people,${BASE}' FROM unnest($1::int[], $2::text[]) AS t(id, n)`,

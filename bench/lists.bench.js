@@ -47,7 +47,7 @@ const EXTERNAL_URL = 'http://gitlab.bench.example';
 const DB_NAME = `bench_lists_${Date.now()}_${process.pid}`;
 
 const h = createHarness('lists');
-const { log, freePort, startProcess, waitReady } = h;
+const { log } = h;
 const { CONNECTIONS, DURATION, WARMUP, RESULTS_DIR, profileArgs, checkSameResponses, runAndReport, startBare } = createApiBench(h);
 
 function endpoints(bigId) {
@@ -65,25 +65,16 @@ async function main() {
   const dataDir = h.tempDir('gitlab-bench-lists-');
   const dbUrl = await h.createDatabase(DB_NAME);
 
-  const appPort = await freePort();
-  const app = {
-    name: 'app',
-    base: `http://127.0.0.1:${appPort}`,
-    child: startProcess('app', [...profileArgs('app'), mainJs], {
-      DATABASE_URL: dbUrl,
-      PORT: String(appPort),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      SECRET_KEY,
-      ROOT_PASSWORD,
-      EXTERNAL_URL,
-      LOG_LEVEL: 'error',
-      SSH_ENABLED: 'false', // the bare handler presents git@HOST: URLs, as the app does without its SSH server
-      DB_POOL_SIZE: String(POOL_SIZE),
-      NODE_ENV: 'production',
-    }),
-  };
-  await waitReady(app.child, app.base); // migrations ran
+  const app = await h.startApp('app', [...profileArgs('app'), mainJs], {
+    DATABASE_URL: dbUrl,
+    DATA_DIR: dataDir,
+    SECRET_KEY,
+    ROOT_PASSWORD,
+    EXTERNAL_URL,
+    SSH_ENABLED: 'false', // the bare handler presents git@HOST: URLs, as the app does without its SSH server
+    DB_POOL_SIZE: String(POOL_SIZE),
+    NODE_ENV: 'production',
+  }); // migrations ran
   log(`app ready on ${app.base} (pid ${app.child.pid})`);
 
   const t0 = Date.now();

@@ -154,21 +154,9 @@ async function admin(fn) {
 }
 
 async function startApp(name, dataDir, extraEnv) {
-  const port = await h.freePort();
-  const base = `http://127.0.0.1:${port}`;
   const t0 = Date.now();
-  const child = h.startProcess(name, [path.join(APP_ROOT, 'dist/main.js')], {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    SECRET_KEY,
-    ROOT_PASSWORD,
-    EXTERNAL_URL,
-    LOG_LEVEL: 'error',
-    NODE_ENV: 'production',
-    ...extraEnv,
-  });
-  await h.waitReady(child, base, 300_000);
+  const env = { DATA_DIR: dataDir, SECRET_KEY, ROOT_PASSWORD, EXTERNAL_URL, NODE_ENV: 'production', ...extraEnv };
+  const { child, base } = await h.startApp(name, [path.join(APP_ROOT, 'dist/main.js')], env, { timeoutMs: 300_000 });
   log(`${name} ready on ${base} (pid ${child.pid}) in ${Date.now() - t0} ms`);
   return { name, child, base, url: new URL(base), readyMs: Date.now() - t0 };
 }

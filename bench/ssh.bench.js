@@ -16,7 +16,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { createHarness, rssMb, peakDuring, sshClient } = require('./harness');
+const { createHarness, rssMb, peakDuring, sshClient, apiClient } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const MB = Number(process.env.BENCH_SSH_MB || 10);
@@ -27,7 +27,7 @@ const ROOT_PASSWORD = 'bench-root-password';
 const DB_NAME = `bench_ssh_${Date.now()}_${process.pid}`;
 
 const h = createHarness('bench:ssh');
-const { log, freePort, startProcess, waitReady } = h;
+const { log } = h;
 
 function run(cmd, args, opts = {}) {
   return new Promise((resolve, reject) => {
@@ -53,37 +53,24 @@ const r2 = (x) => Math.round(x * 100) / 100;
 h.run(async () => {
   const mainJs = path.resolve(ROOT, process.env.BENCH_APP_MAIN || 'dist/main.js');
   const dbUrl = await h.createDatabase(DB_NAME);
-  const port = await freePort();
-  const sshPort = await freePort();
-  const base = `http://127.0.0.1:${port}`;
+  const sshPort = await h.freePort();
   const dataDir = h.tempDir('ssh-data-');
   const work = h.tempDir('ssh-work-');
   const home = path.join(work, 'home');
   fs.mkdirSync(home);
-  const app = startProcess('app', [mainJs], {
+  const appEnv = {
     DATABASE_URL: dbUrl,
-    HOST: '127.0.0.1',
-    PORT: String(port),
     SECRET_KEY,
     ROOT_PASSWORD,
     DATA_DIR: dataDir,
-    LOG_LEVEL: 'error',
     NODE_ENV: 'production',
     SSH_PORT: String(sshPort),
     SSH_LISTEN: '127.0.0.1',
     SSH_MAX_SESSIONS_PER_IP: String(N + 10),
     GIT_AUTH_BAN_IP_WHITELIST: '127.0.0.1',
-  });
-  await waitReady(app, base);
-  const api = async (method, url, body, token) => {
-    const r = await fetch(`${base}/api/v3${url}`, {
-      method,
-      headers: { 'content-type': 'application/json', ...(token ? { 'PRIVATE-TOKEN': token } : {}) },
-      body: body && JSON.stringify(body),
-    });
-    if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${await r.text()}`);
-    return r.json();
   };
+  const { child: app, port, base } = await h.startApp('app', [mainJs], appEnv);
+  const api = apiClient(base);
   const s = await api('POST', '/session', { login: 'root', password: ROOT_PASSWORD });
   const token = s.private_token;
   const { sshArgs, gitSshCommand } = await sshClient({ api, token, sshPort, work });

@@ -21,7 +21,7 @@ const path = require('node:path');
 const bcrypt = require('bcryptjs');
 const { Client } = require('pg');
 
-const { createHarness } = require('./harness');
+const { createHarness, insertUserNamespaces } = require('./harness');
 const { createApiBench } = require('./api-bench');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -38,7 +38,7 @@ const ENDPOINTS = [
 ].filter((ep) => !process.env.BENCH_ONLY || ep.path.includes(process.env.BENCH_ONLY));
 
 const h = createHarness('bench');
-const { log, freePort, startProcess, waitReady } = h;
+const { log } = h;
 const { CONNECTIONS, DURATION, WARMUP, RESULTS_DIR, profileArgs, checkSameResponses, runAndReport, startBare } = createApiBench(h);
 
 // ---------------------------------------------------------------------------------------------
@@ -82,11 +82,7 @@ async function seed(dbUrl) {
     );
     const ids = rows.map((r) => r.id);
     const names = rows.map((r) => r.username);
-    await db.query(
-      `INSERT INTO namespaces (name, path, kind, owner_id, description, visibility_level)
-       SELECT n, n, 'user', id, '', 20 FROM unnest($1::int[], $2::text[]) AS t(id, n)`,
-      [ids, names],
-    );
+    await insertUserNamespaces(db, ids, names);
     await db.query(
       `INSERT INTO identities (user_id, provider, extern_uid)
        SELECT id, 'ldapmain', 'uid=' || n || ',ou=people,dc=example,dc=com'
@@ -136,25 +132,15 @@ async function main() {
   const dataDir = h.tempDir('gitlab-bench-');
   const dbUrl = await h.createDatabase(DB_NAME);
 
-  const appPort = await freePort();
-  const appArgs = [...profileArgs('app'), mainJs];
-  const app = {
-    name: 'app',
-    base: `http://127.0.0.1:${appPort}`,
-    child: startProcess('app', appArgs, {
-      DATABASE_URL: dbUrl,
-      PORT: String(appPort),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      SECRET_KEY,
-      ROOT_PASSWORD,
-      EXTERNAL_URL,
-      LOG_LEVEL: 'error',
-      DB_POOL_SIZE: String(POOL_SIZE),
-      NODE_ENV: 'production',
-    }),
-  };
-  await waitReady(app.child, app.base); // migrations ran, root exists
+  const app = await h.startApp('app', [...profileArgs('app'), mainJs], {
+    DATABASE_URL: dbUrl,
+    DATA_DIR: dataDir,
+    SECRET_KEY,
+    ROOT_PASSWORD,
+    EXTERNAL_URL,
+    DB_POOL_SIZE: String(POOL_SIZE),
+    NODE_ENV: 'production',
+  }); // migrations ran, root exists
   log(`app ready on ${app.base} (pid ${app.child.pid})`);
 
   const signIn = await fetch(`${app.base}/api/v3/session`, {
