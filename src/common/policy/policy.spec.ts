@@ -103,76 +103,32 @@ describe('groupAbilities', () => {
  */
 
 /**
- * ability.rb's rules as a table, one ability a row, written out in full (not built from the lists of
- * policy.ts): which callers have it on a project with every feature on, not archived. Columns:
- * A anonymous (public project), P a signed-in non-member of a public (or, not external, internal)
- * project, G guest, R reporter, D developer, M master, O owner (and administrator); `.` not.
+ * ability.rb's rules as a table, written out in full (not built from the lists of policy.ts): which
+ * callers have these abilities on a project with every feature on, not archived. Columns: A anonymous
+ * (public project), P a signed-in non-member of a public (or, not external, internal) project,
+ * G guest, R reporter, D developer, M master, O owner (and administrator); `.` not.
  */
 const TABLE = `
-read_project                     A P G R D M O
-read_wiki                        A P G R D M O
-read_issue                       A P G R D M O
-read_label                       A P G R D M O
-read_milestone                   A P G R D M O
-read_project_snippet             A P G R D M O
-read_project_member              A P G R D M O
-read_merge_request               A P G R D M O
-read_note                        A P G R D M O
-create_project                   . P G R D M O
-create_issue                     . P G R D M O
-create_note                      . P G R D M O
-upload_file                      . P G R D M O
-download_code                    A P . R D M O
-fork_project                     . P . R D M O
-read_commit_status               A P . R D M O
-create_project_snippet           . . . R D M O
-update_issue                     . . . R D M O
-admin_issue                      . . . R D M O
-admin_label                      . . . R D M O
-read_build                       . . . R D M O
-read_container_image             . . . R D M O
-read_pipeline                    . . . R D M O
-admin_merge_request              . . . . D M O
-update_merge_request             . . . . D M O
-create_commit_status             . . . . D M O
-update_commit_status             . . . . D M O
-create_build                     . . . . D M O
-update_build                     . . . . D M O
-create_pipeline                  . . . . D M O
-update_pipeline                  . . . . D M O
-create_merge_request             . . . . D M O
-create_wiki                      . . . . D M O
-push_code                        . . . . D M O
-create_container_image           . . . . D M O
-update_container_image           . . . . D M O
-push_code_to_protected_branches  . . . . . M O
-update_project_snippet           . . . . . M O
-admin_milestone                  . . . . . M O
-admin_project_snippet            . . . . . M O
-admin_project_member             . . . . . M O
-admin_note                       . . . . . M O
-admin_wiki                       . . . . . M O
-admin_project                    . . . . . M O
-admin_commit_status              . . . . . M O
-admin_build                      . . . . . M O
-admin_container_image            . . . . . M O
-admin_pipeline                   . . . . . M O
-change_namespace                 . . . . . . O
-change_visibility_level          . . . . . . O
-rename_project                   . . . . . . O
-remove_project                   . . . . . . O
-archive_project                  . . . . . . O
-remove_fork_project              . . . . . . O
-destroy_merge_request            . . . . . . O
-destroy_issue                    . . . . . . O
+A P G R D M O  read_project read_wiki read_issue read_label read_milestone read_project_snippet read_project_member read_merge_request read_note
+. P G R D M O  create_project create_issue create_note upload_file
+A P . R D M O  download_code read_commit_status
+. P . R D M O  fork_project
+. . . R D M O  create_project_snippet update_issue admin_issue admin_label read_build read_container_image read_pipeline
+. . . . D M O  admin_merge_request update_merge_request create_commit_status update_commit_status create_build update_build create_pipeline update_pipeline create_merge_request create_wiki push_code create_container_image update_container_image
+. . . . . M O  push_code_to_protected_branches update_project_snippet admin_milestone admin_project_snippet admin_project_member admin_note admin_wiki admin_project admin_commit_status admin_build admin_container_image admin_pipeline
+. . . . . . O  change_namespace change_visibility_level rename_project remove_project archive_project remove_fork_project destroy_merge_request destroy_issue
 `;
 const COLUMNS = 'APGRDMO';
-const column = (c: string): ProjectAbility[] =>
-  TABLE.trim()
-    .split('\n')
-    .map((row) => row.split(/\s+/))
-    .filter((cells) => cells[1 + COLUMNS.indexOf(c)] === c)
-    .map((cells) => cells[0] as ProjectAbility);
+const ROWS = TABLE.trim()
+  .split('\n')
+  .map((row) => ({
+    who: row.slice(0, 2 * COLUMNS.length).split(' '),
+    abilities: row
+      .slice(2 * COLUMNS.length)
+      .trim()
+      .split(' ') as ProjectAbility[],
+  }));
+const column = (c: string): ProjectAbility[] => ROWS.filter((r) => r.who.includes(c)).flatMap((r) => r.abilities);
 const [ANONYMOUS_PUBLIC, PUBLIC, GUEST, REPORTER, DEVELOPER, MASTER, OWNER] = [...COLUMNS].map(column);
 const ARCHIVED: ProjectAbility[] = ['create_merge_request', 'push_code', 'push_code_to_protected_branches', 'update_merge_request', 'admin_merge_request'];
 
