@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Test } from 'supertest';
 import { GitService } from '../src/git/git.service';
 import { ProjectResolver } from '../src/projects/project-resolver.service';
+import { parseProjectRef, ProjectRef } from '../src/common/params/refs';
 import { UsersRepository } from '../src/users/users.repository';
 import { expectSchema } from './helpers/schema';
 import { countQueries, EXTERNAL_URL, startTestApp, TestApp, TestUser } from './helpers/test-app';
@@ -1227,12 +1228,12 @@ describe('projects', () => {
       const p = await create(owner, { name: 'resolved', namespace_id: group.id });
       const own = await create(owner, { name: 'own-resolved', visibility_level: 20 });
       const [ownerRow, memberRow, bobRow] = await Promise.all([owner, member, bob].map((u) => users.byId(u.id)));
-      const cases: [typeof ownerRow, string | number, number][] = [
-        [ownerRow, p.id, 50],
-        [memberRow, 'rs-group/resolved', 30],
-        [ownerRow, own.id, 50],
-        [bobRow, `rs-owner/own-resolved`, 0],
-        [undefined as unknown as typeof ownerRow, own.id, 0],
+      const cases: [typeof ownerRow, ProjectRef, number][] = [
+        [ownerRow, { id: p.id }, 50],
+        [memberRow, parseProjectRef('rs-group/resolved'), 30],
+        [ownerRow, { id: own.id }, 50],
+        [bobRow, parseProjectRef(`rs-owner/own-resolved`), 0],
+        [undefined as unknown as typeof ownerRow, { id: own.id }, 0],
       ];
       for (const [user, ref, level] of cases) {
         let resolved: Awaited<ReturnType<ProjectResolver['resolve']>> | undefined;
@@ -1242,10 +1243,10 @@ describe('projects', () => {
         expect(queries).toBe(1);
         expect(resolved?.access.level).toBe(level);
       }
-      const viaGroup = await resolver.resolve(memberRow ?? undefined, p.id, 'push_code');
+      const viaGroup = await resolver.resolve(memberRow ?? undefined, { id: p.id }, 'push_code');
       expect(viaGroup.access).toMatchObject({ groupMember: { accessLevel: 30 }, projectMember: null, namespaceOwner: false });
-      await expect(resolver.resolve(bobRow ?? undefined, p.id)).rejects.toMatchObject({ status: 404 });
-      await expect(resolver.resolve(memberRow ?? undefined, p.id, 'remove_project')).rejects.toMatchObject({ status: 403 });
+      await expect(resolver.resolve(bobRow ?? undefined, { id: p.id })).rejects.toMatchObject({ status: 404 });
+      await expect(resolver.resolve(memberRow ?? undefined, { id: p.id }, 'remove_project')).rejects.toMatchObject({ status: 403 });
     });
 
     it('GET /projects/:id costs fewer queries than before the single-statement resolver', async () => {

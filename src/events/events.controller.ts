@@ -8,6 +8,7 @@ import { presentFeed } from './events.presenter';
 import { EventsService } from './events.service';
 import { ApiPageResponse } from '../openapi/response-types';
 import { EventResponse } from './events.responses';
+import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 @Controller(API)
 export class EventsController {
@@ -16,7 +17,7 @@ export class EventsController {
   /** A project's activity, newest first: only events whose targets the caller may read. */
   @ApiPageResponse(EventResponse)
   @Get('projects/:id/events')
-  async projectEvents(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListEventsDto) {
+  async projectEvents(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListEventsDto) {
     return presentFeed(await this.events.projectFeed(user, id, q), user);
   }
 }

@@ -13,6 +13,7 @@ import { ListEventsDto } from './dto/list-events.dto';
 import { Event, EventAction } from './event.entity';
 import { eventVisibility } from './event-policy';
 import { EventsRepository } from './events.repository';
+import { ProjectRef } from '../common/params/refs';
 
 export interface EventRow {
   event: Event;
@@ -76,7 +77,7 @@ export class EventsService {
   }
 
   /** `GET /projects/:id/events`: newest first, what the caller may see; the resolver's query, the page, the authors. */
-  async projectFeed(user: User | undefined, ref: string, q: ListEventsDto): Promise<EventFeed> {
+  async projectFeed(user: User | undefined, ref: ProjectRef, q: ListEventsDto): Promise<EventFeed> {
     const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_project');
     const page = pageRequest(q);
     const [[rows, total], ctx] = await Promise.all([this.events.feed(project.id, eventVisibility(user, abilities, access), page), this.views.context()]);

@@ -8,6 +8,7 @@ import { PushRules } from '../git/receive-hooks';
 import { RefUpdate } from '../git/smart-http';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
+import { ProjectRef } from '../common/params/refs';
 import { PushService } from '../repository/push.service';
 import { User } from '../users/user.entity';
 
@@ -52,12 +53,13 @@ export class GitAccess {
   ) {}
 
   /**
-   * Authorises `service` on the repository at `path` (`namespace/project`, no `.git`). Throws
+   * Authorises `service` on the repository `ref` names (the transport's `namespace/project` path,
+   * parsed by `parseProjectRef` like an API `:id`). Throws
    * `NotFound('Project')` for what the caller may not see (or that does not exist: the same answer),
    * and `GitAccessDenied` for what it sees but may not do.
    */
-  async authorize(caller: GitCaller, path: string, service: GitServiceName): Promise<GitGrant> {
-    const { project, abilities } = await this.resolve(caller, path);
+  async authorize(caller: GitCaller, ref: ProjectRef, service: GitServiceName): Promise<GitGrant> {
+    const { project, abilities } = await this.resolve(caller, ref);
     if (!abilities.has('read_project')) throw new NotFound('Project');
     const needed: ProjectAbility = service === 'git-receive-pack' ? 'push_code' : 'download_code';
     if (!abilities.has(needed)) {
@@ -93,12 +95,12 @@ export class GitAccess {
    * The project and what the caller may do with it: a user's (or anonymous) abilities come with the
    * project from the one resolver (one SQL statement); a build token reads its own project only.
    */
-  private async resolve(caller: GitCaller, path: string): Promise<{ project: Project; abilities: Set<ProjectAbility> }> {
+  private async resolve(caller: GitCaller, ref: ProjectRef): Promise<{ project: Project; abilities: Set<ProjectAbility> }> {
     if (caller.build) {
-      const project = await this.projects.find(path);
+      const project = await this.projects.find(ref);
       const own = caller.build.projectId === project.id;
       return { project, abilities: new Set<ProjectAbility>(own ? ['read_project', 'download_code'] : []) };
     }
-    return this.projects.resolve(caller.user, path, 'read_project');
+    return this.projects.resolve(caller.user, ref, 'read_project');
   }
 }

@@ -11,6 +11,7 @@ import { SessionService } from '../users/session.service';
 import { BuildTokenGrant, GitAccess, GitAccessDenied, GitCaller, GitGrant } from './git-access.service';
 import { GitAuthBan } from '../common/auth/git-auth-ban';
 import { BUILD_TOKEN_RESOLVER } from './build-tokens';
+import { parseProjectRef } from '../common/params/refs';
 
 export type GitAction = SmartHttpAction;
 export type { BuildTokenGrant };
@@ -86,7 +87,7 @@ export class GitHttpService implements OnModuleInit {
     const path = `${namespace}/${repo.replace(/\.git$/i, '')}`;
     let grant: GitGrant;
     try {
-      grant = await this.access.authorize(caller, path, service);
+      grant = await this.access.authorize(caller, parseProjectRef(path), service);
     } catch (e) {
       // anonymous callers are asked for credentials rather than told what they may not see or do
       if ((e instanceof NotFound || e instanceof GitAccessDenied) && !caller.user && !caller.build) throw unauthorized();

@@ -2,6 +2,7 @@ import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { Admin, CurrentUser } from '../common/auth/decorators';
 import { API } from '../common/http/routes';
 import { Input } from '../common/params/params';
+import { GroupRef, GroupRefParam, ProjectRef, ProjectRefParam } from '../common/params/refs';
 import { ProjectViews } from '../projects/project-views.service';
 import { User } from '../users/user.entity';
 import { CreateGroupDto, ListGroupProjectsDto, ListGroupsDto } from './dto/group.dto';
@@ -36,19 +37,19 @@ export class GroupsController {
   /** GroupDetail: the group with the projects the caller may read in it (first 100). */
   @ApiOkResponse({ type: GroupDetailResponse })
   @Get(':id')
-  async show(@CurrentUser() user: User, @Param('id') id: string) {
+  async show(@CurrentUser() user: User, @Param('id', GroupRefParam) id: GroupRef) {
     return this.views.detail(user, await this.groups.detail(user, id));
   }
 
   @ApiOkResponse({ type: GroupResponse })
   @Delete(':id')
-  async remove(@CurrentUser() user: User, @Param('id') id: string) {
+  async remove(@CurrentUser() user: User, @Param('id', GroupRefParam) id: GroupRef) {
     return this.views.one(await this.groups.remove(user, id));
   }
 
   @ApiPageResponse(ProjectResponse)
   @Get(':id/projects')
-  async projectsOf(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListGroupProjectsDto) {
+  async projectsOf(@CurrentUser() user: User, @Param('id', GroupRefParam) id: GroupRef, @Input() q: ListGroupProjectsDto) {
     return this.projectViews.page(user, await this.groups.projectsOf(user, id, q));
   }
 
@@ -56,7 +57,7 @@ export class GroupsController {
   @Admin()
   @ApiCreated(ProjectResponse)
   @Post(':id/projects/:projectId')
-  async transfer(@CurrentUser() user: User, @Param('id') id: string, @Param('projectId') projectId: string) {
+  async transfer(@CurrentUser() user: User, @Param('id', GroupRefParam) id: GroupRef, @Param('projectId', ProjectRefParam) projectId: ProjectRef) {
     return this.projectViews.one(user, await this.groups.transfer(id, projectId), { runnersToken: true });
   }
 }

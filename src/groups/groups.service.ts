@@ -4,7 +4,7 @@ import { ApplicationSettingsService, visibilityLevel } from '../application-sett
 import { invalidFields } from '../common/dto/fields';
 import { Forbidden, isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
 import { Paginated, pageRequest, PageRequest } from '../common/pagination/pagination';
-import { parseId } from '../common/params/params';
+import { GroupRef, ProjectRef } from '../common/params/refs';
 import { AccessLevel, GroupAbility, groupAbilities } from '../common/policy/policy';
 import { Transactions } from '../database/transactions';
 import { GitService } from '../git/git.service';
@@ -15,7 +15,7 @@ import { User } from '../users/user.entity';
 import { pathErrors } from '../common/dto/namespace-path';
 import { MembershipsService } from '../members/memberships.service';
 import { CreateGroupDto, ListGroupProjectsDto, ListGroupsDto } from './dto/group.dto';
-import { GroupKey, GroupNamespacesService } from '../namespaces/group-namespaces.service';
+import { GroupNamespacesService } from '../namespaces/group-namespaces.service';
 
 const TAKEN = () => new ValidationFailed({ path: ['has already been taken'] });
 /** GroupDetail lists the first 100 projects the caller may read. */
@@ -41,20 +41,16 @@ export class GroupsService {
   ) {}
 
   /** A group by id or path, whatever the caller may see. */
-  async findByRef(ref: string): Promise<Namespace> {
-    const id = parseId(ref);
-    const key: GroupKey = id !== undefined ? { id } : { path: ref };
-    const group = await this.groups.find(key);
+  async findByRef(ref: GroupRef): Promise<Namespace> {
+    const group = await this.groups.find(ref);
     if (!group) throw new NotFound('Group');
     return group;
   }
 
   /** The group when the caller has `ability` on it: 404 when it may not see it, 403 otherwise. */
-  async resolve(user: User, ref: string, ability: GroupAbility = 'read_group'): Promise<Namespace> {
-    const id = parseId(ref);
-    const key: GroupKey = id !== undefined ? { id } : { path: ref };
+  async resolve(user: User, ref: GroupRef, ability: GroupAbility = 'read_group'): Promise<Namespace> {
     // the group and the caller's level in one statement, judged by the policy's pure rules
-    const found = await this.groups.findWithLevel(key, user?.id ?? null);
+    const found = await this.groups.findWithLevel(ref, user?.id ?? null);
     if (!found) throw new NotFound('Group');
     const abilities = groupAbilities(user, found.group, found.level);
     if (!abilities.has('read_group')) throw new NotFound('Group');
@@ -70,7 +66,7 @@ export class GroupsService {
   }
 
   /** `GET /groups/:id`: the group with the first 100 projects the caller may read. */
-  async detail(user: User, ref: string): Promise<GroupDetail> {
+  async detail(user: User, ref: GroupRef): Promise<GroupDetail> {
     const group = await this.resolve(user, ref);
     const [projects] = await this.projectsService.readableInGroup(user, group.id, DETAIL_PROJECTS);
     return { group, projects };
@@ -115,7 +111,7 @@ export class GroupsService {
   }
 
   /** `DELETE /groups/:id` (owners and admins): the group, its memberships and projects, then the repositories. */
-  async remove(user: User, ref: string): Promise<Namespace> {
+  async remove(user: User, ref: GroupRef): Promise<Namespace> {
     const group = await this.resolve(user, ref, 'admin_group');
     const projectIds = await this.tx.run(async (tx) => {
       // waits for project creations and transfers into the group to commit, so that they are deleted too
@@ -130,7 +126,7 @@ export class GroupsService {
   }
 
   /** `GET /groups/:id/projects`: the projects of the group that the caller may read, newest first. */
-  async projectsOf(user: User, ref: string, q: ListGroupProjectsDto): Promise<Paginated<Project>> {
+  async projectsOf(user: User, ref: GroupRef, q: ListGroupProjectsDto): Promise<Paginated<Project>> {
     const group = await this.resolve(user, ref);
     const page = pageRequest(q);
     const [items, total] = await this.projectsService.readableInGroup(user, group.id, page);
@@ -138,7 +134,7 @@ export class GroupsService {
   }
 
   /** `POST /groups/:id/projects/:project_id` (administrators): moves the project into the group. */
-  async transfer(ref: string, projectRef: string): Promise<Project> {
+  async transfer(ref: GroupRef, projectRef: ProjectRef): Promise<Project> {
     const group = await this.findByRef(ref);
     return this.projectsService.transfer(projectRef, group);
   }

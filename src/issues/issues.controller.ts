@@ -10,6 +10,7 @@ import { IssuesService } from './issues.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiNotModified, ApiPageResponse } from '../openapi/response-types';
 import { IssueRecordResponse, IssueResponse } from './issues.responses';
+import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 @Controller(API)
 export class IssuesController {
@@ -27,57 +28,67 @@ export class IssuesController {
 
   @ApiPageResponse(IssueResponse)
   @Get('projects/:id/issues')
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListProjectIssuesDto) {
+  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListProjectIssuesDto) {
     return this.views.detailedPage(user, await this.issues.listForProject(user, id, q));
   }
 
   @ApiPageResponse(IssueResponse)
   @Get('projects/:id/milestones/:milestoneId/issues')
-  async ofMilestone(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId', IdParam) milestoneId: number, @Input() q: ListIssuesDto) {
+  async ofMilestone(
+    @CurrentUser() user: User,
+    @Param('id', ProjectRefParam) id: ProjectRef,
+    @Param('milestoneId', IdParam) milestoneId: number,
+    @Input() q: ListIssuesDto,
+  ) {
     return this.views.detailedPage(user, await this.issues.listForMilestone(user, id, milestoneId, q));
   }
 
   @ApiOkResponse({ type: IssueResponse })
   @Get('projects/:id/issues/:issueId')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId', IdParam) issueId: number) {
+  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('issueId', IdParam) issueId: number) {
     return this.views.one(user, (await this.issues.findReadable(user, id, issueId)).issue);
   }
 
   @ApiCreated(IssueResponse)
   @Post('projects/:id/issues')
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateIssueDto) {
+  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateIssueDto) {
     return this.views.one(user, await this.issues.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: IssueResponse })
   @Put('projects/:id/issues/:issueId')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId', IdParam) issueId: number, @Input() dto: UpdateIssueDto) {
+  async update(
+    @CurrentUser() user: User,
+    @Param('id', ProjectRefParam) id: ProjectRef,
+    @Param('issueId', IdParam) issueId: number,
+    @Input() dto: UpdateIssueDto,
+  ) {
     return this.views.one(user, await this.issues.update(user, id, issueId, dto));
   }
 
   @ApiOkResponse({ type: IssueRecordResponse })
   @Delete('projects/:id/issues/:issueId')
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId', IdParam) issueId: number) {
+  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('issueId', IdParam) issueId: number) {
     return presentIssueRecord(await this.issues.remove(user, id, issueId));
   }
 
   @ApiCreated(IssueResponse)
   @Post('projects/:id/issues/:issueId/move')
-  async move(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId', IdParam) issueId: number, @Input() dto: MoveIssueDto) {
+  async move(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('issueId', IdParam) issueId: number, @Input() dto: MoveIssueDto) {
     return this.views.one(user, await this.issues.move(user, id, issueId, dto));
   }
 
   @ApiCreated(IssueResponse)
   @ApiNotModified()
   @Post('projects/:id/issues/:issueId/subscription')
-  async subscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId', IdParam) issueId: number) {
+  async subscribe(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('issueId', IdParam) issueId: number) {
     return this.views.one(user, await this.issues.setSubscription(user, id, issueId, true));
   }
 
   @ApiOkResponse({ type: IssueResponse })
   @ApiNotModified()
   @Delete('projects/:id/issues/:issueId/subscription')
-  async unsubscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('issueId', IdParam) issueId: number) {
+  async unsubscribe(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('issueId', IdParam) issueId: number) {
     return this.views.one(user, await this.issues.setSubscription(user, id, issueId, false));
   }
 }

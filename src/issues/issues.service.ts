@@ -23,6 +23,7 @@ import { canReadIssue, canSetTimestamps, canUpdateIssue, issueVisibilityInProjec
 import { issueOrder, issueStates } from './issue-rules';
 import { IssueDetails, IssueFilter, IssueReference, IssuesRepository, ReferencedIssue } from './issues.repository';
 import { SystemNotesService } from '../notes/system-notes.service';
+import { ProjectRef } from '../common/params/refs';
 
 export type { IssueReference, ReferencedIssue } from './issues.repository';
 
@@ -63,7 +64,7 @@ export class IssuesService {
   }
 
   /** `GET /projects/:id/issues` with `state`, `labels`, `milestone`, `iid`, `order_by`, `sort`. */
-  async listForProject(user: User, ref: string, q: ListProjectIssuesDto): Promise<Paginated<IssueDetails>> {
+  async listForProject(user: User, ref: ProjectRef, q: ListProjectIssuesDto): Promise<Paginated<IssueDetails>> {
     const { project, access } = await this.projects.resolve(user, ref, 'read_issue');
     return this.page(user, q, {
       projectId: project.id,
@@ -74,7 +75,7 @@ export class IssuesService {
   }
 
   /** `GET /projects/:id/milestones/:milestone_id/issues`. */
-  async listForMilestone(user: User, ref: string, milestoneId: number, q: ListIssuesDto): Promise<Paginated<IssueDetails>> {
+  async listForMilestone(user: User, ref: ProjectRef, milestoneId: number, q: ListIssuesDto): Promise<Paginated<IssueDetails>> {
     const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_milestone');
     if (abilities.has('read_issue')) {
       // an issue of the project with this milestone proves the milestone is the project's: the
@@ -126,14 +127,14 @@ export class IssuesService {
    * another project, or a confidential one the caller may not see (decided from the access the
    * resolver returned: no second membership query).
    */
-  async findReadable(user: User, ref: string, id: number): Promise<IssueInProject> {
+  async findReadable(user: User, ref: ProjectRef, id: number): Promise<IssueInProject> {
     const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_issue');
     const issue = await this.issues.findInProject(project.id, id);
     if (!issue || !canReadIssue(user, abilities, access, issue)) throw new NotFound('Issue');
     return { project, access, abilities, issue };
   }
 
-  async create(user: User, ref: string, dto: CreateIssueDto): Promise<Issue> {
+  async create(user: User, ref: ProjectRef, dto: CreateIssueDto): Promise<Issue> {
     const { project, abilities } = await this.projects.resolve(user, ref, 'create_issue');
     const title = checkTitle(dto.title);
     const createdAt = canSetTimestamps(abilities) ? dto.created_at : undefined;
@@ -181,7 +182,7 @@ export class IssuesService {
    * `assignee_id`, `milestone_id` for those with admin_issue (dropped for others, as in GitLab);
    * `updated_at` for owners and admins. Changes leave system notes; state and label changes events.
    */
-  async update(user: User, ref: string, id: number, dto: UpdateIssueDto): Promise<Issue> {
+  async update(user: User, ref: ProjectRef, id: number, dto: UpdateIssueDto): Promise<Issue> {
     const { project, abilities, issue } = await this.findReadable(user, ref, id);
     if (!canUpdateIssue(user, abilities, issue)) throw new Forbidden();
     const updatedAt = canSetTimestamps(abilities) ? dto.updated_at : undefined;
@@ -220,7 +221,7 @@ export class IssuesService {
   };
 
   /** Soft delete (owners and admins): 403 for others, `404 Issue Not Found` when absent. Returns the record. */
-  async remove(user: User, ref: string, id: number): Promise<Issue> {
+  async remove(user: User, ref: ProjectRef, id: number): Promise<Issue> {
     const { abilities, issue } = await this.findReadable(user, ref, id);
     if (!abilities.has('destroy_issue')) throw new Forbidden();
     if (!(await this.issues.softDelete(issue.id))) throw new NotFound('Issue');
@@ -234,9 +235,9 @@ export class IssuesService {
    * closed with a `Moved to` system note and linked to the new one. 400 for the same project, for
    * missing admin_issue on either side, or an issue already moved; 404 for an unreadable target.
    */
-  async move(user: User, ref: string, id: number, dto: MoveIssueDto): Promise<Issue> {
+  async move(user: User, ref: ProjectRef, id: number, dto: MoveIssueDto): Promise<Issue> {
     const { project: source, abilities, issue } = await this.findReadable(user, ref, id);
-    const { project: target, abilities: targetAbilities } = await this.projects.resolve(user, dto.to_project_id, 'read_project');
+    const { project: target, abilities: targetAbilities } = await this.projects.resolve(user, { id: dto.to_project_id }, 'read_project');
     if (target.id === source.id) throw new BadRequest('Cannot move issue to project it originates from!');
     if (!abilities.has('admin_issue') || !targetAbilities.has('admin_issue')) {
       throw new BadRequest('Cannot move issue due to insufficient permissions!');
@@ -286,7 +287,7 @@ export class IssuesService {
   }
 
   /** Subscribes (201, 304 when already subscribed) or unsubscribes (200, 304 when not subscribed). */
-  async setSubscription(user: User, ref: string, id: number, subscribed: boolean): Promise<Issue> {
+  async setSubscription(user: User, ref: ProjectRef, id: number, subscribed: boolean): Promise<Issue> {
     const { issue } = await this.findReadable(user, ref, id);
     const current = (await loadParticipation(this.issues, this.subscriptions, user, [issue])).get(issue.id)?.subscribed ?? false;
     if (current === subscribed) throw new NotModified();

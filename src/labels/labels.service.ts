@@ -14,6 +14,7 @@ import { Label } from './label.entity';
 import { checkLabel, checkLabelTitles, DEFAULT_LABEL_COLOR } from './label-rules';
 import { LabelsRepository, LabelTarget } from './labels.repository';
 import { LabelDetails } from './labels.presenter';
+import { ProjectRef } from '../common/params/refs';
 
 export type { LabelTarget } from './labels.repository';
 export { DEFAULT_LABEL_COLOR, validLabelTitle } from './label-rules';
@@ -38,12 +39,12 @@ export class LabelsService {
 
   /** Every label of the project (whole on the first page by default), title ascending whatever the case, with counts: 1 statement after resolving the project. */
   /** Whole on the first page unless `per_page` says otherwise (clients search labels on their side). */
-  async list(user: User, ref: string, q: PageParams): Promise<Paginated<LabelDetails>> {
+  async list(user: User, ref: ProjectRef, q: PageParams): Promise<Paginated<LabelDetails>> {
     const { project, access } = await this.projects.resolve(user, ref, 'read_label');
     return paginateAll(await this.details(user, access, { projectId: project.id }), q, { whole: true });
   }
 
-  async create(user: User, ref: string, dto: CreateLabelDto): Promise<LabelDetails> {
+  async create(user: User, ref: ProjectRef, dto: CreateLabelDto): Promise<LabelDetails> {
     const { project, access } = await this.projects.resolve(user, ref, 'admin_label');
     const { name: title, color, description } = dto;
     checkLabel({ title, color });
@@ -57,7 +58,7 @@ export class LabelsService {
   }
 
   /** `PUT /labels`: `name` picks the label; `new_name`, `color`, `description` change it. */
-  async update(user: User, ref: string, dto: UpdateLabelDto): Promise<LabelDetails> {
+  async update(user: User, ref: ProjectRef, dto: UpdateLabelDto): Promise<LabelDetails> {
     const { project, access } = await this.projects.resolve(user, ref, 'admin_label');
     const { new_name: newName, color, description } = dto;
     if (newName === undefined && color === undefined && description === undefined) {
@@ -85,7 +86,7 @@ export class LabelsService {
   }
 
   /** `DELETE /labels?name=`: unlinks it from every issue, forgets its subscriptions, returns the record. */
-  async remove(user: User, ref: string, dto: DeleteLabelDto): Promise<Label> {
+  async remove(user: User, ref: ProjectRef, dto: DeleteLabelDto): Promise<Label> {
     const { project } = await this.projects.resolve(user, ref, 'destroy_label');
     return this.tx.run(async (tx) => {
       const label = await this.labels.findByTitle(project.id, dto.name, tx);
@@ -97,7 +98,7 @@ export class LabelsService {
   }
 
   /** Subscribes (201, 304 when already) or unsubscribes (200, 304 when not subscribed); `labelRef` is an id or a title. */
-  async setSubscription(user: User, ref: string, labelRef: IdOrName, subscribed: boolean): Promise<LabelDetails> {
+  async setSubscription(user: User, ref: ProjectRef, labelRef: IdOrName, subscribed: boolean): Promise<LabelDetails> {
     const { project, access } = await this.projects.resolve(user, ref, 'read_label');
     const label = await this.findByIdOrTitle(project.id, labelRef);
     const current = (await this.subscriptions.explicit(user.id, 'Label', [label.id])).get(label.id) ?? false;

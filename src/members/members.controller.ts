@@ -4,7 +4,7 @@ import { API } from '../common/http/routes';
 import { IdParam, Input, NumberParam } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { AddMemberDto, ListMembersDto, UpdateMemberDto } from './dto/member.dto';
-import { MemberSource, MemberSourceKind } from './member-source.decorator';
+import { MemberSource, MemberSourceRef } from './member-source.decorator';
 import { MemberViews } from './member-views.service';
 import { MembersService } from './members.service';
 import { ApiOkResponse } from '@nestjs/swagger';
@@ -24,32 +24,26 @@ export class MembersController {
 
   @ApiPageResponse(MemberResponse)
   @Get(LIST)
-  async list(@CurrentUser() user: User, @MemberSource() kind: MemberSourceKind, @Param('id') id: string, @Input() q: ListMembersDto) {
-    return this.views.page(await this.members.list(user, kind, id, q));
+  async list(@CurrentUser() user: User, @MemberSource() source: MemberSourceRef, @Input() q: ListMembersDto) {
+    return this.views.page(await this.members.list(user, source, q));
   }
 
   @ApiOkResponse({ type: MemberResponse })
   @Get(ONE)
-  async get(@CurrentUser() user: User, @MemberSource() kind: MemberSourceKind, @Param('id') id: string, @Param('userId', IdParam) userId: number) {
-    return this.views.one(await this.members.get(user, kind, id, userId));
+  async get(@CurrentUser() user: User, @MemberSource() source: MemberSourceRef, @Param('userId', IdParam) userId: number) {
+    return this.views.one(await this.members.get(user, source, userId));
   }
 
   @ApiCreated(MemberResponse)
   @Post(LIST)
-  async add(@CurrentUser() user: User, @MemberSource() kind: MemberSourceKind, @Param('id') id: string, @Input() dto: AddMemberDto) {
-    return this.views.one(await this.members.add(user, kind, id, dto));
+  async add(@CurrentUser() user: User, @MemberSource() source: MemberSourceRef, @Input() dto: AddMemberDto) {
+    return this.views.one(await this.members.add(user, source, dto));
   }
 
   @ApiOkResponse({ type: MemberResponse })
   @Put(ONE)
-  async update(
-    @CurrentUser() user: User,
-    @MemberSource() kind: MemberSourceKind,
-    @Param('id') id: string,
-    @Param('userId', IdParam) userId: number,
-    @Input() dto: UpdateMemberDto,
-  ) {
-    return this.views.one(await this.members.update(user, kind, id, userId, dto));
+  async update(@CurrentUser() user: User, @MemberSource() source: MemberSourceRef, @Param('userId', IdParam) userId: number, @Input() dto: UpdateMemberDto) {
+    return this.views.one(await this.members.update(user, source, userId, dto));
   }
 
   /** 200 with the removed member; for a user who was not a member, GitLab's `{"message":"Access revoked"}`. */
@@ -57,11 +51,10 @@ export class MembersController {
   @Delete(ONE)
   async remove(
     @CurrentUser() user: User,
-    @MemberSource() kind: MemberSourceKind,
-    @Param('id') id: string,
+    @MemberSource() source: MemberSourceRef,
     @Param('userId', IdParam) userId: number,
     @Param('userId', NumberParam) echo: number | null,
   ) {
-    return this.views.removal(await this.members.remove(user, kind, id, userId, echo));
+    return this.views.removal(await this.members.remove(user, source, userId, echo));
   }
 }

@@ -11,7 +11,7 @@ import { User } from '../users/user.entity';
 import { UserDirectory } from '../users/user-directory.service';
 import type { UserSummary } from '../users/users.presenter';
 import { AddMemberDto, ListMembersDto, UpdateMemberDto } from './dto/member.dto';
-import { MemberSourceKind } from './member-source.decorator';
+import { MemberSourceKind, MemberSourceRef } from './member-source.decorator';
 import { MemberTarget, MembersRepository } from './members.repository';
 
 /** Project members may be guest to master; group members guest to owner. */
@@ -47,18 +47,18 @@ export class MembersService {
   ) {}
 
   /** The project or group `:id`, checked for reading or for administering its members (404 / 403). */
-  private async target(user: User, kind: MemberSourceKind, ref: string, write: boolean): Promise<MemberTarget> {
-    if (kind === 'project') {
-      const { project } = await this.projects.resolve(user, ref, write ? 'admin_project_member' : 'read_project_member');
-      return { kind, id: project.id };
+  private async target(user: User, source: MemberSourceRef, write: boolean): Promise<MemberTarget> {
+    if (source.kind === 'project') {
+      const { project } = await this.projects.resolve(user, source.ref, write ? 'admin_project_member' : 'read_project_member');
+      return { kind: 'project', id: project.id };
     }
-    const group = await this.groups.resolve(user, ref, write ? 'admin_group_member' : 'read_group');
-    return { kind, id: group.id };
+    const group = await this.groups.resolve(user, source.ref, write ? 'admin_group_member' : 'read_group');
+    return { kind: 'group', id: group.id };
   }
 
   /** Members with their users: one statement for the page and its total, one for the users. */
-  async list(user: User, kind: MemberSourceKind, ref: string, q: ListMembersDto): Promise<Paginated<MemberRow>> {
-    const t = await this.target(user, kind, ref, false);
+  async list(user: User, source: MemberSourceRef, q: ListMembersDto): Promise<Paginated<MemberRow>> {
+    const t = await this.target(user, source, false);
     const page = pageRequest(q);
     const [rows, total] = await this.members.list(t, (q.query ?? q.search)?.trim() || undefined, page);
     return new Paginated(
@@ -68,8 +68,8 @@ export class MembersService {
     );
   }
 
-  async get(user: User, kind: MemberSourceKind, ref: string, userId: number): Promise<MemberRow> {
-    return this.member(await this.target(user, kind, ref, false), userId);
+  async get(user: User, source: MemberSourceRef, userId: number): Promise<MemberRow> {
+    return this.member(await this.target(user, source, false), userId);
   }
 
   private async member(t: MemberTarget, userId: number): Promise<MemberRow> {
@@ -85,8 +85,8 @@ export class MembersService {
   }
 
   /** Adds a member: 404 unknown user, 409 already a member, 400 bad level. */
-  async add(actor: User, kind: MemberSourceKind, ref: string, dto: AddMemberDto): Promise<MemberRow> {
-    const t = await this.target(actor, kind, ref, true);
+  async add(actor: User, source: MemberSourceRef, dto: AddMemberDto): Promise<MemberRow> {
+    const t = await this.target(actor, source, true);
     const level = this.checkLevel(t, dto.access_level);
     const user = (await this.users.byIds([dto.user_id])).get(dto.user_id);
     if (!user) throw new NotFound('User');
@@ -103,8 +103,8 @@ export class MembersService {
     return { user, accessLevel: level };
   }
 
-  async update(actor: User, kind: MemberSourceKind, ref: string, userId: number, dto: UpdateMemberDto): Promise<MemberRow> {
-    const t = await this.target(actor, kind, ref, true);
+  async update(actor: User, source: MemberSourceRef, userId: number, dto: UpdateMemberDto): Promise<MemberRow> {
+    const t = await this.target(actor, source, true);
     const current = await this.member(t, userId);
     const level = this.checkLevel(t, dto.access_level);
     await this.tx.run(async (tx) => {
@@ -124,8 +124,8 @@ export class MembersService {
    * Removes a member (the removed member, or none when the user was not one). A group keeps its last
    * owner. `echo` is the id the client sent, repeated in the answer for a non-member.
    */
-  async remove(actor: User, kind: MemberSourceKind, ref: string, userId: number, echo: number | null): Promise<Removal> {
-    const t = await this.target(actor, kind, ref, true);
+  async remove(actor: User, source: MemberSourceRef, userId: number, echo: number | null): Promise<Removal> {
+    const t = await this.target(actor, source, true);
     const removed = await this.tx.run(async (tx) => {
       if (t.kind === 'group') await this.members.lockGroup(tx, t.id);
       const level = await this.members.levelOf(t, userId, tx, true);

@@ -89,7 +89,7 @@ export class AutomaticMerges {
         // the merging user must still be one who could ask now: a blocked user's request is not carried out
         const user = await this.users.byId(mr.mergeUserId);
         if (!user || user.state !== 'active') continue;
-        const project = await this.projects.find(mr.projectId);
+        const project = await this.projects.find({ id: mr.projectId });
         const abilities = await this.policy.projectAbilities(user, project);
         if (!(await this.push.canWriteBranch(project.id, mr.targetBranch, abilities)) || isWorkInProgress(mr.title)) continue;
         await this.merges.mergeNow(user, project, mr, mr.mergeParams ?? {}, approved);

@@ -4,13 +4,13 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { Issue } from '../issues/issue.entity';
 import { IssueReference, IssuesService, ReferencedIssue } from '../issues/issues.service';
 import { Project } from '../projects/project.entity';
-import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
 import { closingReferences } from './closing-references';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { MergeRequestGit } from './merge-request-git.service';
 import { MergeRequestsService } from './merge-requests.service';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
+import { parseProjectRef, projectKey, ProjectRef } from '../common/params/refs';
 
 /**
  * Issues named by closing phrases (`Closes #1`, `fixes group/project#2`, full issue URLs) in texts
@@ -34,7 +34,7 @@ export class ClosingIssues {
    * `GET .../closes_issues`: the issues merging would close — named in the description or a commit
    * message, when the target is the project's default branch — that the caller can see. Paginated.
    */
-  async ofMergeRequest(user: User, ref: string, id: number, dto: PaginationDto): Promise<Paginated<ReferencedIssue>> {
+  async ofMergeRequest(user: User, ref: ProjectRef, id: number, dto: PaginationDto): Promise<Paginated<ReferencedIssue>> {
     const { project, mr } = await this.requests.findReadable(user, ref, id);
     const page = pageRequest(dto);
     let issues: ReferencedIssue[] = [];
@@ -62,7 +62,7 @@ export class ClosingIssues {
       const key = r.project ?? '';
       if (!ranks.has(key)) ranks.set(key, ranks.size);
       const rank = ranks.get(key)!;
-      const where = r.project === null ? { id: project.id } : ProjectResolver.key(r.project);
+      const where = r.project === null ? { id: project.id } : projectKey(parseProjectRef(r.project));
       if (!where) continue;
       wanted.push('id' in where ? { rank, iid: r.iid, projectId: where.id } : { rank, iid: r.iid, ...where });
     }
@@ -74,7 +74,7 @@ export class ClosingIssues {
     for (const issue of issues) {
       if (issue.state === 'closed') continue;
       try {
-        await this.issues.update(user, String(issue.projectId), issue.id, { state_event: 'close' });
+        await this.issues.update(user, { id: issue.projectId }, issue.id, { state_event: 'close' });
       } catch (e) {
         if (!(e instanceof NotFound) && !(e instanceof Forbidden)) throw e;
       }

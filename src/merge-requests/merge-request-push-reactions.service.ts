@@ -62,7 +62,7 @@ export class MergeRequestPushReactions {
   }
 
   private async closeFromPush(e: PushReceived): Promise<void> {
-    const project = await this.projects.find(e.projectId);
+    const project = await this.projects.find({ id: e.projectId });
     if (!project.defaultBranch) return;
     const update = e.updates.find((u) => u.ref === `refs/heads/${project.defaultBranch}` && u.newSha !== ZERO_SHA);
     if (!update) return;

@@ -17,6 +17,7 @@ import { IssueResponse } from '../issues/issues.responses';
 import { ApiCreated, ApiNotModified, ApiPageResponse } from '../openapi/response-types';
 import { CommitResponse } from '../repository/repository.responses';
 import { MergeRequestChangesResponse, MergeRequestRecordResponse, MergeRequestResponse } from './merge-requests.responses';
+import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 /** Each single-MR route also answers on the legacy singular path old clients use (`merge_request/:id`). */
 const one = (suffix = '') => [`merge_requests/:mrId${suffix}`, `merge_request/:mrId${suffix}`];
@@ -34,61 +35,71 @@ export class MergeRequestsController {
 
   @ApiPageResponse(MergeRequestResponse)
   @Get('merge_requests')
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: ListMergeRequestsDto) {
+  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: ListMergeRequestsDto) {
     return this.views.page(user, await this.mrs.list(user, id, dto));
   }
 
   @ApiCreated(MergeRequestResponse)
   @Post('merge_requests')
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateMergeRequestDto) {
+  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateMergeRequestDto) {
     return this.views.one(user, await this.mrs.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @Get(one())
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
+  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.mrs.get(user, id, mrId));
   }
 
   @ApiPageResponse(CommitResponse)
   @Get(one('/commits'))
-  async commits(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number, @Input() q: PaginationDto) {
+  async commits(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number, @Input() q: PaginationDto) {
     return presentMergeRequestCommits(await this.mrs.commits(user, id, mrId, q));
   }
 
   @ApiOkResponse({ type: MergeRequestChangesResponse })
   @Get(one('/changes'))
-  async changes(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
+  async changes(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return this.views.withChanges(user, await this.mrs.changes(user, id, mrId));
   }
 
   @ApiPageResponse(IssueResponse)
   @Get(one('/closes_issues'))
-  async closesIssues(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number, @Input() dto: PaginationDto) {
+  async closesIssues(
+    @CurrentUser() user: User,
+    @Param('id', ProjectRefParam) id: ProjectRef,
+    @Param('mrId', IdParam) mrId: number,
+    @Input() dto: PaginationDto,
+  ) {
     return this.issueViews.detailedPage(user, await this.closing.ofMergeRequest(user, id, mrId, dto));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @Put(one())
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number, @Input() dto: UpdateMergeRequestDto) {
+  async update(
+    @CurrentUser() user: User,
+    @Param('id', ProjectRefParam) id: ProjectRef,
+    @Param('mrId', IdParam) mrId: number,
+    @Input() dto: UpdateMergeRequestDto,
+  ) {
     return this.views.one(user, await this.updates.update(user, id, mrId, dto));
   }
 
   @ApiOkResponse({ type: MergeRequestRecordResponse })
   @Delete(one())
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
+  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return presentMergeRequestRecord(await this.mrs.remove(user, id, mrId));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @Put(one('/merge'))
-  async merge(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number, @Input() dto: MergeDto) {
+  async merge(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number, @Input() dto: MergeDto) {
     return this.views.one(user, await this.merges.merge(user, id, mrId, dto));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @Put(one('/cancel_merge_when_build_succeeds'))
-  async cancelAutoMerge(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
+  async cancelAutoMerge(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.merges.cancelMergeWhenBuildSucceeds(user, id, mrId));
   }
 
@@ -96,21 +107,21 @@ export class MergeRequestsController {
   @ApiOkResponse({ type: MergeRequestResponse })
   @Post(one('/cancel_merge_when_build_succeeds'))
   @HttpCode(200)
-  async cancelAutoMergePost(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
+  async cancelAutoMergePost(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.merges.cancelMergeWhenBuildSucceeds(user, id, mrId));
   }
 
   @ApiCreated(MergeRequestResponse)
   @ApiNotModified()
   @Post(one('/subscription'))
-  async subscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
+  async subscribe(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.mrs.setSubscription(user, id, mrId, true));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @ApiNotModified()
   @Delete(one('/subscription'))
-  async unsubscribe(@CurrentUser() user: User, @Param('id') id: string, @Param('mrId', IdParam) mrId: number) {
+  async unsubscribe(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.mrs.setSubscription(user, id, mrId, false));
   }
 }

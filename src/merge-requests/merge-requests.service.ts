@@ -31,6 +31,7 @@ import { MergeRequestGit } from './merge-request-git.service';
 import { canAdminMergeRequest, canUpdateMergeRequest, mentionPattern } from './merge-request-policy';
 import { MergeRequestViews } from './merge-request-views.service';
 import { MergeRequestDetails, MergeRequestsRepository } from './merge-requests.repository';
+import { ProjectRef } from '../common/params/refs';
 
 export interface MergeRequestInProject {
   project: Project;
@@ -101,7 +102,7 @@ export class MergeRequestsService {
   }
 
   /** `iid`, `state` (opened — reopened included —, closed, merged; anything else: all), `order_by`, `sort`. */
-  async list(user: User, ref: string, dto: ListMergeRequestsDto): Promise<Paginated<MergeRequestDetails>> {
+  async list(user: User, ref: ProjectRef, dto: ListMergeRequestsDto): Promise<Paginated<MergeRequestDetails>> {
     const { project } = await this.resolver.resolve(user, ref, 'read_merge_request');
     const page = pageRequest(dto);
     const sort = (dto.sort ?? 'desc').toLowerCase();
@@ -126,7 +127,7 @@ export class MergeRequestsService {
    * `404 Project Not Found`, 403 when the project's merge requests are off, `404 Merge Request Not
    * Found` for an absent one or one of another project.
    */
-  async findReadable(user: User, ref: string, id: number): Promise<MergeRequestInProject> {
+  async findReadable(user: User, ref: ProjectRef, id: number): Promise<MergeRequestInProject> {
     const { project, abilities } = await this.resolver.resolve(user, ref, 'read_project');
     if (!abilities.has('read_merge_request')) throw new Forbidden();
     const mr = await this.repo.findInProject(project.id, id);
@@ -134,22 +135,22 @@ export class MergeRequestsService {
     return { project, abilities, mr };
   }
 
-  async get(user: User, ref: string, id: number): Promise<MergeRequest> {
+  async get(user: User, ref: ProjectRef, id: number): Promise<MergeRequest> {
     return (await this.findReadable(user, ref, id)).mr;
   }
 
   /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
-  async commits(user: User, ref: string, id: number, q: PageParams): Promise<Paginated<Commit>> {
+  async commits(user: User, ref: ProjectRef, id: number, q: PageParams): Promise<Paginated<Commit>> {
     const { mr } = await this.readableWithCode(user, ref, id);
     return paginateAll(await this.git.commits(mr), q, { whole: true });
   }
 
-  async changes(user: User, ref: string, id: number): Promise<{ mr: MergeRequest; entries: DiffEntry[]; truncated: boolean }> {
+  async changes(user: User, ref: ProjectRef, id: number): Promise<{ mr: MergeRequest; entries: DiffEntry[]; truncated: boolean }> {
     const { mr } = await this.readableWithCode(user, ref, id);
     return { mr, ...(await this.git.changes(mr)) };
   }
 
-  private async readableWithCode(user: User, ref: string, id: number): Promise<MergeRequestInProject> {
+  private async readableWithCode(user: User, ref: ProjectRef, id: number): Promise<MergeRequestInProject> {
     const found = await this.findReadable(user, ref, id);
     if (!found.abilities.has('download_code')) throw new Forbidden();
     return found;
@@ -161,7 +162,7 @@ export class MergeRequestsService {
    * branch and a target that is not the fork source, 409 for an open duplicate, 400 for branches that
    * do not exist.
    */
-  async create(user: User, ref: string, dto: CreateMergeRequestDto): Promise<MergeRequest> {
+  async create(user: User, ref: ProjectRef, dto: CreateMergeRequestDto): Promise<MergeRequest> {
     const { project: source, abilities } = await this.resolver.resolve(user, ref, 'create_merge_request');
     const title = checkTitle(dto.title);
     let target = source;
@@ -169,7 +170,7 @@ export class MergeRequestsService {
     if (dto.target_project_id !== undefined && dto.target_project_id !== source.id) {
       let found: Project | null = null;
       try {
-        found = await this.resolver.find(dto.target_project_id);
+        found = await this.resolver.find({ id: dto.target_project_id });
       } catch (e) {
         if (!(e instanceof NotFound)) throw e;
       }
@@ -230,7 +231,7 @@ export class MergeRequestsService {
    * MergeRequestUpdates through MergeService), and for those who administer merge requests `assignee_id`,
    * `milestone_id`, `labels`. `source_branch` → 400. Changes leave system notes.
    */
-  async update(user: User, ref: string, id: number, dto: UpdateMergeRequestDto): Promise<MergeRequest> {
+  async update(user: User, ref: ProjectRef, id: number, dto: UpdateMergeRequestDto): Promise<MergeRequest> {
     const { project, abilities, mr } = await this.findReadable(user, ref, id);
     if (!canUpdateMergeRequest(user, abilities, mr)) throw new Forbidden();
     if (dto.source_branch !== undefined) throw apiError(400, 'Source branch cannot be changed');
@@ -285,7 +286,7 @@ export class MergeRequestsService {
   }
 
   /** Soft delete (owners and admins): 403 for others, 404 when absent. Returns the record. */
-  async remove(user: User, ref: string, id: number): Promise<MergeRequest> {
+  async remove(user: User, ref: ProjectRef, id: number): Promise<MergeRequest> {
     const { abilities, mr } = await this.findReadable(user, ref, id);
     if (!abilities.has('destroy_merge_request')) throw new Forbidden();
     if (!(await this.repo.softDelete(mr.id))) throw new NotFound('Merge Request');
@@ -294,7 +295,7 @@ export class MergeRequestsService {
   }
 
   /** Subscribes (201; 304 when already subscribed, participants included) or unsubscribes (200; 304). */
-  async setSubscription(user: User, ref: string, id: number, subscribed: boolean): Promise<MergeRequest> {
+  async setSubscription(user: User, ref: ProjectRef, id: number, subscribed: boolean): Promise<MergeRequest> {
     const { mr } = await this.findReadable(user, ref, id);
     if ((await this.views.subscribed(user, mr)) === subscribed) throw new NotModified();
     await this.subscriptions.set(user.id, 'MergeRequest', mr.id, subscribed);

@@ -20,6 +20,7 @@ import { MergeRequestsService } from './merge-requests.service';
 import { AUTO_MERGE_OFF, CANCELED_AUTO_MERGE } from './merge-request-changes';
 import { SourceBranchRemoval } from './source-branch-removal.service';
 import { SystemNotesService } from '../notes/system-notes.service';
+import { ProjectRef } from '../common/params/refs';
 
 /** How often a merge is recomputed when the target branch moved under it before giving up. */
 const MERGE_ATTEMPTS = 3;
@@ -65,7 +66,7 @@ export class MergeService {
    * WIP (405), then either wait for the build (merge_when_build_succeeds while the head's status is
    * pending or running) or merge now (405 `Branch cannot be merged` on conflicts).
    */
-  async merge(user: User, ref: string, id: number, dto: MergeDto): Promise<MergeRequest> {
+  async merge(user: User, ref: ProjectRef, id: number, dto: MergeDto): Promise<MergeRequest> {
     const { project, abilities, mr } = await this.requests.findReadable(user, ref, id);
     if (!(await this.push.canWriteBranch(project.id, mr.targetBranch, abilities))) throw new Unauthorized();
     if (!isOpen(mr) || isWorkInProgress(mr.title)) throw new MethodNotAllowed();
@@ -95,7 +96,7 @@ export class MergeService {
   }
 
   /** `PUT|POST .../cancel_merge_when_build_succeeds`: 401 unless the user may merge or wrote it; 405 when not open; 406 when not set. */
-  async cancelMergeWhenBuildSucceeds(user: User, ref: string, id: number): Promise<MergeRequest> {
+  async cancelMergeWhenBuildSucceeds(user: User, ref: ProjectRef, id: number): Promise<MergeRequest> {
     const { project, abilities, mr } = await this.requests.findReadable(user, ref, id);
     const mayMerge = await this.push.canWriteBranch(project.id, mr.targetBranch, abilities);
     if (!mayMerge && !involvedIn(user, { authorId: mr.authorId, assigneeId: null })) throw new Unauthorized();

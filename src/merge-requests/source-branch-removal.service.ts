@@ -26,7 +26,7 @@ export class SourceBranchRemoval {
     const branch = parseRef(mr.sourceBranch);
     if (mr.sourceProjectId === null || branch === null) return;
     try {
-      const source = await this.projects.find(mr.sourceProjectId);
+      const source = await this.projects.find({ id: mr.sourceProjectId });
       const abilities: Set<ProjectAbility> = await this.policy.projectAbilities(user, source);
       if (source.defaultBranch === mr.sourceBranch) return;
       if (PushService.matches(await this.push.protectedBranches(source.id), mr.sourceBranch)) return;

@@ -9,6 +9,7 @@ import { MilestonesService } from './milestones.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse } from '../openapi/response-types';
 import { MilestoneResponse } from './milestones.responses';
+import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 /** `GET .../milestones/:milestone_id/issues` is served by the issues controller (it is a list of issues). */
 @Controller(`${API}/projects/:id/milestones`)
@@ -17,25 +18,30 @@ export class MilestonesController {
 
   @ApiPageResponse(MilestoneResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListMilestonesDto) {
+  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListMilestonesDto) {
     return (await this.milestones.list(user, id, q)).map(presentMilestone);
   }
 
   @ApiOkResponse({ type: MilestoneResponse })
   @Get(':milestoneId')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId', IdParam) milestoneId: number) {
+  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('milestoneId', IdParam) milestoneId: number) {
     return presentMilestone(await this.milestones.get(user, id, milestoneId));
   }
 
   @ApiCreated(MilestoneResponse)
   @Post()
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateMilestoneDto) {
+  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateMilestoneDto) {
     return presentMilestone(await this.milestones.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: MilestoneResponse })
   @Put(':milestoneId')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('milestoneId', IdParam) milestoneId: number, @Input() dto: UpdateMilestoneDto) {
+  async update(
+    @CurrentUser() user: User,
+    @Param('id', ProjectRefParam) id: ProjectRef,
+    @Param('milestoneId', IdParam) milestoneId: number,
+    @Input() dto: UpdateMilestoneDto,
+  ) {
     return presentMilestone(await this.milestones.update(user, id, milestoneId, dto));
   }
 }

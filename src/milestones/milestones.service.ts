@@ -10,6 +10,7 @@ import { User } from '../users/user.entity';
 import { CreateMilestoneDto, ListMilestonesDto, UpdateMilestoneDto } from './dto/milestone.dto';
 import { Milestone, MilestoneState } from './milestone.entity';
 import { MilestonesRepository } from './milestones.repository';
+import { ProjectRef } from '../common/params/refs';
 
 const titleTaken = () => new ValidationFailed({ title: ['has already been taken'] });
 
@@ -24,7 +25,7 @@ export class MilestonesService {
   ) {}
 
   /** `iid` (one or several) and `state` (active, closed; anything else: all) filters; id descending. */
-  async list(user: User, ref: string, q: ListMilestonesDto): Promise<Paginated<Milestone>> {
+  async list(user: User, ref: ProjectRef, q: ListMilestonesDto): Promise<Paginated<Milestone>> {
     const { project } = await this.projects.resolve(user, ref, 'read_milestone');
     const page = pageRequest(q);
     const state = q.state === 'active' || q.state === 'closed' ? q.state : undefined;
@@ -32,7 +33,7 @@ export class MilestonesService {
     return new Paginated(items, total, page);
   }
 
-  async get(user: User, ref: string, id: number): Promise<Milestone> {
+  async get(user: User, ref: ProjectRef, id: number): Promise<Milestone> {
     const { project } = await this.projects.resolve(user, ref, 'read_milestone');
     return this.findInProject(project.id, id);
   }
@@ -49,7 +50,7 @@ export class MilestonesService {
     return this.milestones.byIds(ids);
   }
 
-  async create(user: User, ref: string, dto: CreateMilestoneDto): Promise<Milestone> {
+  async create(user: User, ref: ProjectRef, dto: CreateMilestoneDto): Promise<Milestone> {
     const { project } = await this.projects.resolve(user, ref, 'admin_milestone');
     const title = checkTitle(dto.title);
     let milestone: Milestone;
@@ -75,7 +76,7 @@ export class MilestonesService {
   }
 
   /** `title`, `description`, `due_date` (null or blank clears it), `state_event` (close, activate). */
-  async update(user: User, ref: string, id: number, dto: UpdateMilestoneDto): Promise<Milestone> {
+  async update(user: User, ref: ProjectRef, id: number, dto: UpdateMilestoneDto): Promise<Milestone> {
     const { project } = await this.projects.resolve(user, ref, 'admin_milestone');
     const current = await this.findInProject(project.id, id);
     const title = checkTitle(dto.title);

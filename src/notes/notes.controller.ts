@@ -9,6 +9,7 @@ import { NotesService } from './notes.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse } from '../openapi/response-types';
 import { MergeRequestCommentResponse, NoteResponse } from './notes.responses';
+import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 /**
  * Notes of every noteable kind on one route set: `:noteable` is the plural path segment of the kind
@@ -27,7 +28,7 @@ export class NotesController {
   @Get(':noteable/:noteableId/notes')
   async list(
     @CurrentUser() user: User,
-    @Param('id') id: string,
+    @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
     @Input() dto: ListNotesDto,
@@ -39,7 +40,7 @@ export class NotesController {
   @Get(':noteable/:noteableId/notes/:noteId')
   async show(
     @CurrentUser() user: User,
-    @Param('id') id: string,
+    @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
     @Param('noteId', IdParam) noteId: number,
@@ -51,7 +52,7 @@ export class NotesController {
   @Post(':noteable/:noteableId/notes')
   async create(
     @CurrentUser() user: User,
-    @Param('id') id: string,
+    @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
     @Input() dto: CreateNoteDto,
@@ -63,7 +64,7 @@ export class NotesController {
   @Put(':noteable/:noteableId/notes/:noteId')
   async update(
     @CurrentUser() user: User,
-    @Param('id') id: string,
+    @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
     @Param('noteId', IdParam) noteId: number,
@@ -76,7 +77,7 @@ export class NotesController {
   @Delete(':noteable/:noteableId/notes/:noteId')
   async remove(
     @CurrentUser() user: User,
-    @Param('id') id: string,
+    @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
     @Param('noteId', IdParam) noteId: number,
@@ -90,7 +91,7 @@ export class NotesController {
   @Get(':noteable/:noteableId/comments')
   async comments(
     @CurrentUser() user: User,
-    @Param('id') id: string,
+    @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
     @Input() dto: ListNotesDto,
@@ -102,7 +103,7 @@ export class NotesController {
   @Post(':noteable/:noteableId/comments')
   async comment(
     @CurrentUser() user: User,
-    @Param('id') id: string,
+    @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
     @Input() dto: CreateCommentDto,

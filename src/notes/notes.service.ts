@@ -14,6 +14,7 @@ import { CreateCommentDto, CreateNoteDto, ListNotesDto, UpdateNoteDto } from './
 import { Note, NoteableType } from './note.entity';
 import { COMMENT_KINDS, Noteable, NoteableFinder, NOTEABLE_PATHS } from './noteables';
 import { NotesRepository, NoteWithAuthor } from './notes.repository';
+import { ProjectRef } from '../common/params/refs';
 
 /** Legacy comment routes: the body arrives as `note`, and only kinds that had them answer. */
 export interface NoteOptions {
@@ -63,7 +64,7 @@ export class NotesService {
     MergeRequest: (tx, id) => this.mergeRequests.touch(tx, id),
   };
 
-  async list(user: User, kind: string, ref: string, id: number, dto: ListNotesDto, o: NoteOptions = {}): Promise<Paginated<NoteWithAuthor>> {
+  async list(user: User, kind: string, ref: ProjectRef, id: number, dto: ListNotesDto, o: NoteOptions = {}): Promise<Paginated<NoteWithAuthor>> {
     const target = await this.noteable(user, kind, ref, id, o);
     if (!target.abilities.has('read_note')) throw new Forbidden();
     const page = pageRequest(dto);
@@ -71,14 +72,14 @@ export class NotesService {
     return new Paginated(items, total, page);
   }
 
-  async get(user: User, kind: string, ref: string, id: number, noteId: number): Promise<Note> {
+  async get(user: User, kind: string, ref: ProjectRef, id: number, noteId: number): Promise<Note> {
     const target = await this.noteable(user, kind, ref, id);
     if (!target.abilities.has('read_note')) throw new Forbidden();
     return this.find(target, noteId);
   }
 
   /** `body` (required); `created_at` on issue notes for owners and admins. 201 with the note. */
-  async create(user: User, kind: string, ref: string, id: number, dto: CreateNoteDto): Promise<Note> {
+  async create(user: User, kind: string, ref: ProjectRef, id: number, dto: CreateNoteDto): Promise<Note> {
     const target = await this.noteable(user, kind, ref, id);
     if (!target.abilities.has('create_note')) throw new Forbidden();
     const body = this.readBody(dto.body, 'body');
@@ -87,14 +88,14 @@ export class NotesService {
   }
 
   /** The legacy merge request comment: `note` (required). 201 with the note. */
-  async comment(user: User, kind: string, ref: string, id: number, dto: CreateCommentDto): Promise<Note> {
+  async comment(user: User, kind: string, ref: ProjectRef, id: number, dto: CreateCommentDto): Promise<Note> {
     const target = await this.noteable(user, kind, ref, id, { commentsOnly: true });
     if (!target.abilities.has('create_note')) throw new Forbidden();
     return this.insert(user, target, this.readBody(dto.note, 'note'));
   }
 
   /** `body` (required): the note's author or a master; system notes are not editable. */
-  async update(user: User, kind: string, ref: string, id: number, noteId: number, dto: UpdateNoteDto): Promise<Note> {
+  async update(user: User, kind: string, ref: ProjectRef, id: number, noteId: number, dto: UpdateNoteDto): Promise<Note> {
     const target = await this.noteable(user, kind, ref, id);
     const note = await this.find(target, noteId);
     this.assertCanAdmin(user, target, note);
@@ -104,7 +105,7 @@ export class NotesService {
   }
 
   /** 200 with the deleted note; `404 Note Not Found` when it does not exist (not idempotent). */
-  async remove(user: User, kind: string, ref: string, id: number, noteId: number): Promise<Note> {
+  async remove(user: User, kind: string, ref: ProjectRef, id: number, noteId: number): Promise<Note> {
     const target = await this.noteable(user, kind, ref, id);
     const note = await this.find(target, noteId);
     this.assertCanAdmin(user, target, note);
@@ -149,7 +150,7 @@ export class NotesService {
   }
 
   /** The readable noteable named by the route's kind segment; an unknown segment is an unknown route (404). */
-  private async noteable(user: User, kind: string, ref: string, id: number, o: NoteOptions = {}): Promise<Noteable> {
+  private async noteable(user: User, kind: string, ref: ProjectRef, id: number, o: NoteOptions = {}): Promise<Noteable> {
     const type = Object.prototype.hasOwnProperty.call(NOTEABLE_PATHS, kind) ? NOTEABLE_PATHS[kind] : undefined;
     if (!type || (o.commentsOnly && !COMMENT_KINDS.has(type))) throw new NotFound();
     return this.finders[type](user, ref, id);

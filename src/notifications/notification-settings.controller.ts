@@ -8,6 +8,7 @@ import { presentGlobalNotificationSetting, presentNotificationSetting } from './
 import { NotificationSettingsService } from './notification-settings.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { GlobalNotificationSettingResponse, NotificationSettingResponse } from './notification-settings.responses';
+import { GroupRef, GroupRefParam, ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 /** GitLab 8.12's notification settings: global, per project, per group. */
 @Controller(API)
@@ -28,25 +29,25 @@ export class NotificationSettingsController {
 
   @ApiOkResponse({ type: NotificationSettingResponse })
   @Get('projects/:id/notification_settings')
-  async project(@CurrentUser() user: User, @Param('id') id: string) {
+  async project(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef) {
     return presentNotificationSetting(await this.settings.getProject(user, id));
   }
 
   @ApiOkResponse({ type: NotificationSettingResponse })
   @Put('projects/:id/notification_settings')
-  async updateProject(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: UpdateNotificationSettingDto) {
+  async updateProject(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: UpdateNotificationSettingDto) {
     return presentNotificationSetting(await this.settings.putProject(user, id, dto));
   }
 
   @ApiOkResponse({ type: NotificationSettingResponse })
   @Get('groups/:id/notification_settings')
-  async group(@CurrentUser() user: User, @Param('id') id: string) {
+  async group(@CurrentUser() user: User, @Param('id', GroupRefParam) id: GroupRef) {
     return presentNotificationSetting(await this.settings.getGroup(user, id));
   }
 
   @ApiOkResponse({ type: NotificationSettingResponse })
   @Put('groups/:id/notification_settings')
-  async updateGroup(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: UpdateNotificationSettingDto) {
+  async updateGroup(@CurrentUser() user: User, @Param('id', GroupRefParam) id: GroupRef, @Input() dto: UpdateNotificationSettingDto) {
     return presentNotificationSetting(await this.settings.putGroup(user, id, dto));
   }
 }

@@ -9,6 +9,7 @@ import { CUSTOM_EVENTS, CustomEvents, levelName, NOTIFICATION_LEVELS, Notificati
 import { NotificationSetting, NotificationSource } from './notification-setting.entity';
 import { NotificationSettingsRepository } from './notification-settings.repository';
 import { NotificationSettingView } from './notification-settings.presenter';
+import { GroupRef, ProjectRef } from '../common/params/refs';
 
 export interface GlobalNotificationSettingView extends NotificationSettingView {
   notificationEmail: string;
@@ -43,22 +44,22 @@ export class NotificationSettingsService {
     return this.globalView(user, row);
   }
 
-  async getProject(user: User, ref: string): Promise<NotificationSettingView> {
+  async getProject(user: User, ref: ProjectRef): Promise<NotificationSettingView> {
     const { project } = await this.projects.resolve(user, ref);
     return this.view(await this.settings.find(user.id, 'Project', project.id), 'global');
   }
 
-  async putProject(user: User, ref: string, dto: UpdateNotificationSettingDto): Promise<NotificationSettingView> {
+  async putProject(user: User, ref: ProjectRef, dto: UpdateNotificationSettingDto): Promise<NotificationSettingView> {
     const { project } = await this.projects.resolve(user, ref);
     return this.put(user, 'Project', project.id, dto);
   }
 
-  async getGroup(user: User, ref: string): Promise<NotificationSettingView> {
+  async getGroup(user: User, ref: GroupRef): Promise<NotificationSettingView> {
     const group = await this.groups.resolve(user, ref);
     return this.view(await this.settings.find(user.id, 'Namespace', group.id), 'global');
   }
 
-  async putGroup(user: User, ref: string, dto: UpdateNotificationSettingDto): Promise<NotificationSettingView> {
+  async putGroup(user: User, ref: GroupRef, dto: UpdateNotificationSettingDto): Promise<NotificationSettingView> {
     const group = await this.groups.resolve(user, ref);
     return this.put(user, 'Namespace', group.id, dto);
   }

@@ -236,7 +236,7 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
    */
   private async seeing(userIds: number[], t: IssuableFacts): Promise<Set<number>> {
     const out = new Set<number>();
-    const project = await this.projects.find(t.projectId).catch(() => null);
+    const project = await this.projects.find({ id: t.projectId }).catch(() => null);
     if (!project) return out;
     const [users, members] = await Promise.all([this.users.byIds(userIds), this.facts.memberships(project.id, project.namespaceId, userIds)]);
     const ability: ProjectAbility = t.kind === 'issue' ? 'read_issue' : 'read_merge_request';
@@ -326,7 +326,7 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
 
   private async resolve(user: User, projectId: number, ability: ProjectAbility): Promise<ResolvedProject | null> {
     try {
-      return await this.projects.resolve(user, projectId, ability);
+      return await this.projects.resolve(user, { id: projectId }, ability);
     } catch (e) {
       if (e instanceof NotFound || e instanceof Forbidden) return null;
       throw e;

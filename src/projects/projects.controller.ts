@@ -9,6 +9,7 @@ import { ProjectsService } from './projects.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiNotModified, ApiPageResponse, ApiTrueResponse } from '../openapi/response-types';
 import { ProjectResponse } from './projects.responses';
+import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 /** `GET /projects/:id/events` is served by the events area; members by the members area. */
 @Controller(`${API}/projects`)
@@ -64,52 +65,52 @@ export class ProjectsController {
 
   @ApiCreated(ProjectResponse)
   @Post('fork/:id')
-  async fork(@CurrentUser() user: User, @Param('id') id: string) {
+  async fork(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef) {
     return this.views.one(user, await this.projects.fork(user, id), { runnersToken: true });
   }
 
   @ApiOkResponse({ type: ProjectResponse })
   @Get(':id')
-  async show(@CurrentUser() user: User, @Param('id') id: string) {
+  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef) {
     return this.views.resolved(user, await this.projects.show(user, id), { permissions: true, runnersToken: true });
   }
 
   @ApiOkResponse({ type: ProjectResponse })
   @Put(':id')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: UpdateProjectDto) {
+  async update(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: UpdateProjectDto) {
     return this.views.one(user, await this.projects.update(user, id, dto), { runnersToken: true });
   }
 
   @ApiCreated(ProjectResponse)
   @ApiNotModified()
   @Post(':id/star')
-  async star(@CurrentUser() user: User, @Param('id') id: string) {
+  async star(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef) {
     return this.views.one(user, await this.projects.star(user, id));
   }
 
   @ApiOkResponse({ type: ProjectResponse })
   @ApiNotModified()
   @Delete(':id/star')
-  async unstar(@CurrentUser() user: User, @Param('id') id: string) {
+  async unstar(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef) {
     return this.views.one(user, await this.projects.unstar(user, id));
   }
 
   @ApiCreated(ProjectResponse)
   @Post(':id/archive')
-  async archive(@CurrentUser() user: User, @Param('id') id: string) {
+  async archive(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef) {
     return this.views.one(user, await this.projects.setArchived(user, id, true));
   }
 
   @ApiCreated(ProjectResponse)
   @Post(':id/unarchive')
-  async unarchive(@CurrentUser() user: User, @Param('id') id: string) {
+  async unarchive(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef) {
     return this.views.one(user, await this.projects.setArchived(user, id, false));
   }
 
   /** 200 with body `true` (sent as JSON by the global JSON response interceptor). */
   @ApiTrueResponse()
   @Delete(':id')
-  remove(@CurrentUser() user: User, @Param('id') id: string) {
+  remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef) {
     return this.projects.remove(user, id);
   }
 }

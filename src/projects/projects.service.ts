@@ -23,6 +23,7 @@ import { ProjectResolver, ResolvedProject } from './project-resolver.service';
 import { parameterize, projectAttributes, ProjectAttributes } from './project-rules';
 import { Project } from './project.entity';
 import { ProjectListQuery, ProjectListScope, ProjectsRepository } from './projects.repository';
+import { ProjectRef } from '../common/params/refs';
 
 const VISIBILITY_NAMES: Record<string, number> = { private: 0, internal: 10, public: 20 };
 const VISIBILITY_LABEL: Record<number, string> = { 0: 'Private', 10: 'Internal', 20: 'Public' };
@@ -84,7 +85,7 @@ export class ProjectsService implements OnModuleInit {
   }
 
   /** `GET /projects/:id`: the project with the caller's access (one statement). */
-  show(user: User, ref: string): Promise<ResolvedProject> {
+  show(user: User, ref: ProjectRef): Promise<ResolvedProject> {
     return this.resolver.resolve(user, ref);
   }
 
@@ -188,7 +189,7 @@ export class ProjectsService implements OnModuleInit {
     );
     if (importUrl) this.queue.wake(IMPORT_QUEUE);
     await this.events.record({ projectId: project.id, authorId: creator.id, action: importUrl ? 'imported' : 'created' });
-    return this.resolver.find(project.id);
+    return this.resolver.find({ id: project.id });
   }
 
   /**
@@ -335,7 +336,7 @@ export class ProjectsService implements OnModuleInit {
   // ---------------------------------------------------------------- update
 
   /** `PUT /projects/:id`: master+; renaming and visibility changes need the owner. */
-  async update(user: User, ref: string, dto: UpdateProjectDto): Promise<Project> {
+  async update(user: User, ref: ProjectRef, dto: UpdateProjectDto): Promise<Project> {
     const { project, abilities } = await this.resolver.resolve(user, ref, 'admin_project');
     const attrs = projectAttributes(dto, 'update');
     const renames = (attrs.name !== undefined && attrs.name !== project.name) || (attrs.path !== undefined && attrs.path !== project.path);
@@ -383,7 +384,7 @@ export class ProjectsService implements OnModuleInit {
         rethrowTaken(e);
       }
     }
-    return this.resolver.find(project.id);
+    return this.resolver.find({ id: project.id });
   }
 
   /**
@@ -403,7 +404,7 @@ export class ProjectsService implements OnModuleInit {
   // ---------------------------------------------------------------- fork, star, archive, delete
 
   /** `POST /projects/fork/:id`: into the caller's namespace, repository copied, `forked_from_project` set. */
-  async fork(user: User, ref: string): Promise<Project> {
+  async fork(user: User, ref: ProjectRef): Promise<Project> {
     const { project: source } = await this.resolver.resolve(user, ref, 'fork_project');
     const namespace = await this.targetNamespace(user, user, undefined);
     const settings = await this.settings.get();
@@ -444,31 +445,31 @@ export class ProjectsService implements OnModuleInit {
       },
     );
     await this.events.record({ projectId: fork.id, authorId: user.id, action: 'created' });
-    return this.resolver.find(fork.id);
+    return this.resolver.find({ id: fork.id });
   }
 
   /** Stars: 201 with the project, 304 when already starred. */
-  async star(user: User, ref: string): Promise<Project> {
+  async star(user: User, ref: ProjectRef): Promise<Project> {
     const { project } = await this.resolver.resolve(user, ref);
     if (!(await this.tx.run((tx) => this.projects.star(tx, user.id, project.id)))) throw new NotModified();
-    return this.resolver.find(project.id);
+    return this.resolver.find({ id: project.id });
   }
 
   /** Unstars: 200 with the project, 304 when not starred. */
-  async unstar(user: User, ref: string): Promise<Project> {
+  async unstar(user: User, ref: ProjectRef): Promise<Project> {
     const { project } = await this.resolver.resolve(user, ref);
     if (!(await this.tx.run((tx) => this.projects.unstar(tx, user.id, project.id)))) throw new NotModified();
-    return this.resolver.find(project.id);
+    return this.resolver.find({ id: project.id });
   }
 
-  async setArchived(user: User, ref: string, archived: boolean): Promise<Project> {
+  async setArchived(user: User, ref: ProjectRef, archived: boolean): Promise<Project> {
     const { project } = await this.resolver.resolve(user, ref, 'archive_project');
     if (project.archived !== archived) await this.projects.update(project.id, { archived });
-    return this.resolver.find(project.id);
+    return this.resolver.find({ id: project.id });
   }
 
   /** `DELETE /projects/:id` (owners and admins): rows go in one transaction, then the repository. */
-  async remove(user: User, ref: string): Promise<true> {
+  async remove(user: User, ref: ProjectRef): Promise<true> {
     const { project } = await this.resolver.resolve(user, ref, 'remove_project');
     await this.tx.run(async (tx) => {
       await this.projects.delete(project.id, tx);
@@ -479,7 +480,7 @@ export class ProjectsService implements OnModuleInit {
   }
 
   /** Moves a project into a group (admin): 409 when the group already has that path or name. */
-  async transfer(projectRef: string, namespace: Namespace): Promise<Project> {
+  async transfer(projectRef: ProjectRef, namespace: Namespace): Promise<Project> {
     const project = await this.resolver.find(projectRef);
     if (project.namespaceId === namespace.id) return project;
     try {
@@ -495,6 +496,6 @@ export class ProjectsService implements OnModuleInit {
     } catch (e) {
       rethrowTaken(e);
     }
-    return this.resolver.find(project.id);
+    return this.resolver.find({ id: project.id });
   }
 }

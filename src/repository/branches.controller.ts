@@ -11,6 +11,7 @@ import { presentBranchView, presentDeletedBranch } from './repository.presenter'
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse } from '../openapi/response-types';
 import { BranchNameResponse, BranchResponse } from './repository.responses';
+import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 @Controller(`${API}/projects/:id/repository/branches`)
 export class BranchesController {
@@ -18,33 +19,38 @@ export class BranchesController {
 
   @ApiPageResponse(BranchResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
+  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
     return (await this.branches.list(user, id, q)).map(presentBranchView);
   }
 
   @ApiCreated(BranchResponse)
   @Post()
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateBranchDto) {
+  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateBranchDto) {
     return presentBranchView(await this.branches.create(user, id, dto));
   }
 
   /** Branch names may contain `/`, sent raw or as `%2F`: the route takes the rest of the path. */
   @ApiOkResponse({ type: BranchResponse })
   @Get('*branch')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('branch') branch: string | string[]) {
+  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('branch') branch: string | string[]) {
     return presentBranchView(await this.branches.get(user, id, joinedPath(branch)));
   }
 
   /** `PUT .../branches/:branch/protect` and `.../unprotect`. */
   @ApiOkResponse({ type: BranchResponse })
   @Put('*branch')
-  async protect(@CurrentUser() user: User, @Param('id') id: string, @Param('branch') branch: string | string[], @Input() dto: ProtectBranchDto) {
+  async protect(
+    @CurrentUser() user: User,
+    @Param('id', ProjectRefParam) id: ProjectRef,
+    @Param('branch') branch: string | string[],
+    @Input() dto: ProtectBranchDto,
+  ) {
     return presentBranchView(await this.branches.protection(user, id, joinedPath(branch), dto));
   }
 
   @ApiOkResponse({ type: BranchNameResponse })
   @Delete('*branch')
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('branch') branch: string | string[]) {
+  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('branch') branch: string | string[]) {
     return presentDeletedBranch(await this.branches.remove(user, id, joinedPath(branch)));
   }
 }

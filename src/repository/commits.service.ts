@@ -16,6 +16,7 @@ import { CommitStatus } from '../ci/builds/commit-status.entity';
 import { CommitStatusesService } from '../ci/builds/commit-statuses.service';
 import { CommitComment } from './repository.entities';
 import { RepositoryRecords } from './repository.repository';
+import { ProjectRef } from '../common/params/refs';
 
 export interface CommentView {
   comment: CommitComment;
@@ -71,7 +72,7 @@ export class CommitsService {
    * `GET .../commits`: `ref_name` (default branch), `since`/`until` inclusive (exact instants, any
    * year up to 9999); paginated like every list.
    */
-  async list(user: User, ref: string, q: ListCommitsDto): Promise<Paginated<Commit>> {
+  async list(user: User, ref: ProjectRef, q: ListCommitsDto): Promise<Paginated<Commit>> {
     const ctx = await this.access.open(user, ref);
     const page = pageRequest(q);
     let refName: RefName | null = await this.access.defaultRef(ctx);
@@ -86,14 +87,14 @@ export class CommitsService {
     return new Paginated(commits, total, page);
   }
 
-  async get(user: User, ref: string, sha: string): Promise<{ commit: Commit; status: string | null }> {
+  async get(user: User, ref: ProjectRef, sha: string): Promise<{ commit: Commit; status: string | null }> {
     const ctx = await this.access.open(user, ref);
     const commit = await this.access.commitOr404(ctx, sha);
     const statuses = await this.commitStatuses.ofCommit(ctx.project.id, commit.id);
     return { commit, status: combinedStatus(statuses) };
   }
 
-  async diff(user: User, ref: string, sha: string, q: PageParams): Promise<Paginated<DiffEntry>> {
+  async diff(user: User, ref: ProjectRef, sha: string, q: PageParams): Promise<Paginated<DiffEntry>> {
     const ctx = await this.access.open(user, ref);
     const commit = await this.access.commitOr404(ctx, sha);
     return paginateAll((await ctx.repo.commitDiff(commit)).entries, q, { whole: true });
@@ -101,7 +102,7 @@ export class CommitsService {
 
   // ------------------------------------------------------------- comments
 
-  async comments(user: User, ref: string, sha: string, q: PaginationDto): Promise<Paginated<CommentView>> {
+  async comments(user: User, ref: ProjectRef, sha: string, q: PaginationDto): Promise<Paginated<CommentView>> {
     const present = await this.views.context();
     const ctx = await this.access.open(user, ref);
     const commit = await this.access.commitOr404(ctx, sha);
@@ -119,7 +120,7 @@ export class CommitsService {
    * `POST .../comments`: a line comment when the full SHA, `path`, `line` and `line_type` name a line of
    * the commit's diff; otherwise a general comment with path, line and line_type null.
    */
-  async addComment(user: User, ref: string, sha: string, dto: CreateCommitCommentDto): Promise<CommentView> {
+  async addComment(user: User, ref: ProjectRef, sha: string, dto: CreateCommitCommentDto): Promise<CommentView> {
     const ctx = await this.access.open(user, ref, 'create_note');
     if (!ctx.abilities.has('download_code')) throw new Forbidden();
     const commit = await this.access.commitOr404(ctx, sha);
@@ -145,7 +146,7 @@ export class CommitsService {
   // ------------------------------------------------------------- statuses
 
   /** Latest status per name (or all with `all=true`), filtered by `ref`/`ref_name`, `stage`, `name`. */
-  async statuses(user: User, ref: string, sha: string, q: ListCommitStatusesDto): Promise<Paginated<StatusView>> {
+  async statuses(user: User, ref: ProjectRef, sha: string, q: ListCommitStatusesDto): Promise<Paginated<StatusView>> {
     const present = await this.views.context();
     const ctx = await this.access.open(user, ref, 'read_commit_status');
     const commit = await this.access.commitOr404(ctx, sha);
@@ -168,7 +169,7 @@ export class CommitsService {
    * `POST /projects/:id/statuses/:sha` (developer+): adds a status, or updates the one with the same
    * name and ref. `ref` defaults to a branch containing the commit.
    */
-  async setStatus(user: User, ref: string, sha: string, dto: CreateCommitStatusDto): Promise<StatusView> {
+  async setStatus(user: User, ref: ProjectRef, sha: string, dto: CreateCommitStatusDto): Promise<StatusView> {
     const ctx = await this.access.open(user, ref, 'create_commit_status');
     const state = dto.state;
     if (!STATES.includes(state)) throw new ValidationFailed({ status: ['is not included in the list'] });

@@ -11,6 +11,7 @@ import { ArchiveDto, BlobDto, CompareDto, DeleteFileDto, GetFileDto, TreeDto, Wr
 import { RepositoryLocks } from '../database/repository-locks';
 import { PushService } from './push.service';
 import { RepositoryAccess } from './repository-access.service';
+import { ProjectRef } from '../common/params/refs';
 
 export type { ArchiveFormat };
 
@@ -85,7 +86,7 @@ export class ContentsService {
   ) {}
 
   /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
-  async tree(user: User, ref: string, q: TreeDto): Promise<Paginated<TreeEntry>> {
+  async tree(user: User, ref: ProjectRef, q: TreeDto): Promise<Paginated<TreeEntry>> {
     const ctx = await this.access.open(user, ref);
     const given = q.ref_name || q.ref;
     const refName = given ? parseRef(given) : await this.access.defaultRef(ctx);
@@ -96,7 +97,7 @@ export class ContentsService {
   }
 
   /** `GET .../blobs/:sha?filepath=`: the file's bytes at a commit, branch or tag. */
-  async blobAt(user: User, ref: string, sha: string, q: BlobDto): Promise<StreamableFile> {
+  async blobAt(user: User, ref: ProjectRef, sha: string, q: BlobDto): Promise<StreamableFile> {
     const ctx = await this.access.open(user, ref);
     const path = readPath(q.filepath, 'filepath', () => new NotFound('File'));
     const commit = await this.access.commitOr404(ctx, sha);
@@ -105,7 +106,7 @@ export class ContentsService {
     return rawFile(blob);
   }
 
-  async rawBlob(user: User, ref: string, sha: string): Promise<StreamableFile> {
+  async rawBlob(user: User, ref: ProjectRef, sha: string): Promise<StreamableFile> {
     const ctx = await this.access.open(user, ref);
     const id = parseObjectId(sha);
     const blob = id === null ? null : await ctx.repo.openBlob(id);
@@ -117,7 +118,7 @@ export class ContentsService {
    * `GET .../archive` or `.../archive.<format>` (the route's last segment): an archive of `sha`
    * (default: the default branch), cached per commit and format by GitService.
    */
-  async archive(user: User, ref: string, route: string, q: ArchiveDto): Promise<StreamableFile> {
+  async archive(user: User, ref: ProjectRef, route: string, q: ArchiveDto): Promise<StreamableFile> {
     const m = ARCHIVE_ROUTE.exec(route);
     if (!m) throw new NotFound();
     const ctx = await this.access.open(user, ref);
@@ -136,7 +137,7 @@ export class ContentsService {
   }
 
   /** `GET .../compare?from=&to=`: commits in `to` not in `from` (oldest first) and the diff from their merge base. */
-  async compare(user: User, ref: string, q: CompareDto): Promise<CompareResult> {
+  async compare(user: User, ref: ProjectRef, q: CompareDto): Promise<CompareResult> {
     const ctx = await this.access.open(user, ref);
     const [a, b] = await Promise.all([this.access.commitOr404(ctx, q.from), this.access.commitOr404(ctx, q.to)]);
     if (q.from === q.to || a.id === b.id) {
@@ -153,7 +154,7 @@ export class ContentsService {
     };
   }
 
-  async contributors(user: User, ref: string, q: PageParams) {
+  async contributors(user: User, ref: ProjectRef, q: PageParams) {
     const ctx = await this.access.open(user, ref);
     const tip = await ctx.repo.commit(await this.access.defaultRef(ctx));
     return paginateAll(tip ? await ctx.repo.contributors(tip.id) : [], q, { whole: true });
@@ -161,7 +162,7 @@ export class ContentsService {
 
   // ------------------------------------------------------------------ files API
 
-  async getFile(user: User, ref: string, q: GetFileDto): Promise<RepositoryFile> {
+  async getFile(user: User, ref: ProjectRef, q: GetFileDto): Promise<RepositoryFile> {
     const ctx = await this.access.open(user, ref);
     const filePath = readPath(q.file_path, 'file_path', () => new NotFound('File'));
     const commit = await this.access.commitOr404(ctx, q.ref);
@@ -188,15 +189,15 @@ export class ContentsService {
     };
   }
 
-  createFile(user: User, ref: string, dto: WriteFileDto) {
+  createFile(user: User, ref: ProjectRef, dto: WriteFileDto) {
     return this.writeFile(user, ref, dto, 'create');
   }
 
-  updateFile(user: User, ref: string, dto: WriteFileDto) {
+  updateFile(user: User, ref: ProjectRef, dto: WriteFileDto) {
     return this.writeFile(user, ref, dto, 'update');
   }
 
-  deleteFile(user: User, ref: string, dto: DeleteFileDto) {
+  deleteFile(user: User, ref: ProjectRef, dto: DeleteFileDto) {
     return this.writeFile(user, ref, dto, 'delete');
   }
 
@@ -206,7 +207,7 @@ export class ContentsService {
    */
   private async writeFile(
     user: User,
-    ref: string,
+    ref: ProjectRef,
     dto: DeleteFileDto & Partial<WriteFileDto>,
     action: FileChange['action'],
   ): Promise<{ path: RepoPath; branch: RefName }> {

@@ -11,6 +11,7 @@ import { TagsService } from './tags.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse } from '../openapi/response-types';
 import { ReleaseResponse, TagNameResponse, TagResponse } from './repository.responses';
+import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 @Controller(`${API}/projects/:id/repository/tags`)
 export class TagsController {
@@ -18,39 +19,39 @@ export class TagsController {
 
   @ApiPageResponse(TagResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
+  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
     return (await this.tags.list(user, id, q)).map(presentTagView);
   }
 
   @ApiCreated(TagResponse)
   @Post()
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateTagDto) {
+  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateTagDto) {
     return presentTagView(await this.tags.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: TagResponse })
   @Get('*tag')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('tag') tag: string | string[]) {
+  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('tag') tag: string | string[]) {
     return presentTagView(await this.tags.get(user, id, joinedPath(tag)));
   }
 
   /** `POST .../tags/:tag/release`. */
   @ApiCreated(ReleaseResponse)
   @Post('*tag')
-  async createRelease(@CurrentUser() user: User, @Param('id') id: string, @Param('tag') tag: string | string[], @Input() dto: ReleaseDto) {
+  async createRelease(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('tag') tag: string | string[], @Input() dto: ReleaseDto) {
     return presentRelease(await this.tags.createRelease(user, id, joinedPath(tag), dto));
   }
 
   /** `PUT .../tags/:tag/release`. */
   @ApiOkResponse({ type: ReleaseResponse })
   @Put('*tag')
-  async updateRelease(@CurrentUser() user: User, @Param('id') id: string, @Param('tag') tag: string | string[], @Input() dto: ReleaseDto) {
+  async updateRelease(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('tag') tag: string | string[], @Input() dto: ReleaseDto) {
     return presentRelease(await this.tags.updateRelease(user, id, joinedPath(tag), dto));
   }
 
   @ApiOkResponse({ type: TagNameResponse })
   @Delete('*tag')
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('tag') tag: string | string[]) {
+  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('tag') tag: string | string[]) {
     return presentDeletedTag(await this.tags.remove(user, id, joinedPath(tag)));
   }
 }

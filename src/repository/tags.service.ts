@@ -11,6 +11,7 @@ import { PushService } from './push.service';
 import { RepoContext, RepositoryAccess } from './repository-access.service';
 import { Release } from './repository.entities';
 import { RepositoryRecords } from './repository.repository';
+import { ProjectRef } from '../common/params/refs';
 
 export interface TagView {
   tag: Tag;
@@ -30,13 +31,13 @@ export class TagsService {
 
   /** All tags, reverse-alphabetical, with their releases (one query). */
   /** Whole on the first page unless `per_page` says otherwise (clients search tags on their side). */
-  async list(user: User, ref: string, q: PageParams): Promise<Paginated<TagView>> {
+  async list(user: User, ref: ProjectRef, q: PageParams): Promise<Paginated<TagView>> {
     const ctx = await this.access.open(user, ref);
     const [tags, releases] = await Promise.all([ctx.repo.tags(), this.records.releases(ctx.project.id)]);
     return paginateAll(tags, q, { whole: true }).map((tag) => ({ tag, release: releases.get(tag.name) }));
   }
 
-  async get(user: User, ref: string, name: string): Promise<TagView> {
+  async get(user: User, ref: ProjectRef, name: string): Promise<TagView> {
     return this.getIn(await this.access.open(user, ref), name);
   }
 
@@ -52,7 +53,7 @@ export class TagsService {
    * `POST .../tags`: lightweight, or annotated with `message`; optional `release_description`.
    * Failures answer 405 with a message, as the spec says.
    */
-  async create(user: User, ref: string, dto: CreateTagDto): Promise<TagView> {
+  async create(user: User, ref: ProjectRef, dto: CreateTagDto): Promise<TagView> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name = parseNewRefName(dto.tag_name);
     if (name === null) throw apiError(405, 'Tag name invalid');
@@ -80,7 +81,7 @@ export class TagsService {
     return this.getIn(ctx, name);
   }
 
-  async remove(user: User, ref: string, raw: string): Promise<RefName> {
+  async remove(user: User, ref: ProjectRef, raw: string): Promise<RefName> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name: RefName | null = parseNewRefName(raw);
     if (name === null) throw new NotFound('Tag');
@@ -102,7 +103,7 @@ export class TagsService {
   }
 
   /** `POST .../tags/<tag>/release` (the route takes the rest of the path): 201; 404 `Tag does not exist`; 409 `Release already exists`. */
-  async createRelease(user: User, ref: string, path: string, dto: ReleaseDto): Promise<Release> {
+  async createRelease(user: User, ref: ProjectRef, path: string, dto: ReleaseDto): Promise<Release> {
     const name = releaseTag(path);
     const ctx = await this.access.open(user, ref, 'push_code');
     const tag = await this.tagOr404(ctx, name);
@@ -115,7 +116,7 @@ export class TagsService {
   }
 
   /** `PUT .../tags/<tag>/release`: 200; 404 when the tag or its release is missing. */
-  async updateRelease(user: User, ref: string, path: string, dto: ReleaseDto): Promise<Release> {
+  async updateRelease(user: User, ref: ProjectRef, path: string, dto: ReleaseDto): Promise<Release> {
     const name = releaseTag(path);
     const ctx = await this.access.open(user, ref, 'push_code');
     const tag = await this.tagOr404(ctx, name);

@@ -10,6 +10,7 @@ import { SnippetsService } from './snippets.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse, ApiTextResponse } from '../openapi/response-types';
 import { SnippetRecordResponse, SnippetResponse } from './snippets.responses';
+import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 @Controller(`${API}/projects/:id/snippets`)
 export class SnippetsController {
@@ -20,13 +21,13 @@ export class SnippetsController {
 
   @ApiPageResponse(SnippetResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListSnippetsDto) {
+  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListSnippetsDto) {
     return this.views.page(user, await this.snippets.list(user, id, q));
   }
 
   @ApiOkResponse({ type: SnippetResponse })
   @Get(':snippetId')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId', IdParam) snippetId: number) {
+  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('snippetId', IdParam) snippetId: number) {
     return this.views.one(user, (await this.snippets.findReadable(user, id, snippetId)).snippet);
   }
 
@@ -34,26 +35,31 @@ export class SnippetsController {
   @ApiTextResponse('the snippet content')
   @Get(':snippetId/raw')
   @Header('X-Content-Type-Options', 'nosniff')
-  async raw(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId', IdParam) snippetId: number) {
+  async raw(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('snippetId', IdParam) snippetId: number) {
     return presentSnippetRaw((await this.snippets.findReadable(user, id, snippetId)).snippet);
   }
 
   @ApiCreated(SnippetResponse)
   @Post()
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateSnippetDto) {
+  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateSnippetDto) {
     return this.views.one(user, await this.snippets.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: SnippetResponse })
   @Put(':snippetId')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId', IdParam) snippetId: number, @Input() dto: UpdateSnippetDto) {
+  async update(
+    @CurrentUser() user: User,
+    @Param('id', ProjectRefParam) id: ProjectRef,
+    @Param('snippetId', IdParam) snippetId: number,
+    @Input() dto: UpdateSnippetDto,
+  ) {
     return this.views.one(user, await this.snippets.update(user, id, snippetId, dto));
   }
 
   /** 200 even when the snippet does not exist (spec): the record when deleted, no body otherwise. */
   @ApiOkResponse({ type: SnippetRecordResponse, description: 'the deleted snippet record' })
   @Delete(':snippetId')
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('snippetId', IdParam) snippetId: number) {
+  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('snippetId', IdParam) snippetId: number) {
     return presentSnippetRecord(await this.snippets.remove(user, id, snippetId));
   }
 }

@@ -15,6 +15,7 @@ import { User } from '../users/user.entity';
 import { HostKey, loadHostKeys } from './host-keys';
 import { paceSendWindow } from './send-window';
 import { parseGitSshCommand } from './ssh-command';
+import { parseProjectRef } from '../common/params/refs';
 
 /** Modern algorithms only: no DSA, no SHA-1 signatures, MACs or key exchange, no CBC. */
 const ALGORITHMS: Algorithms = {
@@ -298,7 +299,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     if (!cmd) return refuse('GitLab: Disallowed command', 'disallowed', 'refused');
     let grant: GitGrant;
     try {
-      grant = await this.access.authorize({ user }, cmd.path, cmd.service);
+      grant = await this.access.authorize({ user }, parseProjectRef(cmd.path), cmd.service);
     } catch (e) {
       if (e instanceof NotFound) return refuse(NOT_FOUND, cmd.service, 'not_found');
       if (e instanceof GitAccessDenied) return refuse(`GitLab: ${e.message}`, cmd.service, 'forbidden');

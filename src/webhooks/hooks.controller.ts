@@ -10,6 +10,7 @@ import { HooksService } from './hooks.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiNullableResponse, ApiPageResponse } from '../openapi/response-types';
 import { HookDeliveryResponse, ProjectHookResponse } from './hooks.responses';
+import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 /** Project webhooks (masters and owners). */
 @Controller(`${API}/projects/:id/hooks`)
@@ -18,38 +19,43 @@ export class HooksController {
 
   @ApiPageResponse(ProjectHookResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
+  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
     return (await this.hooks.list(user, id, q)).map(presentProjectHook);
   }
 
   @ApiOkResponse({ type: ProjectHookResponse })
   @Get(':hookId')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId', IdParam) hookId: number) {
+  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('hookId', IdParam) hookId: number) {
     return presentProjectHook(await this.hooks.get(user, id, hookId));
   }
 
   /** The hook's last 100 deliveries, newest first. */
   @ApiPageResponse(HookDeliveryResponse, 'the last 100 deliveries, newest first; all on the first page unless `per_page` says otherwise')
   @Get(':hookId/events')
-  async deliveries(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId', IdParam) hookId: number, @Input() q: PaginationDto) {
+  async deliveries(
+    @CurrentUser() user: User,
+    @Param('id', ProjectRefParam) id: ProjectRef,
+    @Param('hookId', IdParam) hookId: number,
+    @Input() q: PaginationDto,
+  ) {
     return (await this.hooks.deliveries(user, id, hookId, q)).map(presentDelivery);
   }
 
   @ApiCreated(ProjectHookResponse)
   @Post()
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateHookDto) {
+  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateHookDto) {
     return presentProjectHook(await this.hooks.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: ProjectHookResponse })
   @Put(':hookId')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId', IdParam) hookId: number, @Input() dto: UpdateHookDto) {
+  async update(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('hookId', IdParam) hookId: number, @Input() dto: UpdateHookDto) {
     return presentProjectHook(await this.hooks.update(user, id, hookId, dto));
   }
 
   @ApiNullableResponse(ProjectHookResponse, 'the deleted hook; null when there was none')
   @Delete(':hookId')
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('hookId', IdParam) hookId: number) {
+  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('hookId', IdParam) hookId: number) {
     const hook = await this.hooks.remove(user, id, hookId);
     return hook ? presentProjectHook(hook) : null;
   }

@@ -13,6 +13,7 @@ import { ProjectBuildsService } from './project-builds.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiBinaryResponse, ApiCreated, ApiPageResponse, ApiTextResponse } from '../../openapi/response-types';
 import { BuildResponse } from './builds.responses';
+import { ProjectRef, ProjectRefParam } from '../../common/params/refs';
 
 /** `/api/v3/projects/:id/builds` and a commit's builds. */
 @Controller(`${API}/projects/:id`)
@@ -25,26 +26,26 @@ export class BuildsController {
 
   @ApiPageResponse(BuildResponse)
   @Get('builds')
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListBuildsDto) {
+  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListBuildsDto) {
     return this.views.page(await this.builds.list(user, id, q));
   }
 
   @ApiPageResponse(BuildResponse)
   @Get('repository/commits/:sha/builds')
-  async forCommit(@CurrentUser() user: User, @Param('id') id: string, @Param('sha') sha: string, @Input() q: ListBuildsDto) {
+  async forCommit(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('sha') sha: string, @Input() q: ListBuildsDto) {
     return this.views.page(await this.builds.listForCommit(user, id, sha, q));
   }
 
   @ApiOkResponse({ type: BuildResponse })
   @Get('builds/:buildId')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId', IdParam) buildId: number) {
+  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.get(user, id, buildId));
   }
 
   @ApiBinaryResponse('the artifacts file')
   @Get('builds/:buildId/artifacts')
   @Header('Content-Transfer-Encoding', 'binary')
-  async artifacts(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId', IdParam) buildId: number) {
+  async artifacts(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
     return presentArtifactsFile(await this.builds.artifacts(user, id, buildId));
   }
 
@@ -56,7 +57,7 @@ export class BuildsController {
   @Get('builds/:buildId/trace')
   async trace(
     @CurrentUser() user: User,
-    @Param('id') id: string,
+    @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('buildId', IdParam) buildId: number,
     @Input() q: TraceDto,
     @Req() req: Request,
@@ -77,19 +78,19 @@ export class BuildsController {
 
   @ApiCreated(BuildResponse)
   @Post('builds/:buildId/cancel')
-  async cancel(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId', IdParam) buildId: number) {
+  async cancel(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.cancel(user, id, buildId));
   }
 
   @ApiCreated(BuildResponse, 'the new build')
   @Post('builds/:buildId/retry')
-  async retry(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId', IdParam) buildId: number) {
+  async retry(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.retry(user, id, buildId));
   }
 
   @ApiCreated(BuildResponse)
   @Post('builds/:buildId/erase')
-  async erase(@CurrentUser() user: User, @Param('id') id: string, @Param('buildId', IdParam) buildId: number) {
+  async erase(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.erase(user, id, buildId), { erased: true });
   }
 }

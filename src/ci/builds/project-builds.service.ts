@@ -15,6 +15,7 @@ import { BuildView } from './builds.presenter';
 import { BuildRow, BuildsRepository, BuildWithPeople } from './builds.repository';
 import { BuildsService } from './builds.service';
 import { ListBuildsDto } from './dto/builds.dto';
+import { ProjectRef } from '../../common/params/refs';
 
 const SCOPES = ['pending', 'running', 'failed', 'success', 'canceled', 'skipped'];
 
@@ -40,7 +41,7 @@ export class ProjectBuildsService {
     private readonly secrets: SecretsService,
   ) {}
 
-  async list(user: User, ref: string, q: ListBuildsDto): Promise<Paginated<BuildView>> {
+  async list(user: User, ref: ProjectRef, q: ListBuildsDto): Promise<Paginated<BuildView>> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     const scope = parseScope(q.scope);
     const page = pageRequest(q);
@@ -49,7 +50,7 @@ export class ProjectBuildsService {
   }
 
   /** The builds of a commit's pipelines, a page at a time (GitLab paginates them too). */
-  async listForCommit(user: User, ref: string, sha: string, q: ListBuildsDto): Promise<Paginated<BuildView>> {
+  async listForCommit(user: User, ref: ProjectRef, sha: string, q: ListBuildsDto): Promise<Paginated<BuildView>> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     const scope = parseScope(q.scope);
     const rev = parseRef(sha);
@@ -66,32 +67,32 @@ export class ProjectBuildsService {
     return new Paginated(await this.withCommits(project, items), total, page);
   }
 
-  async get(user: User, ref: string, id: number): Promise<BuildView> {
+  async get(user: User, ref: ProjectRef, id: number): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     return (await this.withCommits(project, [await this.findWithPeople(project, id)]))[0];
   }
 
-  async artifacts(user: User, ref: string, id: number) {
+  async artifacts(user: User, ref: ProjectRef, id: number) {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     return this.builds.artifactsStream(await this.find(project, id));
   }
 
   /** The stored trace, streamed, with the build token and the project's runners token masked. */
-  async trace(user: User, ref: string, id: number): Promise<{ id: number; stream: NodeJS.ReadableStream }> {
+  async trace(user: User, ref: ProjectRef, id: number): Promise<{ id: number; stream: NodeJS.ReadableStream }> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     const build = await this.find(project, id);
     return { id: build.id, stream: this.builds.traceStream(build, this.secrets.decrypt(project.runnersTokenEncrypted)) };
   }
 
   /** What a live follow of the trace needs: the build and the secrets to mask (read access as for the trace). */
-  async traceToFollow(user: User, ref: string, id: number): Promise<{ build: BuildRow; secrets: string[] }> {
+  async traceToFollow(user: User, ref: ProjectRef, id: number): Promise<{ build: BuildRow; secrets: string[] }> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     const build = await this.find(project, id);
     return { build, secrets: this.builds.traceSecrets(build, this.secrets.decrypt(project.runnersTokenEncrypted)) };
   }
 
   /** Pending or running → canceled (finished builds are returned unchanged); the pipeline moves on. */
-  async cancel(user: User, ref: string, id: number): Promise<BuildView> {
+  async cancel(user: User, ref: ProjectRef, id: number): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'update_build');
     const build = await this.find(project, id);
     const finished = await this.builds.end(build, ['pending', 'running'], 'canceled');
@@ -103,7 +104,7 @@ export class ProjectBuildsService {
   }
 
   /** A finished build → a new pending build with the same job (decision 2); the old one keeps its status. */
-  async retry(user: User, ref: string, id: number): Promise<BuildView> {
+  async retry(user: User, ref: ProjectRef, id: number): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'update_build');
     const build = await this.find(project, id);
     if (!(FINISHED as string[]).includes(build.status) || !build.commands) throw new Forbidden('Build is not retryable');
@@ -112,7 +113,7 @@ export class ProjectBuildsService {
   }
 
   /** A finished build with a trace or artifacts: both removed, `erased_at`/`erased_by` set, status unchanged. */
-  async erase(user: User, ref: string, id: number): Promise<BuildView> {
+  async erase(user: User, ref: ProjectRef, id: number): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'update_build');
     const build = await this.find(project, id);
     const erasable = (FINISHED as string[]).includes(build.status) && (build.traceSize > 0 || !!build.artifactsFile);

@@ -10,6 +10,7 @@ import { ProjectPipelinesService } from './project-pipelines.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse } from '../../openapi/response-types';
 import { CiLintResponse, PipelineResponse } from './pipelines.responses';
+import { ProjectRef, ProjectRefParam } from '../../common/params/refs';
 
 /** `/api/v3/projects/:id/pipelines` and `/pipeline` (GitLab 8.11–8.14), and `/api/v3/ci/lint` (8.12). */
 @Controller(API)
@@ -21,26 +22,26 @@ export class PipelinesController {
 
   @ApiPageResponse(PipelineResponse)
   @Get('projects/:id/pipelines')
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListPipelinesDto) {
+  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListPipelinesDto) {
     const [page, ctx] = await Promise.all([this.pipelines.list(user, id, q), this.views.context()]);
     return page.map((v) => presentPipeline(v, ctx));
   }
 
   @ApiOkResponse({ type: PipelineResponse })
   @Get('projects/:id/pipelines/:pipelineId')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('pipelineId', IdParam) pipelineId: number) {
+  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('pipelineId', IdParam) pipelineId: number) {
     return presentPipeline(await this.pipelines.get(user, id, pipelineId), await this.views.context());
   }
 
   @ApiCreated(PipelineResponse, 'the new pipeline of the head of `ref` (a failed one with `yaml_errors` for an invalid file)')
   @Post('projects/:id/pipeline')
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreatePipelineDto) {
+  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreatePipelineDto) {
     return presentPipeline(await this.pipelines.create(user, id, dto), await this.views.context());
   }
 
   @ApiCreated(PipelineResponse, 'the pipeline, its failed and canceled builds retried')
   @Post('projects/:id/pipelines/:pipelineId/retry')
-  async retry(@CurrentUser() user: User, @Param('id') id: string, @Param('pipelineId', IdParam) pipelineId: number) {
+  async retry(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('pipelineId', IdParam) pipelineId: number) {
     return presentPipeline(await this.pipelines.retry(user, id, pipelineId), await this.views.context());
   }
 
@@ -48,7 +49,7 @@ export class PipelinesController {
   @ApiOkResponse({ type: PipelineResponse, description: 'the pipeline, its pending and running builds canceled' })
   @Post('projects/:id/pipelines/:pipelineId/cancel')
   @HttpCode(200)
-  async cancel(@CurrentUser() user: User, @Param('id') id: string, @Param('pipelineId', IdParam) pipelineId: number) {
+  async cancel(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('pipelineId', IdParam) pipelineId: number) {
     return presentPipeline(await this.pipelines.cancel(user, id, pipelineId), await this.views.context());
   }
 

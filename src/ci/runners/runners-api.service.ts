@@ -9,6 +9,7 @@ import { Runner } from './runner.entity';
 import { RunnerDetailView } from './runners.presenter';
 import { RunnersRepository } from './runners.repository';
 import { parseTagList } from './runners.service';
+import { ProjectRef } from '../../common/params/refs';
 
 const USER_SCOPES = ['active', 'paused', 'online'];
 const ADMIN_SCOPES = ['specific', 'shared', ...USER_SCOPES];
@@ -82,7 +83,7 @@ export class RunnersApiService {
    * `shared_runners_enabled` (decision 27; masters). The instance's setting is, as in GitLab 8.8, only
    * the default of new projects.
    */
-  async listForProject(user: User, ref: string, q: ListRunnersDto): Promise<Paginated<Runner>> {
+  async listForProject(user: User, ref: ProjectRef, q: ListRunnersDto): Promise<Paginated<Runner>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const page = pageRequest(q);
     const withShared = project.sharedRunnersEnabled;
@@ -91,7 +92,7 @@ export class RunnersApiService {
   }
 
   /** Enables a specific runner the user masters elsewhere (admins: any specific runner); 201 even when enabled. */
-  async enable(user: User, ref: string, dto: EnableRunnerDto): Promise<Runner> {
+  async enable(user: User, ref: ProjectRef, dto: EnableRunnerDto): Promise<Runner> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const runner = await this.find(dto.runner_id);
     if (runner.isShared) throw new Forbidden('Runner is shared');
@@ -101,7 +102,7 @@ export class RunnersApiService {
   }
 
   /** Disables a runner in the project; not its only project (remove the runner instead). */
-  async disable(user: User, ref: string, runnerId: number): Promise<Runner> {
+  async disable(user: User, ref: ProjectRef, runnerId: number): Promise<Runner> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const runner = await this.repo.byId(runnerId);
     if (!runner || !(await this.repo.isEnabled(runner.id, project.id))) throw new NotFound('Runner');

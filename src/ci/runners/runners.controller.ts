@@ -9,6 +9,7 @@ import { RunnersApiService } from './runners-api.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse } from '../../openapi/response-types';
 import { RunnerDetailResponse, RunnerResponse } from './runners.responses';
+import { ProjectRef, ProjectRefParam } from '../../common/params/refs';
 
 /** `/api/v3/runners` and `/api/v3/projects/:id/runners`. */
 @Controller(API)
@@ -48,19 +49,19 @@ export class RunnersController {
 
   @ApiPageResponse(RunnerResponse)
   @Get('projects/:id/runners')
-  async listForProject(@CurrentUser() user: User, @Param('id') id: string, @Input() q: ListRunnersDto) {
+  async listForProject(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListRunnersDto) {
     return (await this.runners.listForProject(user, id, q)).map(presentRunner);
   }
 
   @ApiCreated(RunnerResponse)
   @Post('projects/:id/runners')
-  async enable(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: EnableRunnerDto) {
+  async enable(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: EnableRunnerDto) {
     return presentRunner(await this.runners.enable(user, id, dto));
   }
 
   @ApiOkResponse({ type: RunnerResponse })
   @Delete('projects/:id/runners/:runnerId')
-  async disable(@CurrentUser() user: User, @Param('id') id: string, @Param('runnerId', IdParam) runnerId: number) {
+  async disable(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('runnerId', IdParam) runnerId: number) {
     return presentRunner(await this.runners.disable(user, id, runnerId));
   }
 }

@@ -10,6 +10,7 @@ import { TriggersService } from './triggers.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse } from '../../openapi/response-types';
 import { TriggerRequestResponse, TriggerResponse } from './triggers.responses';
+import { ProjectRef, ProjectRefParam } from '../../common/params/refs';
 
 @Controller(`${API}/projects/:id`)
 export class TriggersController {
@@ -17,25 +18,25 @@ export class TriggersController {
 
   @ApiPageResponse(TriggerResponse)
   @Get('triggers')
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
+  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
     return (await this.triggers.list(user, id, q)).map(presentTrigger);
   }
 
   @ApiOkResponse({ type: TriggerResponse })
   @Get('triggers/:token')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('token') token: string) {
+  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('token') token: string) {
     return presentTrigger(await this.triggers.get(user, id, token));
   }
 
   @ApiCreated(TriggerResponse)
   @Post('triggers')
-  async create(@CurrentUser() user: User, @Param('id') id: string) {
+  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef) {
     return presentTrigger(await this.triggers.create(user, id));
   }
 
   @ApiOkResponse({ type: TriggerResponse })
   @Delete('triggers/:token')
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('token') token: string) {
+  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('token') token: string) {
     return presentTrigger(await this.triggers.remove(user, id, token));
   }
 
@@ -43,7 +44,7 @@ export class TriggersController {
   @Public()
   @ApiCreated(TriggerRequestResponse)
   @Post('trigger/builds')
-  trigger(@Param('id') id: string, @Input() dto: TriggerBuildsDto): Promise<TriggerRequestResponse> {
+  trigger(@Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: TriggerBuildsDto): Promise<TriggerRequestResponse> {
     return this.triggers.trigger(id, dto);
   }
 }

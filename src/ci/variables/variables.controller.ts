@@ -10,6 +10,7 @@ import { VariablesService } from './variables.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse } from '../../openapi/response-types';
 import { VariableResponse } from './variables.responses';
+import { ProjectRef, ProjectRefParam } from '../../common/params/refs';
 
 @Controller(`${API}/projects/:id/variables`)
 export class VariablesController {
@@ -17,31 +18,31 @@ export class VariablesController {
 
   @ApiPageResponse(VariableResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Param('id') id: string, @Input() q: PaginationDto) {
+  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
     return (await this.variables.list(user, id, q)).map(presentVariable);
   }
 
   @ApiOkResponse({ type: VariableResponse })
   @Get(':key')
-  async show(@CurrentUser() user: User, @Param('id') id: string, @Param('key') key: string) {
+  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('key') key: string) {
     return presentVariable(await this.variables.get(user, id, key));
   }
 
   @ApiCreated(VariableResponse)
   @Post()
-  async create(@CurrentUser() user: User, @Param('id') id: string, @Input() dto: CreateVariableDto) {
+  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateVariableDto) {
     return presentVariable(await this.variables.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: VariableResponse })
   @Put(':key')
-  async update(@CurrentUser() user: User, @Param('id') id: string, @Param('key') key: string, @Input() dto: UpdateVariableDto) {
+  async update(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('key') key: string, @Input() dto: UpdateVariableDto) {
     return presentVariable(await this.variables.update(user, id, key, dto));
   }
 
   @ApiOkResponse({ type: VariableResponse })
   @Delete(':key')
-  async remove(@CurrentUser() user: User, @Param('id') id: string, @Param('key') key: string) {
+  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('key') key: string) {
     return presentVariable(await this.variables.remove(user, id, key));
   }
 }
