@@ -263,6 +263,13 @@ function createApiBench(h) {
   }
 
   /** Starts the bare baseline `script` (in bench/) on a free port with `env`, and waits for it. */
+  /** The app under measurement: `node [profile] <mainJs>` in production mode with `env`, once ready. */
+  async function startMeasuredApp(mainJs, env) {
+    const app = await h.startApp('app', [...profileArgs('app'), mainJs], { NODE_ENV: 'production', ...env });
+    h.log(`app ready on ${app.base} (pid ${app.child.pid})`);
+    return app;
+  }
+
   async function startBare(script, env) {
     const port = await h.freePort();
     const bare = {
@@ -280,7 +287,21 @@ function createApiBench(h) {
     return bare;
   }
 
-  return { CONNECTIONS, DURATION, WARMUP, PROFILE, RESULTS_DIR, profileArgs, getJson, checkSameResponses, measure, table, runAndReport, startBare };
+  return {
+    CONNECTIONS,
+    DURATION,
+    WARMUP,
+    PROFILE,
+    RESULTS_DIR,
+    profileArgs,
+    getJson,
+    checkSameResponses,
+    measure,
+    table,
+    runAndReport,
+    startMeasuredApp,
+    startBare,
+  };
 }
 
 module.exports = { createApiBench };

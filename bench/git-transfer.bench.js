@@ -42,13 +42,7 @@ h.run(async () => {
   const work = h.tempDir('transfer-work-');
   const home = path.join(work, 'home');
   fs.mkdirSync(home);
-  const appEnv = {
-    DATABASE_URL: dbUrl,
-    SECRET_KEY,
-    ROOT_PASSWORD,
-    DATA_DIR: dataDir,
-    NODE_ENV: 'production',
-  };
+  const appEnv = { DATABASE_URL: dbUrl, SECRET_KEY, ROOT_PASSWORD, DATA_DIR: dataDir, NODE_ENV: 'production' };
   const { child: app, port, base } = await h.startApp('app', [mainJs], appEnv);
   const token = await rootToken(base, ROOT_PASSWORD);
   await apiClient(base)('POST', '/projects', { name: 'big' }, token);

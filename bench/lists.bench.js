@@ -48,7 +48,7 @@ const DB_NAME = `bench_lists_${Date.now()}_${process.pid}`;
 
 const h = createHarness('lists');
 const { log } = h;
-const { CONNECTIONS, DURATION, WARMUP, RESULTS_DIR, profileArgs, checkSameResponses, runAndReport, startBare } = createApiBench(h);
+const { CONNECTIONS, DURATION, WARMUP, RESULTS_DIR, checkSameResponses, runAndReport, startMeasuredApp, startBare } = createApiBench(h);
 
 function endpoints(bigId) {
   return [
@@ -65,17 +65,9 @@ async function main() {
   const dataDir = h.tempDir('gitlab-bench-lists-');
   const dbUrl = await h.createDatabase(DB_NAME);
 
-  const app = await h.startApp('app', [...profileArgs('app'), mainJs], {
-    DATABASE_URL: dbUrl,
-    DATA_DIR: dataDir,
-    SECRET_KEY,
-    ROOT_PASSWORD,
-    EXTERNAL_URL,
-    SSH_ENABLED: 'false', // the bare handler presents git@HOST: URLs, as the app does without its SSH server
-    DB_POOL_SIZE: String(POOL_SIZE),
-    NODE_ENV: 'production',
-  }); // migrations ran
-  log(`app ready on ${app.base} (pid ${app.child.pid})`);
+  // migrations ran; the bare handler presents git@HOST: URLs, as the app does without its SSH server
+  const env = { DATABASE_URL: dbUrl, DATA_DIR: dataDir, SECRET_KEY, ROOT_PASSWORD, EXTERNAL_URL, SSH_ENABLED: 'false', DB_POOL_SIZE: String(POOL_SIZE) };
+  const app = await startMeasuredApp(mainJs, env);
 
   const t0 = Date.now();
   const seed = await seedLarge({

@@ -39,7 +39,7 @@ const ENDPOINTS = [
 
 const h = createHarness('bench');
 const { log } = h;
-const { CONNECTIONS, DURATION, WARMUP, RESULTS_DIR, profileArgs, checkSameResponses, runAndReport, startBare } = createApiBench(h);
+const { CONNECTIONS, DURATION, WARMUP, RESULTS_DIR, checkSameResponses, runAndReport, startMeasuredApp, startBare } = createApiBench(h);
 
 // ---------------------------------------------------------------------------------------------
 /** 1,000 users (+ namespaces, an identity for every third one, a project for every fifth) in a few statements. */
@@ -132,16 +132,9 @@ async function main() {
   const dataDir = h.tempDir('gitlab-bench-');
   const dbUrl = await h.createDatabase(DB_NAME);
 
-  const app = await h.startApp('app', [...profileArgs('app'), mainJs], {
-    DATABASE_URL: dbUrl,
-    DATA_DIR: dataDir,
-    SECRET_KEY,
-    ROOT_PASSWORD,
-    EXTERNAL_URL,
-    DB_POOL_SIZE: String(POOL_SIZE),
-    NODE_ENV: 'production',
-  }); // migrations ran, root exists
-  log(`app ready on ${app.base} (pid ${app.child.pid})`);
+  // migrations ran, root exists
+  const env = { DATABASE_URL: dbUrl, DATA_DIR: dataDir, SECRET_KEY, ROOT_PASSWORD, EXTERNAL_URL, DB_POOL_SIZE: String(POOL_SIZE) };
+  const app = await startMeasuredApp(mainJs, env);
 
   const signIn = await fetch(`${app.base}/api/v3/session`, {
     method: 'POST',
