@@ -971,6 +971,7 @@ describe('repository API', () => {
       expect(afterUpdate).toMatchObject({ message: 'Update todo', parent_ids: [head.id], author_email: 'bob@example.com' });
       file = await get(bob, F()).query({ file_path: 'notes/todo.txt', ref: 'work' }).expect(200);
       expect(Buffer.from(file.body.content, 'base64').toString()).toBe('buy milk\nbuy bread\n');
+      expect(file.body.last_commit_id).toBe(afterUpdate.id); // the branch moved: not the remembered answer for the old tip
       const diff = (await get(bob, `${R}/commits/work/diff`)).body;
       expect(diff).toEqual([expect.objectContaining({ new_path: 'notes/todo.txt', new_file: false, diff: expect.stringContaining('+buy bread') })]);
 

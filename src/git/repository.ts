@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pipeline, Readable, Transform } from 'node:stream';
 import { CatFilePool } from './cat-file-pool';
 import { GitError, GitRunner } from './git-runner';
+import { ImmutableMemo } from './immutable-memo';
 import { branchRef, isSha, QualifiedRef, RefName, RepoPath, Rev, Sha, tagRef, ZERO_SHA } from './names';
 import { Branch, Commit, DiffEntry, parseCommit, parseTagObject, parseTree, Tag, TreeEntry } from './objects';
 
@@ -18,19 +19,12 @@ export { MAX_OBJECT_BYTES, ObjectTooLarge } from './cat-file-pool';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904' as Sha;
 
-/** Commit counts of `log` by repository, SHA, window and path (immutable), most recently used last. */
-const logCounts = new Map<string, number>();
-const LOG_COUNTS_MAX = 2000;
-
-function rememberCount(key: string, n: number): void {
-  logCounts.delete(key);
-  logCounts.set(key, n);
-  if (logCounts.size > LOG_COUNTS_MAX) logCounts.delete(logCounts.keys().next().value as string);
-}
-
-/** Merge bases by repository and pair of full SHAs (immutable), most recently used last. */
-const mergeBases = new Map<string, Sha | null>();
-const MERGE_BASES_MAX = 2000;
+/** Commit counts of `log` by repository, SHA, window and path. */
+const logCounts = new ImmutableMemo<number>(2000);
+/** Merge bases by repository and pair of full SHAs. */
+const mergeBases = new ImmutableMemo<Sha | null>(2000);
+/** The last commit touching a path, by repository, full SHA and path (the files API's `last_commit_id`). */
+const lastCommits = new ImmutableMemo<Sha | null>(5000);
 
 /** Limits on what one call returns (stated in the README). */
 export const LIMITS = {
@@ -274,23 +268,18 @@ export class Repository {
     // The count walks the whole history (the costly part of a page): history under a full SHA never
     // changes, so it is remembered per repository, SHA, window and path.
     const key = isSha(sha) ? [this.gitDir, sha, ...window, ...pathArgs].join('\0') : undefined;
-    const known = key === undefined ? undefined : logCounts.get(key);
+    const count = async () => Number((await this.git(['rev-list', '--count', ...window, sha, ...pathArgs])).stdout.toString('utf8').trim()) || 0;
     const [list, total] = await Promise.all([
       this.git(['rev-list', `--max-count=${o.limit}`, `--skip=${o.offset}`, ...window, sha, ...pathArgs]),
-      known !== undefined
-        ? (rememberCount(key as string, known), known)
-        : this.git(['rev-list', '--count', ...window, sha, ...pathArgs]).then((count) => {
-            const n = Number(count.stdout.toString('utf8').trim()) || 0;
-            if (key !== undefined) rememberCount(key, n);
-            return n;
-          }),
+      key === undefined ? count() : logCounts.through(key, count),
     ]);
     return { commits: await this.commitsBySha(shaLines(list.stdout)), total };
   }
 
   async lastCommitFor(sha: Sha, path: RepoPath): Promise<Sha | null> {
-    const r = await this.git(['rev-list', '--max-count=1', sha, '--', path]);
-    return shaLines(r.stdout)[0] ?? null;
+    const walk = async () => shaLines((await this.git(['rev-list', '--max-count=1', sha, '--', path])).stdout)[0] ?? null;
+    // the walk can go far back in a long history; under a full SHA its answer never changes
+    return isSha(sha) ? lastCommits.through(`${this.gitDir}\0${sha}\0${path}`, walk) : walk();
   }
 
   async isAncestor(ancestor: Sha, descendant: Sha): Promise<boolean> {
@@ -300,18 +289,7 @@ export class Repository {
 
   async mergeBase(a: Sha, b: Sha): Promise<Sha | null> {
     // the merge base of two commits never changes: remembered per repository and pair
-    const key = `${this.gitDir}\0${a}\0${b}`;
-    if (mergeBases.has(key)) {
-      const known = mergeBases.get(key) as Sha | null;
-      mergeBases.delete(key);
-      mergeBases.set(key, known);
-      return known;
-    }
-    const r = await this.git(['merge-base', a, b], { okCodes: [1] });
-    const base = shaLines(r.stdout)[0] ?? null;
-    mergeBases.set(key, base);
-    if (mergeBases.size > MERGE_BASES_MAX) mergeBases.delete(mergeBases.keys().next().value as string);
-    return base;
+    return mergeBases.through(`${this.gitDir}\0${a}\0${b}`, async () => shaLines((await this.git(['merge-base', a, b], { okCodes: [1] })).stdout)[0] ?? null);
   }
 
   /** Commits in `to` and not in `from`, oldest first (at most LIMITS.compareCommits). */

@@ -1,0 +1,31 @@
+import { ImmutableMemo } from './immutable-memo';
+
+describe('ImmutableMemo', () => {
+  it('computes once per key and remembers null answers too', async () => {
+    const memo = new ImmutableMemo<string | null>(10);
+    let calls = 0;
+    const compute = async () => (calls++, null);
+    expect(await memo.through('a', compute)).toBeNull();
+    expect(await memo.through('a', compute)).toBeNull();
+    expect(calls).toBe(1);
+    expect(await memo.through('b', async () => 'x')).toBe('x');
+    expect(memo.get('b')).toBe('x');
+  });
+
+  it('drops the least recently used key beyond its bound', async () => {
+    const memo = new ImmutableMemo<number>(2);
+    memo.set('a', 1);
+    memo.set('b', 2);
+    expect(memo.get('a')).toBe(1); // a is now the most recent
+    memo.set('c', 3);
+    expect(memo.has('b')).toBe(false);
+    expect(memo.has('a')).toBe(true);
+    expect(memo.has('c')).toBe(true);
+  });
+
+  it('remembers nothing when the computation fails', async () => {
+    const memo = new ImmutableMemo<number>(2);
+    await expect(memo.through('a', async () => Promise.reject(new Error('git failed')))).rejects.toThrow('git failed');
+    expect(memo.has('a')).toBe(false);
+  });
+});
