@@ -217,24 +217,14 @@ const SUITES = [
       ],
       [`SSH set-up, ${r.concurrent.clients} at once`, `${r.concurrent.setup_p50_ms} ms`, '', undefined, `${r.concurrent.setup_p99_ms} ms`],
       ...(r.big
-        ? [
-            [
-              `push ${r.big.size_mb} MB over SSH (aim RSS < 300 MB)`,
-              `${r.big.push.seconds} s`,
-              '300 MB',
-              300 / r.big.push.peak_rss_mb,
-              '',
-              r.big.push.peak_rss_mb,
-            ],
-            [
-              `clone ${r.big.size_mb} MB over SSH (aim RSS < 300 MB)`,
-              `${r.big.clone.seconds} s`,
-              '300 MB',
-              300 / r.big.clone.peak_rss_mb,
-              '',
-              r.big.clone.peak_rss_mb,
-            ],
-          ]
+        ? ['push', 'clone'].map((op) => [
+            `${op} ${r.big.size_mb} MB over SSH (aim RSS < 300 MB)`,
+            `${r.big[op].seconds} s`,
+            '300 MB',
+            300 / r.big[op].peak_rss_mb,
+            '',
+            r.big[op].peak_rss_mb,
+          ])
         : []),
     ],
   },
