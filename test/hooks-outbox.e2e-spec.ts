@@ -1,12 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { App, createApp } from '../src/app.factory';
 import { GitCli } from './helpers/git-cli';
 import { HookReceiver, sleep } from './helpers/hook-receiver';
 import { planning } from './helpers/planning';
 import { startTestApp, TestApp } from './helpers/test-app';
+import { workerlessInstance } from './helpers/workerless-instance';
 
 const jobs = async (t: TestApp, name: string, state?: string) =>
   (await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND ($2::text IS NULL OR state::text = $2)`, [name, state ?? null]))[0]
@@ -89,17 +88,10 @@ describe('hook outbox', () => {
   });
 
   it('a push made while no worker runs is delivered exactly once after a restart', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'glv3-outbox-'));
     // instance A records the push (and its outbox job) but runs no workers, then stops
-    const a = await startTestApp({ QUEUE_WORKERS: 'false', QUEUE_POLL_SECONDS: '0.5', EMBEDDED_DB_DIR: join(dir, 'db'), LOG_LEVEL: 'error' });
-    let b: App | undefined;
-    let aOpen = true;
+    const instance = await workerlessInstance('glv3-outbox-', { url: rx.url('/restart-system'), push_events: true });
+    const { a, A, dir } = instance;
     try {
-      const A = planning(a);
-      await A.put(a.root, '/application/settings').send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
-      await A.post(a.root, '/hooks')
-        .send({ url: rx.url('/restart-system'), push_events: true })
-        .expect(201);
       const tm = await A.team();
       const project = await A.project(tm, 0);
       await A.post(tm.master, `/projects/${project.id}/hooks`)
@@ -121,11 +113,8 @@ describe('hook outbox', () => {
       );
       expect(pushJobs[0].n).toBe(1);
       expect(await jobs(a, 'hooks.deliver')).toBe(0); // fanned out by workers only, after the commit
-      await a.app.close();
-      aOpen = false;
-
       // instance B on the same database, with workers
-      b = await createApp({ ...a.config, queue: { ...a.config.queue, workers: true } });
+      const b = await instance.restart();
       const [push] = await rx.waitFor('/restart-push', 1);
       expect(push.headers['x-gitlab-event']).toBe('Push Hook');
       expect(push.body).toMatchObject({ object_kind: 'push', ref: 'refs/heads/master', project_id: project.id, total_commits_count: 1 });
@@ -138,9 +127,7 @@ describe('hook outbox', () => {
       expect(systemPushes()).toHaveLength(1);
       await request(b.app.getHttpServer()).get('/api/v3/hooks').set('PRIVATE-TOKEN', a.root.token).expect(200);
     } finally {
-      if (aOpen) await a.app.close();
-      await b?.close();
-      rmSync(dir, { recursive: true, force: true });
+      await instance.close();
     }
   }, 180_000); // two boots of the app on one database: slow on the embedded default on a busy machine
 });

@@ -3,12 +3,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { App, createApp } from '../src/app.factory';
+import { createApp } from '../src/app.factory';
 import { GitCli } from './helpers/git-cli';
 import { HookReceiver, Received, sleep } from './helpers/hook-receiver';
 import { Json, planning } from './helpers/planning';
 import { expectSchema } from './helpers/schema';
 import { startTestApp, TestApp } from './helpers/test-app';
+import { workerlessInstance } from './helpers/workerless-instance';
 
 const SAMPLE = {
   event_name: 'project_create',
@@ -388,17 +389,10 @@ describe('system hooks: durable delivery', () => {
   afterAll(() => rx.close());
 
   it('a delivery queued by one instance is delivered exactly once after a restart on the same database', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'glv3-durable-'));
-    // instance A enqueues but runs no workers (QUEUE_WORKERS=false), then stops
-    const a = await startTestApp({ QUEUE_WORKERS: 'false', QUEUE_POLL_SECONDS: '0.5', EMBEDDED_DB_DIR: join(dir, 'db'), LOG_LEVEL: 'error' });
-    let b: App | undefined;
-    let aOpen = true;
+    // instance A enqueues but runs no workers, then stops
+    const instance = await workerlessInstance('glv3-durable-', { url: rx.url('/durable') });
+    const { a } = instance;
     try {
-      const A = planning(a);
-      await A.put(a.root, '/application/settings').send({ allow_local_requests_from_hooks_and_services: true }).expect(200);
-      await A.post(a.root, '/hooks')
-        .send({ url: rx.url('/durable') })
-        .expect(201);
       await a.createUser({ username: 'durable' });
       await sleep(1000);
       expect(rx.at('/durable')).toHaveLength(0);
@@ -407,19 +401,15 @@ describe('system hooks: durable delivery', () => {
         `SELECT count(*)::int AS n FROM pgboss.job WHERE name IN ('hooks.event', 'hooks.deliver') AND state = 'created'`,
       );
       expect(queued[0].n).toBe(1);
-      await a.app.close();
-      aOpen = false;
       // instance B on the same database, with workers
-      b = await createApp({ ...a.config, queue: { ...a.config.queue, workers: true } });
+      const b = await instance.restart();
       const got = await rx.waitFor('/durable', 1);
       expect(got[0].body).toMatchObject({ event_name: 'user_create', username: 'durable' });
       await sleep(2000);
       expect(rx.at('/durable')).toHaveLength(1);
       await request(b.app.getHttpServer()).get('/api/v3/hooks').set('PRIVATE-TOKEN', a.root.token).expect(200);
     } finally {
-      if (aOpen) await a.app.close();
-      await b?.close();
-      rmSync(dir, { recursive: true, force: true });
+      await instance.close();
     }
   });
 
