@@ -1,13 +1,10 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { NamespaceRecordResponse } from '../namespaces/namespaces.responses';
 import { AuthorResponse } from '../users/users.responses';
 import { ResponseEntity } from '../openapi/response-types';
 
-@ResponseEntity('ProjectSummary')
-export class ProjectSummaryResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
+/** How a project is named (ProjectSummary, Project); not a schema of its own. */
+class ProjectNameFields {
   @ApiProperty({ type: String })
   name!: string;
 
@@ -21,6 +18,15 @@ export class ProjectSummaryResponse {
   path_with_namespace!: string;
 }
 
+/** A project's id; not a schema of its own. */
+class ProjectId {
+  @ApiProperty({ type: 'integer' })
+  id!: number;
+}
+
+@ResponseEntity('ProjectSummary')
+export class ProjectSummaryResponse extends IntersectionType(ProjectId, ProjectNameFields) {}
+
 @ResponseEntity('ProjectPermissions')
 export class ProjectPermissionsResponse {
   @ApiProperty({ type: () => ProjectAccessResponse, nullable: true })
@@ -30,11 +36,8 @@ export class ProjectPermissionsResponse {
   group_access!: ProjectAccessResponse | null;
 }
 
-@ResponseEntity('Project')
-export class ProjectResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
+/** A project's view up to its names; not a schema of its own. */
+class ProjectHead extends ProjectId {
   @ApiProperty({ type: String, nullable: true })
   description!: string | null;
 
@@ -64,19 +67,10 @@ export class ProjectResponse {
 
   @ApiProperty({ type: () => AuthorResponse, description: 'the user summary with created_at; only for projects in a user namespace', required: false })
   owner?: AuthorResponse;
+}
 
-  @ApiProperty({ type: String })
-  name!: string;
-
-  @ApiProperty({ type: String })
-  name_with_namespace!: string;
-
-  @ApiProperty({ type: String })
-  path!: string;
-
-  @ApiProperty({ type: String })
-  path_with_namespace!: string;
-
+@ResponseEntity('Project')
+export class ProjectResponse extends IntersectionType(ProjectHead, ProjectNameFields) {
   @ApiProperty({ type: Boolean })
   issues_enabled!: boolean;
 
