@@ -427,6 +427,13 @@ describe('merge requests', () => {
         expect(res.body.map((c: Json) => c.title)).toEqual(['Improve feature', 'Add feature']);
         expect(res.body[0]).toMatchObject({ id: s.f2, short_id: s.f2.slice(0, 8), message: 'Improve feature\n\nFixes #1\n', author_name: 'Git Tester' });
       }
+      // the same range, remembered once for both: compare lists it oldest first, and that does not change the order above
+      const compare = await h.get(tm.reporter, `${P(s.p)}/repository/compare?from=master&to=feature`).expect(200);
+      expect(compare.body.commits.map((c: Json) => c.title)).toEqual(['Add feature', 'Improve feature']);
+      expect((await h.get(tm.reporter, `${P(s.p)}/merge_requests/${mr.id}/commits`).expect(200)).body.map((c: Json) => c.title)).toEqual([
+        'Improve feature',
+        'Add feature',
+      ]);
       await h.get(tm.stranger, `${P(s.p)}/merge_requests/${mr.id}/commits`).expect(404);
       // a guest of a private project may read the merge request but not its code
       await h.get(tm.guest, `${P(s.p)}/merge_requests/${mr.id}/commits`).expect(403);

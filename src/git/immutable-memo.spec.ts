@@ -29,3 +29,19 @@ describe('ImmutableMemo', () => {
     expect(memo.has('a')).toBe(false);
   });
 });
+
+describe('ImmutableMemo with weights', () => {
+  it('drops the oldest entries beyond the total weight and never keeps one heavier than all of it', () => {
+    const memo = new ImmutableMemo<string>(100, (s) => s.length, 10);
+    memo.set('a', 'xxxx');
+    memo.set('b', 'yyyy');
+    memo.set('c', 'zzzz'); // 12 > 10: a goes
+    expect([memo.has('a'), memo.has('b'), memo.has('c')]).toEqual([false, true, true]);
+    memo.set('big', 'x'.repeat(11));
+    expect(memo.has('big')).toBe(false);
+    expect([memo.has('b'), memo.has('c')]).toEqual([true, true]);
+    memo.set('b', 'y'); // replacing an entry replaces its weight: 1 + 4
+    memo.set('d', 'wwwww'); // 10: all kept
+    expect([memo.has('b'), memo.has('c'), memo.has('d')]).toEqual([true, true, true]);
+  });
+});

@@ -25,6 +25,14 @@ const logCounts = new ImmutableMemo<number>(2000);
 const mergeBases = new ImmutableMemo<Sha | null>(2000);
 /** The last commit touching a path, by repository, full SHA and path (the files API's `last_commit_id`). */
 const lastCommits = new ImmutableMemo<Sha | null>(5000);
+/** Diffs by repository and pair of SHAs, up to 32 MB of diff text. */
+const diffs = new ImmutableMemo<{ entries: DiffEntry[]; truncated: boolean }>(500, (d) => d.entries.reduce((n, e) => n + 200 + e.diff.length, 0), 32 << 20);
+/** Commit ranges (compare, merge request commits, pushes) by repository and pair of SHAs, up to ~16 MB of messages. */
+const commitRanges = new ImmutableMemo<{ commits: Commit[]; truncated: boolean }>(
+  500,
+  (r) => r.commits.reduce((n, c) => n + 300 + c.message.length, 0),
+  16 << 20,
+);
 
 /** Limits on what one call returns (stated in the README). */
 export const LIMITS = {
@@ -292,8 +300,13 @@ export class Repository {
     return mergeBases.through(`${this.gitDir}\0${a}\0${b}`, async () => shaLines((await this.git(['merge-base', a, b], { okCodes: [1] })).stdout)[0] ?? null);
   }
 
-  /** Commits in `to` and not in `from`, oldest first (at most LIMITS.compareCommits). */
+  /** Commits in `to` and not in `from`, oldest first (at most LIMITS.compareCommits); remembered per pair of SHAs. */
   async commitsBetween(from: Sha, to: Sha): Promise<{ commits: Commit[]; truncated: boolean }> {
+    const r = await commitRanges.through(`${this.gitDir}\0${from}\0${to}`, () => this.computeCommitsBetween(from, to));
+    return { commits: [...r.commits], truncated: r.truncated };
+  }
+
+  private async computeCommitsBetween(from: Sha, to: Sha): Promise<{ commits: Commit[]; truncated: boolean }> {
     const exclude = from === ZERO_SHA ? [] : [`^${from}`];
     const r = await this.git(['rev-list', '--reverse', `--max-count=${LIMITS.compareCommits + 1}`, to, ...exclude, '--']);
     let shas = shaLines(r.stdout);
@@ -319,8 +332,17 @@ export class Repository {
 
   // ------------------------------------------------------------------ diffs
 
-  /** The diff between two trees-ish, one entry per file, with the per-file and total limits applied. */
+  /**
+   * The diff between two trees-ish, one entry per file, with the per-file and total limits applied.
+   * Remembered per repository and pair of SHAs (compare, a merge request's changes and a commit's
+   * diff ask for the same pairs again and again); each caller gets its own entries.
+   */
   async diff(from: Sha, to: Sha): Promise<{ entries: DiffEntry[]; truncated: boolean }> {
+    const d = await diffs.through(`${this.gitDir}\0${from}\0${to}`, () => this.computeDiff(from, to));
+    return { entries: d.entries.map((e) => ({ ...e })), truncated: d.truncated };
+  }
+
+  private async computeDiff(from: Sha, to: Sha): Promise<{ entries: DiffEntry[]; truncated: boolean }> {
     // One diff (and one rename detection) for both parts: with `--raw -p -z`, git prints the raw
     // records (NUL-terminated fields), one NUL, then the patch (which -z leaves as it is).
     const out = await this.git(
