@@ -357,9 +357,10 @@ async function discover(app, seed) {
     ['GET /projects/:id/repository/commits/:sha', `${P}/repository/commits/${tip.id}`],
     ['GET /projects/:id/repository/commits/:sha/diff', `${P}/repository/commits/${tip.id}/diff`],
     [`GET /projects/:id/repository/compare (long-lived…master)`, `${P}/repository/compare?from=long-lived&to=master`],
-    ['GET /projects/:id/repository/branches', `${P}/repository/branches`],
+    // GPT's v4 calls get v4's default page of 20; v3 answers the whole list unless per_page is given (GitLab 8)
+    ['GET /projects/:id/repository/branches (page of 20 of 2,002)', `${P}/repository/branches?per_page=20`],
     ['GET /projects/:id/repository/branches/:branch', `${P}/repository/branches/master`],
-    ['GET /projects/:id/repository/tags', `${P}/repository/tags`],
+    ['GET /projects/:id/repository/tags (page of 20)', `${P}/repository/tags?per_page=20`],
     ['GET /users', '/api/v3/users'],
     ['GET /user', '/api/v3/user'],
     ['GET /projects/search/:query', '/api/v3/projects/search/proj-12'],
