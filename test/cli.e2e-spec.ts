@@ -6,12 +6,12 @@ import { adminCommands } from '../src/admin/users-admin';
 import { createApp } from '../src/app.factory';
 import { parseArgs, runChecks } from '../src/cli';
 import { AppConfig, loadConfig } from '../src/config/config';
+import { captureStdout } from './helpers/stdout';
 
 describe('admin CLI', () => {
   let dir: string;
   let config: AppConfig;
-  let output: string;
-  const write = process.stdout.write.bind(process.stdout);
+  const stdout = captureStdout();
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'glv3-cli-'));
@@ -25,16 +25,6 @@ describe('admin CLI', () => {
     });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  beforeEach(() => {
-    output = '';
-    process.stdout.write = (chunk: string) => {
-      output += chunk;
-      return true;
-    };
-  });
-  afterEach(() => {
-    process.stdout.write = write;
-  });
 
   it('parses --name value and --name=value and flags', () => {
     expect(parseArgs(['restore', '--file', 'a.tgz', '--force'])).toEqual({ command: 'restore', opts: { file: 'a.tgz', force: true } });
@@ -47,30 +37,30 @@ describe('admin CLI', () => {
 
   it('check: one line per check; the migrations line fails on a new database, passes after migrating', async () => {
     expect(await runChecks(config)).toBe(false);
-    expect(output).toMatch(/^database: ok$/m);
-    expect(output).toMatch(/^migrations: FAILED: \d+ pending/m);
-    expect(output).toMatch(/^data_dir: ok$/m);
-    expect(output).toMatch(/^git: ok$/m);
-    expect(output).toMatch(/^secret_key: ok$/m);
+    expect(stdout.text).toMatch(/^database: ok$/m);
+    expect(stdout.text).toMatch(/^migrations: FAILED: \d+ pending/m);
+    expect(stdout.text).toMatch(/^data_dir: ok$/m);
+    expect(stdout.text).toMatch(/^git: ok$/m);
+    expect(stdout.text).toMatch(/^secret_key: ok$/m);
     // the SSH host keys the server presents, generated into DATA_DIR on first use, with their fingerprints
-    expect(output).toMatch(/^ssh_host_keys: ok$/m);
-    expect(output).toMatch(/^ {2}ed25519 SHA256:[A-Za-z0-9+/]{43}$/m);
-    expect(output).toMatch(/^ {2}rsa SHA256:[A-Za-z0-9+/]{43}$/m);
+    expect(stdout.text).toMatch(/^ssh_host_keys: ok$/m);
+    expect(stdout.text).toMatch(/^ {2}ed25519 SHA256:[A-Za-z0-9+/]{43}$/m);
+    expect(stdout.text).toMatch(/^ {2}rsa SHA256:[A-Za-z0-9+/]{43}$/m);
   }, 120_000);
 
   it('check fails on an unreachable database', async () => {
     const bad = loadConfig({ DATA_DIR: dir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', LOG_LEVEL: 'silent', SECRET_KEY: 'x'.repeat(40) });
     expect(await runChecks(bad)).toBe(false);
-    expect(output).toMatch(/^database: FAILED: /m);
+    expect(stdout.text).toMatch(/^database: FAILED: /m);
   });
 
   it('create-admin and reset-password go through the users service; the accounts sign in', async () => {
     expect(await adminCommands(config, 'create-admin', { username: 'ops', email: 'ops@example.com', password: 'ops-password-1' })).toBe(0);
-    expect(output).toMatch(/created administrator ops/);
+    expect(stdout.text).toMatch(/created administrator ops/);
     expect(await adminCommands(config, 'create-admin', { username: 'ops', email: 'other@example.com', password: 'ops-password-1' })).toBe(1);
-    output = '';
+    stdout.clear();
     expect(await adminCommands(config, 'reset-password', { username: 'OPS' })).toBe(0);
-    const generated = /password: (\S+)/.exec(output)?.[1];
+    const generated = /password: (\S+)/.exec(stdout.text)?.[1];
     expect(generated).toBeDefined();
     expect(await adminCommands(config, 'reset-password', { username: 'nobody' })).toBe(1);
     expect(await runChecks(config)).toBe(true);

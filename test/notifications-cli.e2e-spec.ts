@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { main, runChecks } from '../src/cli';
 import { loadConfig } from '../src/config/config';
 import { SmtpTestServer } from './helpers/smtp';
+import { captureStdout } from './helpers/stdout';
 
 /** `cli check` talks to the SMTP server (EHLO, STARTTLS, AUTH); `cli send-test-email` sends one mail. */
 describe('CLI and email', () => {
   let smtp: SmtpTestServer;
   let dir: string;
-  let output = '';
-  const write = process.stdout.write.bind(process.stdout);
+  const stdout = captureStdout();
   const base = () => ({
     DATA_DIR: dir,
     DATABASE_URL: '',
@@ -29,33 +29,23 @@ describe('CLI and email', () => {
     await smtp.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  beforeEach(() => {
-    output = '';
-    process.stdout.write = (chunk: string) => {
-      output += chunk;
-      return true;
-    };
-  });
-  afterEach(() => {
-    process.stdout.write = write;
-  });
 
   it('check: smtp ok with the right credentials, FAILED with wrong ones or no server, off without SMTP_URL', async () => {
     await runChecks(loadConfig({ ...base(), ...smtp.env() }));
-    expect(output).toMatch(new RegExp(`^smtp \\(smtp://127\\.0\\.0\\.1:${smtp.port}\\): ok$`, 'm'));
-    output = '';
+    expect(stdout.text).toMatch(new RegExp(`^smtp \\(smtp://127\\.0\\.0\\.1:${smtp.port}\\): ok$`, 'm'));
+    stdout.clear();
     expect(await runChecks(loadConfig({ ...base(), ...smtp.env({ SMTP_PASSWORD: 'wrong' }) }))).toBe(false);
-    expect(output).toMatch(/^smtp \(.*\): FAILED: .*(Invalid username or password|535)/m);
-    output = '';
+    expect(stdout.text).toMatch(/^smtp \(.*\): FAILED: .*(Invalid username or password|535)/m);
+    stdout.clear();
     await runChecks(loadConfig({ ...base(), ...smtp.env({ SMTP_TLS_CA_FILE: '' }) }));
-    expect(output).toMatch(/^smtp \(.*\): FAILED: .*certificate/m); // STARTTLS offered: a certificate it cannot verify is refused
-    output = '';
+    expect(stdout.text).toMatch(/^smtp \(.*\): FAILED: .*certificate/m); // STARTTLS offered: a certificate it cannot verify is refused
+    stdout.clear();
     await runChecks(loadConfig({ ...base(), SMTP_URL: 'smtp://127.0.0.1:1' }));
-    expect(output).toMatch(/^smtp \(smtp:\/\/127\.0\.0\.1:1\): FAILED: /m);
-    output = '';
+    expect(stdout.text).toMatch(/^smtp \(smtp:\/\/127\.0\.0\.1:1\): FAILED: /m);
+    stdout.clear();
     await runChecks(loadConfig(base()));
-    expect(output).toMatch(/^smtp: off/m);
-    expect(output).not.toContain('smtp-secret-password');
+    expect(stdout.text).toMatch(/^smtp: off/m);
+    expect(stdout.text).not.toContain('smtp-secret-password');
   }, 60_000);
 
   it('send-test-email --to ADDRESS: one mail, through STARTTLS and AUTH', async () => {
@@ -71,6 +61,6 @@ describe('CLI and email', () => {
     expect(m.secure).toBe(true);
     expect(m.parsed.subject).toBe('Test email from gitlab.test');
     expect(m.parsed.from?.value[0].address).toBe('gitlab@gitlab.test');
-    expect(output).toContain('test email sent to ops@example.com');
+    expect(stdout.text).toContain('test email sent to ops@example.com');
   });
 });
