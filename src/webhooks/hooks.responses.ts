@@ -64,11 +64,8 @@ export class HookDeliveryHealthFields {
   disabled!: boolean;
 }
 
-/** A project hook up to its delivery health; not a schema of its own. */
-class ProjectHookHead extends HookFields {
-  @ApiProperty({ type: 'integer' })
-  project_id!: number;
-
+/** The event switches of a project hook and of a system hook's row (push to note); not a schema of its own. */
+export class HookEventFields {
   @ApiProperty({ type: Boolean })
   push_events!: boolean;
 
@@ -83,13 +80,22 @@ class ProjectHookHead extends HookFields {
 
   @ApiProperty({ type: Boolean })
   note_events!: boolean;
+}
 
+/** A project hook up to its event switches; not a schema of its own. */
+class ProjectHookHead extends HookFields {
+  @ApiProperty({ type: 'integer' })
+  project_id!: number;
+}
+
+/** A project hook up to its delivery health; not a schema of its own. */
+class ProjectHookSwitches extends IntersectionType(ProjectHookHead, HookEventFields) {
   @ApiProperty({ type: Boolean })
   build_events!: boolean;
 }
 
 @ResponseEntity('ProjectHook')
-export class ProjectHookResponse extends IntersectionType(ProjectHookHead, HookDeliveryHealthFields) {
+export class ProjectHookResponse extends IntersectionType(ProjectHookSwitches, HookDeliveryHealthFields) {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   disabled_at!: Date | string | null;
 }

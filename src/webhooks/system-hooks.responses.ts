@@ -1,6 +1,6 @@
 import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { ResponseEntity } from '../openapi/response-types';
-import { HookDeliveryHealthFields, HookFields } from './hooks.responses';
+import { HookDeliveryHealthFields, HookEventFields, HookFields } from './hooks.responses';
 
 /** A system hook up to its delivery health; not a schema of its own. */
 class SystemHookHead extends HookFields {
@@ -14,8 +14,8 @@ class SystemHookHead extends HookFields {
 @ResponseEntity('SystemHook', "The spec's list/create view (id, url, created_at), plus the switches and delivery health.")
 export class SystemHookResponse extends IntersectionType(SystemHookHead, HookDeliveryHealthFields) {}
 
-@ResponseEntity('SystemHookRecord', 'The deleted system hook record (DELETE answer).')
-export class SystemHookRecordResponse {
+/** A deleted system hook's row up to its event switches; not a schema of its own. */
+class SystemHookRecordHead {
   @ApiProperty({ type: 'integer' })
   id!: number;
 
@@ -36,22 +36,10 @@ export class SystemHookRecordResponse {
 
   @ApiProperty({ type: 'integer', nullable: true })
   service_id!: number | null;
+}
 
-  @ApiProperty({ type: Boolean })
-  push_events!: boolean;
-
-  @ApiProperty({ type: Boolean })
-  issues_events!: boolean;
-
-  @ApiProperty({ type: Boolean })
-  merge_requests_events!: boolean;
-
-  @ApiProperty({ type: Boolean })
-  tag_push_events!: boolean;
-
-  @ApiProperty({ type: Boolean })
-  note_events!: boolean;
-
+@ResponseEntity('SystemHookRecord', 'The deleted system hook record (DELETE answer).')
+export class SystemHookRecordResponse extends IntersectionType(SystemHookRecordHead, HookEventFields) {
   @ApiProperty({ type: Boolean })
   enable_ssl_verification!: boolean;
 
