@@ -15,19 +15,24 @@ export interface SqlCondition {
  * a query's own.
  */
 
-/** The projects (table alias `alias`) that `viewer` is a member of, from `project_authorizations`. */
+const AUTHORIZED_IDS = 'SELECT project_id FROM project_authorizations WHERE user_id = :visibilityViewerId';
+
+/**
+ * The projects (table alias `alias`) that `viewer` is a member of, from `project_authorizations`.
+ * `= ANY(ARRAY(...))` rather than `IN (...)`: the member's ids are read first (one index range) and
+ * the projects fetched by id. With `IN`, a list ordered by `created_at` was planned as a walk over
+ * every project in that order, probing the authorizations for each (a member of 1,000 of 10,000
+ * projects: 20,437 buffers, 9.5 ms; now 1.6 ms — docs/performance.md).
+ */
 export function memberProjects(alias: string, viewer: PolicyUser): SqlCondition {
-  return {
-    sql: `${alias}.id IN (SELECT project_id FROM project_authorizations WHERE user_id = :visibilityViewerId)`,
-    params: { visibilityViewerId: viewer.id },
-  };
+  return { sql: `${alias}.id = ANY(ARRAY(${AUTHORIZED_IDS}))`, params: { visibilityViewerId: viewer.id } };
 }
 
 /** The projects (table alias `alias`) that `viewer` may read (no viewer: the public ones). */
 export function readableProjects(alias: string, viewer: PolicyUser | undefined): SqlCondition {
   if (viewer?.admin) return { sql: 'TRUE', params: {} };
   if (!viewer) return { sql: `${alias}.visibility_level = 20`, params: {} };
-  const member = memberProjects(alias, viewer);
   const open = viewer.external ? `${alias}.visibility_level = 20` : `${alias}.visibility_level IN (10, 20)`;
-  return { sql: `(${open} OR ${member.sql})`, params: member.params };
+  // inside an OR, `IN (...)` is planned as one hashed subplan; an array would be searched row by row
+  return { sql: `(${open} OR ${alias}.id IN (${AUTHORIZED_IDS}))`, params: { visibilityViewerId: viewer.id } };
 }
