@@ -179,7 +179,7 @@ export class Repository {
 
   // ------------------------------------------------------------------ refs
 
-  private async refs(prefix: 'refs/heads/' | 'refs/tags/'): Promise<{ name: RefName; sha: Sha; type: string; peeled: Sha | '' }[]> {
+  private async refs(prefix: 'refs/tags/'): Promise<{ name: RefName; sha: Sha; type: string; peeled: Sha | '' }[]> {
     const r = await this.git(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)', prefix]);
     return r.stdout
       .toString('utf8')
@@ -192,8 +192,24 @@ export class Repository {
       });
   }
 
+  /**
+   * Names and ids of the refs under `prefix`, without touching their objects: the format of `refs`
+   * (object type, peeled id) makes git read every object, ~4× the CPU for 2,000 branches.
+   */
+  private async refIds(prefix: 'refs/heads/'): Promise<BranchRef[]> {
+    const r = await this.git(['for-each-ref', '--format=%(refname)%00%(objectname)', prefix]);
+    return r.stdout
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [ref, sha] = line.split('\0');
+        return { name: ref.slice(prefix.length) as RefName, sha: sha as Sha };
+      });
+  }
+
   async branchNames(): Promise<RefName[]> {
-    return (await this.refs('refs/heads/')).map((r) => r.name);
+    return (await this.refIds('refs/heads/')).map((r) => r.name);
   }
 
   /** All branches with their commits, sorted by name. */
@@ -203,7 +219,7 @@ export class Repository {
 
   /** All branch refs (name and commit id), sorted by name, without reading their commits. */
   async branchRefs(): Promise<BranchRef[]> {
-    return (await this.refs('refs/heads/')).map(({ name, sha }) => ({ name, sha })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return (await this.refIds('refs/heads/')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   /** The branches of `refs` with their commits, in the same order (a ref whose object is no commit is left out). */
