@@ -34,6 +34,9 @@ const commitRanges = new ImmutableMemo<{ commits: Commit[]; truncated: boolean }
   16 << 20,
 );
 
+/** Blobs up to this size are served from memory, read through the shared cat-file process. */
+const SMALL_BLOB_BYTES = 256 * 1024;
+
 /** Limits on what one call returns (stated in the README). */
 export const LIMITS = {
   diffFiles: 1000,
@@ -134,13 +137,26 @@ export class Repository {
   /** Opens a blob by its (possibly abbreviated) id for streaming, whatever its size; null when it is no blob. */
   async openBlob(id: Rev): Promise<BlobStream | null> {
     const o = await this.pool.info(this.gitDir, id);
-    return o && o.type === 'blob' ? this.streamBlob(o.sha as Sha, o.size) : null;
+    return o && o.type === 'blob' ? this.openSized(o.sha as Sha, o.size) : null;
   }
 
   /** Opens the blob at `path` of `ref` for streaming, whatever its size; null when absent or not a blob. */
   async openBlobAt(ref: Rev, path: RepoPath): Promise<BlobStream | null> {
     const o = await this.blobInfoAt(ref, path);
-    return o ? this.streamBlob(o.sha, o.size) : null;
+    return o ? this.openSized(o.sha, o.size) : null;
+  }
+
+  /**
+   * A small blob (most source files) is read whole through the shared cat-file process, sparing a
+   * process of its own (its start cost more git CPU than the read: 1.9 ms per raw file at 200/s on
+   * the reference load); a larger one is streamed from a process of its own.
+   */
+  private async openSized(sha: Sha, size: number): Promise<BlobStream> {
+    if (size <= SMALL_BLOB_BYTES) {
+      const o = await this.pool.read(this.gitDir, sha);
+      if (o && o.type === 'blob') return { sha, size: o.data.length, stream: Readable.from([o.data], { objectMode: false }) };
+    }
+    return this.streamBlob(sha, size);
   }
 
   /**
