@@ -298,6 +298,9 @@ describe('repository API', () => {
       expect(res.body.map((x: Json) => x.name)).toEqual(['v2.0', 'v1.0', 'v0.1.1', 'v0.1']);
       expect(res.body[0]).toMatchObject({ message: 'Release 2.0\n\nNotes inside.', release: { tag_name: 'v2.0', description: '## Notes' } });
       expect(res.body[3]).toMatchObject({ name: 'v0.1', message: null, release: null, commit: { id: c1 } });
+      const paged = await get(carol, `${R}/tags?per_page=2&page=2`).expect(200);
+      expect(paged.body).toEqual(res.body.slice(2, 4));
+      expect([paged.headers['x-total'], paged.headers['x-total-pages'], paged.headers['x-page']]).toEqual(['4', '2', '2']);
     });
 
     it('gets one tag; unknown → 404', async () => {

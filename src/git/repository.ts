@@ -9,6 +9,15 @@ import { ImmutableMemo } from './immutable-memo';
 import { branchRef, isSha, QualifiedRef, RefName, RepoPath, Rev, Sha, tagRef, ZERO_SHA } from './names';
 import { Branch, Commit, DiffEntry, parseCommit, parseTagObject, parseTree, Tag, TreeEntry } from './objects';
 
+/** A tag's name, the id it points at, that object's type, and for an annotated tag the object it tags and its type. */
+export interface TagRef {
+  name: RefName;
+  sha: Sha;
+  type: string;
+  peeled: Sha | '';
+  peeledType: string;
+}
+
 /** A branch's name and the id it points at. */
 export interface BranchRef {
   name: RefName;
@@ -195,16 +204,16 @@ export class Repository {
 
   // ------------------------------------------------------------------ refs
 
-  private async refs(prefix: 'refs/tags/'): Promise<{ name: RefName; sha: Sha; type: string; peeled: Sha | '' }[]> {
-    const r = await this.git(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)', prefix]);
+  private async refs(prefix: 'refs/tags/'): Promise<TagRef[]> {
+    const r = await this.git(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)', prefix]);
     return r.stdout
       .toString('utf8')
       .split('\n')
       .filter(Boolean)
       .map((line) => {
-        const [ref, sha, type, peeled] = line.split('\0');
+        const [ref, sha, type, peeled, peeledType] = line.split('\0');
         // names and ids as git printed them: valid refs and full SHAs by construction
-        return { name: ref.slice(prefix.length) as RefName, sha: sha as Sha, type, peeled: peeled as Sha | '' };
+        return { name: ref.slice(prefix.length) as RefName, sha: sha as Sha, type, peeled: peeled as Sha | '', peeledType };
       });
   }
 
@@ -253,8 +262,17 @@ export class Repository {
 
   /** All tags (reverse-alphabetical), with annotations and target commits. */
   async tags(): Promise<Tag[]> {
-    const refs = await this.refs('refs/tags/');
-    return this.describeTags(refs);
+    return this.describeTags(await this.tagRefs());
+  }
+
+  /**
+   * The tags that name a commit (directly, or through one annotated tag), reverse-alphabetical,
+   * without reading their objects in Node: a page of them is then described (`describeTags`).
+   */
+  async tagRefs(): Promise<TagRef[]> {
+    return (await this.refs('refs/tags/'))
+      .filter((r) => (r.type === 'tag' ? r.peeledType === 'commit' : r.type === 'commit'))
+      .sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
   }
 
   async tag(name: RefName): Promise<Tag | null> {
@@ -262,7 +280,8 @@ export class Repository {
     return (await this.describeTags(refs))[0] ?? null;
   }
 
-  private async describeTags(refs: { name: RefName; sha: Sha; type: string; peeled: Sha | '' }[]): Promise<Tag[]> {
+  /** The tags of `refs` with their annotations and target commits, in the order given. */
+  async describeTags(refs: TagRef[]): Promise<Tag[]> {
     const tagObjects = await Promise.all(refs.map((r) => (r.type === 'tag' ? this.pool.read(this.gitDir, r.sha) : Promise.resolve(null))));
     const targets = refs.map((r) => (r.type === 'tag' ? r.peeled || r.sha : r.sha));
     const commits = new Map((await this.commitsBySha([...new Set(targets)])).map((c) => [c.id, c]));

@@ -33,8 +33,11 @@ export class TagsService {
   /** Whole on the first page unless `per_page` says otherwise (clients search tags on their side). */
   async list(user: User, ref: ProjectRef, q: PageParams): Promise<Paginated<TagView>> {
     const ctx = await this.access.open(user, ref);
-    const [tags, releases] = await Promise.all([ctx.repo.tags(), this.records.releases(ctx.project.id)]);
-    return paginateAll(tags, q, { whole: true }).map((tag) => ({ tag, release: releases.get(tag.name) }));
+    // the refs are paged first and only the page's tags and commits read
+    const [refs, releases] = await Promise.all([ctx.repo.tagRefs(), this.records.releases(ctx.project.id)]);
+    const page = paginateAll(refs, q, { whole: true });
+    const tags = await ctx.repo.describeTags(page.items);
+    return new Paginated(tags, page.total, page.page).map((tag) => ({ tag, release: releases.get(tag.name) }));
   }
 
   async get(user: User, ref: ProjectRef, name: string): Promise<TagView> {
