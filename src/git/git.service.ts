@@ -9,7 +9,7 @@ import { CheckedUrl } from '../common/net/outbound-url';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { CatFilePool } from './cat-file-pool';
 import { GitRunner } from './git-runner';
-import { installHooks, PushRules } from './receive-hooks';
+import { installHooks, packObjectsCacheDir, PushRules } from './receive-hooks';
 import { branchRef, parseNewRefName, Sha } from './names';
 import { ArchiveFormat, Repository } from './repository';
 import { RefUpdate, serveSmartHttp, SmartHttpAction } from './smart-http';
@@ -270,6 +270,25 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
         left--;
       }
       if (left === 0) await rmdir(dir).catch(() => undefined); // a concurrent archive may have just made it again
+    }
+    return removed;
+  }
+
+  /**
+   * Removes the pack-objects cache's packs older than `maxAgeMs` (by when they were made) and the
+   * inputs and partial packs of fetches that were killed (older than 10 minutes).
+   */
+  async prunePackCache(maxAgeMs: number, now = Date.now()): Promise<number> {
+    const dir = packObjectsCacheDir(this.config.dataDir);
+    let removed = 0;
+    for (const f of await readdir(dir).catch(() => [] as string[])) {
+      const path = join(dir, f);
+      const st = await stat(path).catch(() => null);
+      if (!st || !st.isFile()) continue;
+      const limit = f.startsWith('.in.') ? Math.max(maxAgeMs, 10 * 60_000) : maxAgeMs;
+      if (now - st.mtimeMs < limit) continue;
+      await rm(path, { force: true });
+      removed++;
     }
     return removed;
   }

@@ -96,10 +96,51 @@ export interface PushRules {
   protected: { name: string; developersCanPush: boolean }[];
 }
 
+/** The file of the pack-objects hook (`uploadpack.packObjectsHook`) in the hooks folder. */
+export const PACK_OBJECTS_HOOK = 'pack-objects-cache';
+/** Where the pack-objects hook keeps packs (`<dataDir>/pack-objects-cache`). */
+export const packObjectsCacheDir = (dataDir: string) => join(dataDir, 'pack-objects-cache');
+
+export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The pack-objects cache, as Gitaly's: git's `upload-pack` runs this instead of `git pack-objects`
+ * (`"$@"` is the command it would have run, stdin its input: the wants, haves and shallow lines).
+ * The pack is a function of that input, the arguments and the repository — a fetch changes nothing,
+ * and upload-pack has already refused wants that are not advertised tips — so an identical fetch
+ * (CI jobs and clones of the same tip, the reference load's pulls) is answered with the bytes of the
+ * first one while they are fresh (GitService.prunePackCache removes them after a few minutes). The
+ * key names the repository's own folder: no pack is ever served from another repository. Any
+ * failure of the cache's own machinery falls back to running pack-objects as git would have; a pack
+ * is kept only when pack-objects succeeded.
+ */
+function packObjectsHookScript(cacheDir: string): string {
+  return `#!/bin/sh
+cache=${shellQuote(cacheDir)}
+command -v sha256sum >/dev/null 2>&1 || exec "$@"
+in=$(mktemp "$cache/.in.XXXXXX" 2>/dev/null) || exec "$@"
+trap 'rm -f "$in" "$in.pack" "$in.status"' EXIT
+cat > "$in" || exit 1
+key=$( { printf '%s\\0' "$(pwd -P)" "$@"; cat "$in"; } | sha256sum | cut -c1-64)
+pack="$cache/$key.pack"
+if [ -f "$pack" ]; then
+  cat "$pack"
+  exit $?
+fi
+{ "$@" < "$in"; echo $? > "$in.status"; } | tee "$in.pack"
+status=$(cat "$in.status" 2>/dev/null || echo 1)
+[ "$status" = 0 ] && mv -f "$in.pack" "$pack"
+exit "$status"
+`;
+}
+
 /** Writes the hook scripts under `<dataDir>/git-hooks` and returns that folder (for core.hooksPath). */
 export function installHooks(dataDir: string): string {
   const dir = join(dataDir, 'git-hooks');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  mkdirSync(packObjectsCacheDir(dataDir), { recursive: true, mode: 0o700 });
+  writeFileSync(join(dir, PACK_OBJECTS_HOOK), packObjectsHookScript(packObjectsCacheDir(dataDir)), { mode: 0o700 });
+  chmodSync(join(dir, PACK_OBJECTS_HOOK), 0o700);
   const node = process.execPath;
   for (const [name, js] of [
     ['pre-receive', PRE_RECEIVE_JS],

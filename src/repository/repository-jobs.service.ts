@@ -11,10 +11,14 @@ const HOUSEKEEPING_SLOT_SECONDS = 60;
 /** Cached archives are kept this long after they were made. */
 export const ARCHIVE_CACHE_MAX_AGE_MS = 24 * 3600_000;
 const ARCHIVE_PRUNE_EVERY_SECONDS = 3600;
+export const PACK_CACHE_PRUNE_QUEUE = 'repository.pack-cache-prune';
+/** Packs of the pack-objects cache are served this long after they were made (Gitaly's default max age). */
+export const PACK_CACHE_MAX_AGE_MS = 5 * 60_000;
+const PACK_CACHE_PRUNE_EVERY_SECONDS = 60;
 
 /**
  * The repositories' background work on the durable queue: housekeeping after pushes (repack with a
- * bitmap, commit-graph) and pruning of the archive cache. Both run on whichever instance's worker
+ * bitmap, commit-graph) and pruning of the archive and pack-objects caches. Both run on whichever instance's worker
  * takes the job, once, and survive a restart.
  */
 @Injectable()
@@ -41,6 +45,11 @@ export class RepositoryJobs implements OnModuleInit {
         if (removed) this.logger.info('archive cache pruned', { removed });
       })
       .catch(failed('archive cache pruning'));
+    this.queue
+      .every(PACK_CACHE_PRUNE_QUEUE, PACK_CACHE_PRUNE_EVERY_SECONDS, async () => {
+        await this.git.prunePackCache(PACK_CACHE_MAX_AGE_MS);
+      })
+      .catch(failed('pack-objects cache pruning'));
   }
 
   /**
