@@ -912,7 +912,8 @@ h.run(async () => {
   const commit = (() => {
     try {
       if (env.REF_COMMIT) return env.REF_COMMIT;
-      const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT }).toString().trim();
+      // the build measured: REF_APP_ROOT's commit when it is a checkout (a `git archive` copy: set REF_COMMIT)
+      const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: APP_ROOT }).toString().trim();
       const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src'], { cwd: ROOT }).toString().trim();
       return APP_ROOT === ROOT && dirty ? `${head} + uncommitted changes in src/` : head;
     } catch {
