@@ -204,17 +204,26 @@ export class Repository {
 
   // ------------------------------------------------------------------ refs
 
-  private async refs(prefix: 'refs/tags/'): Promise<TagRef[]> {
-    const r = await this.git(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)', prefix]);
+  /** `git for-each-ref` of `pattern`: one row per ref, `%(refname)` then `atoms`, as git printed them. */
+  private async forEachRef(pattern: string, atoms: string[]): Promise<string[][]> {
+    const r = await this.git(['for-each-ref', `--format=${['%(refname)', ...atoms].join('%00')}`, pattern]);
     return r.stdout
       .toString('utf8')
       .split('\n')
       .filter(Boolean)
-      .map((line) => {
-        const [ref, sha, type, peeled, peeledType] = line.split('\0');
-        // names and ids as git printed them: valid refs and full SHAs by construction
-        return { name: ref.slice(prefix.length) as RefName, sha: sha as Sha, type, peeled: peeled as Sha | '', peeledType };
-      });
+      .map((line) => line.split('\0'));
+  }
+
+  // names and ids as git printed them: valid refs and full SHAs by construction
+  private async refs(prefix: 'refs/tags/'): Promise<TagRef[]> {
+    const rows = await this.forEachRef(prefix, ['%(objectname)', '%(objecttype)', '%(*objectname)', '%(*objecttype)']);
+    return rows.map(([ref, sha, type, peeled, peeledType]) => ({
+      name: ref.slice(prefix.length) as RefName,
+      sha: sha as Sha,
+      type,
+      peeled: peeled as Sha | '',
+      peeledType,
+    }));
   }
 
   /**
@@ -222,15 +231,8 @@ export class Repository {
    * (object type, peeled id) makes git read every object, ~4× the CPU for 2,000 branches.
    */
   private async refIds(prefix: 'refs/heads/'): Promise<BranchRef[]> {
-    const r = await this.git(['for-each-ref', '--format=%(refname)%00%(objectname)', prefix]);
-    return r.stdout
-      .toString('utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => {
-        const [ref, sha] = line.split('\0');
-        return { name: ref.slice(prefix.length) as RefName, sha: sha as Sha };
-      });
+    const rows = await this.forEachRef(prefix, ['%(objectname)']);
+    return rows.map(([ref, sha]) => ({ name: ref.slice(prefix.length) as RefName, sha: sha as Sha }));
   }
 
   async branchNames(): Promise<RefName[]> {
@@ -297,12 +299,8 @@ export class Repository {
 
   /** The object a full ref name points at, or null. */
   async refSha(ref: QualifiedRef): Promise<Sha | null> {
-    const r = await this.git(['for-each-ref', '--format=%(refname)%00%(objectname)', ref]);
-    for (const line of r.stdout.toString('utf8').split('\n')) {
-      const [name, sha] = line.split('\0');
-      if (name === ref) return sha as Sha;
-    }
-    return null;
+    const row = (await this.forEachRef(ref, ['%(objectname)'])).find(([name]) => name === ref);
+    return row ? (row[1] as Sha) : null;
   }
 
   async headBranch(): Promise<RefName | null> {
