@@ -257,19 +257,9 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
     const projects = await readdir(this.archiveCache).catch(() => [] as string[]);
     for (const p of projects) {
       const dir = join(this.archiveCache, p);
-      const files = await readdir(dir).catch(() => [] as string[]);
-      let left = files.length;
-      for (const f of files) {
-        const path = join(dir, f);
-        const st = await stat(path).catch(() => null);
-        if (!st || !st.isFile()) continue;
-        const limit = f.endsWith('.tmp') ? Math.min(maxAgeMs, 60 * 60_000) : maxAgeMs;
-        if (now - st.mtimeMs < limit) continue;
-        await rm(path, { force: true });
-        removed++;
-        left--;
-      }
-      if (left === 0) await rmdir(dir).catch(() => undefined); // a concurrent archive may have just made it again
+      const r = await removeOlderThan(dir, (f) => (f.endsWith('.tmp') ? Math.min(maxAgeMs, 60 * 60_000) : maxAgeMs), now);
+      removed += r.removed;
+      if (r.left === 0) await rmdir(dir).catch(() => undefined); // a concurrent archive may have just made it again
     }
     return removed;
   }
@@ -280,17 +270,7 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
    */
   async prunePackCache(maxAgeMs: number, now = Date.now()): Promise<number> {
     const dir = packObjectsCacheDir(this.config.dataDir);
-    let removed = 0;
-    for (const f of await readdir(dir).catch(() => [] as string[])) {
-      const path = join(dir, f);
-      const st = await stat(path).catch(() => null);
-      if (!st || !st.isFile()) continue;
-      const limit = f.startsWith('.in.') ? Math.max(maxAgeMs, 10 * 60_000) : maxAgeMs;
-      if (now - st.mtimeMs < limit) continue;
-      await rm(path, { force: true });
-      removed++;
-    }
-    return removed;
+    return (await removeOlderThan(dir, (f) => (f.startsWith('.in.') ? Math.max(maxAgeMs, 10 * 60_000) : maxAgeMs), now)).removed;
   }
 
   async branchExists(projectId: number, branch: string): Promise<boolean> {
@@ -320,4 +300,18 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
     if (name === null) throw new Error('invalid branch name');
     await this.runner.run(['symbolic-ref', 'HEAD', branchRef(name)], { gitDir: this.repositoryPath(projectId) });
   }
+}
+
+/** Removes the files of `dir` older than `limitFor(name)` ms (by mtime); counts what it removed and what is left. */
+async function removeOlderThan(dir: string, limitFor: (name: string) => number, now: number): Promise<{ removed: number; left: number }> {
+  const files = await readdir(dir).catch(() => [] as string[]);
+  let removed = 0;
+  for (const f of files) {
+    const path = join(dir, f);
+    const st = await stat(path).catch(() => null);
+    if (!st || !st.isFile() || now - st.mtimeMs < limitFor(f)) continue;
+    await rm(path, { force: true });
+    removed++;
+  }
+  return { removed, left: files.length - removed };
 }
