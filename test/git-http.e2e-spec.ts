@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -693,6 +694,69 @@ describe('git over HTTP', () => {
       const dir = join(newDir('packs-clone'), 'c');
       await ok(['clone', '-q', url('alice/packs', 'alice', alice.token), dir]);
       expect(readFileSync(join(dir, 'docs/packed.txt'), 'utf8')).toBe('packed\n');
+    });
+  });
+
+  describe('protected-branch patterns (only `*` is a wildcard)', () => {
+    let project: Json;
+    let dir: string;
+    const push = (...refspecs: string[]) => git(['push', 'origin', ...refspecs], dir);
+    const NOT_PROTECTED = /GitLab: You are not allowed to push code to protected branches on this project\./;
+
+    beforeAll(async () => {
+      project = await createProject(alice, 'patterns', 0);
+      await addMember(project, bob, 30);
+      const first = await localRepo(url('alice/patterns', 'alice', alice.token));
+      await ok(['push', '-q', 'origin', 'master'], first.dir);
+      // rows as an import could leave them (the API protects existing branches only, whose names have no `*`);
+      // the first match in name order decides: `*-stable` before `release-*`
+      for (const [name, developersCanPush] of [
+        ['release-*', false],
+        ['*-stable', true],
+        ['a?c*', false],
+        ['[x] $HOME `touch pwned` *', false],
+        ['$(touch${IFS}pwned)*', false],
+      ] as const) {
+        await t.sql('INSERT INTO protected_branches (project_id, name, developers_can_push) VALUES ($1, $2, $3)', [project.id, name, developersCanPush]);
+      }
+      dir = join(newDir('patterns'), 'c');
+      await ok(['clone', '-q', url('alice/patterns', 'bob', bob.token), dir]);
+    });
+
+    it('a developer: `release-*` refuses, `*-stable` (developers can push) matches first; `?`, `[`, `$(…)` are literal', async () => {
+      let r = await push('HEAD:release-1');
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(NOT_PROTECTED);
+      expect(await branchSha(project, 'release-1')).toBeNull();
+      await ok(['push', '-q', 'origin', 'HEAD:8-stable', 'HEAD:release-stable', 'HEAD:abc', 'HEAD:a-c'], dir);
+      for (const b of ['8-stable', 'release-stable', 'abc', 'a-c']) expect(await branchSha(project, b)).not.toBeNull();
+      r = await push('HEAD:$(touch${IFS}pwned)x');
+      expect(r.stderr).toMatch(NOT_PROTECTED);
+      r = await push('HEAD:refs/heads/ok-topic', 'HEAD:refs/heads/release-2');
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(NOT_PROTECTED);
+      expect(await branchSha(project, 'ok-topic')).toBeNull();
+      expect(await branchSha(project, 'release-2')).toBeNull();
+      expect(execFileSync('find', [t.config.dataDir, '-name', 'pwned'], { encoding: 'utf8' })).toBe('');
+    });
+
+    it('a master pushes to `release-*` but neither deletes nor force-pushes it (the whole push refused)', async () => {
+      const mine = join(newDir('patterns-master'), 'c');
+      await ok(['clone', '-q', url('alice/patterns', 'alice', alice.token), mine]);
+      await commit(mine, { 'next.txt': 'next\n' }, 'next');
+      await ok(['push', '-q', 'origin', 'HEAD:release-1'], mine); // a fast-forward of the developer's attempt: none landed
+      const tip = await ok(['rev-parse', 'HEAD'], mine);
+      expect(await branchSha(project, 'release-1')).toBe(tip.trim());
+      await ok(['reset', '-q', '--hard', 'HEAD~1'], mine);
+      await commit(mine, { 'rewritten.txt': 'x\n' }, 'rewritten');
+      let r = await git(['push', '--force', 'origin', 'HEAD:refs/heads/fresh', 'HEAD:release-1'], mine);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/GitLab: You are not allowed to force push code to a protected branch on this project\./);
+      r = await git(['push', 'origin', ':release-1'], mine);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/GitLab: You are not allowed to delete protected branch release-1\./);
+      expect(await branchSha(project, 'release-1')).toBe(tip.trim());
+      expect(await branchSha(project, 'fresh')).toBeNull();
     });
   });
 

@@ -13,8 +13,6 @@ const ROOT = join(__dirname, '..', '..');
 /** process.env reads that are no deploy setting. */
 const NOT_SETTINGS: Record<string, string> = {
   PATH: 'passed on to the git processes',
-  GLV3_PUSH_RULES: 'set by the server for its own receive hooks (git/receive-hooks.ts)',
-  GLV3_PUSH_LOG: 'set by the server for its own receive hooks (git/receive-hooks.ts)',
 };
 
 function sources(dir: string): string[] {

@@ -1,0 +1,200 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { installHooks, PushLog, PushRules } from './receive-hooks';
+
+const ZERO = '0'.repeat(40);
+
+/**
+ * The receive hooks as git runs them: the scripts installHooks writes, run by /bin/sh (dash) with the
+ * environment PushLog gives them, against a real bare repository; and real pushes through git's
+ * receive-pack with those hooks.
+ */
+describe('receive hooks', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'glv3-hooks-spec-'));
+  const hooks = installHooks(join(dir, 'data'));
+  const bare = join(dir, 'repo.git');
+  const work = join(dir, 'work');
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
+  let c1: string; // first commit
+  let c2: string; // its child
+  let side: string; // a child of c1 that is not c2's ancestor nor descendant
+
+  const rules = (protectedBranches: PushRules['protected'], canPush = true, canPushProtected = false): PushRules => ({
+    canPush,
+    canPushProtected,
+    protected: protectedBranches,
+  });
+
+  /** Runs pre-receive with `/bin/sh` on `input` (git's `<old> <new> <ref>` lines) under `r`. */
+  async function preReceive(r: PushRules | Record<string, string>, input: string): Promise<{ code: number | null; stderr: string }> {
+    const log = 'canPush' in r ? await PushLog.open(r as PushRules) : undefined;
+    try {
+      const env = log ? log.env : (r as Record<string, string>);
+      const p = spawnSync('/bin/sh', [join(hooks, 'pre-receive')], {
+        cwd: bare,
+        input,
+        env: { PATH: process.env.PATH, GIT_DIR: bare, ...env },
+        encoding: 'utf8',
+      });
+      return { code: p.status, stderr: p.stderr };
+    } finally {
+      await log?.close(false);
+    }
+  }
+  const allowed = async (r: PushRules, input: string) => expect(await preReceive(r, input)).toEqual({ code: 0, stderr: '' });
+  const denied = async (r: PushRules, input: string, message: string) =>
+    expect(await preReceive(r, input)).toEqual({ code: 1, stderr: `GitLab: ${message}\n` });
+  const update = (branch: string, oldSha = c1, newSha = c2) => `${oldSha} ${newSha} refs/heads/${branch}\n`;
+
+  const NOT_PROTECTED = 'You are not allowed to push code to protected branches on this project.';
+
+  beforeAll(() => {
+    execFileSync('git', ['init', '-q', '--bare', bare]);
+    execFileSync('git', ['init', '-q', '-b', 'master', work]);
+    writeFileSync(join(work, 'f'), 'one\n');
+    git(work, 'add', 'f');
+    git(work, 'commit', '-qm', 'one');
+    c1 = git(work, 'rev-parse', 'HEAD');
+    writeFileSync(join(work, 'f'), 'two\n');
+    git(work, 'commit', '-qam', 'two');
+    c2 = git(work, 'rev-parse', 'HEAD');
+    git(work, 'checkout', '-q', '-b', 'side', c1);
+    writeFileSync(join(work, 'f'), 'side\n');
+    git(work, 'commit', '-qam', 'side');
+    side = git(work, 'rev-parse', 'HEAD');
+    git(work, 'push', '-q', bare, `${c1}:refs/heads/master`, `${c2}:refs/heads/next`, 'side');
+    git(bare, 'symbolic-ref', 'HEAD', 'refs/heads/side'); // git itself refuses to delete the current branch
+    git(bare, 'config', 'core.hooksPath', hooks); // as GitService's transfer configuration does
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('installs sh scripts only (no Node scripts, stale ones removed)', () => {
+    writeFileSync(join(hooks, 'pre-receive.js'), 'stale');
+    installHooks(join(dir, 'data'));
+    expect(readdirSync(hooks).sort()).toEqual(['pack-objects-cache', 'post-receive', 'pre-receive']);
+    for (const name of ['pre-receive', 'post-receive']) expect(execFileSync('head', ['-1', join(hooks, name)], { encoding: 'utf8' })).toBe('#!/bin/sh\n');
+  });
+
+  it('denies without rules, and a caller who may not push (branches and tags)', async () => {
+    expect(await preReceive({}, update('master'))).toEqual({ code: 1, stderr: 'GitLab: push rules missing\n' });
+    await denied(rules([], false), update('topic'), 'You are not allowed to push code to this project.');
+    await denied(rules([], false), `${ZERO} ${c1} refs/tags/v1\n`, 'You are not allowed to push code to this project.');
+    await allowed(rules([]), `${ZERO} ${c1} refs/tags/v1\n`);
+    await allowed(rules([]), update('topic', c2, side)); // unprotected: force push is fine
+    await allowed(rules([]), update('topic', c1, ZERO)); // and deletion
+  });
+
+  it('refuses refs outside refs/heads and refs/tags', async () => {
+    await denied(rules([], true, true), `${ZERO} ${c1} refs/custom/thing\n`, 'You are not allowed to push to refs/custom/thing');
+    await denied(rules([], true, true), `${ZERO} ${c1} refs/merge-requests/1/head\n`, 'You are not allowed to push to refs/merge-requests/1/head');
+  });
+
+  it('a protected branch: no deletion, no force push (even for masters), pushes by masters or when developers may', async () => {
+    const master = [{ name: 'master', developersCanPush: false }];
+    await denied(rules(master, true, true), update('master', c2, ZERO), 'You are not allowed to delete protected branch master.');
+    await denied(rules(master, true, true), update('master', c2, side), 'You are not allowed to force push code to a protected branch on this project.');
+    await denied(rules(master), update('master'), NOT_PROTECTED);
+    await allowed(rules(master, true, true), update('master'));
+    await allowed(rules(master, true, true), update('master', ZERO, c1)); // creating it
+    await allowed(rules([{ name: 'master', developersCanPush: true }]), update('master'));
+    await allowed(rules(master), update('mast'));
+    await allowed(rules(master), update('master2'));
+  });
+
+  it('the first matching pattern decides', async () => {
+    const pb = [
+      { name: 'release-1', developersCanPush: true },
+      { name: 'release-*', developersCanPush: false },
+    ];
+    await allowed(rules(pb), update('release-1'));
+    await denied(rules(pb), update('release-2'), NOT_PROTECTED);
+  });
+
+  it.each([
+    ['release-*', ['release-', 'release-1', 'release-1/fix'], ['release', 'xrelease-1', 'Release-1']],
+    ['*-stable', ['-stable', '8-stable', 'a/b-stable'], ['8-stable2', 'stable', '8-Stable']],
+    ['a*b*c', ['abc', 'a-b-c', 'abcbc', 'aXbXcXc', 'abbc'], ['ab', 'acb', 'abcx', 'xabc', 'a-c']],
+    ['ab*ba', ['abba', 'ab-ba'], ['aba', 'ab']],
+    ['*', ['x', 'a/b'], []],
+    ['fix?', ['fix?'], ['fix1', 'fixx', 'fix']],
+    ['fix?*', ['fix?', 'fix?1'], ['fix1', 'fixab']],
+    ['[ab]*', ['[ab]', '[ab]c'], ['a', 'b', 'ab']],
+    ['*[!a]', ['x[!a]'], ['b', 'x']],
+    ['a\\*', ['a\\', 'a\\b'], ['a', 'ab', 'a*']],
+    ['$(touch pwned)*', ['$(touch pwned)', '$(touch pwned)x'], ['pwned', 'x']],
+    ['`touch pwned`*', ['`touch pwned`'], ['pwned']],
+    ['${HOME}*', ['${HOME}'], [`${process.env.HOME}`, `${process.env.HOME}x`]],
+    ['*$PATH', ['x$PATH'], ['x']],
+    ['it\'s "quoted" *', ['it\'s "quoted" x'], ['its quoted x']],
+    ['with space*', ['with space', 'with space2'], ['with', 'withspace']],
+    ['ā*Ĉ', ['āĈ', 'ā-Ĉ'], ['aC', 'ā-C']], // UTF-8 bytes 0x81 and 0x88: dash's own control bytes
+  ])('pattern %j: literal apart from *', async (name, matching, other) => {
+    const pb = rules([{ name, developersCanPush: false }]);
+    for (const b of matching) await denied(pb, update(b), NOT_PROTECTED);
+    for (const b of other) await allowed(pb, update(b));
+    expect(existsSync(join(bare, 'pwned'))).toBe(false);
+  });
+
+  it('a pattern that cannot be written on a line (newline, NUL) protects every branch it reaches, strictly', async () => {
+    const pb = [
+      { name: 'open-*', developersCanPush: true },
+      { name: 'a\nb', developersCanPush: true },
+      { name: 'c\0d', developersCanPush: true },
+    ];
+    await allowed(rules(pb), update('open-1'));
+    await denied(rules(pb), update('anything'), NOT_PROTECTED);
+    await denied(rules(pb, true, true), update('anything', c2, ZERO), 'You are not allowed to delete protected branch anything.');
+    await allowed(rules(pb, true, true), update('anything'));
+  });
+
+  it('a push of several refs is refused at the first refused one, in order', async () => {
+    const pb = [{ name: 'master', developersCanPush: false }];
+    await denied(rules(pb), update('topic') + update('master') + `${ZERO} ${c1} refs/custom/x\n`, NOT_PROTECTED);
+    await denied(rules(pb), update('topic') + `${ZERO} ${c1} refs/custom/x\n` + update('master'), 'You are not allowed to push to refs/custom/x');
+  });
+
+  describe('through git receive-pack', () => {
+    /** Pushes from the work tree to the bare repository with the hooks and `r`; the exit code, stderr and post-receive's log. */
+    async function push(r: PushRules, ...args: string[]): Promise<{ code: number | null; stderr: string; updates: unknown[] }> {
+      const log = (await PushLog.open(r))!;
+      const p = spawnSync('git', ['push', '--porcelain', bare, ...args], {
+        cwd: work,
+        env: { ...process.env, ...log.env },
+        encoding: 'utf8',
+      });
+      return { code: p.status, stderr: p.stderr, updates: await log.close(p.status === 0) };
+    }
+    const refs = () => git(bare, 'for-each-ref', '--format=%(refname) %(objectname)');
+
+    it('a mixed push whose second ref is refused moves nothing; the allowed one alone lands and is logged', async () => {
+      const pb = rules([{ name: 'rel*se', developersCanPush: false }]);
+      const before = refs();
+      const r = await push(pb, `${c2}:refs/heads/topic`, `${c2}:refs/heads/release`);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(`GitLab: ${NOT_PROTECTED}`);
+      expect(r.updates).toEqual([]);
+      expect(refs()).toBe(before);
+      const ok = await push(pb, `${c2}:refs/heads/topic`);
+      expect(ok.code).toBe(0);
+      expect(ok.updates).toEqual([{ oldSha: ZERO, newSha: c2, ref: 'refs/heads/topic' }]);
+    });
+
+    it('deleting or force-pushing a protected branch is refused, even for a master; a fast-forward lands', async () => {
+      const pb = rules([{ name: 'm*r', developersCanPush: false }], true, true);
+      let r = await push(pb, ':master');
+      expect(r.stderr).toContain('GitLab: You are not allowed to delete protected branch master.');
+      expect(r.code).not.toBe(0);
+      r = await push(pb, `${c2}:master`);
+      expect(r.code).toBe(0);
+      expect(r.updates).toEqual([{ oldSha: c1, newSha: c2, ref: 'refs/heads/master' }]);
+      r = await push(pb, '--force', `${side}:master`);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain('GitLab: You are not allowed to force push code to a protected branch on this project.');
+      expect(r.updates).toEqual([]);
+      expect(git(bare, 'rev-parse', 'master')).toBe(c2);
+    });
+  });
+});
