@@ -11,7 +11,7 @@ import { CatFilePool } from './cat-file-pool';
 import { GitRunner } from './git-runner';
 import { installHooks, packObjectsCacheDir, PushRules } from './receive-hooks';
 import { branchRef, parseNewRefName, Sha } from './names';
-import { ArchiveFormat, Repository } from './repository';
+import { ArchiveFormat, RefCache, Repository } from './repository';
 import { RefUpdate, serveSmartHttp, SmartHttpAction } from './smart-http';
 import { serveGitSsh, SshGitExchange } from './ssh-transport';
 import { TransferLimiter } from './transfer-limiter';
@@ -43,6 +43,8 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
   readonly runner: GitRunner;
   readonly root: string;
   private readonly pool: CatFilePool;
+  /** This instance's snapshots of branch and tag refs, checked against the disk on every read. */
+  private readonly refCache = new RefCache();
   /** The cap on transfer processes (smart HTTP and SSH) of this instance. */
   private readonly transfers: TransferLimiter;
   private readonly archiveCache: string;
@@ -129,7 +131,7 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
 
   /** The repository of a project, for reads and ref updates. */
   repository(projectId: number): Repository {
-    return new Repository(this.repositoryPath(projectId), this.runner, this.pool);
+    return new Repository(this.repositoryPath(projectId), this.runner, this.pool, this.refCache);
   }
 
   repositoryPath(projectId: number): string {

@@ -1,4 +1,5 @@
 import { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { pipeline, Readable, Transform } from 'node:stream';
 import { CatFilePool } from './cat-file-pool';
 import { GitError, GitRunner } from './git-runner';
 import { ImmutableMemo } from './immutable-memo';
+import { RefSnapshots } from './ref-snapshots';
 import { branchRef, isSha, QualifiedRef, RefName, RepoPath, Rev, Sha, tagRef, ZERO_SHA } from './names';
 import { Branch, Commit, DiffEntry, parseCommit, parseTagObject, parseTree, Tag, TreeEntry } from './objects';
 
@@ -22,6 +24,16 @@ export interface TagRef {
 export interface BranchRef {
   name: RefName;
   sha: Sha;
+}
+
+/**
+ * Snapshots of repositories' branch and tag refs (by full ref name, in git's order), kept by one
+ * GitService and checked against the disk on every use (`ref-snapshots.ts`): reads of refs spawn no
+ * process while the refs stay as they were.
+ */
+export class RefCache {
+  readonly heads = new RefSnapshots<Map<string, BranchRef>>((m) => m.size);
+  readonly tags = new RefSnapshots<Map<string, TagRef>>((m) => m.size);
 }
 
 export { MAX_OBJECT_BYTES, ObjectTooLarge } from './cat-file-pool';
@@ -77,6 +89,15 @@ export interface Identity {
 
 export type FileChange = { action: 'create' | 'update'; path: RepoPath; content: Buffer } | { action: 'delete'; path: RepoPath };
 
+/** The HEAD file's content, trimmed (a few bytes, written by git through a lock and a rename), or null. */
+function readHead(gitDir: string): string | null {
+  try {
+    return readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
 /** Exact epoch seconds for `--since`/`--until` (git's own date parser gives up on years from 2100). */
 function gitDate(d: Date, round: 'ceil' | 'floor'): string {
   return `@${Math[round](d.getTime() / 1000)} +0000`;
@@ -95,6 +116,7 @@ export class Repository {
     readonly gitDir: string,
     private readonly runner: GitRunner,
     private readonly pool: CatFilePool,
+    private readonly refCache: RefCache = new RefCache(),
   ) {}
 
   private git(
@@ -215,28 +237,41 @@ export class Repository {
   }
 
   // names and ids as git printed them: valid refs and full SHAs by construction
-  private async refs(prefix: 'refs/tags/'): Promise<TagRef[]> {
-    const rows = await this.forEachRef(prefix, ['%(objectname)', '%(objecttype)', '%(*objectname)', '%(*objecttype)']);
-    return rows.map(([ref, sha, type, peeled, peeledType]) => ({
-      name: ref.slice(prefix.length) as RefName,
-      sha: sha as Sha,
-      type,
-      peeled: peeled as Sha | '',
-      peeledType,
-    }));
+  private tagTable(): Promise<Map<string, TagRef>> {
+    const prefix = 'refs/tags/';
+    return this.refCache.tags.get(this.gitDir, prefix, async () => {
+      const rows = await this.forEachRef(prefix, ['%(objectname)', '%(objecttype)', '%(*objectname)', '%(*objecttype)']);
+      return new Map(
+        rows.map(([ref, sha, type, peeled, peeledType]) => [
+          ref,
+          Object.freeze({ name: ref.slice(prefix.length) as RefName, sha: sha as Sha, type, peeled: peeled as Sha | '', peeledType }),
+        ]),
+      );
+    });
   }
 
   /**
-   * Names and ids of the refs under `prefix`, without touching their objects: the format of `refs`
+   * Names and ids of the branches, without touching their objects: the format of `tagTable`
    * (object type, peeled id) makes git read every object, ~4× the CPU for 2,000 branches.
    */
-  private async refIds(prefix: 'refs/heads/'): Promise<BranchRef[]> {
-    const rows = await this.forEachRef(prefix, ['%(objectname)']);
-    return rows.map(([ref, sha]) => ({ name: ref.slice(prefix.length) as RefName, sha: sha as Sha }));
+  private branchTable(): Promise<Map<string, BranchRef>> {
+    const prefix = 'refs/heads/';
+    return this.refCache.heads.get(this.gitDir, prefix, async () => {
+      const rows = await this.forEachRef(prefix, ['%(objectname)']);
+      return new Map(rows.map(([ref, sha]) => [ref, Object.freeze({ name: ref.slice(prefix.length) as RefName, sha: sha as Sha })]));
+    });
+  }
+
+  private async refs(): Promise<TagRef[]> {
+    return [...(await this.tagTable()).values()];
+  }
+
+  private async refIds(): Promise<BranchRef[]> {
+    return [...(await this.branchTable()).values()];
   }
 
   async branchNames(): Promise<RefName[]> {
-    return (await this.refIds('refs/heads/')).map((r) => r.name);
+    return (await this.refIds()).map((r) => r.name);
   }
 
   /** All branches with their commits, sorted by name. */
@@ -246,7 +281,7 @@ export class Repository {
 
   /** All branch refs (name and commit id), sorted by name, without reading their commits. */
   async branchRefs(): Promise<BranchRef[]> {
-    return (await this.refIds('refs/heads/')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return (await this.refIds()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   /** The branches of `refs` with their commits, in the same order (a ref whose object is no commit is left out). */
@@ -272,14 +307,14 @@ export class Repository {
    * without reading their objects in Node: a page of them is then described (`describeTags`).
    */
   async tagRefs(): Promise<TagRef[]> {
-    return (await this.refs('refs/tags/'))
+    return (await this.refs())
       .filter((r) => (r.type === 'tag' ? r.peeledType === 'commit' : r.type === 'commit'))
       .sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
   }
 
   async tag(name: RefName): Promise<Tag | null> {
-    const refs = (await this.refs('refs/tags/')).filter((r) => r.name === name);
-    return (await this.describeTags(refs))[0] ?? null;
+    const ref = (await this.tagTable()).get(tagRef(name));
+    return ref ? ((await this.describeTags([ref]))[0] ?? null) : null;
   }
 
   /** The tags of `refs` with their annotations and target commits, in the order given. */
@@ -299,11 +334,17 @@ export class Repository {
 
   /** The object a full ref name points at, or null. */
   async refSha(ref: QualifiedRef): Promise<Sha | null> {
+    if (ref.startsWith('refs/heads/')) return (await this.branchTable()).get(ref)?.sha ?? null;
+    if (ref.startsWith('refs/tags/')) return (await this.tagTable()).get(ref)?.sha ?? null;
     const row = (await this.forEachRef(ref, ['%(objectname)'])).find(([name]) => name === ref);
     return row ? (row[1] as Sha) : null;
   }
 
+  /** The branch HEAD names (even unborn), or null when HEAD is detached: from the HEAD file when it names a branch, else from git. */
   async headBranch(): Promise<RefName | null> {
+    const head = readHead(this.gitDir);
+    // (a reftable repository's HEAD names `.invalid`; a detached or symlinked HEAD is left to git)
+    if (head?.startsWith('ref: refs/heads/') && head !== 'ref: refs/heads/.invalid') return head.slice(16) as RefName;
     const r = await this.git(['symbolic-ref', '--quiet', 'HEAD'], { okCodes: [1, 128] });
     const ref = r.stdout.toString('utf8').trim();
     return ref.startsWith('refs/heads/') ? (ref.slice(11) as RefName) : null;
