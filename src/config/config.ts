@@ -58,6 +58,8 @@ export interface AppConfig {
    * (src/git/transfer-limiter.ts): how many run, how many wait beyond them, how long one may wait.
    */
   gitTransfers: { maxRunning: number; maxQueued: number; queueTimeoutMs: number };
+  /** Start git through the spawn broker (src/git/spawn-broker.ts) rather than from the server's own process. */
+  gitSpawnBroker: boolean;
   /** Optional request rate limit per IP and per token over `periodSeconds` (0: off, the default). */
   rateLimit: { perIp: number; perToken: number; periodSeconds: number };
   /** The built-in SSH server for git (src/ssh). */
@@ -341,6 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       // GitLab's default: loopback is never banned (a reverse proxy without TRUST_PROXY looks like it)
       ipWhitelist: env.GIT_AUTH_BAN_IP_WHITELIST === undefined ? ['127.0.0.1', '::1', '::ffff:127.0.0.1'] : listEnv(env.GIT_AUTH_BAN_IP_WHITELIST),
     },
+    gitSpawnBroker: !/^(false|0|no)$/i.test(env.GIT_SPAWN_BROKER ?? ''),
     gitTransfers: {
       // pack-objects is CPU-bound: two per core keep the cores busy while some transfers wait on the network
       maxRunning: intEnv(env, 'GIT_MAX_TRANSFERS', Math.max(2, 2 * availableParallelism()), 1, 10_000),

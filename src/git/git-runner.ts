@@ -2,6 +2,7 @@ import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitProcessStarted } from '../metrics/registry';
+import { brokeredSpawn } from './spawn-broker';
 
 export class GitError extends Error {
   constructor(
@@ -42,7 +43,14 @@ const DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024;
 export class GitRunner {
   private readonly baseEnv: Record<string, string>;
 
-  constructor(homeDir: string) {
+  /**
+   * `spawnBroker`: start processes through the spawn broker (src/git/spawn-broker.ts), which keeps
+   * fork and exec off the server's event loop; the server's own runner does, one-off tools need not.
+   */
+  constructor(
+    homeDir: string,
+    private readonly o: { spawnBroker?: boolean } = {},
+  ) {
     mkdirSync(homeDir, { recursive: true, mode: 0o700 });
     this.baseEnv = {
       PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -72,7 +80,7 @@ export class GitRunner {
   spawn(args: string[], opts: Omit<RunOptions, 'input' | 'okCodes' | 'maxOutputBytes'> = {}): ChildProcessWithoutNullStreams {
     const env = { ...this.baseEnv, ...(opts.env ?? {}) };
     if (opts.gitDir) env.GIT_DIR = opts.gitDir;
-    const child = spawnGit(args, opts.cwd, env);
+    const child = spawnGit(args, opts.cwd, env, this.o.spawnBroker);
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     child.on('close', () => clearTimeout(timer));
     child.stdin.on('error', () => undefined);
@@ -85,7 +93,7 @@ export class GitRunner {
     const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const maxOut = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
     return new Promise((resolve, reject) => {
-      const child = spawnGit(args, opts.cwd, env);
+      const child = spawnGit(args, opts.cwd, env, this.o.spawnBroker);
       const out: Buffer[] = [];
       let outBytes = 0;
       let err = '';
@@ -131,7 +139,8 @@ export class GitRunner {
  * runs most commands as a child process (`git http-backend` starts `git-http-backend`, which starts
  * `upload-pack`), and a signal to the wrapper alone would leave those running, orphaned.
  */
-function spawnGit(args: string[], cwd: string | undefined, env: Record<string, string>): ChildProcessWithoutNullStreams {
+function spawnGit(args: string[], cwd: string | undefined, env: Record<string, string>, broker = false): ChildProcessWithoutNullStreams {
+  if (broker) return tracked(brokeredSpawn('git', args, cwd, env), args); // its kill signals the group
   const child = tracked(spawn('git', args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true }), args);
   const killWrapper = child.kill.bind(child);
   child.kill = (signal?: NodeJS.Signals | number) => {
