@@ -42,6 +42,8 @@ export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904' as Sha;
 
 /** Commit counts of `log` by repository, SHA, window and path. */
 const logCounts = new ImmutableMemo<number>(2000);
+/** Pages of `log` (the commit ids) by repository, SHA, window, path, offset and limit, up to ~4 MB of ids. */
+const logPages = new ImmutableMemo<readonly Sha[]>(5000, (shas) => 64 + 48 * shas.length, 4 << 20);
 /** Merge bases by repository and pair of full SHAs. */
 const mergeBases = new ImmutableMemo<Sha | null>(2000);
 /** The last commit touching a path, by repository, full SHA and path (the files API's `last_commit_id`). */
@@ -363,15 +365,18 @@ export class Repository {
     if (o.since && o.since.getTime() > 0) window.push(`--since=${gitDate(o.since, 'ceil')}`);
     if (o.until) window.push(`--until=${gitDate(o.until, 'floor')}`);
     const pathArgs = o.path ? ['--', o.path] : ['--'];
-    // The count walks the whole history (the costly part of a page): history under a full SHA never
-    // changes, so it is remembered per repository, SHA, window and path.
+    // The count walks the whole history (the costly part of a page), and each page is a walk of its
+    // own: history under a full SHA never changes, so both are remembered per repository, SHA,
+    // window and path (and the page's offset and limit).
     const key = isSha(sha) ? [this.gitDir, sha, ...window, ...pathArgs].join('\0') : undefined;
     const count = async () => Number((await this.git(['rev-list', '--count', ...window, sha, ...pathArgs])).stdout.toString('utf8').trim()) || 0;
-    const [list, total] = await Promise.all([
-      this.git(['rev-list', `--max-count=${o.limit}`, `--skip=${o.offset}`, ...window, sha, ...pathArgs]),
+    const page = async (): Promise<readonly Sha[]> =>
+      shaLines((await this.git(['rev-list', `--max-count=${o.limit}`, `--skip=${o.offset}`, ...window, sha, ...pathArgs])).stdout);
+    const [shas, total] = await Promise.all([
+      key === undefined ? page() : logPages.through(`${key}\0${o.offset}\0${o.limit}`, page),
       key === undefined ? count() : logCounts.through(key, count),
     ]);
-    return { commits: await this.commitsBySha(shaLines(list.stdout)), total };
+    return { commits: await this.commitsBySha([...shas]), total };
   }
 
   async lastCommitFor(sha: Sha, path: RepoPath): Promise<Sha | null> {
