@@ -33,7 +33,7 @@
  * TTFB is timed from when the request was due; at most 2 s of arrivals (≥ 50) are outstanding per
  * stream, later ones are dropped and count as failures (k6's maxVUs). Verdict: pass when p90 TTFB ≤ 100 ms, success ≥
  * 99.9 % and the achieved rate ≥ 95 % of the target. CPU per request: the app process's own (utime +
- * stime from /proc/<pid>/stat), its git children's (cutime + cstime: reaped children), and
+ * stime from /proc/<pid>/stat), its git children's (cutime + cstime: reaped children, plus the live ones: the spawn broker with the git processes it reaped, the cat-file processes), and
  * PostgreSQL's (the summed CPU of the backends connected to the bench database, from /proc, found
  * through pg_stat_activity every second; pg_stat_statements is not installed here). On the embedded
  * default PostgreSQL runs inside the app's process, so its CPU is in the app's.
@@ -552,6 +552,24 @@ function childrenCpuMs(pid) {
   }
 }
 
+function liveChildren(pid) {
+  const out = [];
+  let tasks;
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const t of tasks) {
+    try {
+      for (const k of fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/)) if (k) out.push(Number(k));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
 function machineBusyMs() {
   const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   return ((f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] || 0)) * 1000) / CLK_TCK;
@@ -579,6 +597,18 @@ async function monitor(app, dbUrl) {
   };
   await samplePg();
   const pid = app.child.pid;
+  // live children of the app (the spawn broker, with the git processes it started and reaped, and
+  // the long-lived cat-file processes): their CPU is not in the app's cutime until they exit
+  const kids = new Map(); // pid -> { first, last }
+  const sampleKids = () => {
+    for (const k of liveChildren(pid)) {
+      const ms = cpuMs(k) + childrenCpuMs(k);
+      const e = kids.get(k);
+      if (e) e.last = ms;
+      else kids.set(k, { first: ms, last: ms });
+    }
+  };
+  sampleKids();
   const start = { app: cpuMs(pid), git: childrenCpuMs(pid), self: process.cpuUsage(), machine: machineBusyMs(), t: performance.now() };
   let peakOwn = rssMb(pid);
   let peakTree = treeRssMb(pid);
@@ -586,7 +616,10 @@ async function monitor(app, dbUrl) {
   const timer = setInterval(() => {
     peakOwn = Math.max(peakOwn, rssMb(pid));
     peakTree = Math.max(peakTree, treeRssMb(pid));
-    if (++ticks % 5 === 0) samplePg().catch(() => undefined);
+    if (++ticks % 5 === 0) {
+      samplePg().catch(() => undefined);
+      sampleKids();
+    }
   }, 200);
   return {
     async stop(requests) {
@@ -595,7 +628,8 @@ async function monitor(app, dbUrl) {
       if (pg) await pg.end().catch(() => undefined);
       const wallMs = performance.now() - start.t;
       const appMs = cpuMs(pid) - start.app;
-      const gitMs = childrenCpuMs(pid) - start.git;
+      sampleKids();
+      const gitMs = childrenCpuMs(pid) - start.git + [...kids.values()].reduce((a, e) => a + e.last - e.first, 0);
       const pgMs = [...backends.values()].reduce((a, e) => a + e.last - e.first, 0);
       const self = process.cpuUsage(start.self);
       const selfMs = (self.user + self.system) / 1000;
