@@ -348,12 +348,12 @@ describe('git over HTTP', () => {
           .filter((pid) => /^\d+$/.test(pid))
           .filter((pid) => {
             try {
-              return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('http-backend') && readlinkSync(`/proc/${pid}/cwd`).startsWith(root);
+              return /http-backend|receive-pack/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8')) && readlinkSync(`/proc/${pid}/cwd`).startsWith(root);
             } catch {
               return false; // gone meanwhile
             }
           });
-      // the request reached git: its http-backend is running, waiting for the rest of the body
+      // the request reached git: its receive-pack is running, waiting for the rest of the body
       for (let i = 0; i < 100 && gitsUnderRoot().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(gitsUnderRoot().length).toBeGreaterThan(0);
       sock.destroy();

@@ -67,14 +67,13 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Serves one smart HTTP request of a project's repository through `git http-backend`, streaming
+   * Serves one smart HTTP request of a project's repository as `git http-backend` would, streaming
    * both ways (architecture rule 10); the caller has authorised it. Returns the applied ref updates.
    */
   serveSmartHttp(projectId: number, x: SmartHttpExchange): Promise<RefUpdate[]> {
     if (!this.hooksPath) this.hooksPath = installHooks(this.config.dataDir);
     return serveSmartHttp(this.runner, this.transfers, {
       ...x,
-      repositoriesRoot: this.root,
       gitDir: this.repositoryPath(projectId),
       hooksPath: this.hooksPath,
     });
