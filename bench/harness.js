@@ -37,25 +37,28 @@ function rssMb(pid) {
   }
 }
 
-/** Resident memory of a process and all its descendants (MB): a server and the processes it spawned. */
-function treeRssMb(pid) {
-  let total = rssMb(pid);
+/** The live child processes of a process (from each of its threads' `children`; none when it is gone). */
+function childPids(pid) {
+  const out = [];
   let tasks;
   try {
     tasks = fs.readdirSync(`/proc/${pid}/task`);
   } catch {
-    return total;
+    return out;
   }
   for (const t of tasks) {
-    let kids = '';
     try {
-      kids = fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim();
+      for (const k of fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/)) if (k) out.push(Number(k));
     } catch {
       /* gone */
     }
-    for (const k of kids ? kids.split(/\s+/) : []) total += treeRssMb(Number(k));
   }
-  return total;
+  return out;
+}
+
+/** Resident memory of a process and all its descendants (MB): a server and the processes it spawned. */
+function treeRssMb(pid) {
+  return childPids(pid).reduce((total, k) => total + treeRssMb(k), rssMb(pid));
 }
 
 function createHarness(label) {
@@ -359,4 +362,4 @@ async function sshClient({ api, token, sshPort, work }) {
   return { sshArgs, gitSshCommand: ['ssh', ...sshArgs].map((a) => `'${a}'`).join(' ') };
 }
 
-module.exports = { createHarness, cpuMs, CLK_TCK, rssMb, treeRssMb, peakDuring, sshClient, apiClient, rootToken, insertUserNamespaces };
+module.exports = { createHarness, cpuMs, CLK_TCK, rssMb, treeRssMb, childPids, peakDuring, sshClient, apiClient, rootToken, insertUserNamespaces };

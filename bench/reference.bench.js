@@ -50,7 +50,7 @@ const zlib = require('node:zlib');
 const { performance } = require('node:perf_hooks');
 const { Client } = require('pg');
 
-const { createHarness, cpuMs, rssMb, treeRssMb, CLK_TCK } = require('./harness');
+const { createHarness, cpuMs, rssMb, treeRssMb, childPids, CLK_TCK } = require('./harness');
 const { request, runOpen } = require('./open-load');
 const { seedLarge, repositoryPath, buildRepository, sizes } = require('./seed-large');
 
@@ -552,24 +552,6 @@ function childrenCpuMs(pid) {
   }
 }
 
-function liveChildren(pid) {
-  const out = [];
-  let tasks;
-  try {
-    tasks = fs.readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return out;
-  }
-  for (const t of tasks) {
-    try {
-      for (const k of fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/)) if (k) out.push(Number(k));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
 function machineBusyMs() {
   const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   return ((f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] || 0)) * 1000) / CLK_TCK;
@@ -601,7 +583,7 @@ async function monitor(app, dbUrl) {
   // the long-lived cat-file processes): their CPU is not in the app's cutime until they exit
   const kids = new Map(); // pid -> { first, last }
   const sampleKids = () => {
-    for (const k of liveChildren(pid)) {
+    for (const k of childPids(pid)) {
       const ms = cpuMs(k) + childrenCpuMs(k);
       const e = kids.get(k);
       if (e) e.last = ms;
