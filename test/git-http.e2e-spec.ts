@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Test } from 'supertest';
 import { DomainEvents, PushReceived } from '../src/events/domain-events';
+import { RepositoryLocks } from '../src/database/repository-locks';
 import { GitService } from '../src/git/git.service';
+import { PushService } from '../src/repository/push.service';
 import { binaryParser, GitCli } from './helpers/git-cli';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
@@ -204,6 +206,67 @@ describe('git over HTTP', () => {
       await new Promise((r) => setImmediate(r));
       const pushed = pushes.slice(before).find((p) => p.projectId === project.id);
       expect(pushed).toMatchObject({ userId: bob.id, updates: [{ oldSha: ZERO, newSha: c2, ref: 'refs/heads/feature/one' }] });
+    });
+
+    it("the repository write lock covers a push's git run only: not its ref advertisement, nor its reactions", async () => {
+      const locks = t.app.app.get(RepositoryLocks);
+      const dir = join(newDir('bob-lock'), 'c');
+      await ok(['clone', '-q', url('alice/pub', 'bob', bob.token), dir]);
+      await ok(['checkout', '-q', '-b', 'lock-scope'], dir);
+      const sha = await commit(dir, { 'lock.txt': 'lock\n' }, 'lock scope');
+
+      await as(alice, t.http.post(`${API}/projects/${project.id}/repository/branches`))
+        .send({ branch_name: 'lock-scratch', ref: 'master' })
+        .expect(201);
+
+      // while an API write holds the lock, a push's advertisement (info/refs) still answers
+      const release = await locks.hold(project.id);
+      try {
+        const adv = await t.http
+          .get('/alice/pub.git/info/refs?service=git-receive-pack')
+          .set('Authorization', basic('bob', bob.token))
+          .buffer(true)
+          .parse(binaryParser)
+          .timeout(10_000)
+          .expect(200);
+        expect(adv.headers['content-type']).toBe('application/x-git-receive-pack-advertisement');
+        expect((adv.body as Buffer).toString('latin1')).toContain('# service=git-receive-pack');
+        expect((adv.body as Buffer).toString('latin1')).toContain('refs/heads/master');
+      } finally {
+        await release();
+      }
+
+      // the push's reactions run after its lock is given back: a files-API write (whose own reactions
+      // are not held) lands while they wait
+      const original = PushService.prototype.afterPush;
+      let open!: () => void;
+      const gate = new Promise<void>((r) => (open = r));
+      let reacting!: () => void;
+      const reached = new Promise<void>((r) => (reacting = r));
+      const spy = jest.spyOn(PushService.prototype, 'afterPush').mockImplementationOnce(async function (this: PushService, ...args) {
+        reacting();
+        await gate;
+        return original.apply(this, args);
+      });
+      try {
+        const pushing = ok(['push', '-q', 'origin', 'lock-scope'], dir);
+        await reached;
+        expect(await branchSha(project, 'lock-scope')).toBe(sha); // the refs moved, the reactions wait
+        await as(alice, t.http.post(`${API}/projects/${project.id}/repository/files`))
+          .send({ file_path: 'during-reactions.txt', branch_name: 'lock-scratch', content: 'x', commit_message: 'while a push reacts' })
+          .expect(201);
+        let done = false;
+        void pushing.then(() => (done = true));
+        await new Promise((r) => setTimeout(r, 50));
+        expect(done).toBe(false); // git push returns only once its reactions ran
+        open();
+        await pushing;
+      } finally {
+        open();
+        spy.mockRestore();
+      }
+      const events = (await as(alice, t.http.get(`${API}/projects/${project.id}/events`)).expect(200)).body as Json[];
+      expect(events.find((e) => e.data?.ref === 'refs/heads/lock-scope')).toMatchObject({ action_name: 'pushed new', author_id: bob.id });
     });
 
     it('the first push event is "pushed new" with all commits; a later one is "pushed to"', async () => {

@@ -49,4 +49,27 @@ describe('RepositoryLocks (one instance)', () => {
     await expect(locks.run(2, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await locks.run(2, async () => 'after')).toBe('after');
   });
+
+  it('a held lock given back early lets the next write in before the holder has finished its work; a second release is a no-op', async () => {
+    const log: string[] = [];
+    const release = await locks.hold(4);
+    const next = locks.run(4, async () => {
+      log.push('next');
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(log).toEqual([]); // still held
+    await release();
+    await next;
+    expect(log).toEqual(['next']);
+    const third = await locks.hold(4);
+    await release(); // the first holder's release again: must not open the lock the third one holds
+    const fourth = locks.run(4, async () => {
+      log.push('fourth');
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(log).toEqual(['next']);
+    await third();
+    await fourth;
+    expect(log).toEqual(['next', 'fourth']);
+  });
 });

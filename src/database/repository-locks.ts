@@ -34,24 +34,46 @@ export class RepositoryLocks implements OnModuleDestroy {
 
   /** Runs `work` holding the write lock of project `projectId`'s repository. */
   async run<T>(projectId: number, work: () => Promise<T>, waitMs = DEFAULT_WAIT_MS): Promise<T> {
+    const release = await this.hold(projectId, waitMs);
+    try {
+      return await work();
+    } finally {
+      await release();
+    }
+  }
+
+  /**
+   * Takes the write lock of project `projectId`'s repository and resolves to its release, for a holder
+   * that gives it back before its own work ends (a push: the lock covers git's ref updates, not the
+   * reactions after them). The release may be called more than once; only the first call releases.
+   */
+  async hold(projectId: number, waitMs = DEFAULT_WAIT_MS): Promise<() => Promise<void>> {
     const previous = this.local.get(projectId) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((r) => (release = r));
+    let open!: () => void;
+    const mine = new Promise<void>((r) => (open = r));
     const tail = previous.then(() => mine);
     this.local.set(projectId, tail);
+    const leaveQueue = () => {
+      open();
+      if (this.local.get(projectId) === tail) this.local.delete(projectId);
+    };
+    let client: Client | undefined;
     try {
       await previous;
-      if (!this.config.databaseUrl) return await work();
-      const client = await this.acquire(projectId, Date.now() + waitMs);
-      try {
-        return await work();
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1::int, $2::int)', [LOCK_CLASS, projectId]).catch(() => undefined);
-      }
-    } finally {
-      release();
-      if (this.local.get(projectId) === tail) this.local.delete(projectId);
+      if (this.config.databaseUrl) client = await this.acquire(projectId, Date.now() + waitMs);
+    } catch (e) {
+      leaveQueue();
+      throw e;
     }
+    let released: Promise<void> | undefined;
+    return () =>
+      (released ??= (async () => {
+        try {
+          await client?.query('SELECT pg_advisory_unlock($1::int, $2::int)', [LOCK_CLASS, projectId]).catch(() => undefined);
+        } finally {
+          leaveQueue();
+        }
+      })());
   }
 
   private async acquire(projectId: number, deadline: number): Promise<Client> {

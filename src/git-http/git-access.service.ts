@@ -73,13 +73,22 @@ export class GitAccess {
   }
 
   /**
-   * Runs an authorised transfer: a push under the repository's write lock (serialised across
-   * instances; fetches are not), with `onUpdates` running the post-push reactions as the pusher.
+   * Runs an authorised transfer. A push's git run holds the repository's write lock (serialised across
+   * instances, as the API's writes); what only reads does not: fetches, and a push's ref advertisement
+   * (`advertisement`: smart HTTP's `info/refs`, a request of its own). `onUpdates` runs the post-push
+   * reactions as the pusher once the refs moved: after the lock is given back (as the files API's
+   * reactions run after its commit), before the transfer's answer ends.
    */
-  run<T>(grant: GitGrant, caller: GitCaller, via: 'http' | 'ssh', serve: (onUpdates?: (u: RefUpdate[]) => Promise<void>) => Promise<T>): Promise<T> {
+  async run<T>(
+    grant: GitGrant,
+    caller: GitCaller,
+    via: 'http' | 'ssh',
+    serve: (onUpdates?: (u: RefUpdate[]) => Promise<void>) => Promise<T>,
+    o: { advertisement?: boolean } = {},
+  ): Promise<T> {
     const user = caller.user;
     // the refs moved whatever happens next: a failure after the push is logged, and the transfer still ends normally
-    const onUpdates = user
+    const react = user
       ? (updates: RefUpdate[]) =>
           this.push
             .afterPush(grant.project, user, updates, via)
@@ -87,8 +96,19 @@ export class GitAccess {
               this.logger.error('post-push processing failed', { project_id: grant.project.id, via, error: e instanceof Error ? e.message : String(e) }),
             )
       : undefined;
-    if (grant.pushRules) return this.locks.run(grant.project.id, () => serve(onUpdates));
-    return serve(onUpdates);
+    if (!grant.pushRules || o.advertisement) return serve(react);
+    const release = await this.locks.hold(grant.project.id);
+    try {
+      return await serve(
+        react &&
+          (async (updates) => {
+            await release();
+            await react(updates);
+          }),
+      );
+    } finally {
+      await release();
+    }
   }
 
   /**

@@ -94,15 +94,20 @@ export class GitHttpService implements OnModuleInit {
       if (e instanceof GitAccessDenied) throw new GitHttpError(403, e.message);
       throw e;
     }
-    await this.access.run(grant, caller, 'http', (onUpdates) =>
-      this.git.serveSmartHttp(grant.project.id, {
-        req,
-        res,
-        action,
-        remoteUser: caller.user?.username ?? 'anonymous',
-        pushRules: grant.pushRules,
-        onUpdates,
-      }),
+    await this.access.run(
+      grant,
+      caller,
+      'http',
+      (onUpdates) =>
+        this.git.serveSmartHttp(grant.project.id, {
+          req,
+          res,
+          action,
+          remoteUser: caller.user?.username ?? 'anonymous',
+          pushRules: grant.pushRules,
+          onUpdates,
+        }),
+      { advertisement: action === 'info/refs' },
     );
   }
 
