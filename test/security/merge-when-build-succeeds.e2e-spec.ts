@@ -82,18 +82,22 @@ describe('security: merge when build succeeds does not survive a change of the s
     expect(res.body).toMatchObject({ state: 'opened', merge_when_build_succeeds: true });
   }
 
-  /** Builds a runner claimed while looking for another one, by runner token and sha: finished when their turn comes. */
+  /**
+   * Builds a runner claimed while looking for another one, by runner token, project and sha: finished when
+   * their turn comes. The project is part of the key: two tests' setups in the same second make the same
+   * commits (same tree, parent, author and time), so a sha alone can name another project's build.
+   */
   const claimedBuilds = new Map<string, number>();
 
-  /** The runner (with `token`) claims the build of `sha` (or takes the one it claimed before) and reports `state`. */
-  async function runBuildOf(token: string, sha: string, state: 'success' | 'failed' = 'success'): Promise<void> {
+  /** The runner (with `token`) claims the build of `sha` in `projectId` (or takes the one it claimed before) and reports `state`. */
+  async function runBuildOf(token: string, projectId: number, sha: string, state: 'success' | 'failed' = 'success'): Promise<void> {
     const id =
-      claimedBuilds.get(`${token}:${sha}`) ??
+      claimedBuilds.get(`${token}:${projectId}:${sha}`) ??
       (await waitFor(async () => {
         const res = await c.api.requestBuild(token);
         if (res.status !== 201) return undefined;
-        claimedBuilds.set(`${token}:${res.body.sha}`, res.body.id);
-        return res.body.sha === sha ? (res.body.id as number) : undefined;
+        claimedBuilds.set(`${token}:${res.body.project_id}:${res.body.sha}`, res.body.id);
+        return res.body.sha === sha && res.body.project_id === projectId ? (res.body.id as number) : undefined;
       }, `build of ${sha}`));
     await c.api.update(id, { token, state: 'running', trace: 'running\n' }).expect(200);
     await c.api.update(id, { token, state, trace: `done: ${state}\n` }).expect(200);
@@ -129,11 +133,11 @@ describe('security: merge when build succeeds does not survive a change of the s
     await cli.ok(['clone', '-q', '-b', 'feature', cli.url(s.project.path, developer.username, developer.token), dir]);
     const unreviewed = await cli.commit(dir, { 'feature.txt': 'unreviewed\n' }, 'unreviewed change');
     await cli.ok(['push', '-q', 'origin', 'feature'], dir);
-    await runBuildOf(runner.token, unreviewed);
+    await runBuildOf(runner.token, s.project.id, unreviewed);
     await afterSuccessOf(s.project.id, unreviewed);
     await expectCalledOff(s.project.id, s.mrUrl, s.masterHead, developer);
     // and the approved head's own build succeeding later does not bring it back
-    await runBuildOf(runner.token, s.head);
+    await runBuildOf(runner.token, s.project.id, s.head);
     await afterSuccessOf(s.project.id, s.head);
     expect((await api(master, 'get', s.mrUrl).expect(200)).body).toMatchObject({ state: 'opened', merge_when_build_succeeds: false });
   });
@@ -149,7 +153,7 @@ describe('security: merge when build succeeds does not survive a change of the s
     await ok(['clone', '-q', '-b', 'feature', sshCli.url(s.project.path), dir]);
     const unreviewed = await cli.commit(dir, { 'feature.txt': 'unreviewed over ssh\n' }, 'unreviewed change');
     await ok(['push', '-q', 'origin', 'feature'], dir);
-    await runBuildOf(runner.token, unreviewed);
+    await runBuildOf(runner.token, s.project.id, unreviewed);
     await afterSuccessOf(s.project.id, unreviewed);
     await expectCalledOff(s.project.id, s.mrUrl, s.masterHead, developer);
   });
@@ -162,7 +166,7 @@ describe('security: merge when build succeeds does not survive a change of the s
       .expect(200);
     const unreviewed = (await api(developer, 'get', `/projects/${s.project.id}/repository/commits/feature`).expect(200)).body.id;
     expect(unreviewed).not.toBe(s.head);
-    await runBuildOf(runner.token, unreviewed);
+    await runBuildOf(runner.token, s.project.id, unreviewed);
     await afterSuccessOf(s.project.id, unreviewed);
     await expectCalledOff(s.project.id, s.mrUrl, s.masterHead, developer);
   });
@@ -198,7 +202,7 @@ describe('security: merge when build succeeds does not survive a change of the s
     await setMergeWhenBuildSucceeds(mrUrl);
     const unreviewed = await cli.commit(dir, { 'fork.txt': 'unreviewed\n' }, 'unreviewed change');
     await cli.ok(['push', '-q', 'origin', 'from-fork'], dir);
-    await runBuildOf(forkRunner, unreviewed);
+    await runBuildOf(forkRunner, fork.id, unreviewed);
     await afterSuccessOf(fork.id, unreviewed);
     await expectCalledOff(up.id, mrUrl, up.sha, forker);
   });
@@ -216,7 +220,7 @@ describe('security: merge when build succeeds does not survive a change of the s
     // the reaction not run yet): only the compare-and-swap on the approved sha stands in the way
     const gitDir = t.app.app.get(GitService).repositoryPath(s.project.id);
     await promisify(execFile)('git', ['--git-dir', gitDir, 'update-ref', 'refs/heads/feature', unreviewed, s.head]);
-    await runBuildOf(runner.token, unreviewed);
+    await runBuildOf(runner.token, s.project.id, unreviewed);
     await afterSuccessOf(s.project.id, unreviewed);
     await expectCalledOff(s.project.id, s.mrUrl, s.masterHead, master);
   });
@@ -226,7 +230,7 @@ describe('security: merge when build succeeds does not survive a change of the s
     await setMergeWhenBuildSucceeds(s.mrUrl);
     const [row] = await t.sql<Json>(`SELECT merge_when_build_succeeds_sha FROM merge_requests WHERE id = $1`, [s.mr.id]);
     expect(row.merge_when_build_succeeds_sha).toBe(s.head);
-    await runBuildOf(runner.token, s.head);
+    await runBuildOf(runner.token, s.project.id, s.head);
     const merged = await waitFor(async () => {
       const res = await api(master, 'get', s.mrUrl).expect(200);
       return res.body.state === 'merged' ? res.body : undefined;
@@ -260,7 +264,7 @@ describe('security: merge when build succeeds does not survive a change of the s
     await api(owner, 'post', `/projects/${s.project.id}/members`).send({ user_id: gone.id, access_level: 40 }).expect(201);
     await api(gone, 'put', `${s.mrUrl}/merge`).send({ merge_when_build_succeeds: true }).expect(200);
     await api(t.root, 'put', `/users/${gone.id}/block`).expect(200);
-    await runBuildOf(runner.token, s.head);
+    await runBuildOf(runner.token, s.project.id, s.head);
     await afterSuccessOf(s.project.id, s.head);
     expect((await api(master, 'get', s.mrUrl).expect(200)).body.state).toBe('opened');
     expect((await api(master, 'get', `/projects/${s.project.id}/repository/commits/master`).expect(200)).body.id).toBe(s.masterHead);
