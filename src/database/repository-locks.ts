@@ -68,11 +68,11 @@ export class RepositoryLocks implements OnModuleDestroy {
     let released: Promise<void> | undefined;
     return () =>
       (released ??= (async () => {
-        try {
-          await client?.query('SELECT pg_advisory_unlock($1::int, $2::int)', [LOCK_CLASS, projectId]).catch(() => undefined);
-        } finally {
-          leaveQueue();
-        }
+        // an unlock that fails means the lock connection is gone, and the server released its locks with it
+        await client
+          ?.query('SELECT pg_advisory_unlock($1::int, $2::int)', [LOCK_CLASS, projectId])
+          .catch((e: Error) => this.logger.warn('repository unlock failed', { project_id: projectId, error: e.message }));
+        leaveQueue();
       })());
   }
 
