@@ -425,6 +425,40 @@ describe('git over HTTP', () => {
       expect(await branchSha(project, 'gone')).toBeNull();
     });
 
+    it("a pack that lacks objects its commit names is refused by receive-pack's connectivity check (with our settings for it); no ref moves", async () => {
+      // a commit on master whose new tree and blob stay on the client: the pack holds the commit alone
+      const local = await localRepo(url('alice/pub', 'alice', alice.token));
+      await ok(['fetch', '-q', 'origin', 'master'], local.dir);
+      await ok(['reset', '-q', '--hard', 'FETCH_HEAD'], local.dir);
+      const sha = await commit(local.dir, { 'torn/only-here.txt': `never sent ${Date.now()}\n` }, 'a commit without its tree');
+      const pack = execFileSync('git', ['pack-objects', '--stdout', '-q'], { cwd: local.dir, input: `${sha}\n` });
+      const pkt = (s: string) => (s.length + 4).toString(16).padStart(4, '0') + s;
+      const body = Buffer.concat([Buffer.from(pkt(`${ZERO} ${sha} refs/heads/torn\0report-status\n`) + '0000'), pack]);
+      const res = await t.http
+        .post('/alice/pub.git/git-receive-pack')
+        .set('Authorization', basic('alice', alice.token))
+        .set('Content-Type', 'application/x-git-receive-pack-request')
+        .send(body)
+        .buffer(true)
+        .parse(binaryParser);
+      expect(res.status).toBe(200);
+      const report = (res.body as Buffer).toString('latin1');
+      expect(report).toContain('unpack ok');
+      expect(report).toContain('ng refs/heads/torn missing necessary objects');
+      expect(await branchSha(project, 'torn')).toBeNull();
+      // the same commit with its objects lands
+      const whole = execFileSync('git', ['pack-objects', '--stdout', '-q', '--revs'], { cwd: local.dir, input: `${sha}\n^FETCH_HEAD\n` });
+      const again = await t.http
+        .post('/alice/pub.git/git-receive-pack')
+        .set('Authorization', basic('alice', alice.token))
+        .set('Content-Type', 'application/x-git-receive-pack-request')
+        .send(Buffer.concat([Buffer.from(pkt(`${ZERO} ${sha} refs/heads/torn\0report-status\n`) + '0000'), whole]))
+        .buffer(true)
+        .parse(binaryParser);
+      expect((again.body as Buffer).toString('latin1')).toContain('ok refs/heads/torn');
+      expect(await branchSha(project, 'torn')).toBe(sha);
+    });
+
     it('a gzip-encoded upload-pack request is decoded (explicitly, and as git sends it for large negotiations)', async () => {
       // explicit: a v0 "want" request compressed with gzip
       const tip = (await branchSha(project, 'master'))!;

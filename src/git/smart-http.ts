@@ -118,7 +118,7 @@ async function serve(runner: GitRunner, o: SmartHttpRequest, release: () => void
     return [];
   }
   const pushLog = await PushLog.open(o.pushRules);
-  const env: Record<string, string> = transferConfigEnv(o.hooksPath);
+  const env: Record<string, string> = transferConfigEnv(o.hooksPath, service);
   const protocol = o.req.headers['git-protocol'];
   if (typeof protocol === 'string' && /^[a-z0-9=:.]{1,64}$/i.test(protocol)) env.GIT_PROTOCOL = protocol;
   if (service === 'receive-pack') {

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { GitRunner } from './git-runner';
 import { PushLog, PushRules, RefUpdate } from './receive-hooks';
-import { transferConfigEnv } from './transfer-config';
+import { TransferService, transferConfigEnv } from './transfer-config';
 import { TransferAborted, TransferLimiter, TRANSFERS_BUSY_MESSAGE, TransfersBusy } from './transfer-limiter';
 
 /** The git services a client may run over SSH (what `git clone/fetch/push/archive --remote` ask for). */
@@ -65,10 +65,10 @@ export async function serveGitSsh(runner: GitRunner, limiter: TransferLimiter, x
 
 async function serve(runner: GitRunner, x: SshGitExchange, release: () => void, onKill: (kill: () => void) => void): Promise<number> {
   const pushLog = await PushLog.open(x.pushRules);
-  const env = transferConfigEnv(x.hooksPath);
+  const sub = x.service.slice('git-'.length) as TransferService; // upload-pack, receive-pack, upload-archive
+  const env = transferConfigEnv(x.hooksPath, sub);
   if (x.protocol) env.GIT_PROTOCOL = x.protocol;
   if (pushLog) Object.assign(env, pushLog.env);
-  const sub = x.service.slice('git-'.length); // upload-pack, receive-pack, upload-archive
   // the directory is our own storage path, never a client value
   const child = runner.spawn([sub, x.gitDir], { env, timeoutMs: TIMEOUT_MS });
   child.once('close', release);
