@@ -269,36 +269,6 @@ describe('git over HTTP', () => {
       expect(events.find((e) => e.data?.ref === 'refs/heads/lock-scope')).toMatchObject({ action_name: 'pushed new', author_id: bob.id });
     });
 
-    it('pushes share the lock: a push lands while another push holds it, an API write waits for both', async () => {
-      const locks = t.app.app.get(RepositoryLocks);
-      const dir = join(newDir('bob-shared'), 'c');
-      await ok(['clone', '-q', url('alice/pub', 'bob', bob.token), dir]);
-      await ok(['checkout', '-q', '-b', 'shared-lock'], dir);
-      const sha = await commit(dir, { 'shared.txt': 'shared\n' }, 'beside another push');
-      // a push in progress, as GitAccess holds it
-      const pushHold = await locks.hold(project.id, undefined, 'shared');
-      let written = false;
-      let writing: Promise<unknown> | undefined;
-      try {
-        await ok(['push', '-q', 'origin', 'shared-lock'], dir);
-        expect(await branchSha(project, 'shared-lock')).toBe(sha);
-        // the files API's write is exclusive: it waits for the push's hold
-        writing = as(alice, t.http.post(`${API}/projects/${project.id}/repository/files`))
-          .send({ file_path: 'after-pushes.txt', branch_name: 'shared-lock', content: 'x', commit_message: 'after the pushes' })
-          .then((res) => {
-            written = true;
-            return res;
-          });
-        await new Promise((r) => setTimeout(r, 300));
-        expect(written).toBe(false);
-      } finally {
-        await pushHold();
-      }
-      const res = (await writing) as { status: number };
-      expect(res.status).toBe(201);
-      expect(await branchSha(project, 'shared-lock')).not.toBe(sha);
-    });
-
     it('the first push event is "pushed new" with all commits; a later one is "pushed to"', async () => {
       const events = (await as(alice, t.http.get(`${API}/projects/${project.id}/events`)).expect(200)).body as Json[];
       const firstPush = events.find((e) => e.data?.ref === 'refs/heads/master' && e.data.before === ZERO);

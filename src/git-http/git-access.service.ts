@@ -73,9 +73,8 @@ export class GitAccess {
   }
 
   /**
-   * Runs an authorised transfer. A push's git run holds the repository's write lock in shared mode: pushes
-   * run side by side (`receive-pack` moves each ref compare-and-swap), none while an API write holds it
-   * exclusively (on any instance). What only reads takes none: fetches, and a push's ref advertisement
+   * Runs an authorised transfer. A push's git run holds the repository's write lock (serialised across
+   * instances, as the API's writes); what only reads does not: fetches, and a push's ref advertisement
    * (`advertisement`: smart HTTP's `info/refs`, a request of its own). `onUpdates` runs the post-push
    * reactions as the pusher once the refs moved: after the lock is given back (as the files API's
    * reactions run after its commit), before the transfer's answer ends.
@@ -98,7 +97,7 @@ export class GitAccess {
             )
       : undefined;
     if (!grant.pushRules || o.advertisement) return serve(react);
-    const release = await this.locks.hold(grant.project.id, undefined, 'shared');
+    const release = await this.locks.hold(grant.project.id);
     try {
       return await serve(
         react &&
