@@ -277,11 +277,11 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Removes the pack-objects cache's packs older than `maxAgeMs` (by when they were made) and the
-   * inputs and partial packs of fetches that were killed (older than 10 minutes).
+   * inputs, partial packs and lock folders of fetches that were killed (older than 10 minutes).
    */
   async prunePackCache(maxAgeMs: number, now = Date.now()): Promise<number> {
     const dir = packObjectsCacheDir(this.config.dataDir);
-    return (await removeOlderThan(dir, (f) => (f.startsWith('.in.') ? Math.max(maxAgeMs, 10 * 60_000) : maxAgeMs), now)).removed;
+    return (await removeOlderThan(dir, (f) => (f.startsWith('.') ? Math.max(maxAgeMs, 10 * 60_000) : maxAgeMs), now)).removed;
   }
 
   async branchExists(projectId: number, branch: string): Promise<boolean> {
@@ -320,8 +320,9 @@ async function removeOlderThan(dir: string, limitFor: (name: string) => number, 
   for (const f of files) {
     const path = join(dir, f);
     const st = await stat(path).catch(() => null);
-    if (!st || !st.isFile() || now - st.mtimeMs < limitFor(f)) continue;
-    await rm(path, { force: true });
+    // files, and the pack-objects hook's lock folders (`.<key>.lock`) left by a maker that was killed
+    if (!st || !(st.isFile() || (st.isDirectory() && f.endsWith('.lock'))) || now - st.mtimeMs < limitFor(f)) continue;
+    await rm(path, { force: true, recursive: st.isDirectory() });
     removed++;
   }
   return { removed, left: files.length - removed };

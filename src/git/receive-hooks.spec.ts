@@ -1,8 +1,8 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installHooks, PushLog, PushRules } from './receive-hooks';
+import { installHooks, PushLog, PushRules, shellQuote } from './receive-hooks';
 
 const ZERO = '0'.repeat(40);
 
@@ -196,5 +196,77 @@ describe('receive hooks', () => {
       expect(r.updates).toEqual([]);
       expect(git(bare, 'rev-parse', 'master')).toBe(c2);
     });
+  });
+});
+
+/**
+ * The pack-objects cache hook as upload-pack runs it (`hook <pack-objects command…>`, the fetch's
+ * input on stdin), by /bin/sh, with a stand-in for pack-objects that counts its runs.
+ */
+describe('pack-objects cache hook', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'glv3-pack-hook-spec-'));
+  const data = join(dir, 'data');
+  const hook = join(installHooks(data), 'pack-objects-cache');
+  const cache = join(data, 'pack-objects-cache');
+  const runs = join(dir, 'runs');
+  // the stand-in: slow enough that identical fetches overlap; fails when FAIL_ONCE's file is there
+  const maker = join(dir, 'maker.sh');
+  writeFileSync(
+    maker,
+    `#!/bin/sh
+echo run >>${shellQuote(runs)}
+cat >/dev/null
+sleep 0.5
+if [ -f ${shellQuote(join(dir, 'fail-once'))} ]; then rm -f ${shellQuote(join(dir, 'fail-once'))}; exit 3; fi
+printf 'PACK for %s\\n' "$1"
+`,
+    { mode: 0o755 },
+  );
+  const fetch = (arg: string, input = 'want 1\n') =>
+    new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn('/bin/sh', [hook, maker, arg], { cwd: dir });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.on('close', (code) => resolve({ code, out }));
+      child.stdin.end(input);
+    });
+  const runCount = () => (existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').filter(Boolean).length : 0);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('identical fetches at once make the pack once and all get it; a different fetch makes its own', async () => {
+    const results = await Promise.all([...Array.from({ length: 6 }, () => fetch('a')), fetch('b')]);
+    expect(results.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect(results.slice(0, 6).map((r) => r.out)).toEqual(Array(6).fill('PACK for a\n'));
+    expect(results[6].out).toBe('PACK for b\n');
+    expect(runCount()).toBe(2);
+    expect(readdirSync(cache).filter((f) => f.startsWith('.'))).toEqual([]); // no lock, no partial pack left
+    await fetch('a'); // a hit
+    expect(runCount()).toBe(2);
+  });
+
+  it('a lock whose maker is gone is taken over; a maker that fails leaves the waiters to make their own', async () => {
+    // a maker killed before it finished: its lock stays, with a pid no process has
+    const dead = spawnSync('/bin/sh', ['-c', 'echo $$']).stdout.toString().trim();
+    const input = 'want stale\n';
+    await fetch('c', input); // to learn the key's name from the pack it leaves
+    const packs = readdirSync(cache).filter((f) => f.endsWith('.pack'));
+    const made = packs.find((f) => readFileSync(join(cache, f), 'utf8') === 'PACK for c\n')!;
+    rmSync(join(cache, made));
+    const lock = join(cache, `.${made.replace(/\.pack$/, '')}.lock`);
+    mkdirSync(lock);
+    writeFileSync(join(lock, 'pid'), `${dead}\n`);
+    const before = runCount();
+    const again = await fetch('c', input);
+    expect(again).toEqual({ code: 0, out: 'PACK for c\n' });
+    expect(runCount()).toBe(before + 1);
+    expect(existsSync(lock)).toBe(false);
+
+    // the first maker fails: nothing is cached, and the fetches that waited for it make the pack themselves
+    writeFileSync(join(dir, 'fail-once'), '');
+    const results = await Promise.all(Array.from({ length: 3 }, () => fetch('d')));
+    expect(results.map((r) => r.code).sort()).toEqual([0, 0, 3]);
+    expect(results.filter((r) => r.code === 0).map((r) => r.out)).toEqual(['PACK for d\n', 'PACK for d\n']);
+    expect(readdirSync(cache).filter((f) => f.startsWith('.'))).toEqual([]);
   });
 });

@@ -174,6 +174,12 @@ function packObjectsHookScript(cacheDir: string): string {
   // script 20 times a second: a hit starts three (cat, sha256sum, cat), no temporary file. The input
   // (want, have and shallow lines, then an empty line: text) is kept in a variable; $(...) drops its
   // trailing newlines and printf gives them back (an empty line ends pack-objects' list, as its end does).
+  // A miss is made once: the first fetch takes the key's lock (`mkdir`, atomic) and records its pid; an
+  // identical fetch meanwhile waits for the pack (polling every 0.1 s) instead of running a pack-objects
+  // of its own — under the reference load's 20 identical pulls a second, every expiry of the pack
+  // started ~10 of them at once. A lock whose maker is gone (killed with its fetch: no trap runs) is
+  // taken over; after ~6 s of waiting a fetch makes its pack uncached rather than wait longer. The lock's
+  // taker looks for the pack again: it may have landed between the last look and the lock.
   return `#!/bin/sh
 cache=${shellQuote(cacheDir)}
 command -v sha256sum >/dev/null 2>&1 || exec "$@"
@@ -182,8 +188,30 @@ key=$(printf '%s\\0' "$(pwd -P)" "$@" "$input" | sha256sum) || exit 1
 key=\${key%% *}
 pack="$cache/$key.pack"
 [ -f "$pack" ] && exec cat "$pack"
+lock="$cache/.$key.lock"
+polls=0
+until mkdir "$lock" 2>/dev/null; do
+  [ -f "$pack" ] && exec cat "$pack"
+  pid=
+  { read -r pid <"$lock/pid"; } 2>/dev/null
+  if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+    rm -rf "$lock"
+    continue
+  fi
+  polls=$((polls + 1))
+  if [ $polls -gt 60 ]; then
+    printf '%s\\n\\n' "$input" | "$@"
+    exit
+  fi
+  sleep 0.1
+done
+echo $$ >"$lock/pid"
 tmp="$cache/.$key.$$"
-trap 'rm -f "$tmp" "$tmp.status"' EXIT
+trap 'rm -f "$tmp" "$tmp.status"; rm -rf "$lock"' EXIT
+if [ -f "$pack" ]; then
+  cat "$pack"
+  exit
+fi
 { printf '%s\\n\\n' "$input" | "$@"; echo $? > "$tmp.status"; } | tee "$tmp"
 status=$(cat "$tmp.status" 2>/dev/null || echo 1)
 [ "$status" = 0 ] && mv -f "$tmp" "$pack"
