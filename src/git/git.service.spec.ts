@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { AppConfig } from '../config/config';
 import { GitService } from './git.service';
 import { parseNewRefName, parseRepoPath, Sha } from './names';
+import { packObjectsCacheDir } from './receive-hooks';
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -75,5 +76,20 @@ describe('GitService.archive', () => {
     expect(existsSync(tar)).toBe(true);
     expect(await git.pruneArchiveCache(24 * 3600_000, now + 25 * 3600_000)).toBe(1);
     expect(existsSync(cacheDir())).toBe(false);
+  });
+
+  it("pruning the pack-objects cache: packs after their age, a killed fetch's partial pack and lock folder after 10 minutes", async () => {
+    const dir = packObjectsCacheDir(dataDir);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'k1.pack'), 'PACK');
+    writeFileSync(join(dir, '.k2.1234'), 'partial');
+    mkdirSync(join(dir, '.k2.lock'));
+    writeFileSync(join(dir, '.k2.lock', 'pid'), '1234\n');
+    const now = Date.now();
+    expect(await git.prunePackCache(5 * 60_000, now)).toBe(0);
+    expect(await git.prunePackCache(5 * 60_000, now + 6 * 60_000)).toBe(1); // the pack
+    expect(readdirSync(dir).sort()).toEqual(['.k2.1234', '.k2.lock']);
+    expect(await git.prunePackCache(5 * 60_000, now + 11 * 60_000)).toBe(2);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
