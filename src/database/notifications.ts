@@ -144,7 +144,7 @@ export class DbNotifications implements OnModuleDestroy {
         this.logger.warn('notification listener lost', { error: e.message });
         this.client = undefined;
         this.run(); // a missed notification must not leave a stale cache
-        void client.end().catch(() => undefined);
+        void client.end().catch((x: Error) => this.logger.debug('closing the lost listener connection failed', { error: x.message }));
         if (!this.closed) setTimeout(() => void this.reconnect(), 1000).unref();
       });
       await client.connect();
@@ -168,6 +168,6 @@ export class DbNotifications implements OnModuleDestroy {
     this.closed = true;
     const c = this.client;
     this.client = undefined;
-    await c?.end().catch(() => undefined);
+    await c?.end().catch((e: Error) => this.logger.warn('closing the listener connection failed', { error: e.message }));
   }
 }

@@ -97,7 +97,7 @@ export class RepositoryLocks implements OnModuleDestroy {
         // its locks are released by the server; writes under them still compare-and-swap
         this.logger.warn('repository lock connection lost', { error: e.message });
         if (this.client === client) this.client = undefined;
-        void client.end().catch(() => undefined);
+        void client.end().catch((x: Error) => this.logger.debug('closing the lost lock connection failed', { error: x.message }));
       });
       await client.connect();
       this.client = client;
@@ -110,6 +110,6 @@ export class RepositoryLocks implements OnModuleDestroy {
     this.closed = true;
     const c = this.client;
     this.client = undefined;
-    await c?.end().catch(() => undefined);
+    await c?.end().catch((e: Error) => this.logger.warn('closing the lock connection failed', { error: e.message }));
   }
 }

@@ -89,6 +89,11 @@ export class LdapConnection {
     return conn;
   }
 
+  /**
+   * Ends the session. Called from \`finally\` blocks and after a failed bind, where an error here would
+   * hide the one that matters; ldapts destroys the socket whether the unbind request went out or not,
+   * so a failed unbind leaves nothing open and nothing to act on.
+   */
   async close(): Promise<void> {
     await this.client.unbind().catch(() => undefined);
   }

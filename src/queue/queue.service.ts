@@ -286,7 +286,8 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
     this.removeGauge();
     if (this.stopped || !this.started) return;
     this.stopped = true;
-    await this.started.catch(() => undefined);
+    // a start that failed was reported to start()'s caller; what it did start is stopped all the same
+    await this.started.catch((e: unknown) => this.logger.debug('queue: stopping after a failed start', { error: e instanceof Error ? e.message : String(e) }));
     const timeout = Math.max(1000, Math.min(this.config.shutdownTimeoutMs ?? 10_000, 30_000));
     await new Promise<void>((resolve) => {
       const done = () => resolve();
@@ -314,7 +315,13 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
               }),
             );
           }
-          await this.boss.fail(q.name, job.id, { message: e instanceof Error ? e.message : String(e) }).catch(() => undefined);
+          await this.boss.fail(q.name, job.id, { message: e instanceof Error ? e.message : String(e) }).catch((x: unknown) =>
+            this.logger.warn('queue: a job left running could not be failed (it is retried when its lease expires)', {
+              queue: q.name,
+              job_id: job.id,
+              error: x instanceof Error ? x.message : String(x),
+            }),
+          );
         }
       }),
     );

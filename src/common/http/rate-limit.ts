@@ -59,7 +59,9 @@ export class RateLimiter {
           const over = counts.filter((c) => c.requests > (limits.get(c.key) ?? Infinity));
           if (++this.sincePrune >= 1000) {
             this.sincePrune = 0;
-            void this.counters.prune(periodSeconds).catch(() => undefined);
+            void this.counters
+              .prune(periodSeconds)
+              .catch((e: unknown) => this.logger.warn('rate limit prune failed', { error: e instanceof Error ? e.message : String(e) }));
           }
           if (over.length === 0) return next();
           const retryAfter = Math.max(...over.map((c) => c.resetIn));
