@@ -13,6 +13,8 @@ import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const API = '/api/v3';
 const ZERO = '0'.repeat(40);
+/** One pkt-line of git's protocol. */
+const pkt = (s: string) => (s.length + 4).toString(16).padStart(4, '0') + s;
 
 type Json = Record<string, any>;
 
@@ -432,37 +434,31 @@ describe('git over HTTP', () => {
       await ok(['reset', '-q', '--hard', 'FETCH_HEAD'], local.dir);
       const sha = await commit(local.dir, { 'torn/only-here.txt': `never sent ${Date.now()}\n` }, 'a commit without its tree');
       const pack = execFileSync('git', ['pack-objects', '--stdout', '-q'], { cwd: local.dir, input: `${sha}\n` });
-      const pkt = (s: string) => (s.length + 4).toString(16).padStart(4, '0') + s;
-      const body = Buffer.concat([Buffer.from(pkt(`${ZERO} ${sha} refs/heads/torn\0report-status\n`) + '0000'), pack]);
-      const res = await t.http
-        .post('/alice/pub.git/git-receive-pack')
-        .set('Authorization', basic('alice', alice.token))
-        .set('Content-Type', 'application/x-git-receive-pack-request')
-        .send(body)
-        .buffer(true)
-        .parse(binaryParser);
-      expect(res.status).toBe(200);
-      const report = (res.body as Buffer).toString('latin1');
+      // one new branch `torn` at `sha`, with the given pack, as alice
+      const receivePack = async (pack: Buffer) => {
+        const res = await t.http
+          .post('/alice/pub.git/git-receive-pack')
+          .set('Authorization', basic('alice', alice.token))
+          .set('Content-Type', 'application/x-git-receive-pack-request')
+          .send(Buffer.concat([Buffer.from(pkt(`${ZERO} ${sha} refs/heads/torn\0report-status\n`) + '0000'), pack]))
+          .buffer(true)
+          .parse(binaryParser);
+        expect(res.status).toBe(200);
+        return (res.body as Buffer).toString('latin1');
+      };
+      const report = await receivePack(pack);
       expect(report).toContain('unpack ok');
       expect(report).toContain('ng refs/heads/torn missing necessary objects');
       expect(await branchSha(project, 'torn')).toBeNull();
       // the same commit with its objects lands
       const whole = execFileSync('git', ['pack-objects', '--stdout', '-q', '--revs'], { cwd: local.dir, input: `${sha}\n^FETCH_HEAD\n` });
-      const again = await t.http
-        .post('/alice/pub.git/git-receive-pack')
-        .set('Authorization', basic('alice', alice.token))
-        .set('Content-Type', 'application/x-git-receive-pack-request')
-        .send(Buffer.concat([Buffer.from(pkt(`${ZERO} ${sha} refs/heads/torn\0report-status\n`) + '0000'), whole]))
-        .buffer(true)
-        .parse(binaryParser);
-      expect((again.body as Buffer).toString('latin1')).toContain('ok refs/heads/torn');
+      expect(await receivePack(whole)).toContain('ok refs/heads/torn');
       expect(await branchSha(project, 'torn')).toBe(sha);
     });
 
     it('a gzip-encoded upload-pack request is decoded (explicitly, and as git sends it for large negotiations)', async () => {
       // explicit: a v0 "want" request compressed with gzip
       const tip = (await branchSha(project, 'master'))!;
-      const pkt = (s: string) => (s.length + 4).toString(16).padStart(4, '0') + s;
       const body = gzipSync(Buffer.from(pkt(`want ${tip} no-progress\n`) + '0000' + pkt('done\n')));
       const res = await t.http
         .post('/alice/pub.git/git-upload-pack')
