@@ -18,7 +18,29 @@ const GENERATED: { file: string; generate: () => { private: string } }[] = [
   { file: 'ssh_host_rsa_key', generate: () => utils.generateKeyPairSync('rsa', { bits: 3072 }) },
 ];
 
-function describe(privateKey: Buffer): HostKey {
+/** ssh2's own reading of a key: what the server will do with it at start. */
+const unreadable = (privateKey: Buffer | string): string | undefined => {
+  const parsed = utils.parseKey(privateKey);
+  return parsed instanceof Error ? parsed.message : undefined;
+};
+
+/**
+ * A new key ssh2 can read back. ssh2's generator writes about one Ed25519 key in 250 that its own parser
+ * refuses ("Malformed OpenSSH private key": measured, 619 of 157,220), which failed the server's first
+ * start; such a key is never written, another one is made.
+ */
+export function generateReadable(generate: () => { private: string }): string {
+  for (let i = 0; ; i++) {
+    const pair = generate();
+    const problem = unreadable(pair.private);
+    if (!problem) return pair.private;
+    if (i >= 20) throw new Error(`could not generate an SSH host key: ${problem}`);
+  }
+}
+
+function describe(privateKey: Buffer, file: string): HostKey {
+  const problem = unreadable(privateKey);
+  if (problem) throw new Error(`SSH host key ${file} cannot be used (${problem}); remove it to have a new one generated, or give another`);
   const key = sshpk.parsePrivateKey(privateKey, 'auto');
   const pub = key.toPublic();
   return {
@@ -36,13 +58,12 @@ function describe(privateKey: Buffer): HostKey {
  * (a hard link never overwrites), so they still agree.
  */
 export function loadHostKeys(dataDir: string, files: string[]): HostKey[] {
-  if (files.length) return files.map((f) => describe(readFileSync(f)));
+  if (files.length) return files.map((f) => describe(readFileSync(f), f));
   return GENERATED.map(({ file, generate }) => {
     const path = join(dataDir, file);
     if (!existsSync(path)) {
-      const pair = generate();
       const tmp = `${path}.${process.pid}.tmp`;
-      writeFileSync(tmp, pair.private, { mode: 0o600 });
+      writeFileSync(tmp, generateReadable(generate), { mode: 0o600 });
       chmodSync(tmp, 0o600);
       try {
         linkSync(tmp, path);
@@ -52,6 +73,6 @@ export function loadHostKeys(dataDir: string, files: string[]): HostKey[] {
         unlinkSync(tmp);
       }
     }
-    return describe(readFileSync(path));
+    return describe(readFileSync(path), path);
   });
 }
