@@ -55,9 +55,10 @@ export interface AppConfig {
   gitAuthBan: { maxRetry: number; findTimeSeconds: number; banTimeSeconds: number; ipWhitelist: string[] };
   /**
    * The cap on git transfer processes (clone, fetch, push, archive; HTTP and SSH) of this instance
-   * (src/git/transfer-limiter.ts): how many run, how many wait beyond them, how long one may wait.
+   * (src/git/transfer-limiter.ts): how many run, how many wait beyond them, how long one may wait, and
+   * the share of each client (a user, a CI build's project, an anonymous address) of both.
    */
-  gitTransfers: { maxRunning: number; maxQueued: number; queueTimeoutMs: number };
+  gitTransfers: { maxRunning: number; maxQueued: number; queueTimeoutMs: number; maxRunningPerClient?: number; maxQueuedPerClient?: number };
   /** Start git through the spawn broker (src/git/spawn-broker.ts) rather than from the server's own process. */
   gitSpawnBroker: boolean;
   /** Optional request rate limit per IP and per token over `periodSeconds` (0: off, the default). */
@@ -260,6 +261,23 @@ function memEnv(env: NodeJS.ProcessEnv, name: string, fallback: string): string 
   return v;
 }
 
+/**
+ * GIT_MAX_TRANSFERS and its companions (src/git/transfer-limiter.ts). A client's shares, unless set,
+ * are the limiter's defaults: half the running slots and a quarter of the queue, rounded up.
+ */
+function gitTransferLimits(env: NodeJS.ProcessEnv): AppConfig['gitTransfers'] {
+  // pack-objects is CPU-bound: two per core keep the cores busy while some transfers wait on the network
+  const maxRunning = intEnv(env, 'GIT_MAX_TRANSFERS', Math.max(2, 2 * availableParallelism()), 1, 10_000);
+  const maxQueued = intEnv(env, 'GIT_MAX_QUEUED', 100, 0, 100_000);
+  return {
+    maxRunning,
+    maxQueued,
+    queueTimeoutMs: intEnv(env, 'GIT_QUEUE_TIMEOUT', 30, 1, 3600) * 1000,
+    maxRunningPerClient: env.GIT_MAX_TRANSFERS_PER_CLIENT ? intEnv(env, 'GIT_MAX_TRANSFERS_PER_CLIENT', maxRunning, 1, maxRunning) : undefined,
+    maxQueuedPerClient: env.GIT_MAX_QUEUED_PER_CLIENT ? intEnv(env, 'GIT_MAX_QUEUED_PER_CLIENT', maxQueued, 0, maxQueued) : undefined,
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const dataDir = resolve(env.DATA_DIR || './data');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -344,12 +362,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       ipWhitelist: env.GIT_AUTH_BAN_IP_WHITELIST === undefined ? ['127.0.0.1', '::1', '::ffff:127.0.0.1'] : listEnv(env.GIT_AUTH_BAN_IP_WHITELIST),
     },
     gitSpawnBroker: !/^(false|0|no)$/i.test(env.GIT_SPAWN_BROKER ?? ''),
-    gitTransfers: {
-      // pack-objects is CPU-bound: two per core keep the cores busy while some transfers wait on the network
-      maxRunning: intEnv(env, 'GIT_MAX_TRANSFERS', Math.max(2, 2 * availableParallelism()), 1, 10_000),
-      maxQueued: intEnv(env, 'GIT_MAX_QUEUED', 100, 0, 100_000),
-      queueTimeoutMs: intEnv(env, 'GIT_QUEUE_TIMEOUT', 30, 1, 3600) * 1000,
-    },
+    gitTransfers: gitTransferLimits(env),
     rateLimit: {
       perIp: intEnv(env, 'RATE_LIMIT_PER_IP', 0, 0, 100_000_000),
       perToken: intEnv(env, 'RATE_LIMIT_PER_TOKEN', 0, 0, 100_000_000),

@@ -7,6 +7,7 @@ import { DomainError, NotFound, TooManyRequests } from '../common/errors/domain-
 import { ApiRequest } from '../common/http/http-pipeline';
 import { GitService } from '../git/git.service';
 import { SmartHttpAction } from '../git/smart-http';
+import { transferClient } from '../git/transfer-limiter';
 import { SessionService } from '../users/session.service';
 import { BuildTokenGrant, GitAccess, GitAccessDenied, GitCaller, GitGrant } from './git-access.service';
 import { GitAuthBan } from '../common/auth/git-auth-ban';
@@ -104,6 +105,7 @@ export class GitHttpService implements OnModuleInit {
           res,
           action,
           remoteUser: caller.user?.username ?? 'anonymous',
+          client: transferClient({ userId: caller.user?.id, buildProjectId: caller.build?.projectId, address: ip }),
           pushRules: grant.pushRules,
           onUpdates,
         }),

@@ -28,6 +28,8 @@ export interface SmartHttpExchange {
   res: Response;
   action: SmartHttpAction;
   remoteUser: string;
+  /** Whom the transfer is for, the key of the transfer limit's fair shares (`transferClient`). */
+  client: string;
   /** Given for pushes (receive-pack is refused without them). */
   pushRules?: PushRules;
   onUpdates?: (updates: RefUpdate[]) => Promise<void>;

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { GitRunner } from './git-runner';
 import { PushLog, PushRules, RefUpdate } from './receive-hooks';
 import { transferConfigEnv } from './transfer-config';
-import { TransferAborted, TransferLimiter, TRANSFERS_BUSY_MESSAGE, TRANSFERS_RETRY_AFTER_SECONDS, TransfersBusy } from './transfer-limiter';
+import { TransferAborted, TransferLimiter, TRANSFERS_RETRY_AFTER_SECONDS, TransfersBusy } from './transfer-limiter';
 
 export type { RefUpdate };
 
@@ -16,6 +16,8 @@ export interface SmartHttpRequest {
   gitDir: string;
   action: SmartHttpAction;
   remoteUser: string;
+  /** Whom the transfer is for, the key of the transfer limit's fair shares (`transferClient`). */
+  client: string;
   hooksPath: string;
   pushRules?: PushRules;
   /**
@@ -56,15 +58,15 @@ async function transferSlot(limiter: TransferLimiter, o: SmartHttpRequest): Prom
   };
   o.res.on('close', onClose);
   try {
-    if (o.action !== 'info/refs') return await limiter.acquire(gone.signal);
-    limiter.admit();
+    if (o.action !== 'info/refs') return await limiter.acquire(gone.signal, o.client);
+    limiter.admit(o.client);
     return () => undefined;
   } catch (e) {
     if (e instanceof TransferAborted) return undefined;
     if (!(e instanceof TransfersBusy)) throw e;
     o.res.status(503).setHeader('Retry-After', String(TRANSFERS_RETRY_AFTER_SECONDS));
     o.res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-    o.res.end(TRANSFERS_BUSY_MESSAGE + '\n');
+    o.res.end(e.message + '\n');
     return undefined;
   } finally {
     o.res.off('close', onClose);

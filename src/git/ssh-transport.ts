@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { GitRunner } from './git-runner';
 import { PushLog, PushRules, RefUpdate } from './receive-hooks';
 import { TransferService, transferConfigEnv } from './transfer-config';
-import { TransferAborted, TransferLimiter, TRANSFERS_BUSY_MESSAGE, TransfersBusy } from './transfer-limiter';
+import { TransferAborted, TransferLimiter, TransfersBusy } from './transfer-limiter';
 
 /** The git services a client may run over SSH (what `git clone/fetch/push/archive --remote` ask for). */
 export type GitSshService = 'git-upload-pack' | 'git-receive-pack' | 'git-upload-archive';
@@ -47,7 +47,7 @@ export async function serveGitSsh(runner: GitRunner, limiter: TransferLimiter, x
     if (x.stderr.writableEnded) gone.abort();
     release = await limiter.acquire(gone.signal);
   } catch (e) {
-    if (e instanceof TransfersBusy) x.stderr.write(TRANSFERS_BUSY_MESSAGE + '\n');
+    if (e instanceof TransfersBusy) x.stderr.write(e.message + '\n');
     else if (!(e instanceof TransferAborted)) throw e;
     return 1; // (aborted: the connection is gone, nobody reads the code)
   } finally {

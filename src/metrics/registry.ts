@@ -133,7 +133,7 @@ const transfersRunning = new Gauge({
 const transfersQueued = new Gauge({ name: 'git_transfers_queued', help: 'git transfers waiting for a slot of the transfer limit now', registers: [registry] });
 const transfersRejected = new Counter({
   name: 'git_transfers_rejected_total',
-  help: 'git transfers refused by the transfer limit, by reason (queue_full, timeout)',
+  help: 'git transfers refused by the transfer limit, by reason (queue_full, client_share, timeout)',
   labelNames: ['reason'],
   registers: [registry],
 });
@@ -148,8 +148,8 @@ export function gitTransferQueued(): () => void {
   return gauged(transfersQueued);
 }
 
-/** Called by src/git when a transfer is refused (queue full, or its wait timed out). */
-export function gitTransferRejected(reason: 'queue_full' | 'timeout'): void {
+/** Called by src/git when a transfer is refused (queue full, its client's share of the slots taken, or its wait timed out). */
+export function gitTransferRejected(reason: 'queue_full' | 'client_share' | 'timeout'): void {
   transfersRejected.inc({ reason });
 }
 
