@@ -59,7 +59,7 @@ async function main(): Promise<void> {
 
 /**
  * The embedded default holds Postgres in this process too (aims: ≤ 250 MB idle, ≤ 350 MB under
- * load; measured in docs/performance.md, issue 27). Once started, the old generation may grow by
+ * load; measured in docs/performance-history.md, issue 27). Once started, the old generation may grow by
  * 20 % between full collections instead of V8's default factor (up to 4×): under load the heap
  * otherwise reached 150–250 MB, mostly garbage. Not before the start, where more collections while
  * the modules load would only slow it.

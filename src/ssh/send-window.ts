@@ -5,7 +5,7 @@
  * up in the client's channel buffer whenever the client's git reads more slowly than the network
  * delivers, which is the normal case on a fast link. OpenSSH then spends most of its CPU moving that
  * buffer (memmove as it compacts and grows). On loopback this took 120–200 ms of client CPU per 10 MB
- * clone; keeping 256 KB in flight took 10–30 ms, and the clone was faster (docs/performance.md).
+ * clone; keeping 256 KB in flight took 10–30 ms, and the clone was faster (docs/performance-history.md).
  *
  * A fixed cap would throttle a distant client, whose in-flight data is on the network, not in its
  * buffer: 256 KB per 100 ms round trip is 2.5 MB/s. So the cap starts at `initial` and doubles, up to

@@ -22,7 +22,7 @@ const AUTHORIZED_IDS = 'SELECT project_id FROM project_authorizations WHERE user
  * `= ANY(ARRAY(...))` rather than `IN (...)`: the member's ids are read first (one index range) and
  * the projects fetched by id. With `IN`, a list ordered by `created_at` was planned as a walk over
  * every project in that order, probing the authorizations for each (a member of 1,000 of 10,000
- * projects: 20,437 buffers, 9.5 ms; now 1.6 ms — docs/performance.md).
+ * projects: 20,437 buffers, 9.5 ms; now 1.6 ms — docs/performance-history.md).
  */
 export function memberProjects(alias: string, viewer: PolicyUser): SqlCondition {
   return { sql: `${alias}.id = ANY(ARRAY(${AUTHORIZED_IDS}))`, params: { visibilityViewerId: viewer.id } };
