@@ -117,7 +117,10 @@ describe('project webhooks', () => {
           .post(u, `/projects/${project.id}/hooks`)
           .send({ url: rx.url('/x') })
           .expect(403);
-        await api.put(u, `/projects/${project.id}/hooks/${hook.id}`).send({ push_events: false }).expect(403);
+        await api
+          .put(u, `/projects/${project.id}/hooks/${hook.id}`)
+          .send({ url: rx.url('/x'), push_events: false })
+          .expect(403);
         await api.del(u, `/projects/${project.id}/hooks/${hook.id}`).expect(403);
         await api.get(u, `/projects/${project.id}/hooks/${hook.id}/events`).expect(403);
       }
@@ -138,9 +141,42 @@ describe('project webhooks', () => {
         .post(tm.master, `/projects/${project.id}/hooks`)
         .send({ url: rx.url('/x'), push_events: 'maybe' })
         .expect(400, { message: '400 (Bad request) "push_events" is invalid' });
-      for (const url of ['ftp://example.com/hook', 'not a url', 'javascript:alert(1)', 'http://']) {
+      for (const url of [
+        'ftp://example.com/hook',
+        'not a url',
+        'javascript:alert(1)',
+        'http://',
+        'http://exa mple.com/',
+        'http:\\\\example.com/',
+        'http:example.com',
+      ]) {
         await api.post(tm.master, `/projects/${project.id}/hooks`).send({ url }).expect(422, { message: '422 Invalid url given' });
       }
+    });
+
+    it('PUT needs url, as 8.17 (400 without it)', async () => {
+      const hook = await addHook('/put-url');
+      await api
+        .put(tm.master, `/projects/${project.id}/hooks/${hook.id}`)
+        .send({ push_events: false })
+        .expect(400, { message: '400 (Bad request) "url" not given' });
+      const kept = (await api.get(tm.master, `/projects/${project.id}/hooks/${hook.id}`).expect(200)).body;
+      expect(kept).toMatchObject({ url: rx.url('/put-url'), push_events: true });
+    });
+
+    it('returns the URL exactly as given (no `/` added, case and query kept), minus its userinfo', async () => {
+      const create = async (url: string) => (await api.post(tm.master, `/projects/${project.id}/hooks`).send({ url }).expect(201)).body;
+      for (const url of ['http://hook-target.invalid', 'HTTP://Hook-Target.invalid:8080?x=1', 'https://hook-target.invalid/a/../b?c=d%20e#f']) {
+        const hook = await create(url);
+        expect(hook.url).toBe(url);
+        expect((await api.get(tm.master, `/projects/${project.id}/hooks/${hook.id}`).expect(200)).body.url).toBe(url);
+      }
+      const withAuth = await create('  http://u%40x:p%3Aw@hook-target.invalid  ');
+      expect(withAuth.url).toBe('http://hook-target.invalid');
+      const rows = await t.sql<Json>(`SELECT url FROM web_hooks WHERE id = $1`, [withAuth.id]);
+      expect(rows[0].url).toBe('http://hook-target.invalid');
+      const upd = await api.put(tm.master, `/projects/${project.id}/hooks/${withAuth.id}`).send({ url: 'http://other-target.invalid' }).expect(200);
+      expect(upd.body.url).toBe('http://other-target.invalid');
     });
   });
 
@@ -188,10 +224,8 @@ describe('project webhooks', () => {
 
     it('re-checks at delivery time: a hook saved while allowed is not called once the setting is off', async () => {
       await allowLocal(true);
-      const hook = await addHook('/ssrf-late');
+      const hook = await addHook('/ssrf-late', { push_events: false, issues_events: true });
       await allowLocal(false);
-      await api.issue(tm.master, project.id);
-      await api.put(tm.master, `/projects/${project.id}/hooks/${hook.id}`).send({ issues_events: true }).expect(200);
       await api.issue(tm.master, project.id);
       const log = await waitForLog(hook.id, 1);
       expect(log[0]).toMatchObject({ trigger: 'issue', response_status: null });
@@ -354,7 +388,12 @@ describe('project webhooks', () => {
       await api.issue(tm.master, project.id);
       await sleep(1500);
       expect(rx.at('/gone')).toHaveLength(3);
-      const again = (await api.put(tm.master, `/projects/${project.id}/hooks/${hook.id}`).send({ issues_events: true }).expect(200)).body;
+      const again = (
+        await api
+          .put(tm.master, `/projects/${project.id}/hooks/${hook.id}`)
+          .send({ url: rx.url('/gone'), issues_events: true })
+          .expect(200)
+      ).body;
       expect(again).toMatchObject({ disabled: false, recent_failures: 0 });
     });
 

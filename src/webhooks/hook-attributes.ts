@@ -11,16 +11,16 @@ export async function urlColumns(secrets: SecretsService, raw: string, allowLoca
 }
 
 /**
- * `urlColumns` where a refused URL answers `refused(why)`: each API words it its own way (project
- * hooks 422 "Invalid url given", system hooks GitLab 8.8's 404 of a failed save). `why` is set when
- * the URL is well-formed but refused for where it leads (`url is blocked: it resolves to a loopback
- * address ...`), so that the caller learns the reason and the setting that allows it.
+ * `urlColumns` where a refused URL answers `refused(blocked)`: each API words it its own way (project
+ * hooks 422 "Invalid url given", system hooks 8.17's 400 validation error). `blocked` is set when the
+ * URL is well-formed but refused for where it leads (`is blocked: it resolves to a loopback address
+ * ...`), so that the caller learns the reason and the setting that allows it.
  */
-export async function urlColumnsOr(secrets: SecretsService, raw: string, allowLocal: boolean, refused: (why?: string) => Error): Promise<Partial<WebHook>> {
+export async function urlColumnsOr(secrets: SecretsService, raw: string, allowLocal: boolean, refused: (blocked?: string) => Error): Promise<Partial<WebHook>> {
   try {
     return await urlColumns(secrets, raw, allowLocal);
   } catch (e) {
-    if (e instanceof OutboundUrlRefused) throw refused(e instanceof OutboundAddressRefused ? `url ${e.message}` : undefined);
+    if (e instanceof OutboundUrlRefused) throw refused(e instanceof OutboundAddressRefused ? e.message : undefined);
     throw e;
   }
 }

@@ -79,5 +79,10 @@ describe('hook payloads', () => {
     expect(splitUserinfo('https://u%40x:p%3Aw@hooks.example.com/a?b=1')).toEqual({ url: 'https://hooks.example.com/a?b=1', userinfo: 'u%40x:p%3Aw' });
     expect(basicAuth('u%40x:p%3Aw')).toBe('Basic ' + Buffer.from('u@x:p:w').toString('base64'));
     expect(splitUserinfo('http://h.example.com/').userinfo).toBeNull();
+    // the rest of the text is kept as written: no `/` added, case kept
+    expect(splitUserinfo(' HTTP://u:p@H.example.com ')).toEqual({ url: 'HTTP://H.example.com', userinfo: 'u:p' });
+    for (const bad of ['http:u:p@h.example.com', 'http:\\\\h.example.com/', 'http://h.exa mple.com/', 'http://h.example.com/\tx']) {
+      expect(() => splitUserinfo(bad)).toThrow('is not a valid URL');
+    }
   });
 });

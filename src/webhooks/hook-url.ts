@@ -7,19 +7,28 @@ export interface SplitUrl {
   userinfo: string | null;
 }
 
-/** Takes the userinfo out of a hook URL (it becomes Basic auth and is stored encrypted). */
+/**
+ * Takes the userinfo out of a hook URL (it becomes Basic auth and is stored encrypted). The rest is
+ * kept exactly as written (GitLab stores and shows the URL it was given: `http://example.com` stays
+ * without the `/` that a serialised URL would add); whitespace, control characters and backslashes,
+ * which a parser would silently fix up, make it invalid, as they did in GitLab's URI check, and so
+ * does a URL not written `scheme://host...` (the userinfo could not be taken out of its text).
+ */
 export function splitUserinfo(raw: string): SplitUrl {
+  const text = raw.trim();
   let u: URL;
   try {
-    u = new URL(raw.trim());
+    u = new URL(text);
   } catch {
     throw new OutboundUrlRefused('is not a valid URL');
   }
-  if (ambiguousAuthority(raw)) throw new OutboundUrlRefused('is not a valid URL');
+  // eslint-disable-next-line no-control-regex
+  const written = /^[a-z][a-z0-9+.-]*:\/\/[^/]/i.test(text) && !/[\s\x00-\x1f\x7f\\]/.test(text);
+  if (!written || ambiguousAuthority(text)) throw new OutboundUrlRefused('is not a valid URL');
   const userinfo = u.username || u.password ? `${u.username}:${u.password}` : null;
-  u.username = '';
-  u.password = '';
-  return { url: u.toString(), userinfo };
+  // at most one `@` in the authority (ambiguousAuthority), so this removes exactly the userinfo
+  const url = text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1');
+  return { url, userinfo };
 }
 
 /** `Authorization: Basic ...` for the userinfo of a hook URL. */

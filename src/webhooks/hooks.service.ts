@@ -12,7 +12,7 @@ import { WebHook, WebHookLog } from './web-hook.entity';
 import { ProjectRef } from '../common/params/refs';
 
 /** GitLab's 422; a URL refused for where it leads says why (and which setting allows it). */
-const invalidUrl = (why?: string) => apiError(422, why ? `Invalid url given: ${why}` : 'Invalid url given');
+const invalidUrl = (blocked?: string) => apiError(422, blocked ? `Invalid url given: url ${blocked}` : 'Invalid url given');
 
 /** Project webhooks (GitLab 8.8's v3 endpoints): managed by masters and owners (`admin_project`). */
 @Injectable()
@@ -42,11 +42,11 @@ export class HooksService {
     return this.hooks.insert(undefined, newHookColumns('ProjectHook', project.id, url, optionColumns(this.secrets, dto)));
   }
 
-  /** Any field; saving a hook also re-enables it when failures had disabled it. */
+  /** `url` (required, as 8.17) and any switch; saving a hook also re-enables it when failures had disabled it. */
   async update(user: User, ref: ProjectRef, id: number, dto: UpdateHookDto): Promise<WebHook> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const hook = await this.find(project.id, id);
-    const url = dto.url !== undefined ? await this.vet(dto.url) : {};
+    const url = await this.vet(dto.url);
     return this.hooks.update(hook.id, { ...url, ...optionColumns(this.secrets, dto), disabledAt: null, recentFailures: 0 });
   }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
-import { apiError, NotFound } from '../common/errors/domain-errors';
+import { NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { newHookColumns, optionColumns, urlColumnsOr } from './hook-attributes';
 import { HookDeliveryService } from './hook-delivery.service';
 import { HooksRepository } from './hooks.repository';
@@ -26,12 +26,13 @@ export class SystemHooksService {
   }
 
   /**
-   * An invalid or refused URL answers `404 Not Found` (GitLab 8.8's not_found! on a failed save); one
-   * refused for where it leads says why (`404 Not Found: url is blocked: it resolves to a loopback address ...`).
+   * An invalid or refused URL answers 8.17's validation error (`400 {"message":{"url":["must be a
+   * valid URL"]}}`); one refused for where it leads says why (`{"url":["is blocked: it resolves to a
+   * loopback address ..."]}`).
    */
   async create(dto: CreateSystemHookDto): Promise<WebHook> {
     const allowLocal = (await this.settings.get()).allowLocalRequestsFromHooksAndServices;
-    const url = await urlColumnsOr(this.secrets, dto.url, allowLocal, (why) => (why ? apiError(404, `404 Not Found: ${why}`) : new NotFound()));
+    const url = await urlColumnsOr(this.secrets, dto.url, allowLocal, (blocked) => new ValidationFailed({ url: [blocked ?? 'must be a valid URL'] }));
     return this.hooks.insert(undefined, newHookColumns('SystemHook', null, url, optionColumns(this.secrets, dto)));
   }
 

@@ -17,6 +17,5 @@ export class CreateHookDto extends HookOptionsDto {
   @Str({ required: true, trim: true, max: 4096 }) url!: string;
 }
 
-export class UpdateHookDto extends HookOptionsDto {
-  @Str({ trim: true, max: 4096 }) url?: string;
-}
+/** GitLab 8.17's `PUT /projects/:id/hooks/:hook_id` requires `url` as its POST does. */
+export class UpdateHookDto extends CreateHookDto {}
