@@ -6,10 +6,12 @@ import sshpk from 'sshpk';
 import { NotFound } from '../common/errors/domain-errors';
 import { Logger } from '../common/http/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { DbNotifications } from '../database/notifications';
 import { GitService } from '../git/git.service';
 import { GitAccess, GitAccessDenied, GitGrant } from '../git-http/git-access.service';
 import { GitAuthBan } from '../common/auth/git-auth-ban';
 import { sshSessionStarted } from '../metrics/registry';
+import { SshKey } from '../users/key.entity';
 import { KeysService } from '../users/keys.service';
 import { User } from '../users/user.entity';
 import { HostKey, loadHostKeys } from './host-keys';
@@ -38,13 +40,36 @@ const ALGORITHMS: Algorithms = {
 const ACCEPTED_KEY_TYPES = new Set(['ssh-ed25519', 'ssh-rsa', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521']);
 const MIN_RSA_BITS = 2048;
 const NOT_FOUND = 'GitLab: The project you were looking for could not be found.';
+/** GitLab 8's answer (`/internal/allowed`) to a command of a blocked user. */
+const BLOCKED = 'GitLab: Your account has been blocked.';
+const KEY_REMOVED = 'GitLab: The SSH key this connection was opened with has been removed.';
+/** Notified (database trigger) with a user's id on every change to the user row or to one of its SSH keys. */
+const AUTH_CHANGED = 'auth_changed';
+/** How long a closed connection's client is given to hang up after the disconnect message, before the socket is cut. */
+const CLOSE_GRACE_MS = 1000;
+
+/** The key a connection authenticated with: what every later command re-checks. */
+interface AuthenticatedKey {
+  id: number;
+  fingerprint: string;
+  userId: number;
+}
 
 interface Session {
   client: Connection;
   ip: string;
   /** Git transfers running on this connection (a graceful stop waits for them). */
   busy: number;
+  /** Set once authenticated. */
+  key?: AuthenticatedKey;
+  /** Set once its key or its owner lost access: no command runs on it any more. */
+  revoked?: boolean;
+  /** Set once it is being closed for that. */
+  closing?: boolean;
 }
+
+/** Whether the key a connection authenticated with may still act, and as whom (the owner as stored now). */
+type KeyState = { ok: true; owner: User } | { ok: false; message: string; result: 'blocked' | 'key_removed' };
 
 /** GitLab 8's MD5 fingerprint (`aa:bb:…`) of a public key blob, as the keys API stores it. */
 export function md5Fingerprint(blob: Buffer): string {
@@ -57,6 +82,15 @@ export function md5Fingerprint(blob: Buffer): string {
  * the very next connection, whichever instance changed it), then only `git-upload-pack`,
  * `git-receive-pack` and `git-upload-archive`, authorised and run through `GitAccess` — the same
  * policy, push rules, write lock and post-push reactions as smart HTTP. No shell, no forwarding.
+ *
+ * One connection carries many commands (OpenSSH's `ControlMaster` multiplexing), so nothing decided
+ * at authentication is trusted later, as GitLab's gitlab-shell asked `/internal/allowed` per command:
+ * before every command the key is looked up again (it still exists, with the same id), its owner is
+ * read as stored now (blocked or LDAP-blocked: refused; the admin and external flags as they are),
+ * and the access is decided by `GitAccess` with that owner — one statement, no cache. And when a
+ * user's row or keys change (the `auth_changed` trigger, on every instance), the connections of that
+ * user are checked at once: those whose key is gone or whose owner is blocked are closed, running
+ * transfers included.
  */
 @Injectable()
 export class SshServerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -74,6 +108,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly access: GitAccess,
     private readonly git: GitService,
     private readonly ban: GitAuthBan,
+    private readonly notifications: DbNotifications,
     private readonly logger: Logger,
   ) {}
 
@@ -109,6 +144,8 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
       return;
     }
     server.on('error', (e: Error) => this.logger.error('SSH server error', { error: e.message }));
+    // a blocked user or a removed key: that user's open connections are checked again, on every instance
+    await this.notifications.listen(AUTH_CHANGED, this.onAuthChanged);
     server.maxConnections = c.maxSessions;
     // ssh2 reports a connection only once the client has sent its identification line: the limits that
     // must hold before that (per-IP cap, authentication timeout, idle timeout) are kept on the TCP socket
@@ -131,6 +168,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     const server = this.server;
     if (!server) return;
     this.server = undefined;
+    this.notifications.unlisten(AUTH_CHANGED, this.onAuthChanged);
     server.close();
     for (const s of this.sessions) if (s.busy === 0) s.client.end();
     const deadline = Date.now() + this.config.shutdownTimeoutMs;
@@ -167,7 +205,6 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     const sock = (client as unknown as { _sock: Socket })._sock;
     const session: Session = { client, ip, busy: 0 };
     this.sessions.add(session);
-    let user: User | undefined;
     let failedAttempt = false;
     let bannedChecked: Promise<boolean> | undefined;
     let command = 'none';
@@ -187,7 +224,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
           }
           if (owner === 'query') return;
           if (owner) {
-            user = owner;
+            session.key = { id: owner.key.id, fingerprint: owner.key.fingerprint, userId: owner.owner.id };
             ctx.accept();
             void this.ban.succeeded(ip).catch(this.banFailure('succeeded'));
           } else {
@@ -227,15 +264,28 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
       s.on('shell', (accept) => {
         const ch = accept();
         command = 'shell';
-        // `ssh -T git@host`: GitLab's greeting, exit 0
-        ch.write(`Welcome to GitLab, @${user?.username ?? ''}!\n`);
-        ch.exit(0);
-        ch.end();
+        // `ssh -T git@host`: GitLab's greeting, exit 0 (as the owner is now: a blocked one is refused)
+        this.keyState(session)
+          .then((state) => {
+            if (!state.ok) {
+              result = this.revoke(session, ch, state);
+              return;
+            }
+            ch.write(`Welcome to GitLab, @${state.owner.username}!\n`);
+            ch.exit(0);
+            ch.end();
+          })
+          .catch((e: unknown) => {
+            this.logger.error('SSH greeting failed', { error: e instanceof Error ? e.message : String(e) });
+            ch.stderr.write('GitLab: Internal server error\n');
+            ch.exit(1);
+            ch.end();
+          });
       });
       s.on('exec', (accept, _reject, info) => {
         const ch = accept();
         session.busy++;
-        this.exec(ch, info.command, user!, protocol, ip)
+        this.exec(session, ch, info.command, protocol)
           .then((r) => {
             command = r.command;
             result = r.result;
@@ -248,7 +298,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     });
     client.on('close', () => {
       this.sessions.delete(session);
-      if (!user && failedAttempt) {
+      if (!session.key && failedAttempt) {
         result = 'denied';
         // counted like a failed HTTP Basic authentication: one attempt of the address's budget, then the ban
         void this.ban
@@ -270,7 +320,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
    * attempt: the signature checked against the stored key), `query` when a key without a signature was
    * acceptable (answered here with PK_OK), undefined when refused.
    */
-  private async authenticate(ctx: AuthContext, banned: Promise<boolean>): Promise<User | undefined | 'query' | 'banned'> {
+  private async authenticate(ctx: AuthContext, banned: Promise<boolean>): Promise<{ key: SshKey; owner: User } | undefined | 'query' | 'banned'> {
     if (await banned) return 'banned';
     if (ctx.method !== 'publickey') return undefined; // no password, no keyboard-interactive
     const algo = ctx.key.algo;
@@ -285,10 +335,68 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
       ctx.accept(); // PK_OK: the client may sign with this key
       return 'query';
     }
-    return stored.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) === true ? found.owner : undefined;
+    return stored.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) === true ? found : undefined;
   }
 
-  private async exec(ch: ServerChannel, raw: string, user: User, protocol: string | undefined, ip: string): Promise<{ command: string; result: string }> {
+  /**
+   * The connection's key as stored now (by its fingerprint, the unique index; the same id as when the
+   * connection opened) and its owner's state, read from the database — never from a cache — so a key
+   * removed or an owner blocked a moment ago, through any instance, is seen.
+   */
+  private async keyState(session: Session): Promise<KeyState> {
+    const key = session.key;
+    const found = key && !session.revoked ? await this.keys.withOwnerByFingerprint(key.fingerprint) : null;
+    if (!key || !found || found.key.id !== key.id || found.owner.id !== key.userId) return { ok: false, message: KEY_REMOVED, result: 'key_removed' };
+    if (found.owner.state !== 'active') return { ok: false, message: BLOCKED, result: 'blocked' };
+    return { ok: true, owner: found.owner };
+  }
+
+  /** A command of a connection that lost its access: GitLab's line on stderr, exit 1, and the connection closed. */
+  private revoke(session: Session, ch: ServerChannel, state: Extract<KeyState, { ok: false }>): string {
+    ch.stderr.write(state.message + '\n');
+    ch.exit(1);
+    ch.end();
+    // no command runs on it any more; it is closed once the client has the line (a multiplexing client
+    // relays it to the command's own process), or after the grace period
+    session.revoked = true;
+    const close = () => this.close(session, state.result);
+    ch.once('close', close);
+    setTimeout(close, CLOSE_GRACE_MS).unref();
+    return state.result;
+  }
+
+  /** Closes a connection whose key or owner lost access: a disconnect message, then the socket (running git is killed). */
+  private close(session: Session, reason: string): void {
+    if (session.closing) return;
+    session.revoked = true;
+    session.closing = true;
+    this.logger.info('SSH connection closed: access revoked', { user_id: session.key?.userId, key_id: session.key?.id, ip: session.ip, reason });
+    const sock = (session.client as unknown as { _sock?: Socket })._sock;
+    session.client.end();
+    setTimeout(() => sock?.destroy(), CLOSE_GRACE_MS).unref();
+  }
+
+  /**
+   * `auth_changed` (a user row or one of its keys changed, on any instance; empty when the listener
+   * was lost and anything may have changed): that user's connections are checked again, and the
+   * ones whose key is gone or whose owner is blocked are closed.
+   */
+  private readonly onAuthChanged = (payload: string): void => {
+    const userId = Number(payload);
+    const all = payload === '' || !Number.isSafeInteger(userId);
+    for (const session of this.sessions) {
+      if (!session.key || session.closing || (!all && session.key.userId !== userId)) continue;
+      this.keyState(session).then(
+        (state) => {
+          if (!state.ok) this.close(session, state.result);
+        },
+        (e: unknown) => this.logger.warn('SSH: an open connection could not be checked again', { error: e instanceof Error ? e.message : String(e) }),
+      );
+    }
+  };
+
+  private async exec(session: Session, ch: ServerChannel, raw: string, protocol: string | undefined): Promise<{ command: string; result: string }> {
+    const ip = session.ip;
     const refuse = (message: string, command: string, result: string) => {
       ch.stderr.write(message + '\n');
       ch.exit(1);
@@ -298,12 +406,17 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     const cmd = parseGitSshCommand(raw);
     if (!cmd) return refuse('GitLab: Disallowed command', 'disallowed', 'refused');
     let grant: GitGrant;
+    let user: User;
     try {
+      // every command, as gitlab-shell's /allowed: the key and its owner as they are now, then the access as that owner
+      const state = await this.keyState(session);
+      if (!state.ok) return { command: cmd.service, result: this.revoke(session, ch, state) };
+      user = state.owner;
       grant = await this.access.authorize({ user }, parseProjectRef(cmd.path), cmd.service);
     } catch (e) {
       if (e instanceof NotFound) return refuse(NOT_FOUND, cmd.service, 'not_found');
       if (e instanceof GitAccessDenied) return refuse(`GitLab: ${e.message}`, cmd.service, 'forbidden');
-      this.logger.error('SSH git command failed', { user: user.username, command: cmd.service, error: e instanceof Error ? e.message : String(e) });
+      this.logger.error('SSH git command failed', { key_id: session.key?.id, command: cmd.service, error: e instanceof Error ? e.message : String(e) });
       return refuse('GitLab: Internal server error', cmd.service, 'error');
     }
     if (!paceSendWindow(ch)) this.logger.warn('SSH send pacing is off: ssh2 channel without outgoing.window');

@@ -9,9 +9,9 @@ export const AUTH_CACHE_MAX = 10_000;
 
 /**
  * Credential → user lookups (private tokens, OAuth tokens), so that a request does not pay a
- * statement to authenticate. Every update or deletion of a user row or an OAuth access token fires
- * a trigger notifying `auth_changed` with the user's id (migration AuthChangedNotify), and every
- * instance drops that user's entries (on the embedded database the notifications arrive on the
+ * statement to authenticate. Every update or deletion of a user row, an OAuth access token or an SSH
+ * key fires a trigger notifying `auth_changed` with the user's id (migrations AuthChangedNotify,
+ * KeysAuthChangedNotify; the SSH server listens too), and every instance drops that user's entries (on the embedded database the notifications arrive on the
  * pool's own connection: DbNotifications).
  */
 @Injectable()

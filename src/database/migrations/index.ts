@@ -18,6 +18,7 @@ import { MergeWhenBuildSucceedsSha1734000003000 } from './1734000003000-merge-wh
 import { NotificationSettings1734100000000 } from './1734100000000-notification-settings';
 import { ProjectAuthorizations1734200000000 } from './1734200000000-project-authorizations';
 import { ProjectsPageIndex1734200001000 } from './1734200001000-projects-page-index';
+import { KeysAuthChangedNotify1734300500000 } from './1734300500000-keys-auth-changed-notify';
 
 /** Every migration, in order. A migration is frozen SQL and never imports entities. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   NotificationSettings1734100000000,
   ProjectAuthorizations1734200000000,
   ProjectsPageIndex1734200001000,
+  KeysAuthChangedNotify1734300500000,
 ];
