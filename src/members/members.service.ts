@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainEvents } from '../events/domain-events';
-import { Conflict, Forbidden, isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
+import { apiError, Conflict, Forbidden, isUniqueViolation, NotFound } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { AccessLevel } from '../common/policy/policy';
 import { Transactions, Tx } from '../database/transactions';
@@ -79,14 +79,21 @@ export class MembersService {
     return { user: member, accessLevel: level as number };
   }
 
+  /** 8.17's 422 `Access level is not known` (owner is a group level only). */
   private checkLevel(t: MemberTarget, level: number): number {
-    if (!LEVELS[t.kind].includes(level)) throw new ValidationFailed({ access_level: ['is not included in the list'] });
+    if (!LEVELS[t.kind].includes(level)) throw apiError(422, 'Access level is not known');
     return level;
   }
 
-  /** Adds a member: 404 unknown user, 409 already a member, 400 bad level. */
+  /**
+   * Adds a member, as 8.17's `members.rb`: a user who is already a member of a project is answered
+   * with that member, unchanged (201; the level sent is not even checked); of a group, 409 `Member
+   * already exists`. Then 422 for a level that is not known, 404 for an unknown user.
+   */
   async add(actor: User, source: MemberSourceRef, dto: AddMemberDto): Promise<MemberRow> {
     const t = await this.target(actor, source, true);
+    const existing = await this.existing(t, dto.user_id);
+    if (existing) return existing;
     const level = this.checkLevel(t, dto.access_level);
     const user = (await this.users.byIds([dto.user_id])).get(dto.user_id);
     if (!user) throw new NotFound('User');
@@ -96,11 +103,22 @@ export class MembersService {
         await this.outboxMember(tx, 'added', t, user.id, level); // system hooks
       });
     } catch (e) {
-      if (isUniqueViolation(e)) throw new Conflict('Member already exists');
+      // added by a concurrent request: answered as if it had been there first
+      const added = isUniqueViolation(e) ? await this.existing(t, user.id) : undefined;
+      if (added) return added;
       throw e;
     }
     if (t.kind === 'project') await this.events.record({ projectId: t.id, authorId: user.id, action: 'joined' });
     return { user, accessLevel: level };
+  }
+
+  /** The user's membership if there is one: returned for a project, 409 for a group. */
+  private async existing(t: MemberTarget, userId: number): Promise<MemberRow | undefined> {
+    const level = await this.members.levelOf(t, userId);
+    if (level === null) return undefined;
+    if (t.kind === 'group') throw new Conflict('Member already exists');
+    const user = (await this.users.byIds([userId])).get(userId);
+    return user ? { user, accessLevel: level } : undefined;
   }
 
   async update(actor: User, source: MemberSourceRef, userId: number, dto: UpdateMemberDto): Promise<MemberRow> {
@@ -121,8 +139,9 @@ export class MembersService {
   }
 
   /**
-   * Removes a member (the removed member, or none when the user was not one). A group keeps its last
-   * owner. `echo` is the id the client sent, repeated in the answer for a non-member.
+   * Removes a member (the removed member, or none when the user was not one of a project's; for a
+   * group, 8.17's 404 `Member: user_id:<id>`). A group keeps its last owner. `echo` is the id the
+   * client sent, repeated in the answer for a project's non-member.
    */
   async remove(actor: User, source: MemberSourceRef, userId: number, echo: number | null): Promise<Removal> {
     const t = await this.target(actor, source, true);
@@ -135,6 +154,7 @@ export class MembersService {
       await this.outboxMember(tx, 'removed', t, userId, level); // system hooks
       return level;
     });
+    if (removed === undefined && t.kind === 'group') throw new NotFound(echo === null ? 'Member' : `Member: user_id:${echo}`);
     if (removed === undefined) return { removed: undefined, userId: echo };
     if (t.kind === 'project') await this.events.record({ projectId: t.id, authorId: userId, action: 'left' });
     const user = (await this.users.byIds([userId])).get(userId);

@@ -247,7 +247,7 @@ export const RULES: Record<string, Rule> = {
   [`GET ${PR}/events`]: P('read_project'),
   // members (user_id: the guest; new members: the spare user)
   [`GET ${PR}/members`]: P('read_project_member'),
-  [`POST ${PR}/members`]: P('admin_project_member', { body: (c) => ({ user_id: c.fx.spare.id, access_level: 10 }), input: [409] }),
+  [`POST ${PR}/members`]: P('admin_project_member', { body: (c) => ({ user_id: c.fx.spare.id, access_level: 10 }) }), // a second add answers 201 (8.17)
   [`GET ${PR}/members/{user_id}`]: P('read_project_member'),
   [`PUT ${PR}/members/{user_id}`]: P('admin_project_member', { body: () => ({ access_level: 10 }) }),
   [`DELETE ${PR}/members/{user_id}`]: P('admin_project_member', { destructive: 'removes the guest from the project' }),
@@ -348,7 +348,8 @@ export const RULES: Record<string, Rule> = {
   [`GET ${PR}/repository/tags`]: P('download_code'),
   [`POST ${PR}/repository/tags`]: P('push_code', { body: (c) => ({ tag_name: `t-${c.n}`, ref: 'master' }) }),
   [`GET ${PR}/repository/tags/{tag_name}`]: P('download_code'),
-  [`DELETE ${PR}/repository/tags/{tag_name}`]: P('push_code', { destructive: 'deletes the fixture tag' }),
+  // moving or deleting an existing tag is master+ (GitLab 8.17's pre-receive tag_checks, which its API's deletion runs too)
+  [`DELETE ${PR}/repository/tags/{tag_name}`]: P('admin_project', { destructive: 'deletes the fixture tag' }),
   [`POST ${PR}/repository/tags/{tag_name}/release`]: P('push_code', { body: (c) => ({ description: `rel ${c.n}` }), input: [409] }),
   [`PUT ${PR}/repository/tags/{tag_name}/release`]: P('push_code', { body: (c) => ({ description: `rel ${c.n}` }) }),
   [`GET ${PR}/repository/files`]: P('download_code', { query: () => ({ file_path: 'README.md', ref: 'master' }) }),
