@@ -318,14 +318,17 @@ describe('repository API', () => {
       await get(carol, `${R}/tags/v9`).expect(404);
     });
 
-    it('deletes a tag (200 {tag_name}); again → 404 No such tag', async () => {
+    it('deletes a tag (200 {tag_name}), masters only (developers 403, as GitLab 8); again → 404 No such tag', async () => {
       await as(bob, t.http.post(`${R}/tags`))
         .send({ tag_name: 'tmp/tag', ref: 'master', message: 'temporary' })
         .expect(201);
       await as(carol, t.http.delete(`${R}/tags/tmp%2Ftag`)).expect(403);
-      expect((await as(bob, t.http.delete(`${R}/tags/tmp%2Ftag`)).expect(200)).body).toEqual({ tag_name: 'tmp/tag' });
+      expect((await as(bob, t.http.delete(`${R}/tags/tmp%2Ftag`)).expect(403)).body).toEqual({
+        message: '403 You are not allowed to change existing tags on this project.',
+      });
+      expect((await as(alice, t.http.delete(`${R}/tags/tmp%2Ftag`)).expect(200)).body).toEqual({ tag_name: 'tmp/tag' });
       await get(bob, `${R}/tags/tmp%2Ftag`).expect(404);
-      expect((await as(bob, t.http.delete(`${R}/tags/tmp%2Ftag`)).expect(404)).body).toEqual({ message: '404 Tag Not Found' });
+      expect((await as(alice, t.http.delete(`${R}/tags/tmp%2Ftag`)).expect(404)).body).toEqual({ message: '404 Tag Not Found' });
     });
 
     it('releases: POST 201 / 404 Tag does not exist / 409 Release already exists; PUT 200 / 404', async () => {

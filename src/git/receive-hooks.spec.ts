@@ -22,9 +22,10 @@ describe('receive hooks', () => {
   let c2: string; // its child
   let side: string; // a child of c1 that is not c2's ancestor nor descendant
 
-  const rules = (protectedBranches: PushRules['protected'], canPush = true, canPushProtected = false): PushRules => ({
+  const rules = (protectedBranches: PushRules['protected'], canPush = true, canPushProtected = false, canChangeTags = canPushProtected): PushRules => ({
     canPush,
     canPushProtected,
+    canChangeTags,
     protected: protectedBranches,
   });
 
@@ -85,6 +86,21 @@ describe('receive hooks', () => {
     await allowed(rules([]), `${ZERO} ${c1} refs/tags/v1\n`);
     await allowed(rules([]), update('topic', c2, side)); // unprotected: force push is fine
     await allowed(rules([]), update('topic', c1, ZERO)); // and deletion
+  });
+
+  it('an existing tag is moved or deleted by masters only; a new tag by anyone who may push', async () => {
+    const CHANGE_TAGS = 'You are not allowed to change existing tags on this project.';
+    const developer = rules([], true, false, false);
+    await denied(developer, `${c1} ${c2} refs/tags/v1\n`, CHANGE_TAGS);
+    await denied(developer, `${c1} ${ZERO} refs/tags/v1\n`, CHANGE_TAGS);
+    await denied(developer, update('topic') + `${c1} ${ZERO} refs/tags/v1\n`, CHANGE_TAGS);
+    await allowed(developer, `${ZERO} ${c1} refs/tags/v2\n`);
+    const master = rules([], true, true, true);
+    await allowed(master, `${c1} ${c2} refs/tags/v1\n`);
+    await allowed(master, `${c1} ${ZERO} refs/tags/v1\n`);
+    // the flag is required like the others: a hook run without it refuses everything
+    const env = { GLV3_CAN_PUSH: '1', GLV3_CAN_PUSH_PROTECTED: '1', GLV3_PROTECTED_BRANCHES: '' };
+    expect(await preReceive(env, `${ZERO} ${c1} refs/tags/v2\n`)).toEqual({ code: 1, stderr: 'GitLab: push rules missing\n' });
   });
 
   it('refuses refs outside refs/heads and refs/tags', async () => {
@@ -195,6 +211,24 @@ describe('receive hooks', () => {
       expect(r.stderr).toContain('GitLab: You are not allowed to force push code to a protected branch on this project.');
       expect(r.updates).toEqual([]);
       expect(git(bare, 'rev-parse', 'master')).toBe(c2);
+    });
+
+    it('a developer creates a tag but cannot force-move or delete it; a master can', async () => {
+      const developer = rules([], true, false, false);
+      let r = await push(developer, `${c1}:refs/tags/rel`);
+      expect(r.code).toBe(0);
+      r = await push(developer, '--force', `${c2}:refs/tags/rel`);
+      expect(r.stderr).toContain('GitLab: You are not allowed to change existing tags on this project.');
+      expect(r.code).not.toBe(0);
+      r = await push(developer, ':refs/tags/rel');
+      expect(r.code).not.toBe(0);
+      expect(git(bare, 'rev-parse', 'refs/tags/rel')).toBe(c1);
+      const master = rules([], true, true, true);
+      r = await push(master, '--force', `${c2}:refs/tags/rel`);
+      expect(r.code).toBe(0);
+      r = await push(master, ':refs/tags/rel');
+      expect(r.code).toBe(0);
+      expect(r.updates).toEqual([{ oldSha: c2, newSha: ZERO, ref: 'refs/tags/rel' }]);
     });
   });
 });

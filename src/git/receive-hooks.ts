@@ -10,7 +10,10 @@ import { join } from 'node:path';
  * Both are POSIX sh scripts (dash runs them; builtins plus `git merge-base`): a Node hook cost
  * ~90 ms of CPU to start, most of a push's cost. The rules come from the server in the environment
  * (`PushLog.env`); the hook only evaluates them:
- *  - GLV3_CAN_PUSH, GLV3_CAN_PUSH_PROTECTED: `0` or `1`;
+ *  - GLV3_CAN_PUSH, GLV3_CAN_PUSH_PROTECTED, GLV3_CAN_CHANGE_TAGS: `0` or `1`;
+ *  - a tag that exists (the update's old value is not zero: it is moved or deleted) needs GLV3_CAN_CHANGE_TAGS
+ *    (master and above, GitLab 8.17's `tag_checks` in lib/gitlab/checks/change_access.rb); creating a tag
+ *    needs only GLV3_CAN_PUSH;
  *  - GLV3_PROTECTED_BRANCHES: one protected-branch pattern a line, `<developers can push: 0|1> <pattern>`,
  *    in the server's order (the first match wins). A pattern that does not fit on a line (a newline or a
  *    NUL, which no ref name has) is written as `x`: the hook treats every branch it reaches as protected
@@ -61,8 +64,8 @@ protection() {
 $GLV3_PROTECTED_BRANCHES
 RULES
 }
-case $GLV3_CAN_PUSH$GLV3_CAN_PUSH_PROTECTED in
-[01][01]) ;;
+case $GLV3_CAN_PUSH$GLV3_CAN_PUSH_PROTECTED$GLV3_CAN_CHANGE_TAGS in
+[01][01][01]) ;;
 *) deny 'push rules missing' ;;
 esac
 zero=0000000000000000000000000000000000000000
@@ -71,6 +74,7 @@ while read -r old new ref || [ -n "$old" ]; do
   case $ref in
   refs/tags/*)
     [ "$GLV3_CAN_PUSH" = 1 ] || deny 'You are not allowed to push code to this project.'
+    [ "$old" = $zero ] || [ "$GLV3_CAN_CHANGE_TAGS" = 1 ] || deny 'You are not allowed to change existing tags on this project.'
     continue
     ;;
   refs/heads/*) ;;
@@ -122,6 +126,7 @@ export class PushLog {
     return {
       GLV3_CAN_PUSH: this.rules.canPush ? '1' : '0',
       GLV3_CAN_PUSH_PROTECTED: this.rules.canPushProtected ? '1' : '0',
+      GLV3_CAN_CHANGE_TAGS: this.rules.canChangeTags ? '1' : '0',
       GLV3_PROTECTED_BRANCHES: this.rules.protected.map(protectedLine).join('\n'),
       GLV3_PUSH_LOG: join(this.dir, 'updates'),
     };
@@ -148,6 +153,8 @@ export class PushLog {
 export interface PushRules {
   canPush: boolean;
   canPushProtected: boolean;
+  /** May move and delete existing tags (GitLab 8: `admin_project`, master and above); creating one needs `canPush` only. */
+  canChangeTags: boolean;
   protected: { name: string; developersCanPush: boolean }[];
 }
 

@@ -63,8 +63,17 @@ export class PushService {
     return {
       canPush: abilities.has('push_code'),
       canPushProtected: abilities.has('push_code_to_protected_branches'),
+      canChangeTags: PushService.canChangeTags(abilities),
       protected: pb.map((p) => ({ name: p.name, developersCanPush: p.developersCanPush })),
     };
+  }
+
+  /**
+   * May `abilities` move or delete an existing tag? GitLab 8.17 refuses it below master, whatever the
+   * transport (its pre-receive `tag_checks` ask for `admin_project`; the API's tag deletion runs the same hook).
+   */
+  static canChangeTags(abilities: Set<ProjectAbility>): boolean {
+    return abilities.has('push_code') && abilities.has('admin_project');
   }
 
   /** May `abilities` write to `branch` (file API, branch delete)? Protected branches need master unless developers may push. */

@@ -19,6 +19,8 @@ export interface TagView {
 }
 
 const RELEASE_PATH = /^(.+)\/release$/;
+/** GitLab 8's words for a tag moved or deleted below master (its pre-receive hook's; receive-hooks.ts says the same). */
+const CHANGE_EXISTING_TAGS = 'You are not allowed to change existing tags on this project.';
 
 @Injectable()
 export class TagsService {
@@ -84,6 +86,10 @@ export class TagsService {
     return this.getIn(ctx, name);
   }
 
+  /**
+   * `DELETE .../tags/:tag`: 404 for a tag that does not exist; a developer may push tags but not remove one
+   * (GitLab 8.17's deletion runs the pre-receive hook, whose `tag_checks` need master): `403 <the hook's words>` (decision 32).
+   */
   async remove(user: User, ref: ProjectRef, raw: string): Promise<RefName> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name: RefName | null = parseNewRefName(raw);
@@ -91,6 +97,7 @@ export class TagsService {
     const commitSha = await this.locks.run(ctx.project.id, async () => {
       const tagSha = await ctx.repo.refSha(tagRef(name));
       if (!tagSha) throw new NotFound('Tag');
+      if (!PushService.canChangeTags(ctx.abilities)) throw apiError(403, CHANGE_EXISTING_TAGS);
       const commitSha = (await ctx.repo.commit(tagRef(name)))?.id ?? tagSha;
       try {
         await ctx.repo.updateRef(tagRef(name), ZERO_SHA, tagSha);
