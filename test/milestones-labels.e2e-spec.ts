@@ -228,6 +228,63 @@ describe('milestones and labels', () => {
       expect(a.labels).toEqual(['Alpha', 'beta']);
     });
 
+    it('counts the open merge requests of each label (opened and reopened; not closed, merged or deleted; none where merge requests are off)', async () => {
+      const p = await h.project(tm, 20);
+      await h
+        .post(tm.owner, `/projects/${p.id}/repository/files`)
+        .send({ file_path: 'README.md', branch_name: 'master', content: '# labels\n', commit_message: 'first' })
+        .expect(201);
+      const mr = async (n: number, labels: string) => {
+        await h
+          .post(tm.owner, `/projects/${p.id}/repository/branches`)
+          .send({ branch_name: `f${n}`, ref: 'master' })
+          .expect(201);
+        await h
+          .post(tm.owner, `/projects/${p.id}/repository/files`)
+          .send({ file_path: `f${n}.txt`, branch_name: `f${n}`, content: `${n}\n`, commit_message: `f${n}` })
+          .expect(201);
+        return (
+          await h
+            .post(tm.owner, `/projects/${p.id}/merge_requests`)
+            .send({ source_branch: `f${n}`, target_branch: 'master', title: `mr ${n}`, labels })
+            .expect(201)
+        ).body;
+      };
+      await mr(1, 'review,bug');
+      await mr(2, 'review');
+      const closed = await mr(3, 'review,bug');
+      await h.put(tm.owner, `/projects/${p.id}/merge_requests/${closed.id}`).send({ state_event: 'close' }).expect(200);
+      const reopened = await mr(4, 'bug');
+      await h.put(tm.owner, `/projects/${p.id}/merge_requests/${reopened.id}`).send({ state_event: 'close' }).expect(200);
+      await h.put(tm.owner, `/projects/${p.id}/merge_requests/${reopened.id}`).send({ state_event: 'reopen' }).expect(200);
+      const merged = await mr(5, 'review');
+      await h.put(tm.owner, `/projects/${p.id}/merge_requests/${merged.id}/merge`).send({}).expect(200);
+      const deleted = await mr(6, 'review');
+      await h.del(tm.owner, `/projects/${p.id}/merge_requests/${deleted.id}`).expect(200);
+      await h.issue(tm.owner, p.id, { labels: 'bug' });
+      const counts = async (u = tm.guest) =>
+        (await h.get(u, `/projects/${p.id}/labels`).expect(200)).body.map((l: Json) => [l.name, l.open_issues_count, l.open_merge_requests_count]);
+      expect(await counts()).toEqual([
+        ['bug', 1, 2],
+        ['review', 0, 2],
+      ]);
+      expect(await counts(tm.stranger)).toEqual(await counts()); // a public project: everyone reads its merge requests
+      // the single label answers count them too
+      const upd = await h.put(tm.owner, `/projects/${p.id}/labels`).send({ name: 'review', color: '#123456' }).expect(200);
+      expect(upd.body).toMatchObject({ name: 'review', open_merge_requests_count: 2 });
+      // a kind the viewer may not read counts nothing (8.17's finders): merge requests off, then issues off
+      await h.put(tm.owner, `/projects/${p.id}`).send({ merge_requests_enabled: false }).expect(200);
+      expect(await counts()).toEqual([
+        ['bug', 1, 0],
+        ['review', 0, 0],
+      ]);
+      await h.put(tm.owner, `/projects/${p.id}`).send({ merge_requests_enabled: true, issues_enabled: false }).expect(200);
+      expect(await counts()).toEqual([
+        ['bug', 0, 2],
+        ['review', 0, 2],
+      ]);
+    });
+
     it('updates by name: new_name keeps the issues labelled, color, description; 400 with nothing to change; 404; 409', async () => {
       const p = await h.project(tm, 20);
       const i = await h.issue(tm.owner, p.id, { labels: 'old' });

@@ -12,12 +12,20 @@ export interface IssueCondition {
   params: Record<string, unknown>;
 }
 
-/** A label with its issue counts and the viewer's explicit subscription choice (null: none). */
+/** A label with its issue and merge request counts and the viewer's explicit subscription choice (null: none). */
 export interface LabelWithCounts {
   label: Label;
   open: number;
   closed: number;
+  openMergeRequests: number;
   subscribed: boolean | null;
+}
+
+/** What `withDetails` counts: the issues `issues` admits (none when undefined), open merge requests or none, and whose subscription. */
+export interface LabelCounting {
+  issues: IssueCondition | undefined;
+  mergeRequests: boolean;
+  viewerId: number | null;
 }
 
 /** Every query on `labels` and `label_links`. Methods that write take the caller's transaction. */
@@ -121,15 +129,18 @@ export class LabelsRepository {
 
   /**
    * The project's labels (or the labels with these ids), title ascending whatever the case (byte
-   * order), then id, each with its open and closed issue counts (of the issues `visible` admits)
-   * and `viewerId`'s explicit subscription choice: one statement.
+   * order), then id, each with its open and closed issue counts (of the issues `count.issues`
+   * admits), its open merge request count (opened, reopened or locked — being merged — as the
+   * merge request list's `state=opened`; deleted ones not) and `count.viewerId`'s explicit
+   * subscription choice: one statement.
    */
-  async withDetails(which: { projectId: number } | { ids: number[] }, visible: IssueCondition, viewerId: number | null): Promise<LabelWithCounts[]> {
+  async withDetails(which: { projectId: number } | { ids: number[] }, count: LabelCounting): Promise<LabelWithCounts[]> {
     if ('ids' in which && which.ids.length === 0) return [];
     const scope =
       'projectId' in which
         ? { sql: 'project_id = :projectId', params: { projectId: which.projectId } }
         : { sql: 'id IN (:...ids)', params: { ids: which.ids } };
+    const visible = count.issues ?? { sql: 'FALSE', params: {} };
     const { entities, raw } = await this.labels
       .createQueryBuilder('l')
       .leftJoin(
@@ -147,21 +158,37 @@ export class LabelsRepository {
         'c',
         'c.label_id = l.id',
       )
+      .leftJoin(
+        (sq) =>
+          sq
+            .select('ml.label_id', 'label_id')
+            .addSelect('count(*)::int', 'open')
+            .from(LabelLink, 'ml')
+            .innerJoin('merge_requests', 'mr', `mr.id = ml.target_id AND ml.target_type = 'MergeRequest'`)
+            .where(`ml.label_id IN (SELECT id FROM labels WHERE ${scope.sql})`, scope.params)
+            .andWhere(`mr.state IN ('opened', 'reopened', 'locked')`) // locked: being merged, shown as opened
+            .andWhere('mr.deleted_at IS NULL')
+            .andWhere(count.mergeRequests ? 'TRUE' : 'FALSE')
+            .groupBy('ml.label_id'),
+        'm',
+        'm.label_id = l.id',
+      )
       .addSelect('coalesce(c.open, 0)', 'open_count')
       .addSelect('coalesce(c.closed, 0)', 'closed_count')
+      .addSelect('coalesce(m.open, 0)', 'open_mr_count')
       .addSelect(
         `(SELECT s.subscribed FROM subscriptions s
            WHERE s.user_id = :viewerId AND s.subscribable_type = 'Label' AND s.subscribable_id = l.id)`,
         'subscribed',
       )
-      .where(`l.${scope.sql}`, { ...scope.params, viewerId })
+      .where(`l.${scope.sql}`, { ...scope.params, viewerId: count.viewerId })
       .orderBy('lower(l.title) COLLATE "C"', 'ASC')
       .addOrderBy('l.id', 'ASC')
-      .getRawAndEntities<{ l_id: number; open_count: number; closed_count: number; subscribed: boolean | null }>();
+      .getRawAndEntities<{ l_id: number; open_count: number; closed_count: number; open_mr_count: number; subscribed: boolean | null }>();
     const byId = new Map(raw.map((r) => [Number(r.l_id), r]));
     return entities.map((label) => {
       const r = byId.get(label.id)!;
-      return { label, open: Number(r.open_count), closed: Number(r.closed_count), subscribed: r.subscribed };
+      return { label, open: Number(r.open_count), closed: Number(r.closed_count), openMergeRequests: Number(r.open_mr_count), subscribed: r.subscribed };
     });
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { BadRequest, Conflict, isUniqueViolation, NotFound, NotModified } from '../common/errors/domain-errors';
 import { IdOrName } from '../common/params/params';
-import { PolicyUser, ProjectAccess } from '../common/policy/policy';
+import { PolicyUser, ProjectAbility, ProjectAccess } from '../common/policy/policy';
 import { Transactions, Tx } from '../database/transactions';
 import { issueVisibilityInProject } from '../issues/issue-policy';
 import { labelChangeNote } from '../notes/system-notes';
@@ -18,6 +18,9 @@ import { ProjectRef } from '../common/params/refs';
 
 export type { LabelTarget } from './labels.repository';
 export { DEFAULT_LABEL_COLOR, validLabelTitle } from './label-rules';
+
+/** What the counts depend on: the caller's access and abilities, as the resolver returned them. */
+type Viewer = { access: ProjectAccess; abilities: Set<ProjectAbility> };
 
 const TAKEN = 'Label already exists';
 const UNIQUE_TITLE = 'labels_project_title_key';
@@ -40,12 +43,14 @@ export class LabelsService {
   /** Every label of the project (whole on the first page by default), title ascending whatever the case, with counts: 1 statement after resolving the project. */
   /** Whole on the first page unless `per_page` says otherwise (clients search labels on their side). */
   async list(user: User, ref: ProjectRef, q: PageParams): Promise<Paginated<LabelDetails>> {
-    const { project, access } = await this.projects.resolve(user, ref, 'read_label');
-    return paginateAll(await this.details(user, access, { projectId: project.id }), q, { whole: true });
+    const viewer = await this.projects.resolve(user, ref, 'read_label');
+    const { project } = viewer;
+    return paginateAll(await this.details(user, viewer, { projectId: project.id }), q, { whole: true });
   }
 
   async create(user: User, ref: ProjectRef, dto: CreateLabelDto): Promise<LabelDetails> {
-    const { project, access } = await this.projects.resolve(user, ref, 'admin_label');
+    const viewer = await this.projects.resolve(user, ref, 'admin_label');
+    const { project } = viewer;
     const { name: title, color, description } = dto;
     checkLabel({ title, color });
     const label = await this.unique(() =>
@@ -54,12 +59,13 @@ export class LabelsService {
         return this.labels.insert(tx, { projectId: project.id, title, color, description: description?.length ? description : null, template: false });
       }),
     );
-    return this.detailsOf(user, access, label.id);
+    return this.detailsOf(user, viewer, label.id);
   }
 
   /** `PUT /labels`: `name` picks the label; `new_name`, `color`, `description` change it. */
   async update(user: User, ref: ProjectRef, dto: UpdateLabelDto): Promise<LabelDetails> {
-    const { project, access } = await this.projects.resolve(user, ref, 'admin_label');
+    const viewer = await this.projects.resolve(user, ref, 'admin_label');
+    const { project } = viewer;
     const { new_name: newName, color, description } = dto;
     if (newName === undefined && color === undefined && description === undefined) {
       throw new BadRequest('Required parameters "new_name" or "color" missing');
@@ -82,7 +88,7 @@ export class LabelsService {
         }),
       );
     }
-    return this.detailsOf(user, access, label.id);
+    return this.detailsOf(user, viewer, label.id);
   }
 
   /** `DELETE /labels?name=`: unlinks it from every issue, forgets its subscriptions, returns the record. */
@@ -99,12 +105,13 @@ export class LabelsService {
 
   /** Subscribes (201, 304 when already) or unsubscribes (200, 304 when not subscribed); `labelRef` is an id or a title. */
   async setSubscription(user: User, ref: ProjectRef, labelRef: IdOrName, subscribed: boolean): Promise<LabelDetails> {
-    const { project, access } = await this.projects.resolve(user, ref, 'read_label');
+    const viewer = await this.projects.resolve(user, ref, 'read_label');
+    const { project } = viewer;
     const label = await this.findByIdOrTitle(project.id, labelRef);
     const current = (await this.subscriptions.explicit(user.id, 'Label', [label.id])).get(label.id) ?? false;
     if (current === subscribed) throw new NotModified();
     await this.subscriptions.set(user.id, 'Label', label.id, subscribed);
-    return this.detailsOf(user, access, label.id);
+    return this.detailsOf(user, viewer, label.id);
   }
 
   // ---------------------------------------------------------------- for issues (and merge requests)
@@ -169,23 +176,28 @@ export class LabelsService {
   // ---------------------------------------------------------------- helpers
 
   /**
-   * The labels with the counts of the open and closed issues the viewer may see (confidential ones
-   * decided from the access the resolver returned) and the viewer's subscriptions: 1 statement.
+   * The labels with the counts of the open and closed issues and of the open merge requests the
+   * viewer may see (confidential issues decided from the access the resolver returned; none of a
+   * kind the viewer may not read, as 8.17's finders) and the viewer's subscriptions: 1 statement.
    */
-  private async details(user: PolicyUser | undefined, access: ProjectAccess, which: { projectId: number } | { ids: number[] }): Promise<LabelDetails[]> {
-    const rows = await this.labels.withDetails(which, issueVisibilityInProject(user, access), user?.id ?? null);
+  private async details(user: PolicyUser | undefined, viewer: Viewer, which: { projectId: number } | { ids: number[] }): Promise<LabelDetails[]> {
+    const rows = await this.labels.withDetails(which, {
+      issues: viewer.abilities.has('read_issue') ? issueVisibilityInProject(user, viewer.access) : undefined,
+      mergeRequests: viewer.abilities.has('read_merge_request'),
+      viewerId: user?.id ?? null,
+    });
     return rows.map((r) => ({
       label: r.label,
       openIssuesCount: r.open,
       closedIssuesCount: r.closed,
-      openMergeRequestsCount: 0, // merge requests are not counted (as before)
+      openMergeRequestsCount: r.openMergeRequests,
       subscribed: r.subscribed ?? false,
     }));
   }
 
   /** One label's details (`404 Label Not Found` if it is gone meanwhile). */
-  private async detailsOf(user: PolicyUser | undefined, access: ProjectAccess, id: number): Promise<LabelDetails> {
-    const [found] = await this.details(user, access, { ids: [id] });
+  private async detailsOf(user: PolicyUser | undefined, viewer: Viewer, id: number): Promise<LabelDetails> {
+    const [found] = await this.details(user, viewer, { ids: [id] });
     if (!found) throw new NotFound('Label');
     return found;
   }
