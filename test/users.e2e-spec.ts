@@ -260,7 +260,7 @@ describe('users API', () => {
         can_create_group: false,
         external: true,
         projects_limit: 3,
-        confirm: false,
+        confirm: true,
         provider: 'ldapmain',
         extern_uid: 'uid=spec,ou=people,dc=example,dc=org',
       });
@@ -285,6 +285,24 @@ describe('users API', () => {
         .delete(api(`/users/${res.body.id}`))
         .set(asRoot())
         .expect(200);
+    });
+
+    it('confirm as 8.17 (skip_confirmation! unless confirm): false or absent creates the user confirmed, true leaves confirmed_at null', async () => {
+      const confirmedAt = async (extra: Record<string, unknown>) => {
+        const res = await t.http.post(api('/users')).set(asRoot()).send(newUserBody(extra)).expect(201);
+        const row = await t.sql<{ confirmed_at: Date | null }>(`SELECT confirmed_at FROM users WHERE id = $1`, [res.body.id]);
+        expect(row[0].confirmed_at === null).toBe(res.body.confirmed_at === null);
+        return res.body.confirmed_at as string | null;
+      };
+      const before = Date.now();
+      for (const confirm of [false, 'false', 'no', '0']) {
+        const at = await confirmedAt({ confirm });
+        expect([confirm, at === null]).toEqual([confirm, false]);
+        expect(Date.parse(at!)).toBeGreaterThanOrEqual(before - 1000);
+      }
+      expect(await confirmedAt({})).not.toBeNull();
+      expect(await confirmedAt({ confirm: true })).toBeNull();
+      expect(await confirmedAt({ confirm: 'true' })).toBeNull();
     });
 
     it('defaults to a normal user with projects_limit from the default_projects_limit setting', async () => {

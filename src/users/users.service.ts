@@ -136,7 +136,7 @@ export class UsersService {
           colorSchemeId: 1,
           twoFactorEnabled: false,
           signInCount: 0,
-          confirmedAt: attrs.confirm === false ? null : new Date(),
+          confirmedAt: attrs.confirm === true ? null : new Date(), // 8.17: skip_confirmation! unless confirm
           privateTokenDigest: this.secrets.digest(token),
           privateTokenEncrypted: this.secrets.encrypt(token),
         });

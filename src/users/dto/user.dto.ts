@@ -37,7 +37,11 @@ export class CreateUserDto extends UserAttributesDto {
   @Str({ required: true }) password!: string;
   @Str({ required: true, trim: true }) username!: string;
   @Str({ required: true, trim: true }) name!: string;
-  /** False skips the confirmation of the email address (`confirmed_at` stays null). */
+  /**
+   * 8.17's `user.skip_confirmation! unless confirm`: true requires the email address to be confirmed
+   * (`confirmed_at` stays null); false or absent skips that (confirmed now). 8.8's `confirm=false`
+   * means the same.
+   */
   @Bool() confirm?: boolean;
 }
 
