@@ -807,13 +807,23 @@ describe('projects', () => {
       expect(stranger.body).toEqual({ message: '404 Project Not Found' });
     });
 
-    it('renaming needs the owner: master 403, owner 200', async () => {
-      await as(master, t.http.put(`${API}/projects/${p.id}`))
+    it("renaming needs the owner (master 403, owner 200); the path is a master's to change, as 8.17", async () => {
+      const refused = await as(master, t.http.put(`${API}/projects/${p.id}`))
         .send({ name: 'Master Rename' })
         .expect(403);
+      expect(refused.body).toEqual({ message: '403 Forbidden' });
       await as(master, t.http.put(`${API}/projects/${p.id}`))
+        .send({ name: 'Master Rename', path: 'master-path' })
+        .expect(403); // nothing of a refused request is kept
+      expect((await as(owner, t.http.get(`${API}/projects/${p.id}`)).expect(200)).body).toMatchObject({ name: 'Updatable', path: 'updatable' });
+      const moved = await as(master, t.http.put(`${API}/projects/${p.id}`))
         .send({ path: 'master-path' })
-        .expect(403);
+        .expect(200);
+      expect(moved.body).toMatchObject({ name: 'Updatable', path: 'master-path', path_with_namespace: 'upd-owner/master-path' });
+      await as(master, t.http.get(`${API}/projects/${encodeURIComponent('upd-owner/master-path')}`)).expect(200);
+      await as(master, t.http.put(`${API}/projects/${p.id}`))
+        .send({ path: 'updatable' })
+        .expect(200);
       const res = await as(owner, t.http.put(`${API}/projects/${p.id}`))
         .send({ name: 'Renamed Project' })
         .expect(200);

@@ -335,12 +335,16 @@ export class ProjectsService implements OnModuleInit {
 
   // ---------------------------------------------------------------- update
 
-  /** `PUT /projects/:id`: master+; renaming and visibility changes need the owner. */
+  /**
+   * `PUT /projects/:id`: master+ (`admin_project`); as 8.17, a new `name` needs `rename_project` and a
+   * new visibility `change_visibility_level` (the owner), while `path` is a master's to change. A
+   * name or visibility resent unchanged is no change (8.17 asked the owner for any `name` or
+   * `visibility_level` given; gitlab-compat.md says "changing").
+   */
   async update(user: User, ref: ProjectRef, dto: UpdateProjectDto): Promise<Project> {
     const { project, abilities } = await this.resolver.resolve(user, ref, 'admin_project');
     const attrs = projectAttributes(dto, 'update');
-    const renames = (attrs.name !== undefined && attrs.name !== project.name) || (attrs.path !== undefined && attrs.path !== project.path);
-    if (renames && !abilities.has('rename_project')) throw new Forbidden();
+    if (attrs.name !== undefined && attrs.name !== project.name && !abilities.has('rename_project')) throw new Forbidden();
     if (attrs.visibilityLevel !== undefined && attrs.visibilityLevel !== project.visibilityLevel) {
       if (!abilities.has('change_visibility_level')) throw new Forbidden();
       this.assertVisibilityAllowed(user, attrs.visibilityLevel, (await this.settings.get()).restrictedVisibilityLevels);
