@@ -402,10 +402,12 @@ describe('git over HTTP', () => {
       const sock = connect(cli.port, '127.0.0.1');
       await new Promise((r) => sock.once('connect', r));
       const auth = Buffer.from(`alice:${alice.token}`).toString('base64');
+      // the list of ref updates whole (git starts only once it has come: smart-http-request.ts), the pack never
       sock.write(
         `POST /alice/pub.git/git-receive-pack HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic ${auth}\r\n` +
           'Content-Type: application/x-git-receive-pack-request\r\nContent-Length: 1000\r\n\r\n' +
-          `00980000000000000000000000000000000000000000 ${'1'.repeat(40)} refs/heads/gone`,
+          pkt(`${ZERO} ${'1'.repeat(40)} refs/heads/gone\0report-status\n`) +
+          '0000',
       );
       const root = t.config.dataDir;
       const gitsUnderRoot = () =>

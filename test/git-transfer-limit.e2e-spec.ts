@@ -31,9 +31,11 @@ interface Server {
 /**
  * The cap on concurrent git transfers (GIT_MAX_TRANSFERS, GIT_MAX_QUEUED, GIT_QUEUE_TIMEOUT), with
  * the stock git client over smart HTTP and the stock OpenSSH client. A transfer is held open by a
- * client that never finishes its request: a smart HTTP `git-upload-pack` POST whose body never ends
- * (http-backend reads it to the end), or an SSH `git-upload-pack` whose stdin stays open (upload-pack
- * waits for the client's wants after its advertisement).
+ * client that never finishes its request: a smart HTTP `git-receive-pack` POST that sends its list of
+ * ref updates and never its pack (receive-pack waits for it), or an SSH `git-upload-pack` whose stdin
+ * stays open (upload-pack waits for the client's wants after its advertisement). (An upload-pack POST
+ * whose body never ends holds no slot: its request is read before git starts — test/security/transfer-slots.)
+ * Every held push goes to a project of its own: a push also holds its repository's write lock.
  */
 describe('git transfer limit (GIT_MAX_TRANSFERS / GIT_MAX_QUEUED / GIT_QUEUE_TIMEOUT)', () => {
   let t: TestApp;
@@ -43,6 +45,9 @@ describe('git transfer limit (GIT_MAX_TRANSFERS / GIT_MAX_QUEUED / GIT_QUEUE_TIM
   let impatient: Server; // 1 running, 1 queued, 1 s wait
   let key: { file: string; pub: string };
   let path: string;
+  /** Projects that held pushes go to, one each (a push holds its repository's lock). */
+  const pushTargets: string[] = [];
+  let pushSeq = 0;
   let cloneSeq = 0;
   const extra: App[] = [];
 
@@ -51,14 +56,18 @@ describe('git transfer limit (GIT_MAX_TRANSFERS / GIT_MAX_QUEUED / GIT_QUEUE_TIM
   const cloneHttp = (s: Server) => s.http.run(['clone', '-q', httpUrl(s), join(dir, `clone-${++cloneSeq}`)]);
   const cloneSsh = (s: Server) => s.ssh.git(key.file, ['clone', '-q', s.ssh.url(path), join(dir, `clone-${++cloneSeq}`)]);
 
-  /** A smart HTTP upload-pack POST that sends its headers and then nothing: it holds (or waits for) a slot until `abort`. */
+  /**
+   * A smart HTTP receive-pack POST that sends its list of ref updates (a new branch) and then nothing:
+   * it holds (or waits for) a slot until `abort`. Each goes to the next of `pushTargets`.
+   */
   function heldPost(s: Server): { answer: Promise<Answer>; abort: () => void } {
+    const target = pushTargets[pushSeq++ % pushTargets.length];
     const req = httpRequest({
       host: '127.0.0.1',
       port: s.port,
       method: 'POST',
-      path: `/${path}.git/git-upload-pack`,
-      headers: { Authorization: basic(), 'Content-Type': 'application/x-git-upload-pack-request', 'Transfer-Encoding': 'chunked' },
+      path: `/${target}.git/git-receive-pack`,
+      headers: { Authorization: basic(), 'Content-Type': 'application/x-git-receive-pack-request', 'Transfer-Encoding': 'chunked' },
     });
     const answer = new Promise<Answer>((resolve) => {
       req.on('response', (res) => {
@@ -69,7 +78,8 @@ describe('git transfer limit (GIT_MAX_TRANSFERS / GIT_MAX_QUEUED / GIT_QUEUE_TIM
       });
       req.on('error', () => resolve({ status: 0, headers: {}, body: '' }));
     });
-    req.flushHeaders();
+    const update = `${'0'.repeat(40)} ${'1'.repeat(40)} refs/heads/held-${pushSeq}\0report-status\n`;
+    req.write(`${(update.length + 4).toString(16).padStart(4, '0')}${update}0000`);
     return { answer, abort: () => req.destroy() };
   }
 
@@ -138,6 +148,10 @@ describe('git transfer limit (GIT_MAX_TRANSFERS / GIT_MAX_QUEUED / GIT_QUEUE_TIM
     await t.http.post(`${API}/user/keys`).set('PRIVATE-TOKEN', t.root.token).send({ title: 'laptop', key: key.pub }).expect(201);
     const res = await t.http.post(`${API}/projects`).set('PRIVATE-TOKEN', t.root.token).send({ name: 'busy', visibility_level: 0 }).expect(201);
     path = res.body.path_with_namespace;
+    for (const name of ['held-a', 'held-b', 'held-c']) {
+      const p = await t.http.post(`${API}/projects`).set('PRIVATE-TOKEN', t.root.token).send({ name, visibility_level: 0 }).expect(201);
+      pushTargets.push(p.body.path_with_namespace);
+    }
     const work = join(dir, 'work');
     await main.http.ok(['init', '-q', work]);
     await main.http.commit(work, { 'README.md': '# busy\n' }, 'first');
@@ -197,7 +211,7 @@ describe('git transfer limit (GIT_MAX_TRANSFERS / GIT_MAX_QUEUED / GIT_QUEUE_TIM
     const held = heldPost(strict);
     await until('git_transfers_running', 1);
 
-    const refused = await heldPost(strict).answer; // answered at once, without its body
+    const refused = await heldPost(strict).answer; // answered at once, without its pack
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('5');
     expect(refused.headers['content-type']).toMatch(/^text\/plain/);

@@ -59,6 +59,11 @@ export interface AppConfig {
    * the share of each client (a user, a CI build's project, an anonymous address) of both.
    */
   gitTransfers: { maxRunning: number; maxQueued: number; queueTimeoutMs: number; maxRunningPerClient?: number; maxQueuedPerClient?: number };
+  /**
+   * How long the request of a smart HTTP POST (an upload-pack request, a push's list of ref updates) may
+   * take to arrive before it is refused (408); it is read before git starts (src/git/smart-http-request.ts).
+   */
+  gitHttpRequestTimeoutMs: number;
   /** Start git through the spawn broker (src/git/spawn-broker.ts) rather than from the server's own process. */
   gitSpawnBroker: boolean;
   /** Optional request rate limit per IP and per token over `periodSeconds` (0: off, the default). */
@@ -363,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     gitSpawnBroker: !/^(false|0|no)$/i.test(env.GIT_SPAWN_BROKER ?? ''),
     gitTransfers: gitTransferLimits(env),
+    gitHttpRequestTimeoutMs: intEnv(env, 'GIT_HTTP_REQUEST_TIMEOUT', 60, 1, 3600) * 1000,
     rateLimit: {
       perIp: intEnv(env, 'RATE_LIMIT_PER_IP', 0, 0, 100_000_000),
       perToken: intEnv(env, 'RATE_LIMIT_PER_TOKEN', 0, 0, 100_000_000),

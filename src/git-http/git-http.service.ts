@@ -7,6 +7,7 @@ import { DomainError, NotFound, TooManyRequests } from '../common/errors/domain-
 import { ApiRequest } from '../common/http/http-pipeline';
 import { GitService } from '../git/git.service';
 import { SmartHttpAction } from '../git/smart-http';
+import { GitRequestAborted, GitRequestRefused } from '../git/smart-http-request';
 import { transferClient } from '../git/transfer-limiter';
 import { SessionService } from '../users/session.service';
 import { BuildTokenGrant, GitAccess, GitAccessDenied, GitCaller, GitGrant } from './git-access.service';
@@ -24,7 +25,7 @@ class GitHttpError extends DomainError {
   constructor(
     readonly status: number,
     private readonly text: string,
-    private readonly challenge = false,
+    private readonly extraHeaders: Record<string, string> = {},
   ) {
     super(text);
   }
@@ -32,11 +33,16 @@ class GitHttpError extends DomainError {
     return { message: this.text };
   }
   override headers(): Record<string, string> {
-    return this.challenge ? { 'WWW-Authenticate': 'Basic realm="GitLab"' } : {};
+    return this.extraHeaders;
   }
 }
 
-const unauthorized = () => new GitHttpError(401, 'HTTP Basic: Access denied', true);
+const REFUSAL_TITLE: Record<GitRequestRefused['status'], string> = { 400: 'Bad request', 408: 'Request Timeout', 413: 'Request Entity Too Large' };
+
+/** A request refused before git served it: its rest is not read, so the connection closes after the answer. */
+const refusedRequest = (e: GitRequestRefused) => new GitHttpError(e.status, `${e.status} ${REFUSAL_TITLE[e.status]} - ${e.message}`, { Connection: 'close' });
+
+const unauthorized = () => new GitHttpError(401, 'HTTP Basic: Access denied', { 'WWW-Authenticate': 'Basic realm="GitLab"' });
 
 /**
  * Git smart HTTP: authenticates HTTP Basic (password, private token, `oauth2` + OAuth token,
@@ -95,22 +101,31 @@ export class GitHttpService implements OnModuleInit {
       if (e instanceof GitAccessDenied) throw new GitHttpError(403, e.message);
       throw e;
     }
-    await this.access.run(
-      grant,
-      caller,
-      'http',
-      (onUpdates) =>
-        this.git.serveSmartHttp(grant.project.id, {
-          req,
-          res,
-          action,
-          remoteUser: caller.user?.username ?? 'anonymous',
-          client: transferClient({ userId: caller.user?.id, buildProjectId: caller.build?.projectId, address: ip }),
-          pushRules: grant.pushRules,
-          onUpdates,
-        }),
-      { advertisement: action === 'info/refs' },
-    );
+    try {
+      // the request (wants and haves; a push's ref updates) is read before the push lock and the transfer slot
+      const body = await this.git.readSmartHttpRequest(req, action);
+      await this.access.run(
+        grant,
+        caller,
+        'http',
+        (onUpdates) =>
+          this.git.serveSmartHttp(grant.project.id, {
+            req,
+            res,
+            action,
+            remoteUser: caller.user?.username ?? 'anonymous',
+            client: transferClient({ userId: caller.user?.id, buildProjectId: caller.build?.projectId, address: ip }),
+            pushRules: grant.pushRules,
+            onUpdates,
+            body,
+          }),
+        { advertisement: action === 'info/refs' },
+      );
+    } catch (e) {
+      if (e instanceof GitRequestAborted) return; // nobody to answer
+      if (e instanceof GitRequestRefused) throw refusedRequest(e);
+      throw e;
+    }
   }
 
   private async authenticate(req: Request): Promise<Caller> {

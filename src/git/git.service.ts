@@ -12,7 +12,8 @@ import { GitRunner } from './git-runner';
 import { installHooks, packObjectsCacheDir, PushRules } from './receive-hooks';
 import { branchRef, parseNewRefName, Sha } from './names';
 import { ArchiveFormat, RefCache, Repository } from './repository';
-import { RefUpdate, serveSmartHttp, SmartHttpAction } from './smart-http';
+import { hasContentType, RefUpdate, serveSmartHttp, SmartHttpAction } from './smart-http';
+import { readSmartHttpRequest, SmartHttpBody } from './smart-http-request';
 import { serveGitSsh, SshGitExchange } from './ssh-transport';
 import { TransferLimiter } from './transfer-limiter';
 
@@ -33,6 +34,8 @@ export interface SmartHttpExchange {
   /** Given for pushes (receive-pack is refused without them). */
   pushRules?: PushRules;
   onUpdates?: (updates: RefUpdate[]) => Promise<void>;
+  /** The POST's request, read first (`readSmartHttpRequest`). */
+  body?: SmartHttpBody;
 }
 
 /**
@@ -78,7 +81,22 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
       ...x,
       gitDir: this.repositoryPath(projectId),
       hooksPath: this.hooksPath,
+      requestTimeoutMs: this.config.gitHttpRequestTimeoutMs,
     });
+  }
+
+  /**
+   * Reads a smart HTTP POST's request (an upload-pack request whole, a push's list of ref updates),
+   * bounded in size and time, before any lock or transfer slot is taken (src/git/smart-http-request.ts);
+   * hand it to `serveSmartHttp` as `body`. Undefined for the ref advertisement and for a POST of the
+   * wrong content type (`serveSmartHttp` answers it). Throws `GitRequestRefused` (400, 408, 413) or
+   * `GitRequestAborted`.
+   */
+  readSmartHttpRequest(req: Request, action: SmartHttpAction): Promise<SmartHttpBody | undefined> {
+    if (action === 'info/refs') return Promise.resolve(undefined);
+    const service = action === 'git-upload-pack' ? 'upload-pack' : 'receive-pack';
+    if (!hasContentType(req, service)) return Promise.resolve(undefined);
+    return readSmartHttpRequest(req, service, { timeoutMs: this.config.gitHttpRequestTimeoutMs });
   }
 
   /**

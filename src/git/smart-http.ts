@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { createGunzip } from 'node:zlib';
 import type { Request, Response } from 'express';
 import { GitRunner } from './git-runner';
 import { PushLog, PushRules, RefUpdate } from './receive-hooks';
+import { GitRequestRefused, readSmartHttpRequest, SmartHttpBody } from './smart-http-request';
 import { transferConfigEnv } from './transfer-config';
 import { TransferAborted, TransferLimiter, TRANSFERS_RETRY_AFTER_SECONDS, TransfersBusy } from './transfer-limiter';
 
@@ -25,20 +25,30 @@ export interface SmartHttpRequest {
    * returns, the push's consequences (default branch and its protection, events) are in place.
    */
   onUpdates?: (updates: RefUpdate[]) => Promise<void>;
+  /** A POST's request, read by the caller (`readSmartHttpRequest`); read here, before the slot, when not given. */
+  body?: SmartHttpBody;
+  /** How long a POST's request may take to arrive when it is read here. */
+  requestTimeoutMs: number;
 }
 
 const TIMEOUT_MS = 60 * 60_000;
 
 /**
- * Serves one smart HTTP request as `git http-backend` does (see `serve`): the request body is piped
- * in as it arrives (gzip bodies inflated on the way) and the response piped out, never buffered. For pushes,
- * the hooks get the push rules and report applied updates, which are returned once git is done.
+ * Serves one smart HTTP request as `git http-backend` does (see `serve`): a POST's request is read
+ * first (the whole of an upload-pack request, a push's list of ref updates: `readSmartHttpRequest`),
+ * then a transfer slot taken and git started with it; the rest of a push's body is piped in as it
+ * arrives and the response piped out, never buffered. For pushes, the hooks get the push rules and
+ * report applied updates, which are returned once git is done. A request refused before git starts
+ * throws `GitRequestRefused` (the caller answers it).
  */
 export async function serveSmartHttp(runner: GitRunner, limiter: TransferLimiter, o: SmartHttpRequest): Promise<RefUpdate[]> {
+  const service = refusedBeforeGit(o);
+  if (!service) return [];
+  const body = o.action === 'info/refs' ? undefined : (o.body ?? (await readSmartHttpRequest(o.req, service, { timeoutMs: o.requestTimeoutMs })));
   const release = await transferSlot(limiter, o);
   if (!release) return [];
   try {
-    return await serve(runner, o, release);
+    return await serve(runner, o, service, body, release);
   } finally {
     release(); // given back when git ended; here too when it never started
   }
@@ -85,14 +95,11 @@ function pkt(line: string): string {
 }
 
 /**
- * What `git http-backend` does for a smart request, without its two extra processes (the `git`
- * wrapper and `git-http-backend` itself, ~6 ms of CPU each on the reference machine, two per
- * request): the service (`upload-pack` or `receive-pack`) runs directly with `--stateless-rpc`,
- * the answer has http-backend's headers (no-cache, the service's content type), an `info/refs`
- * answer its `# service=` preamble (not for protocol v2), and a gzip request body is inflated here.
- * A request of the wrong content type gets http-backend's 415 and message.
+ * What `git http-backend` answers without running git: 403 for a service that is not enabled, 415
+ * for a POST of the wrong content type (with its message), 404 for a repository that is not there.
+ * Undefined when answered; else the service to run.
  */
-async function serve(runner: GitRunner, o: SmartHttpRequest, release: () => void): Promise<RefUpdate[]> {
+function refusedBeforeGit(o: SmartHttpRequest): 'upload-pack' | 'receive-pack' | undefined {
   const info = o.action === 'info/refs';
   const requested = info ? new URLSearchParams(o.req.url.includes('?') ? o.req.url.slice(o.req.url.indexOf('?') + 1) : '').get('service') : o.action;
   const service = requested === 'git-upload-pack' ? 'upload-pack' : requested === 'git-receive-pack' ? 'receive-pack' : undefined;
@@ -101,24 +108,44 @@ async function serve(runner: GitRunner, o: SmartHttpRequest, release: () => void
     o.res.status(403);
     for (const [k, v] of NO_CACHE) o.res.setHeader(k, v);
     o.res.end();
-    return [];
+    return undefined;
   }
-  if (!info) {
+  if (!info && !hasContentType(o.req, service)) {
     const expected = `application/x-git-${service}-request`;
-    const actual = String(o.req.headers['content-type'] ?? '');
-    if (actual !== expected) {
-      o.res.status(415).setHeader('Content-Type', 'text/plain');
-      o.res.end(`Expected POST with Content-Type '${expected}', but received '${actual}' instead.\n`);
-      return [];
-    }
+    o.res.status(415).setHeader('Content-Type', 'text/plain');
+    o.res.end(`Expected POST with Content-Type '${expected}', but received '${String(o.req.headers['content-type'] ?? '')}' instead.\n`);
+    return undefined;
   }
   if (!existsSync(o.gitDir)) {
     // http-backend's answer for a repository that is not there
     o.res.status(404);
     for (const [k, v] of NO_CACHE) o.res.setHeader(k, v);
     o.res.end();
-    return [];
+    return undefined;
   }
+  return service;
+}
+
+/** Whether a POST has the content type of its service's request, as http-backend requires. */
+export function hasContentType(req: Request, service: 'upload-pack' | 'receive-pack'): boolean {
+  return req.headers['content-type'] === `application/x-git-${service}-request`;
+}
+
+/**
+ * What `git http-backend` does for a smart request, without its two extra processes (the `git`
+ * wrapper and `git-http-backend` itself, ~6 ms of CPU each on the reference machine, two per
+ * request): the service (`upload-pack` or `receive-pack`) runs directly with `--stateless-rpc`,
+ * the answer has http-backend's headers (no-cache, the service's content type), an `info/refs`
+ * answer its `# service=` preamble (not for protocol v2); the request was read (and inflated) before.
+ */
+async function serve(
+  runner: GitRunner,
+  o: SmartHttpRequest,
+  service: 'upload-pack' | 'receive-pack',
+  body: SmartHttpBody | undefined,
+  release: () => void,
+): Promise<RefUpdate[]> {
+  const info = o.action === 'info/refs';
   const pushLog = await PushLog.open(o.pushRules);
   const env: Record<string, string> = transferConfigEnv(o.hooksPath, service);
   const protocol = o.req.headers['git-protocol'];
@@ -146,15 +173,14 @@ async function serve(runner: GitRunner, o: SmartHttpRequest, release: () => void
     child.stdin.end();
     const v2 = typeof env.GIT_PROTOCOL === 'string' && env.GIT_PROTOCOL.split(':').includes('version=2');
     if (!v2) o.res.write(pkt(`# service=git-${service}\n`) + '0000');
+  } else if (body?.rest) {
+    // a push: its list of ref updates, then its pack as it arrives; a gzip body that inflates too far stops git
+    child.stdin.write(body.head);
+    if (body.error || (body.rest.destroyed && !body.rest.readableEnded)) child.kill('SIGKILL'); // failed, or its client gone, while waiting
+    body.rest.on('error', () => child.kill('SIGKILL'));
+    body.rest.pipe(child.stdin);
   } else {
-    const encoding = String(o.req.headers['content-encoding'] ?? '').toLowerCase();
-    if (encoding === 'gzip' || encoding === 'x-gzip') {
-      const inflate = createGunzip();
-      inflate.on('error', () => child.kill('SIGKILL')); // as http-backend: a body that does not inflate ends the request
-      o.req.pipe(inflate).pipe(child.stdin);
-    } else {
-      o.req.pipe(child.stdin);
-    }
+    child.stdin.end(body?.head);
   }
   child.stdout.on('data', (chunk: Buffer) => {
     if (!o.res.write(chunk)) {
@@ -167,6 +193,12 @@ async function serve(runner: GitRunner, o: SmartHttpRequest, release: () => void
   const code: number | null = await new Promise((resolve) => child.on('close', resolve));
   const updates = (await pushLog?.close(code === 0)) ?? [];
   if (updates.length && o.onUpdates) await o.onUpdates(updates); // the caller logs its own failures
+  const refused = body?.error instanceof GitRequestRefused ? body.error : undefined;
+  if (refused) {
+    if (!o.res.headersSent) throw refused; // nothing was answered yet: the caller answers the refusal
+    o.res.destroy();
+    return updates;
+  }
   o.res.end();
   return updates;
 }
