@@ -9,6 +9,15 @@ import { createGunzip } from 'node:zlib';
  */
 export const GIT_REQUEST_MAX_BYTES = 10 * 1024 * 1024;
 
+/**
+ * A gzip-compressed push body (stock git never compresses one: only its fetch requests) may inflate
+ * past `GIT_REQUEST_MAX_BYTES` only at this many times the bytes received. A pack is compressed
+ * already, so a real push inflates at about 1:1; a compression bomb (a few hundred kB becoming
+ * gigabytes for `index-pack`) is cut off. There is no cap on the size of a push itself (GitLab 8 had
+ * none), so an uncompressed body is never cut.
+ */
+export const GZIP_PUSH_MAX_RATIO = 32;
+
 /** A smart HTTP request refused before git could serve it, with the status and the text to answer. */
 export class GitRequestRefused extends Error {
   constructor(
@@ -98,15 +107,23 @@ export function readSmartHttpRequest(req: IncomingMessage, service: 'upload-pack
 function bodyStream(req: IncomingMessage, service: 'upload-pack' | 'receive-pack'): Readable {
   const encoding = String(req.headers['content-encoding'] ?? '').toLowerCase();
   if (encoding !== 'gzip' && encoding !== 'x-gzip') return req;
-  // what git reads of an upload-pack request is capped (below: inflated); a push's pack is not (GitLab 8 had no push size limit)
-  if (service === 'receive-pack') return req.pipe(createGunzip());
   let received = 0;
   let inflated = 0;
-  const tooFar = () => received > GIT_REQUEST_MAX_BYTES || inflated > GIT_REQUEST_MAX_BYTES;
+  const tooFar = () =>
+    service === 'upload-pack'
+      ? received > GIT_REQUEST_MAX_BYTES || inflated > GIT_REQUEST_MAX_BYTES
+      : inflated > GIT_REQUEST_MAX_BYTES && inflated > GZIP_PUSH_MAX_RATIO * received;
+  const refusal = () =>
+    new GitRequestRefused(
+      413,
+      service === 'upload-pack'
+        ? `the gzip-compressed upload-pack request inflates to over ${mib(GIT_REQUEST_MAX_BYTES)}`
+        : `the gzip-compressed push inflates to over ${mib(GIT_REQUEST_MAX_BYTES)} at more than ${GZIP_PUSH_MAX_RATIO} times its compressed size`,
+    );
   const guard = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       inflated += chunk.length;
-      done(tooFar() ? new GitRequestRefused(413, `the gzip-compressed upload-pack request inflates to over ${mib(GIT_REQUEST_MAX_BYTES)}`) : null, chunk);
+      done(tooFar() ? refusal() : null, chunk);
     },
   });
   const gunzip = createGunzip();
