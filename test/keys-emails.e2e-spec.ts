@@ -728,4 +728,91 @@ describe('SSH keys and emails API', () => {
       await t.http.post(api('/user/emails')).set(as(bob)).send({ email: 'carol.second@example.net' }).expect(201);
     });
   });
+
+  describe('the notification email follows the addresses (8.17: update_secondary_emails!, set_notification_email)', () => {
+    const notificationEmail = async (u: TestUser) => (await t.http.get(api('/notification_settings')).set(as(u)).expect(200)).body.notification_email as string;
+    const setNotificationEmail = (u: TestUser, email: string) =>
+      t.http.put(api('/notification_settings')).set(as(u)).send({ notification_email: email }).expect(200);
+    /** The stored value (null: the primary address), once the durable reaction has run. */
+    async function storedBecomesNull(u: TestUser): Promise<void> {
+      const end = Date.now() + 20_000;
+      for (;;) {
+        const rows = await t.sql<{ notification_email: string | null }>(
+          `SELECT notification_email FROM notification_settings WHERE user_id = $1 AND source_type = 'global'`,
+          [u.id],
+        );
+        if (rows[0]?.notification_email === null) return;
+        if (Date.now() > end) throw new Error(`notification_email still ${rows[0]?.notification_email}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const addEmail = async (u: TestUser, email: string) =>
+      (await t.http.post(api('/user/emails')).set(as(u)).send({ email }).expect(201)).body as { id: number };
+
+    it.each([
+      ['DELETE /user/emails/:id', (u: TestUser, id: number) => t.http.delete(api(`/user/emails/${id}`)).set(as(u))],
+      ['DELETE /users/:id/emails/:id', (u: TestUser, id: number) => t.http.delete(api(`/users/${u.id}/emails/${id}`)).set(asRoot())],
+    ])('%s: a deleted secondary address that was the notification email gives way to the primary one', async (route, del) => {
+      const by = route.startsWith('DELETE /users/') ? 'admin' : 'own';
+      const u = await t.createUser({ email: `notify-${by}@example.com` });
+      const alt = `notify-alt-${by}@example.net`;
+      const e = await addEmail(u, alt);
+      await setNotificationEmail(u, alt);
+      expect(await notificationEmail(u)).toBe(alt);
+      await del(u, e.id).expect(200);
+      expect(await notificationEmail(u)).toBe(u.email); // at once
+      await storedBecomesNull(u); // and reset, as GitLab does: adding the address again does not bring it back
+      await addEmail(u, alt);
+      expect(await notificationEmail(u)).toBe(u.email);
+    });
+
+    it('deleting another secondary address leaves the notification email alone', async () => {
+      const u = await t.createUser({ email: 'notify-keep@example.com' });
+      await addEmail(u, 'notify-keep-alt@example.net');
+      const other = await addEmail(u, 'notify-keep-other@example.net');
+      await setNotificationEmail(u, 'notify-keep-alt@example.net');
+      await t.http
+        .delete(api(`/user/emails/${other.id}`))
+        .set(as(u))
+        .expect(200);
+      await new Promise((r) => setTimeout(r, 1500)); // time for the reaction to run
+      expect(await notificationEmail(u)).toBe('notify-keep-alt@example.net');
+    });
+
+    it('a new primary address: a notification email that was the old one follows it', async () => {
+      const u = await t.createUser({ email: 'notify-old@example.com' });
+      await setNotificationEmail(u, 'notify-old@example.com');
+      await t.http
+        .put(api(`/users/${u.id}`))
+        .set(asRoot())
+        .send({ email: 'notify-new@example.com' })
+        .expect(200);
+      expect(await notificationEmail(u)).toBe('notify-new@example.com');
+      await storedBecomesNull(u);
+    });
+
+    it("one of the user's own secondary addresses may become the primary one: the two swap (8.17), the notification email follows", async () => {
+      const u = await t.createUser({ email: 'swap-old@example.com' });
+      await addEmail(u, 'swap-new@example.net');
+      await setNotificationEmail(u, 'swap-old@example.com');
+      const res = await t.http
+        .put(api(`/users/${u.id}`))
+        .set(asRoot())
+        .send({ email: 'swap-new@example.net' })
+        .expect(200);
+      expect(res.body.email).toBe('swap-new@example.net');
+      const secondaries = await t.http.get(api('/user/emails')).set(as(u)).expect(200);
+      expect(secondaries.body.map((e: { email: string }) => e.email)).toEqual(['swap-old@example.com']);
+      expect(await notificationEmail(u)).toBe('swap-new@example.net');
+      await storedBecomesNull(u);
+      // another user's secondary address is still refused as a primary one
+      const other = await t.createUser({ email: 'swap-other@example.com' });
+      const refused = await t.http
+        .put(api(`/users/${other.id}`))
+        .set(asRoot())
+        .send({ email: 'swap-old@example.com' })
+        .expect(404);
+      expect(refused.body.message).toContain('Email has already been taken');
+    });
+  });
 });

@@ -248,6 +248,20 @@ describe('email notifications', () => {
       expect(m.parsed.headers.get('auto-submitted')).toBe('auto-generated');
     });
 
+    it('a deleted secondary address that was the notification email is mailed no more: the next mail goes to the primary address', async () => {
+      const u = await t.createUser({ name: 'Mover' });
+      const added = (address: string) => (m: ReceivedMail) => m.parsed.subject === 'Email was added to your account' && String(m.parsed.text).includes(address);
+      const alt = (await api(u).post('/user/emails', { email: 'mover-alt@example.com' }).expect(201)).body;
+      await api(u).put('/notification_settings', { notification_email: 'mover-alt@example.com' }).expect(200);
+      await api(u).post('/user/emails', { email: 'mover-2@example.com' }).expect(201);
+      await smtp.waitFor((ms) => ms.some((m) => added('mover-2@example.com')(m) && m.to[0] === 'mover-alt@example.com'));
+      await api(u).del(`/user/emails/${alt.id}`).expect(200);
+      await api(u).post('/user/emails', { email: 'mover-3@example.com' }).expect(201);
+      await smtp.waitFor((ms) => ms.some((m) => added('mover-3@example.com')(m) && m.to[0] === u.email));
+      await smtp.quiet(1000);
+      expect(smtp.received.filter(added('mover-3@example.com')).map((m) => m.to[0])).toEqual([u.email]);
+    });
+
     it('merge request: the assignee of a new one (X-GitLab-MergeRequest-ID, !iid), participants of its merge; not the actor', async () => {
       const c = ci(t);
       const p = await c.project(owner, null);

@@ -109,6 +109,12 @@ export interface DomainEventCatalogue {
   'key.destroyed': { key: KeySnapshot };
   /** A secondary email was added to a user (by themselves or an administrator). */
   'email.created': { emailId: number; userId: number; email: string };
+  /**
+   * Addresses a user no longer has as they had them: a secondary email deleted, or the primary email
+   * changed (`removed` holds the old primary). Whatever was derived from them (the notification
+   * email) goes back to the primary address, as GitLab 8.17's `update_secondary_emails!`.
+   */
+  'user.emails_changed': { userId: number; removed: string[] };
   'group.created': { group: GroupSnapshot };
   'group.destroyed': { group: GroupSnapshot };
   'project_member.added': { projectId: number; userId: number; accessLevel: number };

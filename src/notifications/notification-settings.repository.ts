@@ -35,6 +35,21 @@ export class NotificationSettingsRepository {
     return await tx.getRepository(NotificationSetting).findOneByOrFail({ id: rows[0].id });
   }
 
+  /**
+   * Forgets the user's notification email (back to the primary address) when it is one of `removed`
+   * or no longer an address of theirs: GitLab 8.17's `update_secondary_emails!`.
+   */
+  async forgetNotificationEmail(tx: Tx, userId: number, removed: string[]): Promise<void> {
+    await tx.query(
+      `UPDATE notification_settings s SET notification_email = NULL, updated_at = now()
+        WHERE s.user_id = $1 AND s.source_type = 'global' AND s.notification_email IS NOT NULL
+          AND (lower(s.notification_email) = ANY(SELECT lower(r) FROM unnest($2::text[]) r)
+               OR NOT EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND lower(u.email) = lower(s.notification_email))
+                  AND NOT EXISTS (SELECT 1 FROM emails e WHERE e.user_id = s.user_id AND lower(e.email) = lower(s.notification_email)))`,
+      [userId, removed],
+    );
+  }
+
   /** Whether `email` is the user's primary address or one of their secondary ones. */
   async ownsEmail(userId: number, email: string): Promise<boolean> {
     const rows: unknown[] = await this.settings.query(
@@ -61,9 +76,23 @@ export class NotificationSettingsRepository {
       .getMany();
   }
 
-  /** Global rows of `userIds` (their notification_email). */
+  /**
+   * Global rows of `userIds`, their notification_email kept only while it is still an address of
+   * theirs (null, i.e. the primary address, otherwise): mail never goes to an address the user
+   * deleted or gave up, even before `forgetNotificationEmail` has run.
+   */
   async globals(userIds: number[]): Promise<NotificationSetting[]> {
     if (userIds.length === 0) return [];
-    return this.settings.createQueryBuilder('s').where(`s.user_id = ANY(:ids) AND s.source_type = 'global'`, { ids: userIds }).getMany();
+    const { entities, raw } = await this.settings
+      .createQueryBuilder('s')
+      .addSelect(
+        `EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND lower(u.email) = lower(s.notification_email))
+         OR EXISTS (SELECT 1 FROM emails e WHERE e.user_id = s.user_id AND lower(e.email) = lower(s.notification_email))`,
+        'owned',
+      )
+      .where(`s.user_id = ANY(:ids) AND s.source_type = 'global'`, { ids: userIds })
+      .getRawAndEntities<{ s_id: number; owned: boolean | null }>();
+    const owned = new Map(raw.map((r) => [Number(r.s_id), r.owned === true]));
+    return entities.map((s) => (s.notificationEmail !== null && !owned.get(s.id) ? Object.assign(s, { notificationEmail: null }) : s));
   }
 }

@@ -10,6 +10,7 @@ import { NotificationSetting, NotificationSource } from './notification-setting.
 import { NotificationSettingsRepository } from './notification-settings.repository';
 import { NotificationSettingView } from './notification-settings.presenter';
 import { GroupRef, ProjectRef } from '../common/params/refs';
+import { DomainEventCatalogue, OnDomainEvent } from '../events/domain-events';
 
 export interface GlobalNotificationSettingView extends NotificationSettingView {
   notificationEmail: string;
@@ -29,7 +30,13 @@ export class NotificationSettingsService {
   ) {}
 
   async getGlobal(user: User): Promise<GlobalNotificationSettingView> {
-    return this.globalView(user, await this.settings.find(user.id, 'global', 0));
+    return this.globalView(user, (await this.settings.globals([user.id]))[0] ?? null);
+  }
+
+  /** An address the user deleted or gave up is no longer their notification email (8.17's `update_secondary_emails!`). */
+  @OnDomainEvent('user.emails_changed', { durable: true, queue: 'notifications.user.emails_changed' })
+  async onEmailsChanged(e: DomainEventCatalogue['user.emails_changed']): Promise<void> {
+    await this.tx.run((tx) => this.settings.forgetNotificationEmail(tx, e.userId, e.removed));
   }
 
   async putGlobal(user: User, dto: UpdateGlobalNotificationSettingDto): Promise<GlobalNotificationSettingView> {
@@ -40,8 +47,8 @@ export class NotificationSettingsService {
       if (!(await this.settings.ownsEmail(user.id, email))) throw new ValidationFailed({ notification_email: ['is not an email you own'] });
     }
     const next = this.merge(current, 'participating', dto);
-    const row = await this.tx.run((tx) => this.settings.upsert(tx, user.id, 'global', 0, { ...next, notificationEmail: email }));
-    return this.globalView(user, row);
+    await this.tx.run((tx) => this.settings.upsert(tx, user.id, 'global', 0, { ...next, notificationEmail: email }));
+    return this.getGlobal(user);
   }
 
   async getProject(user: User, ref: ProjectRef): Promise<NotificationSettingView> {

@@ -17,6 +17,16 @@ export class EmailsRepository {
     return (tx ? tx.getRepository(Email) : this.emails).findOne({ where: { id, userId } });
   }
 
+  /** The user's secondary address `email` (any case), locked for the transaction. */
+  findOwnByAddress(tx: Tx, userId: number, email: string): Promise<Email | null> {
+    return tx
+      .getRepository(Email)
+      .createQueryBuilder('e')
+      .where('e.user_id = :userId AND lower(e.email) = lower(:email)', { userId, email })
+      .setLock('pessimistic_write')
+      .getOne();
+  }
+
   insert(tx: Tx, values: Partial<Email>): Promise<Email> {
     const repo = tx.getRepository(Email);
     return repo.save(repo.create(values));

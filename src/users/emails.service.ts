@@ -73,12 +73,17 @@ export class EmailsService {
     }
   }
 
-  /** Idempotent delete of one of the user's addresses: the deleted email or undefined. */
+  /**
+   * Idempotent delete of one of the user's addresses: the deleted email or undefined. A notification
+   * email that was this address goes back to the primary one (`user.emails_changed`).
+   */
   async removeOwn(user: User, id: number): Promise<Email | undefined> {
     return this.tx.run(async (tx) => {
       const email = await this.emails.findOwn(user.id, id, tx);
-      if (email) await this.emails.delete(tx, id);
-      return email ?? undefined;
+      if (!email) return undefined;
+      await this.emails.delete(tx, id);
+      await this.domainEvents.emit(tx, 'user.emails_changed', { userId: user.id, removed: [email.email] });
+      return email;
     });
   }
 

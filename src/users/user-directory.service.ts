@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions, Tx } from '../database/transactions';
+import { DomainEvents } from '../events/domain-events';
 import { User, UserState } from './user.entity';
 import { UsersRepository } from './users.repository';
 import type { UserSummary } from './users.presenter';
@@ -14,6 +15,7 @@ export class UserDirectory {
   constructor(
     private readonly users: UsersRepository,
     private readonly tx: Transactions,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /** Users by id, in one query (the authors, assignees and owners a page of rows refers to). */
@@ -55,7 +57,9 @@ export class UserDirectory {
     return this.tx.run(async (tx) => {
       await this.users.lockEmail(tx, email);
       if (await this.users.emailTaken(tx, email, userId)) return false;
+      const before = await this.users.byId(userId, tx);
       await this.users.update(userId, { email }, tx);
+      if (before && before.email !== email) await this.domainEvents.emit(tx, 'user.emails_changed', { userId, removed: [before.email] });
       return true;
     });
   }

@@ -16,6 +16,7 @@ import { UserViews } from './user-views.service';
 import { User } from './user.entity';
 import { UserView } from './users.presenter';
 import { UsersRepository } from './users.repository';
+import { EmailsRepository } from './emails.repository';
 
 type Taken = 'Email' | 'Username';
 
@@ -60,6 +61,7 @@ export class UsersService {
     private readonly git: GitService,
     private readonly domainEvents: DomainEvents,
     private readonly projectRecords: ProjectRecordsService,
+    private readonly emails: EmailsRepository,
   ) {}
 
   /**
@@ -167,6 +169,11 @@ export class UsersService {
     try {
       await this.tx.run(async (tx) => {
         if (attrs.admin === false && existing.admin) await this.assertOtherAdmin(tx, existing.id, 'demoted');
+        const newEmail = attrs.email !== undefined && attrs.email !== existing.email;
+        // 8.17's update_emails_with_primary_email: one of the user's own secondary addresses may become
+        // the primary one; that secondary row goes and the old primary address becomes a secondary one
+        const swapped = newEmail ? await this.emails.findOwnByAddress(tx, existing.id, attrs.email!) : null;
+        if (swapped) await this.emails.delete(tx, swapped.id);
         await this.assertAvailable(tx, attrs, existing.id, taken);
         const changes: Partial<User> = {};
         for (const key of COPIED) {
@@ -178,6 +185,9 @@ export class UsersService {
           changes.canCreateGroup = false;
         }
         await this.users.update(existing.id, changes, tx);
+        if (swapped) await this.emails.insert(tx, { userId: existing.id, email: existing.email });
+        // the notification email, if it was the old primary address, follows the new one (8.17's set_notification_email)
+        if (newEmail) await this.domainEvents.emit(tx, 'user.emails_changed', { userId: existing.id, removed: [existing.email] });
         if (attrs.username && attrs.username !== existing.username) {
           await this.namespaces.renamePersonal(tx, existing.id, attrs.username);
         }
