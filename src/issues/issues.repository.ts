@@ -252,6 +252,11 @@ export class IssuesRepository {
     return this.issues.createQueryBuilder('i').where('i.id = :id AND i.project_id = :projectId AND i.deleted_at IS NULL', { id, projectId }).getOne();
   }
 
+  /** The (not deleted) issue with this global id. */
+  find(id: number): Promise<Issue | null> {
+    return this.issues.createQueryBuilder('i').where('i.id = :id AND i.deleted_at IS NULL', { id }).getOne();
+  }
+
   /** The (not deleted) row, locked for update until the transaction ends. */
   lock(tx: Tx, id: number): Promise<Issue | null> {
     return this.repo(tx).createQueryBuilder('i').setLock('pessimistic_write').where('i.id = :id AND i.deleted_at IS NULL', { id }).getOne();

@@ -270,7 +270,8 @@ export class IssuesService {
         oldLabels.map((l) => l.title),
       );
       await this.labels.replaceLinks(tx, 'Issue', created.id, sameNamed);
-      await this.systemNotes.copyIssueNotes(tx, old.id, created.id, target.id);
+      const where = (p: Project) => ({ id: p.id, namespace: p.namespace.path, path: p.path });
+      await this.systemNotes.copyIssueNotes(tx, old.id, created.id, where(source), where(target));
       await this.systemNotes.addSystemNotes(tx, { projectId: target.id, type: 'Issue', id: created.id }, user.id, [
         `Moved from ${projectFullPath(source)}#${old.iid}`,
       ]);
@@ -293,6 +294,11 @@ export class IssuesService {
     if (current === subscribed) throw new NotModified();
     await this.subscriptions.set(user.id, 'Issue', issue.id, subscribed);
     return issue;
+  }
+
+  /** The (not deleted) issue with global id `id`, whoever asks: for reactions that hold only its id (cross-references). */
+  find(id: number): Promise<Issue | null> {
+    return this.issues.find(id);
   }
 
   /** A note was added (NotesService): the issue's `updated_at` is now, in the note's transaction. */

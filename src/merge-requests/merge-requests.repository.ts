@@ -121,6 +121,19 @@ export class MergeRequestsRepository {
     return this.repo.createQueryBuilder('mr').where('mr.id = :id AND mr.project_id = :projectId AND mr.deleted_at IS NULL', { id, projectId }).getOne();
   }
 
+  /** The (not deleted) merge requests with these iids in these projects, in one statement. */
+  byIids(refs: { projectId: number; iid: number }[]): Promise<MergeRequest[]> {
+    if (refs.length === 0) return Promise.resolve([]);
+    return this.repo
+      .createQueryBuilder('mr')
+      .where('(mr.project_id, mr.iid) IN (SELECT * FROM unnest(CAST(:pids AS int[]), CAST(:iids AS int[])))', {
+        pids: refs.map((r) => r.projectId),
+        iids: refs.map((r) => r.iid),
+      })
+      .andWhere('mr.deleted_at IS NULL')
+      .getMany();
+  }
+
   byId(id: number, m: Tx = this.repo.manager): Promise<MergeRequest> {
     return m.getRepository(MergeRequest).findOneByOrFail({ id });
   }

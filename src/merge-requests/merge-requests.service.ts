@@ -135,6 +135,14 @@ export class MergeRequestsService {
     return { project, abilities, mr };
   }
 
+  /**
+   * The (not deleted) merge requests that `refs` name by project and iid, whoever asks: the caller
+   * decides who may see them (read_merge_request of their project). One statement.
+   */
+  byIids(refs: { projectId: number; iid: number }[]): Promise<MergeRequest[]> {
+    return this.repo.byIids(refs);
+  }
+
   async get(user: User, ref: ProjectRef, id: number): Promise<MergeRequest> {
     return (await this.findReadable(user, ref, id)).mr;
   }

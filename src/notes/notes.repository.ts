@@ -62,6 +62,10 @@ export class NotesRepository {
     await this.notes.update({ id }, { body });
   }
 
+  find(id: number): Promise<Note | null> {
+    return this.notes.findOneBy({ id });
+  }
+
   byId(id: number): Promise<Note> {
     return this.notes.findOneByOrFail({ id });
   }

@@ -10,6 +10,7 @@ import { SnippetsService } from '../snippets/snippets.service';
 import { User } from '../users/user.entity';
 import { UserDirectory } from '../users/user-directory.service';
 import { MergeRequestsService } from '../merge-requests/merge-requests.service';
+import { CrossReferences } from './cross-references.service';
 import { CreateCommentDto, CreateNoteDto, ListNotesDto, UpdateNoteDto } from './dto/note.dto';
 import { Note, NoteableType } from './note.entity';
 import { COMMENT_KINDS, Noteable, NoteableFinder, NOTEABLE_PATHS } from './noteables';
@@ -40,6 +41,7 @@ export class NotesService {
     private readonly mergeRequests: MergeRequestsService,
     private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
+    private readonly crossReferences: CrossReferences,
   ) {}
 
   private readonly finders: Record<NoteableType, NoteableFinder> = {
@@ -69,13 +71,17 @@ export class NotesService {
     if (!target.abilities.has('read_note')) throw new Forbidden();
     const page = pageRequest(dto);
     const [items, total] = await this.repo.listWithAuthors(target.type, target.id, page);
-    return new Paginated(items, total, page);
+    // as GitLab's notes API: cross-references whose source the caller cannot see are left out of
+    // the page after paging (the page may hold fewer than per_page; the total counts them)
+    return new Paginated(await this.crossReferences.visible(user, target.project, items, (x) => x.note), total, page);
   }
 
   async get(user: User, kind: string, ref: ProjectRef, id: number, noteId: number): Promise<Note> {
     const target = await this.noteable(user, kind, ref, id);
     if (!target.abilities.has('read_note')) throw new Forbidden();
-    return this.find(target, noteId);
+    const note = await this.find(target, noteId);
+    if ((await this.crossReferences.visible(user, target.project, [note], (n) => n)).length === 0) throw new NotFound('Note');
+    return note;
   }
 
   /** `body` (required); `created_at` on issue notes for owners and admins. 201 with the note. */

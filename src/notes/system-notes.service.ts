@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Tx } from '../database/transactions';
+import { ProjectPath, rebaseCrossReference } from './cross-references';
 import { NoteableType } from './note.entity';
 import { SystemNotesRepository } from './system-notes.repository';
 
@@ -24,9 +25,22 @@ export class SystemNotesService {
     return this.notes.insertSystem(tx, target, authorId, bodies);
   }
 
-  /** Copies every note of issue `fromId` (system ones too, with their authors and times) onto `toId` in project `projectId`. */
-  copyIssueNotes(tx: Tx, fromId: number, toId: number, projectId: number): Promise<void> {
-    return this.notes.copyIssueNotes(tx, fromId, toId, projectId);
+  /**
+   * The cross-reference note `body` (`mentioned in ...`) on the target by `authorId`, unless the
+   * target has one from the same source already (`commitSha`: a commit's, under any project prefix).
+   * In the caller's transaction; whether it was written.
+   */
+  addCrossReference(tx: Tx, target: SystemNoteTarget, authorId: number, body: string, source: { commitSha?: string } = {}): Promise<boolean> {
+    return this.notes.insertUnlessReferenced(tx, target, authorId, body, source);
+  }
+
+  /**
+   * Copies every note of issue `fromId` (system ones too, with their authors and times) onto `toId` in
+   * project `to`; cross-reference notes are rewritten to name their source as seen from `to` (their
+   * references were relative to `from`, and who may see them depends on what they name).
+   */
+  copyIssueNotes(tx: Tx, fromId: number, toId: number, from: ProjectPath, to: ProjectPath): Promise<void> {
+    return this.notes.copyIssueNotes(tx, fromId, toId, to.id, (body) => rebaseCrossReference(body, from, to));
   }
 
   /** Deletes the notes of a snippet being deleted, in its transaction. */
