@@ -28,8 +28,9 @@ import { buildMail } from './notifications/notification-mails';
  *
  * It reads the same environment as the server (DATABASE_URL, DATA_DIR ...). On the embedded default
  * the server must be stopped: PGlite is a single-process database, which the CLI then opens itself;
- * while a server (or another command) holds the data folder, every command refuses (DataFolderInUse;
- * `check` says so on its database line and still runs the checks that need no database).
+ * while a server (or another command) holds the data folder, every command refuses (DataFolderInUse)
+ * but `check`, which asks a running server for the database (its /-/readiness, where its lock says it
+ * listens) and runs the checks that need no database.
  */
 const USAGE = `usage: cli <migrate|check|create-admin|reset-password|backup|restore|send-test-email> [options]
   send-test-email --to ADDRESS
@@ -74,12 +75,50 @@ async function withDb<T>(config: AppConfig, migrate: boolean, fn: (db: Database)
   }
 }
 
+type CheckLine = (name: string, result: string | null, note?: string) => void;
+
+/**
+ * The database and migrations lines while a server holds the embedded data folder (the README has
+ * `check` run beside `npm start`): the database is that server's, so ask it — its lock names its pid,
+ * where it listens and the last migration of its build — and its `/-/readiness` answers for the database.
+ */
+async function checkRunningServer(inUse: DataFolderInUse, line: CheckLine): Promise<void> {
+  const { holder } = inUse;
+  const who = `the running server (pid ${holder.pid ?? '?'})`;
+  if (!holder.listening) {
+    line('database', `${inUse.message} (it does not listen yet: starting?)`);
+    line('migrations', 'not checked (the database is in use)');
+    return;
+  }
+  const { host, port } = holder.listening;
+  const local = host === '' || host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const url = `http://${local.includes(':') ? `[${local}]` : local}:${port}/-/readiness`;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    const body = (await res.text()).slice(0, 300);
+    if (res.status === 200) line('database', null, `in use by ${who}, which answers ready on ${url}`);
+    else line('database', `in use by ${who}, which answers ${res.status} on ${url}: ${body}`);
+  } catch (e) {
+    // fetch's "fetch failed" says nothing: its cause does (ECONNREFUSED ...); a timeout is its own message
+    const err = e as { message?: string; cause?: { code?: string; message?: string } } | undefined;
+    const cause = err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(e);
+    line('database', `in use by ${who}, which does not answer on ${url} (${cause})`);
+  }
+  const ours = MIGRATIONS.map((m) => m.name);
+  const at = holder.migration ? ours.indexOf(holder.migration) : -1;
+  if (at === ours.length - 1) line('migrations', null, 'applied by the running server at its start');
+  else if (at >= 0) {
+    const pending = ours.slice(at + 1);
+    line('migrations', `${pending.length} of this build not applied by the running server (${pending.join(', ')}): restart it, it applies them at start`);
+  } else line('migrations', `the running server was built with other migrations (its last: ${holder.migration ?? 'unknown'}): rebuild, or restart it`);
+}
+
 /** `check`: one line per check, `ok` or `FAILED: why`; true when all pass. */
 export async function runChecks(config: AppConfig): Promise<boolean> {
   let ok = true;
-  const line = (name: string, result: string | null) => {
+  const line: CheckLine = (name, result, note) => {
     if (result !== null) ok = false;
-    out(`${name}: ${result === null ? 'ok' : `FAILED: ${result}`}`);
+    out(`${name}: ${result === null ? `ok${note ? ` (${note})` : ''}` : `FAILED: ${result}`}`);
   };
   let db: Database | undefined;
   try {
@@ -91,10 +130,13 @@ export async function runChecks(config: AppConfig): Promise<boolean> {
     const pending = MIGRATIONS.filter((m) => !done.has(m.name)).map((m) => m.name);
     line('migrations', pending.length ? `${pending.length} pending (${pending.join(', ')}); run: cli migrate` : null);
   } catch (e) {
-    // a server holding the embedded data folder: the same one-line refusal, and the checks that need
-    // no database still run (e.g. the SSH host key fingerprints, read beside a running server)
-    line('database', e instanceof Error ? e.message : String(e));
-    line('migrations', e instanceof DataFolderInUse ? 'not checked (the database is in use)' : 'database unreachable');
+    if (e instanceof DataFolderInUse && e.holder.role === 'server') await checkRunningServer(e, line);
+    else {
+      // another command holding the embedded data folder: the same one-line refusal; the checks that
+      // need no database still run (e.g. the SSH host key fingerprints)
+      line('database', e instanceof Error ? e.message : String(e));
+      line('migrations', e instanceof DataFolderInUse ? 'not checked (the database is in use)' : 'database unreachable');
+    }
   } finally {
     await db?.close().catch(() => undefined);
   }
@@ -190,6 +232,10 @@ export async function main(argv: string[]): Promise<number> {
       return withDb(config, false, async (db) => {
         const r = await backup(config, db.dataSource, file);
         out(`backup written to ${r.file}: ${r.tables} tables, ${r.rows} rows, ${r.repositories} repositories`);
+        out(
+          `mode ${r.mode.toString(8).padStart(4, '0')} (its owner only, from its creation): it holds the secret key, the SSH host private keys ` +
+            'and the password hashes; keep it as private as DATA_DIR',
+        );
         return 0;
       });
     }
@@ -197,7 +243,13 @@ export async function main(argv: string[]): Promise<number> {
       const file = str(opts, 'file')!;
       return withDb(config, false, async (db) => {
         const r = await restore(config, db.dataSource, file, { force: opts.force === true });
-        out(`restored ${r.tables} tables (${r.rows} rows) and ${r.repositories} repositories from ${file}`);
+        out(`restored from ${file}:`);
+        out(`  copied: ${r.tables} tables, ${r.rows} rows`);
+        for (const d of r.derived) {
+          out(`  rebuilt from the copied rows, not copied: ${d.name} (${d.rows} rows now; ${d.inBackup} in the backup)`);
+        }
+        out(`  not copied: schema_migrations (this version's migrations made the schema; the backup had ${r.migrations} applied)`);
+        out(`  repositories: ${r.repositories}`);
         return 0;
       });
     }

@@ -24,7 +24,15 @@ async function main(): Promise<void> {
     throw listenFailure(e, config.host, config.port); // e.g. port in use: one clear line
   });
   server.keepAliveTimeout = 65_000; // longer than typical reverse-proxy idle timeouts
-  if (embedded) leanHeap();
+  if (embedded) {
+    leanHeap();
+    // the data folder's lock now also tells where this server answers and which migrations it applied,
+    // so that `cli check` beside it asks it instead of failing on the locked folder
+    const [{ setLockDetails }, { MIGRATIONS }] = await Promise.all([import('./database/embedded-postgres'), import('./database/migrations')]);
+    const address = server.address();
+    const port = address && typeof address === 'object' ? address.port : config.port;
+    setLockDetails({ listening: { host: config.host, port }, migration: MIGRATIONS[MIGRATIONS.length - 1]?.name });
+  }
   process.stdout.write(
     JSON.stringify({
       time: new Date().toISOString(),

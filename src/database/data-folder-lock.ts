@@ -6,7 +6,13 @@ import { join, relative, sep } from 'node:path';
 export interface LockHolder {
   pid: number | null;
   role: string;
+  /** A server, once it listens: its HTTP address and the last migration of its build (what `cli check` asks it). */
+  listening?: { host: string; port: number };
+  migration?: string;
 }
+
+/** What a holder adds to its answer, read at each probe (a server knows its address only once it listens). */
+export type LockDetails = () => Pick<LockHolder, 'listening' | 'migration'>;
 
 /** The embedded data folder is open in another process (a server or an admin CLI command). */
 export class DataFolderInUse extends Error {
@@ -55,7 +61,7 @@ export class DataFolderLock {
   ) {}
 
   /** Takes the lock on `dir` (which must exist) or throws DataFolderInUse. `role` is what a refused process is told. */
-  static async acquire(dir: string, role: string): Promise<DataFolderLock> {
+  static async acquire(dir: string, role: string, details: LockDetails = () => ({})): Promise<DataFolderLock> {
     // a long folder path is reached through the folder's descriptor (Linux), whose path is short
     let dirFd: number | undefined;
     if (Buffer.byteLength(join(dir, SOCKET)) > MAX_SOCKET_PATH) {
@@ -66,7 +72,7 @@ export class DataFolderLock {
     const guard = await takeGuard(dir);
     try {
       for (let attempt = 0; attempt < 3; attempt++) {
-        const server = await listen(address, () => JSON.stringify({ pid: process.pid, role }) + '\n');
+        const server = await listen(address, () => JSON.stringify({ pid: process.pid, role, ...details() }) + '\n');
         if (server) return new DataFolderLock(server, dirFd);
         const holder = await probe(address);
         if (holder) throw new DataFolderInUse(dir, holder);
@@ -153,8 +159,14 @@ function probe(address: string): Promise<LockHolder | undefined> {
 
 function parseHolder(answer: string): LockHolder {
   try {
-    const h = JSON.parse(answer) as { pid?: unknown; role?: unknown };
-    return { pid: typeof h.pid === 'number' ? h.pid : null, role: typeof h.role === 'string' ? h.role : 'process' };
+    const h = JSON.parse(answer) as { pid?: unknown; role?: unknown; listening?: { host?: unknown; port?: unknown }; migration?: unknown };
+    const holder: LockHolder = { pid: typeof h.pid === 'number' ? h.pid : null, role: typeof h.role === 'string' ? h.role : 'process' };
+    const l = h.listening;
+    if (l && typeof l.host === 'string' && typeof l.port === 'number' && Number.isInteger(l.port) && l.port > 0 && l.port < 65536) {
+      holder.listening = { host: l.host, port: l.port };
+    }
+    if (typeof h.migration === 'string') holder.migration = h.migration;
+    return holder;
   } catch {
     return { pid: null, role: 'process' };
   }

@@ -5,7 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import * as tar from 'tar';
-import { DataFolderLock } from './data-folder-lock';
+import { DataFolderLock, LockDetails } from './data-folder-lock';
 
 /** Memory settings of the embedded server (GUCs given at start; Postgres' own defaults are sized for a dedicated host). */
 export interface EmbeddedTuning {
@@ -24,6 +24,12 @@ let lockRole = 'server';
 /** What a process refused the data folder is told holds it: `server`, or the admin CLI's command. */
 export function setLockRole(role: string): void {
   lockRole = role;
+}
+
+let lockDetails: ReturnType<LockDetails> = {};
+/** What the holder adds to its answer once known: a server's address and migrations (`cli check` asks the running server). */
+export function setLockDetails(details: ReturnType<LockDetails>): void {
+  lockDetails = details;
 }
 
 /**
@@ -56,7 +62,7 @@ export class EmbeddedPostgres {
   ): Promise<EmbeddedPostgres> {
     const inMemory = dir.startsWith('memory://');
     if (!inMemory) mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const lock = inMemory || opts.lock === false ? undefined : await DataFolderLock.acquire(dir, lockRole);
+    const lock = inMemory || opts.lock === false ? undefined : await DataFolderLock.acquire(dir, lockRole, () => lockDetails);
     try {
       return await EmbeddedPostgres.open(dir, inMemory, tuning, opts, lock);
     } catch (e) {
