@@ -3,7 +3,8 @@ import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { AuthService } from '../common/auth/auth.service';
 import { findDeclaredMethods } from '../common/discovery/declared-methods';
-import { DomainError, NotFound, TooManyRequests } from '../common/errors/domain-errors';
+import { DomainError, NotFound, OAuthError, ServiceUnavailable, TooManyRequests } from '../common/errors/domain-errors';
+import { lookingUpCredentials } from '../common/auth/credential-lookup';
 import { ApiRequest } from '../common/http/http-pipeline';
 import { GitService } from '../git/git.service';
 import { SmartHttpAction } from '../git/smart-http';
@@ -139,23 +140,28 @@ export class GitHttpService implements OnModuleInit {
     const login = decoded.slice(0, colon);
     const secret = decoded.slice(colon + 1);
     if (!login || !secret) throw unauthorized();
+    // a lookup the database could not answer is a 503 (ServiceUnavailable, logged), never a 401: only
+    // an answer about the credential itself (none such, revoked, expired, blocked, sign-in off) is
     if (login === 'gitlab-ci-token') {
-      const grant = this.buildTokens ? await this.buildTokens(secret) : undefined;
+      const resolve = this.buildTokens;
+      const grant = resolve ? await lookingUpCredentials(() => resolve(secret)) : undefined;
       if (!grant) throw unauthorized();
       return { build: grant };
     }
     if (login === 'oauth2') {
-      const user = await this.auth.userByAccessToken(secret).catch(() => undefined);
+      const user = await this.auth.userByAccessToken(secret).catch((e: unknown) => {
+        if (e instanceof OAuthError) return undefined; // revoked or expired: the Basic challenge, as any bad password
+        throw e;
+      });
       if (!user) throw unauthorized();
       return { user };
     }
     const byToken = await this.auth.userByPrivateToken(secret);
     if (byToken && byToken.username.toLowerCase() === login.toLowerCase()) return { user: byToken };
-    try {
-      return { user: await this.session.signIn(login, secret, req.ip ?? '') };
-    } catch (e) {
-      if (e instanceof TooManyRequests) throw e;
-      throw unauthorized();
-    }
+    const signedIn = await lookingUpCredentials(() => this.session.signIn(login, secret, req.ip ?? '', unauthorized)).catch((e: unknown) => {
+      if (e instanceof TooManyRequests || e instanceof ServiceUnavailable) throw e;
+      throw unauthorized(); // a wrong password, a blocked user, password sign-in switched off
+    });
+    return { user: signedIn };
   }
 }

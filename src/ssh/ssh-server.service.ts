@@ -213,7 +213,11 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     client.on('authentication', (ctx) => {
       // a banned address is refused before any key is looked at (the same per-IP ban as git over HTTP);
       // a key is no guessable secret, so concurrent connections of one host are not rationed up front
-      bannedChecked ??= this.ban.banned(ip).catch(() => false);
+      // a ban check the database could not answer is logged; the key lookup that follows still decides
+      bannedChecked ??= this.ban.banned(ip).catch((e: unknown) => {
+        this.logger.warn('SSH: the git ban could not be checked', { error: e instanceof Error ? e.message : String(e) });
+        return false;
+      });
       this.authenticate(ctx, bannedChecked).then(
         (owner) => {
           if (owner === 'banned') {

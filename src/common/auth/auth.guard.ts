@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import passport from 'passport';
 import type { User } from '../../users/user.entity';
-import { Forbidden, Unauthorized } from '../errors/domain-errors';
+import { DomainError, Forbidden, Unauthorized } from '../errors/domain-errors';
 import { Params } from '../params/params';
 import { AuthService } from './auth.service';
 import { IS_ADMIN, IS_PUBLIC } from './decorators';
@@ -52,8 +52,10 @@ export class AuthGuard implements CanActivate {
       if (privateToken !== undefined) user = await this.auth.userByPrivateToken(privateToken);
       if (!user) user = await this.bearer(req, res);
     } catch (e) {
-      if (!isPublic) throw e;
-      user = undefined; // a stray or stale credential must not break a public route (e.g. POST /session)
+      // a stray or stale credential must not break a public route (e.g. POST /session); a credential that
+      // could not be checked (503: the database did not answer) is no stray one, and is never served anonymously
+      if (!isPublic || !(e instanceof DomainError) || e.status >= 500) throw e;
+      user = undefined;
     }
 
     if (user) {

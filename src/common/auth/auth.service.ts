@@ -5,10 +5,11 @@ import { UserDirectory } from '../../users/user-directory.service';
 import { SecretsService } from '../crypto/secrets.service';
 import { Forbidden, NotFound, OAuthError } from '../errors/domain-errors';
 import { AuthCache } from './auth-cache';
+import { lookingUpCredentials } from './credential-lookup';
 
 /**
  * Resolves the caller from a private token or an OAuth access token, then applies sudo.
- * Blocked users never authenticate. One query per credential (lean reads of UserDirectory), reused
+ * Blocked users never authenticate; a lookup the database could not answer is a 503, never "no user". One query per credential (lean reads of UserDirectory), reused
  * for a few seconds through AuthCache (dropped at once when the user or token changes).
  */
 @Injectable()
@@ -28,11 +29,13 @@ export class AuthService {
   async userByPrivateToken(token: string): Promise<User | undefined> {
     if (!token || token.length > 255) return undefined;
     const digest = this.secrets.digest(token);
-    const user = await this.cache.get(
-      `p:${digest}`,
-      async () => (await this.users.byPrivateTokenDigest(digest)) ?? undefined,
-      (u) => u.id,
-      (u) => ({ ...u }),
+    const user = await lookingUpCredentials(() =>
+      this.cache.get(
+        `p:${digest}`,
+        async () => (await this.users.byPrivateTokenDigest(digest)) ?? undefined,
+        (u) => u.id,
+        (u) => ({ ...u }),
+      ),
     );
     return user && user.state === 'active' ? user : undefined;
   }
@@ -41,11 +44,13 @@ export class AuthService {
   async userByAccessToken(token: string): Promise<User | undefined> {
     if (!token || token.length > 255) return undefined;
     const digest = this.secrets.digest(token);
-    const found = await this.cache.get(
-      `o:${digest}`,
-      () => this.tokens.tokenWithOwner(digest),
-      (f) => f.owner.id,
-      (f) => ({ token: f.token, owner: Object.assign(Object.create(Object.getPrototypeOf(f.owner) as object) as User, f.owner) }),
+    const found = await lookingUpCredentials(() =>
+      this.cache.get(
+        `o:${digest}`,
+        () => this.tokens.tokenWithOwner(digest),
+        (f) => f.owner.id,
+        (f) => ({ token: f.token, owner: Object.assign(Object.create(Object.getPrototypeOf(f.owner) as object) as User, f.owner) }),
+      ),
     );
     if (!found) return undefined;
     const { token: row, owner } = found;

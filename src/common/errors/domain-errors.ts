@@ -164,6 +164,27 @@ export class TooManyRequests extends DomainError {
   }
 }
 
+/**
+ * 503: something the request needs (the database) failed, not the request itself — e.g. a credential
+ * could not be checked, which must never read as a wrong credential (401). The filter logs `failure`
+ * with the request id; the client may retry.
+ */
+export class ServiceUnavailable extends DomainError {
+  readonly status = 503;
+  constructor(
+    readonly detail: string,
+    readonly failure: unknown,
+  ) {
+    super(detail);
+  }
+  body() {
+    return { message: `503 Service Unavailable - ${this.detail}` };
+  }
+  override headers() {
+    return { 'Retry-After': '5' };
+  }
+}
+
 /** OAuth 2.0 error responses (RFC 6749 §5.2 / RFC 6750 §3.1) use `{error, error_description}`. */
 export class OAuthError extends DomainError {
   constructor(

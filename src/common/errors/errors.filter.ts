@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Logger } from '../http/logger';
-import { DomainError } from './domain-errors';
+import { DomainError, ServiceUnavailable } from './domain-errors';
 import { errorBody, statusMessage, writeErrorResponse } from './error-response';
 
 const INPUT_ERRORS: Record<string, string> = {
@@ -30,6 +30,16 @@ export class ErrorsFilter implements ExceptionFilter {
   }
 
   map(exception: unknown, req: Request): { status: number; body: unknown; headers?: Record<string, string> } {
+    if (exception instanceof ServiceUnavailable) {
+      const failure = exception.failure;
+      this.logger.error('service unavailable', {
+        request_id: (req as Request & { id?: string }).id,
+        method: req.method,
+        path: req.path,
+        reason: exception.detail,
+        error: failure instanceof Error ? (failure.stack ?? failure.message) : String(failure),
+      });
+    }
     if (exception instanceof DomainError) {
       // every domain error's message starts with its status, whatever its thrower wrote (decision 32)
       return { status: exception.status, body: errorBody(exception.status, exception.body()), headers: exception.headers() };
