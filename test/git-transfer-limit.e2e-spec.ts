@@ -32,8 +32,8 @@ interface Server {
  * The cap on concurrent git transfers (GIT_MAX_TRANSFERS, GIT_MAX_QUEUED, GIT_QUEUE_TIMEOUT), with
  * the stock git client over smart HTTP and the stock OpenSSH client. A transfer is held open by a
  * client that never finishes its request: a smart HTTP `git-receive-pack` POST that sends its list of
- * ref updates and never its pack (receive-pack waits for it), or an SSH `git-upload-pack` whose stdin
- * stays open (upload-pack waits for the client's wants after its advertisement). (An upload-pack POST
+ * ref updates and never its pack (receive-pack waits for it), or an SSH `git-upload-pack` that sends
+ * its wants and then nothing (upload-pack waits for its haves). (An upload-pack POST
  * whose body never ends holds no slot: its request is read before git starts — test/security/transfer-slots.)
  * Every held push goes to a project of its own: a push also holds its repository's write lock.
  */
@@ -83,14 +83,26 @@ describe('git transfer limit (GIT_MAX_TRANSFERS / GIT_MAX_QUEUED / GIT_QUEUE_TIM
     return { answer, abort: () => req.destroy() };
   }
 
-  /** An SSH `git-upload-pack` whose stdin stays open: it holds (or waits for) a slot until `abort`. */
+  /**
+   * An SSH `git-upload-pack` that sends its wants once the refs are advertised, then nothing (upload-pack
+   * waits for its haves): it holds (or waits for) a slot until `abort`. (One that sends nothing at all
+   * holds no slot: test/security/ssh-idle-channels.)
+   */
   function heldSsh(s: Server): { exit: Promise<{ code: number | null; stderr: string }>; abort: () => void } {
     const child: ChildProcessWithoutNullStreams = spawn('ssh', [...s.ssh.args(key.file), 'git@127.0.0.1', `git-upload-pack '${path}.git'`], {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', HOME: dir },
     });
     let stderr = '';
+    let advertised = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    child.stdout.resume();
+    child.stdin.on('error', () => undefined);
+    child.stdout.on('data', (d: Buffer) => {
+      if (advertised.endsWith('0000')) return;
+      advertised += d.toString('latin1');
+      if (!advertised.endsWith('0000')) return;
+      const want = `want ${advertised.slice(4, 44)} multi_ack_detailed side-band-64k\n`; // the first ref's sha
+      child.stdin.write(`${(want.length + 4).toString(16).padStart(4, '0')}${want}0000`);
+    });
     const exit = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
     return { exit, abort: () => child.kill('SIGKILL') };
   }

@@ -156,6 +156,8 @@ export interface SshConfig {
   maxSessionsPerIp: number;
   authTimeoutMs: number;
   idleTimeoutMs: number;
+  /** How long a git command's client has to send its first request, no transfer slot held meanwhile (SSH_REQUEST_TIMEOUT). */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -318,6 +320,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     maxSessionsPerIp: intEnv(env, 'SSH_MAX_SESSIONS_PER_IP', 20, 1, 100_000),
     authTimeoutMs: intEnv(env, 'SSH_AUTH_TIMEOUT', 30, 1, 3600) * 1000,
     idleTimeoutMs: intEnv(env, 'SSH_IDLE_TIMEOUT', 600, 1, 86_400) * 1000,
+    requestTimeoutMs: intEnv(env, 'SSH_REQUEST_TIMEOUT', 60, 1, 3600) * 1000,
   };
   // a disabled server keeps the field (clients expect it): then it shows port 22 unless told otherwise
   const sshShownPort = ssh.externalPort ?? (ssh.enabled ? ssh.port : 22);

@@ -75,16 +75,18 @@ export class GitAccess {
   /**
    * Runs an authorised transfer. A push's git run holds the repository's write lock (serialised across
    * instances, as the API's writes); what only reads does not: fetches, and a push's ref advertisement
-   * (`advertisement`: smart HTTP's `info/refs`, a request of its own). `onUpdates` runs the post-push
-   * reactions as the pusher once the refs moved: after the lock is given back (as the files API's
-   * reactions run after its commit), before the transfer's answer ends.
+   * (`advertisement`: smart HTTP's `info/refs`, a request of its own). With `lockOnRequest` (SSH, where
+   * the advertisement and the push are one git run) the lock is taken when `serve` calls `lock`, once the
+   * client has sent its ref updates, so that a client that sends nothing holds no lock. `onUpdates` runs
+   * the post-push reactions as the pusher once the refs moved: after the lock is given back (as the files
+   * API's reactions run after its commit), before the transfer's answer ends.
    */
   async run<T>(
     grant: GitGrant,
     caller: GitCaller,
     via: 'http' | 'ssh',
-    serve: (onUpdates?: (u: RefUpdate[]) => Promise<void>) => Promise<T>,
-    o: { advertisement?: boolean } = {},
+    serve: (onUpdates?: (u: RefUpdate[]) => Promise<void>, lock?: () => Promise<void>) => Promise<T>,
+    o: { advertisement?: boolean; lockOnRequest?: boolean } = {},
   ): Promise<T> {
     const user = caller.user;
     // the refs moved whatever happens next: a failure after the push is logged, and the transfer still ends normally
@@ -97,7 +99,15 @@ export class GitAccess {
             )
       : undefined;
     if (!grant.pushRules || o.advertisement) return serve(react);
-    const release = await this.locks.hold(grant.project.id);
+    let held: Promise<() => Promise<void>> | undefined;
+    const lock = async () => {
+      await (held ??= this.locks.hold(grant.project.id));
+    };
+    const release = async () => {
+      const r = await held?.catch(() => undefined); // a lock that could not be taken has nothing to give back
+      await r?.();
+    };
+    if (!o.lockOnRequest) await lock();
     try {
       return await serve(
         react &&
@@ -105,6 +115,7 @@ export class GitAccess {
             await release();
             await react(updates);
           }),
+        lock,
       );
     } finally {
       await release();

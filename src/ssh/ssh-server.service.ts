@@ -8,6 +8,7 @@ import { Logger } from '../common/http/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { DbNotifications } from '../database/notifications';
 import { GitService } from '../git/git.service';
+import { transferClient } from '../git/transfer-limiter';
 import { GitAccess, GitAccessDenied, GitGrant } from '../git-http/git-access.service';
 import { GitAuthBan } from '../common/auth/git-auth-ban';
 import { sshSessionStarted } from '../metrics/registry';
@@ -47,6 +48,8 @@ const KEY_REMOVED = 'GitLab: The SSH key this connection was opened with has bee
 const AUTH_CHANGED = 'auth_changed';
 /** How long a closed connection's client is given to hang up after the disconnect message, before the socket is cut. */
 const CLOSE_GRACE_MS = 1000;
+/** Session channels open at once on one connection: OpenSSH's `MaxSessions` (10); one more is refused. */
+export const MAX_CHANNELS_PER_CONNECTION = 10;
 
 /** The key a connection authenticated with: what every later command re-checks. */
 interface AuthenticatedKey {
@@ -66,6 +69,8 @@ interface Session {
   revoked?: boolean;
   /** Set once it is being closed for that. */
   closing?: boolean;
+  /** Session channels open now (at most MAX_CHANNELS_PER_CONNECTION). */
+  channels: number;
 }
 
 /** Whether the key a connection authenticated with may still act, and as whom (the owner as stored now). */
@@ -203,7 +208,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     const finish = sshSessionStarted();
     client.on('error', () => undefined);
     const sock = (client as unknown as { _sock: Socket })._sock;
-    const session: Session = { client, ip, busy: 0 };
+    const session: Session = { client, ip, busy: 0, channels: 0 };
     this.sessions.add(session);
     let failedAttempt = false;
     let bannedChecked: Promise<boolean> | undefined;
@@ -250,8 +255,15 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     client.on('tcpip', (_accept, reject) => reject());
     client.on('openssh.streamlocal', (_accept, reject) => reject());
     client.on('request', (_accept, reject) => reject?.());
-    client.on('session', (acceptSession) => {
+    client.on('session', (acceptSession, rejectSession) => {
+      // as OpenSSH's MaxSessions: one connection cannot multiply its commands without bound
+      if (session.channels >= MAX_CHANNELS_PER_CONNECTION) {
+        rejectSession();
+        return;
+      }
       const s = acceptSession();
+      session.channels++;
+      s.once('close', () => session.channels--);
       let protocol: string | undefined;
       s.on('env', (accept, reject, info) => {
         // only GIT_PROTOCOL (protocol v2), and only what git itself sends
@@ -427,17 +439,27 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     const started = Date.now();
     let code: number;
     try {
-      code = await this.access.run(grant, { user }, 'ssh', (onUpdates) =>
-        this.git.serveSsh(grant.project.id, {
-          service: cmd.service,
-          protocol,
-          stdin: ch,
-          stdout: ch,
-          stderr: ch.stderr,
-          pushRules: grant.pushRules,
-          onUpdates,
-          onAbort: (kill) => ch.once('close', kill),
-        }),
+      const client = transferClient({ userId: user.id });
+      code = await this.access.run(
+        grant,
+        { user },
+        'ssh',
+        (onUpdates, lock) =>
+          this.git.serveSsh(grant.project.id, {
+            service: cmd.service,
+            protocol,
+            stdin: ch,
+            stdout: ch,
+            stderr: ch.stderr,
+            pushRules: grant.pushRules,
+            onUpdates,
+            onAbort: (kill) => ch.once('close', kill),
+            client,
+            requestTimeoutMs: this.config.ssh.requestTimeoutMs,
+            beforeWork: lock,
+          }),
+        // a push takes its repository's lock once the client has sent its ref updates, not while it sends nothing
+        { lockOnRequest: true },
       );
     } catch (e) {
       this.logger.error('SSH git command failed', { user: user.username, command: cmd.service, error: e instanceof Error ? e.message : String(e) });

@@ -80,6 +80,11 @@ export class SshCli {
   url(path: string): string {
     return `ssh://git@127.0.0.1:${this.port}/${path}.git`;
   }
+
+  /** A git command over a connection of its own, its stdin held by the test (`holdCommand`). */
+  hold(keyFile: string, command: string): HeldCommand {
+    return holdCommand(this.args(keyFile), command, this.home);
+  }
 }
 
 /** The stock OpenSSH client's arguments: this key only, no agent or config, the server's host key checked. */
@@ -104,4 +109,114 @@ export function sshArgs(keyFile: string, knownHosts: string, port: number): stri
     '-p',
     String(port),
   ];
+}
+
+/**
+ * One git command over SSH whose stdin the test holds: `advertised()` waits for git's ref advertisement
+ * (ended by its flush-pkt), `send` writes the client's side, `endsWithin` tells whether the session
+ * ends by itself in time (else it is killed).
+ */
+export interface HeldCommand {
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+  /** Whether the session has ended (the ssh process exited). */
+  ended(): boolean;
+  advertised(ms?: number): Promise<boolean>;
+  send(data: string | Buffer): void;
+  endsWithin(ms: number): Promise<{ ended: boolean; code: number | null }>;
+  kill(): void;
+}
+
+/** Runs `ssh <args> git@127.0.0.1 <command>` with its stdin left open. */
+export function holdCommand(sshArgsList: string[], command: string, home: string): HeldCommand {
+  const child = spawn('ssh', [...sshArgsList, 'git@127.0.0.1', command], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', HOME: home },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString('latin1')));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  child.stdin.on('error', () => undefined);
+  let code: number | null | undefined;
+  const exited = new Promise<number | null>((r) =>
+    child.on('close', (c) => {
+      code = c;
+      r(c);
+    }),
+  );
+  return {
+    stdout: () => out,
+    stderr: () => err,
+    ended: () => code !== undefined,
+    async advertised(ms = 10_000) {
+      for (let waited = 0; waited < ms && !out.endsWith('0000') && code === undefined; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      return out.endsWith('0000');
+    },
+    send: (data) => child.stdin.write(data),
+    async endsWithin(ms) {
+      let timer: NodeJS.Timeout | undefined;
+      const ended = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]);
+      clearTimeout(timer);
+      if (!ended) child.kill('SIGKILL');
+      return { ended, code: code ?? null };
+    },
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+/**
+ * One OpenSSH `ControlMaster` connection, as a developer's `~/.ssh/config` with `ControlMaster auto`
+ * and `ControlPersist` makes it: the first command opens the master, every later `ssh`/`git` command
+ * with the same `ControlPath` runs as a new session (channel) on that one authenticated connection.
+ */
+export class Multiplexed {
+  readonly controlPath: string;
+
+  constructor(
+    private readonly cli: SshCli,
+    private readonly keyFile: string,
+    name: string,
+  ) {
+    this.controlPath = join(cli.home, `cm-${name}`);
+  }
+
+  args(): string[] {
+    return [...this.cli.args(this.keyFile), '-o', 'ControlMaster=auto', '-o', `ControlPath=${this.controlPath}`, '-o', 'ControlPersist=60'];
+  }
+
+  git(args: string[], cwd = this.cli.home): Promise<Run> {
+    return run('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=master', ...args], {
+      cwd,
+      env: { HOME: this.cli.home, GIT_CONFIG_NOSYSTEM: '1', GIT_SSH_COMMAND: ['ssh', ...this.args()].map((a) => `'${a}'`).join(' ') },
+    });
+  }
+
+  ssh(args: string[]): Promise<Run> {
+    return run('ssh', [...this.args(), ...args]);
+  }
+
+  /** A git command as a new session on the master (opening it if needed), its stdin held by the test. */
+  hold(command: string): HeldCommand {
+    return holdCommand(this.args(), command, this.cli.home);
+  }
+
+  /** Whether the master connection is up (`ssh -O check`: asks the master, never connects). */
+  async alive(): Promise<boolean> {
+    return (await run('ssh', ['-F', '/dev/null', '-o', `ControlPath=${this.controlPath}`, '-O', 'check', 'git@127.0.0.1'])).code === 0;
+  }
+
+  /** Waits until the master is gone (true) or `ms` passed (false). */
+  async closedWithin(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      if (!(await this.alive())) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return !(await this.alive());
+  }
+
+  /** Stops the master (`ssh -O exit`), if it still runs. */
+  async exit(): Promise<void> {
+    await run('ssh', ['-F', '/dev/null', '-o', `ControlPath=${this.controlPath}`, '-O', 'exit', 'git@127.0.0.1']);
+  }
 }

@@ -1,89 +1,14 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, App } from '../../src/app.factory';
 import { SshServerService } from '../../src/ssh/ssh-server.service';
-import { run, Run, SshCli } from '../helpers/ssh-cli';
+import { Multiplexed, SshCli } from '../helpers/ssh-cli';
 import { startTestApp, TestApp, TestUser } from '../helpers/test-app';
 
 const API = '/api/v3';
 const NOT_FOUND = 'GitLab: The project you were looking for could not be found.';
 const BLOCKED = 'GitLab: Your account has been blocked.';
-
-/**
- * One OpenSSH `ControlMaster` connection, as a developer's `~/.ssh/config` with `ControlMaster auto`
- * and `ControlPersist` makes it: the first command opens the master, every later `ssh`/`git` command
- * with the same `ControlPath` runs as a new session on that one authenticated connection.
- */
-class Multiplexed {
-  readonly controlPath: string;
-
-  constructor(
-    private readonly cli: SshCli,
-    private readonly keyFile: string,
-    name: string,
-  ) {
-    this.controlPath = join(cli.home, `cm-${name}`);
-  }
-
-  args(): string[] {
-    return [...this.cli.args(this.keyFile), '-o', 'ControlMaster=auto', '-o', `ControlPath=${this.controlPath}`, '-o', 'ControlPersist=60'];
-  }
-
-  git(args: string[], cwd = this.cli.home): Promise<Run> {
-    return run('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=master', ...args], {
-      cwd,
-      env: { HOME: this.cli.home, GIT_CONFIG_NOSYSTEM: '1', GIT_SSH_COMMAND: ['ssh', ...this.args()].map((a) => `'${a}'`).join(' ') },
-    });
-  }
-
-  ssh(args: string[]): Promise<Run> {
-    return run('ssh', [...this.args(), ...args]);
-  }
-
-  /** Whether the master connection is up (`ssh -O check`: asks the master, never connects). */
-  async alive(): Promise<boolean> {
-    return (await run('ssh', ['-F', '/dev/null', '-o', `ControlPath=${this.controlPath}`, '-O', 'check', 'git@127.0.0.1'])).code === 0;
-  }
-
-  /** Waits until the master is gone (true) or `ms` passed (false). */
-  async closedWithin(ms: number): Promise<boolean> {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      if (!(await this.alive())) return true;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return !(await this.alive());
-  }
-
-  /** A `git-upload-pack` session on the master whose stdin stays open: a transfer in progress, after its advertisement. */
-  async openUploadPack(path: string): Promise<{ endsWithin: (ms: number) => Promise<boolean> }> {
-    const child = spawn('ssh', [...this.args(), 'git@127.0.0.1', `git-upload-pack '${path}.git'`], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', HOME: this.cli.home },
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString('latin1')));
-    child.stderr.resume();
-    const exited = new Promise<number | null>((r) => child.on('close', r));
-    for (let i = 0; i < 200 && !out.endsWith('0000'); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(out.endsWith('0000')).toBe(true); // the advertisement, ended by its flush: git now waits for the client
-    return {
-      // whether the session ends (the server cut it) within `ms`; if not, it is killed here
-      endsWithin: async (ms) => {
-        let timer: NodeJS.Timeout | undefined;
-        const ended = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]);
-        clearTimeout(timer);
-        if (!ended) child.kill('SIGKILL');
-        return ended;
-      },
-    };
-  }
-
-  async exit(): Promise<void> {
-    await run('ssh', ['-F', '/dev/null', '-o', `ControlPath=${this.controlPath}`, '-O', 'exit', 'git@127.0.0.1']);
-  }
-}
 
 /**
  * Access revoked on a connection that is already open (issue 36, item 1): one authenticated SSH
@@ -149,9 +74,10 @@ describe('SSH access revoked on an open connection (ControlMaster multiplexing)'
 
   it('a blocked user: the running transfer is cut, the master is closed, a later clone or push fails', async () => {
     const { user, mux, path } = await setup();
-    const open = await mux.openUploadPack(path);
+    const open = mux.hold(`git-upload-pack '${path}.git'`);
+    expect(await open.advertised()).toBe(true); // git waits for the client: a transfer in progress
     await t.http.put(`${API}/users/${user.id}/block`).set('PRIVATE-TOKEN', t.root.token).expect(200);
-    expect(await open.endsWithin(10_000)).toBe(true);
+    expect((await open.endsWithin(10_000)).ended).toBe(true);
     expect(await mux.closedWithin(5000)).toBe(true);
     const clone = await mux.git(['clone', '-q', cli.url(path), join(dir, `blocked-${user.id}`)]);
     expect(clone.code).not.toBe(0);
@@ -268,11 +194,12 @@ describe('SSH access revoked on an open connection (ControlMaster multiplexing)'
       const first = await mux.ssh(['-T', 'git@127.0.0.1']);
       expect(first.stdout).toBe(`Welcome to GitLab, @${user.username}!\n`);
       expect(await mux.alive()).toBe(true);
-      const open = await mux.openUploadPack(project.body.path_with_namespace);
+      const open = mux.hold(`git-upload-pack '${project.body.path_with_namespace}.git'`);
+      expect(await open.advertised()).toBe(true);
       // the block is made through the first instance; the connection is on the second
       await t.http.put(`${API}/users/${user.id}/block`).set('PRIVATE-TOKEN', t.root.token).expect(200);
       expect(await mux.closedWithin(5000)).toBe(true);
-      expect(await open.endsWithin(5000)).toBe(true);
+      expect((await open.endsWithin(5000)).ended).toBe(true);
     } finally {
       await other.close();
     }
