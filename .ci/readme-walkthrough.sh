@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs the README walkthrough ("from zero to a green build": every ```sh block between
 # <!-- walkthrough:start --> and <!-- walkthrough:end -->, extracted unchanged by test/readme/extract.js)
-# in one bash session with `set -euo pipefail`, against a freshly started built server (dist/, so
-# `npm run build` first) on embedded PGlite, with the real gitlab-ci-multi-runner ($GITLAB_RUNNER_BIN).
-# Fails when any command fails; then checks that the pipeline ended green and that the webhook
-# receiver got the deliveries. Before the first block it sets only PORT, HOOK_PORT (free ports) and
-# DATA_DIR (a new temporary folder), and puts the runner on PATH as `gitlab-ci-multi-runner`.
+# twice in one bash session with `set -euo pipefail` — the second run in the same shell, as a newcomer
+# who pastes it again: the same port, data folder and project — with the built server (dist/, so
+# `npm run build` first) on embedded PGlite and the real gitlab-ci-multi-runner ($GITLAB_RUNNER_BIN).
+# The blocks choose their own free ports and a new data folder: nothing is set for them but the runner
+# on PATH as `gitlab-ci-multi-runner`. Fails when any command fails; after each run, checks that the
+# pipeline ended green and that the webhook receiver got the deliveries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -20,10 +21,7 @@ for tool in bash git curl timeout unzip node; do command -v "$tool" >/dev/null |
 WORK=$(mktemp -d)
 cleanup() { rm -rf "$WORK"; }
 trap cleanup EXIT
-free_port() { node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
-PORT=$(free_port)
-HOOK_PORT=$(free_port)
-while [ "$HOOK_PORT" = "$PORT" ]; do HOOK_PORT=$(free_port); done
+RUNS=2
 
 mkdir -p "$WORK/bin" "$WORK/home" "$WORK/run" "$WORK/tmp"
 ln -s "$(realpath "$GITLAB_RUNNER_BIN")" "$WORK/bin/gitlab-ci-multi-runner"
@@ -34,37 +32,45 @@ ln -s "$REPO/dist" "$WORK/run/dist"
   # on any exit, end what the blocks started in the background (the server, the runner, the receiver)
   echo 'trap '"'"'status=$?; kill $(jobs -pr) 2>/dev/null || true; wait 2>/dev/null || true; exit $status'"'"' EXIT'
   echo 'trap "exit 143" TERM'
-  node test/readme/extract.js "$README_FILE"
-  # checks by this script, not README text: the variables and files the blocks left behind
-  cat <<'CHECKS'
-echo "--- checks by .ci/readme-walkthrough.sh"
-[ "${STATUS:-}" = success ] || { echo "pipeline status: ${STATUS:-unknown}, not success"; exit 1; }
-grep -q '^Push Hook ' hooks.log || { echo "the webhook receiver got no Push Hook"; exit 1; }
-grep -q '^Build Hook .*"build_status":"success"' hooks.log || { echo "the webhook receiver got no successful Build Hook"; exit 1; }
-echo "$PROJECT_ID $SHA" > "$WORK_CHECK/result"
+  for run in $(seq "$RUNS"); do
+    echo "echo '=== README walkthrough, run $run of $RUNS'"
+    node test/readme/extract.js "$README_FILE"
+    # checks by this script, not README text: the variables and files the blocks left behind (WALK: their scratch folder)
+    cat <<CHECKS
+echo "--- checks by .ci/readme-walkthrough.sh (run $run)"
+[ "\${STATUS:-}" = success ] || { echo "pipeline status: \${STATUS:-unknown}, not success"; exit 1; }
+grep -q '^Push Hook ' "\$WALK/hooks.log" || { echo "the webhook receiver got no Push Hook"; exit 1; }
+grep -q '^Build Hook .*"build_status":"success"' "\$WALK/hooks.log" || { echo "the webhook receiver got no successful Build Hook"; exit 1; }
+[ "\$PWD" = "\$CHECKOUT" ] || { echo "the walkthrough ended in \$PWD, not back in the checkout"; exit 1; }
+echo "\$PORT \$DATA_DIR \$PROJECT_ID" >> "\$WORK_CHECK/runs"
 CHECKS
+  done
+  # the second run reused the first one's port, data folder and project (as the README says)
+  echo '[ "$(sort -u "$WORK_CHECK/runs" | wc -l)" = 1 ] || { echo "the runs differ in port, data folder or project:"; cat "$WORK_CHECK/runs"; exit 1; }'
+  echo 'echo ok > "$WORK_CHECK/result"'
 } > "$WORK/walkthrough.sh"
-blocks=$(grep -c '^echo "--- README walkthrough block' "$WORK/walkthrough.sh")
+blocks=$(($(grep -c '^echo "--- README walkthrough block' "$WORK/walkthrough.sh") / RUNS))
 
-echo "readme walkthrough: $blocks blocks of $(basename "$README_FILE"), server on port $PORT, webhook receiver on port $HOOK_PORT"
+echo "readme walkthrough: $blocks blocks of $(basename "$README_FILE"), run $RUNS times in one shell"
 started=$(date +%s)
 set +e
 (
   cd "$WORK/run"
-  # a clean environment: no database URL (embedded PGlite), no preset root password, no user git config
-  exec env -u DATABASE_URL -u ROOT_PASSWORD -u EXTERNAL_URL -u SECRET_KEY \
+  # a clean environment: no database URL (embedded PGlite), no preset root password, port or data
+  # folder, no user git config
+  exec env -u DATABASE_URL -u ROOT_PASSWORD -u EXTERNAL_URL -u SECRET_KEY -u PORT -u HOOK_PORT -u DATA_DIR -u TOKEN -u CHECKOUT \
     PATH="$WORK/bin:$PATH" HOME="$WORK/home" TMPDIR="$WORK/tmp" GIT_CONFIG_NOSYSTEM=1 GIT_TERMINAL_PROMPT=0 \
-    PORT="$PORT" HOOK_PORT="$HOOK_PORT" DATA_DIR="$WORK/data" WORK_CHECK="$WORK" \
-    timeout --kill-after=10 240 bash "$WORK/walkthrough.sh"
+    WORK_CHECK="$WORK" \
+    timeout --kill-after=10 480 bash "$WORK/walkthrough.sh"
 )
 status=$?
 set -e
 elapsed=$(($(date +%s) - started))
 if [ "$status" -ne 0 ] || [ ! -f "$WORK/result" ]; then
-  for log in "$WORK"/run/server.log "$WORK"/tmp/tmp.*/runner.log; do
+  for log in "$WORK"/tmp/tmp.*/server.log "$WORK"/tmp/tmp.*/runner.log; do
     [ -f "$log" ] && { echo "--- $log (last 30 lines)"; tail -n 30 "$log"; }
   done
-  [ "$status" -eq 124 ] && [ "$elapsed" -ge 240 ] && fail "timed out after 240 s"
+  [ "$status" -eq 124 ] && [ "$elapsed" -ge 480 ] && fail "timed out after 480 s"
   fail "exit status $status after ${elapsed} s (the failing step is the last one announced above)"
 fi
-echo "readme walkthrough: OK — $blocks README blocks ran in ${elapsed} s; pipeline success, artifacts downloaded, webhook deliveries received"
+echo "readme walkthrough: OK — $blocks README blocks ran $RUNS times in one shell in ${elapsed} s; each time pipeline success, artifacts downloaded, webhook deliveries received"

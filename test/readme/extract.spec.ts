@@ -1,5 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 /**
@@ -57,8 +59,12 @@ describe('README walkthrough extractor', () => {
     const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
     const script = toScript(extract(readme));
     for (const step of [
-      'node dist/main.js',
+      // a port and a data folder of its own unless given (a server from `npm start` is on 8080 and ./data)
+      'PORT="${PORT:-$(free_port)}" DATA_DIR="${DATA_DIR:-$(mktemp -d)}"',
+      '/dist/main.js',
       'initial_root_password',
+      // run again in the same shell: the project is found, not created again
+      'api projects/root%2Fhello 2> /dev/null || api projects -d name=hello',
       '/api/v3/projects',
       'credential.helper=',
       'gitlab-ci-multi-runner register',
@@ -71,5 +77,55 @@ describe('README walkthrough extractor', () => {
     const syntax = spawnSync('bash', ['-n'], { input: script, encoding: 'utf8' });
     expect(syntax.stderr).toBe('');
     expect(syntax.status).toBe(0);
+  });
+
+  it("the walkthrough's `api` and `json` print the API's message (or what is wrong with the input), never a stack trace", async () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const first = extract(readme)[0].text;
+    const helpers = first.slice(first.indexOf('json() {'));
+    expect(helpers).toMatch(/^api\(\) \{/m);
+    const api = createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url === '/api/v3/projects' && req.method === 'POST') {
+        res.statusCode = 409;
+        res.end('{"message":"409 Name has already been taken"}');
+      } else if (req.url === '/api/v3/projects' && req.method === 'PUT') {
+        res.statusCode = 400;
+        res.end('{"message":{"name":["can\'t be blank"]}}');
+      } else {
+        res.end(req.headers['private-token'] === 'secret' ? '{"id":7,"username":"root"}' : '{"message":"401 Unauthorized"}');
+      }
+    });
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    const bash = (script: string) =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const c = spawn('bash', ['-c', `${helpers}\n${script}`], { env: { PATH: process.env.PATH ?? '', URL: url }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        c.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        c.on('close', (code) => resolve({ code, out, err }));
+      });
+    try {
+      expect(await bash('TOKEN=secret api user | json .username')).toEqual({ code: 0, out: 'root\n', err: '' });
+      expect(await bash('api projects -d name=hello')).toEqual({ code: 1, out: '', err: 'projects: 409 Name has already been taken\n' });
+      expect(await bash('api projects -X PUT -d name=')).toEqual({ code: 1, out: '', err: 'projects: 400 {"name":["can\'t be blank"]}\n' });
+      const html = await bash("echo '<html>' | json .id");
+      expect(html.code).toBe(1);
+      expect(html.err).toMatch(/^json: [^]*is not valid JSON\n$/);
+      expect(await bash("echo '{}' | json .id")).toEqual({ code: 1, out: '', err: 'json: no .id\n' });
+      expect(await bash("echo '[]' | json '.find(() => true).id'")).toEqual({
+        code: 1,
+        out: '',
+        err: "json: Cannot read properties of undefined (reading 'id')\n",
+      });
+      const down = await bash('URL=http://127.0.0.1:1 api user');
+      expect(down.code).toBe(1);
+      expect(down.err).toMatch(/\nuser: no answer \n$/);
+      for (const r of [html, down]) expect(r.err).not.toMatch(/^\s+at /m);
+    } finally {
+      await new Promise((r) => api.close(r));
+    }
   });
 });
