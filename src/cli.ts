@@ -232,6 +232,10 @@ export async function main(argv: string[]): Promise<number> {
       return withDb(config, false, async (db) => {
         const r = await backup(config, db.dataSource, file);
         out(`backup written to ${r.file}: ${r.tables} tables, ${r.rows} rows, ${r.repositories} repositories`);
+        out(
+          `mode ${r.mode.toString(8).padStart(4, '0')} (its owner only, from its creation): it holds the secret key, the SSH host private keys ` +
+            'and the password hashes; keep it as private as DATA_DIR',
+        );
         return 0;
       });
     }
@@ -239,7 +243,13 @@ export async function main(argv: string[]): Promise<number> {
       const file = str(opts, 'file')!;
       return withDb(config, false, async (db) => {
         const r = await restore(config, db.dataSource, file, { force: opts.force === true });
-        out(`restored ${r.tables} tables (${r.rows} rows) and ${r.repositories} repositories from ${file}`);
+        out(`restored from ${file}:`);
+        out(`  copied: ${r.tables} tables, ${r.rows} rows`);
+        for (const d of r.derived) {
+          out(`  rebuilt from the copied rows, not copied: ${d.name} (${d.rows} rows now; ${d.inBackup} in the backup)`);
+        }
+        out(`  not copied: schema_migrations (this version's migrations made the schema; the backup had ${r.migrations} applied)`);
+        out(`  repositories: ${r.repositories}`);
         return 0;
       });
     }

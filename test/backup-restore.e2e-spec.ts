@@ -1,9 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { backup, restore, RestoreRefused } from '../src/admin/backup';
+import { main } from '../src/cli';
+import { MIGRATIONS } from '../src/database/migrations';
+import { captureStdout } from './helpers/stdout';
 import { createApp } from '../src/app.factory';
 import { AppConfig, loadConfig } from '../src/config/config';
 import { openDatabase } from '../src/database/data-source';
@@ -76,10 +80,33 @@ async function roundTrip(source: Record<string, string>, target: (dataDir: strin
     // taken while the server runs on PostgreSQL; on the embedded default the server is stopped first
     if (!onPostgres) await t.app.close();
     const src = await openDatabase(t.config, { migrate: false });
-    const made = await backup(t.config, src.dataSource, file);
+    // it holds the secret key, host keys and password hashes: 0600 from its creation, whatever the
+    // umask (0 here), also over an existing world-readable file; nothing readable appears meanwhile
+    writeFileSync(file, 'an older backup', { mode: 0o644 });
+    const seen: string[] = [];
+    const watcher = watch(work, (_e, name) => {
+      if (!name) return;
+      stat(join(work, name)).then(
+        (st) => seen.push(`${name}: ${(st.mode & 0o777).toString(8)}`),
+        () => undefined, // renamed or removed meanwhile
+      );
+    });
+    const umask = process.umask(0);
+    let made: Awaited<ReturnType<typeof backup>>;
+    try {
+      made = await backup(t.config, src.dataSource, file);
+    } finally {
+      process.umask(umask);
+      await new Promise((r) => setTimeout(r, 200));
+      watcher.close();
+    }
     await src.close();
     expect(made.repositories).toBe(1);
     expect(made.rows).toBeGreaterThan(5);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((l) => !l.endsWith(': 600'))).toEqual([]);
+    expect(execFileSync('ls', ['-A', work], { encoding: 'utf8' }).trim()).toBe('backup.tar.gz'); // no partial file left
 
     const tgt = await target(restoredDir);
     drop = tgt.drop;
@@ -95,6 +122,14 @@ async function roundTrip(source: Record<string, string>, target: (dataDir: strin
     try {
       const r = await restore(config, db.dataSource, file);
       expect(r.repositories).toBe(1);
+      // the counts say what was copied: not schema_migrations (this version's migrations made it) nor
+      // the derived project_authorizations, rebuilt from the copied memberships to the same rows
+      expect(r.migrations).toBe(MIGRATIONS.length);
+      expect(r.derived).toEqual([{ name: 'project_authorizations', rows: expect.any(Number), inBackup: expect.any(Number) }]);
+      expect(r.derived[0].rows).toBeGreaterThan(0);
+      expect(r.derived[0].rows).toBe(r.derived[0].inBackup);
+      expect(r.tables).toBe(made.tables - 2);
+      expect(r.rows).toBe(made.rows - r.migrations - r.derived[0].inBackup);
       // a second restore over the data is refused without --force
       await expect(restore(config, db.dataSource, file)).rejects.toBeInstanceOf(RestoreRefused);
       const again = await restore(config, db.dataSource, file, { force: true });
@@ -129,6 +164,42 @@ async function roundTrip(source: Record<string, string>, target: (dataDir: strin
 }
 
 describe('admin CLI backup and restore', () => {
+  const stdout = captureStdout();
+
+  it('the CLI says the file is 0600 and why, and what restore copied and what it rebuilt', async () => {
+    const dirs = [1, 2].map(() => mkdtempSync(join(tmpdir(), 'glv3-backup-cli-')));
+    const file = join(dirs[0], 'out', 'b.tar.gz');
+    const saved = { ...process.env };
+    const env = (dir: string) =>
+      Object.assign(process.env, { DATA_DIR: dir, DATABASE_URL: '', EMBEDDED_DB_DIR: join(dir, 'db'), LOG_LEVEL: 'silent', SECRET_KEY, SSH_ENABLED: 'false' });
+    try {
+      env(dirs[0]);
+      expect(await main(['create-admin', '--username', 'boss', '--email', 'boss@example.com', '--password', 'a-long-password-1'])).toBe(0);
+      stdout.clear();
+      expect(await main(['backup', '--file', file])).toBe(0);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(stdout.text).toMatch(/^backup written to .*b\.tar\.gz: \d+ tables, \d+ rows, 0 repositories\n/);
+      expect(stdout.text).toContain(
+        'mode 0600 (its owner only, from its creation): it holds the secret key, the SSH host private keys and the password hashes; keep it as private as DATA_DIR',
+      );
+      const tables = Number(/: (\d+) tables/.exec(stdout.text)![1]);
+      env(dirs[1]);
+      stdout.clear();
+      expect(await main(['restore', '--file', file])).toBe(0);
+      expect(stdout.text.split('\n')).toEqual([
+        `restored from ${file}:`,
+        expect.stringMatching(new RegExp(`^ {2}copied: ${tables - 2} tables, [1-9]\\d* rows$`)),
+        expect.stringMatching(/^ {2}rebuilt from the copied rows, not copied: project_authorizations \(0 rows now; 0 in the backup\)$/),
+        `  not copied: schema_migrations (this version's migrations made the schema; the backup had ${MIGRATIONS.length} applied)`,
+        '  repositories: 0',
+        '',
+      ]);
+    } finally {
+      process.env = saved;
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('round trip on the embedded default: same API answers, same clone, tokens still valid', async () => {
     const dbDir = mkdtempSync(join(tmpdir(), 'glv3-embedded-src-'));
     try {

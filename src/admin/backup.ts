@@ -1,7 +1,9 @@
-import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { constants, existsSync, WriteStream } from 'node:fs';
+import { cp, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config';
@@ -16,7 +18,14 @@ import { GitRunner } from '../git/git-runner';
  * a git bundle of every repository, and the rest of DATA_DIR that is state (artifacts, uploads, the
  * secret key). Logical rather than pg_dump so that the same file moves between embedded PGlite and
  * PostgreSQL either way. Caches (archive cache, git home, hook scripts) are rebuilt, not kept.
+ *
+ * The file holds the secret key, the SSH host private keys and every password hash and sealed
+ * token: it is created readable and writable by its owner only (0600) before a byte is written,
+ * whatever the umask, and appears under its name only once complete (written beside it, renamed).
  */
+
+/** The backup file's mode: its owner's only. */
+export const BACKUP_FILE_MODE = 0o600;
 
 const FORMAT = 1;
 /** DATA_DIR entries that are not state: the embedded database (dumped logically) and rebuilt caches. */
@@ -36,6 +45,45 @@ export interface BackupResult {
   tables: number;
   rows: number;
   repositories: number;
+  /** Always BACKUP_FILE_MODE. */
+  mode: number;
+}
+
+export interface RestoreResult {
+  /** Tables whose rows were copied from the backup, and those rows. */
+  tables: number;
+  rows: number;
+  /** Tables not copied but rebuilt from the copied ones, with the rows they hold now and held in the backup. */
+  derived: { name: string; rows: number; inBackup: number }[];
+  /** The migrations the backup had applied: this version's migrations made the schema, the table itself is not copied. */
+  migrations: number;
+  repositories: number;
+}
+
+/**
+ * Writes the tar.gz of `staging` to `file`: a new file beside it, created 0600 (O_EXCL: never an
+ * existing file or link) and chmod-ed to exactly 0600 before anything is written, renamed over
+ * `file` once complete; removed on failure.
+ */
+async function writeArchive(staging: string, file: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const partial = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.partial`);
+  const fh = await open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, BACKUP_FILE_MODE);
+  try {
+    let out: WriteStream;
+    try {
+      await fh.chmod(BACKUP_FILE_MODE); // the umask may have taken bits away from 0600; it never adds any
+      out = fh.createWriteStream({ flush: true }); // closes the handle when it ends or fails (fsync first)
+    } catch (e) {
+      await fh.close();
+      throw e;
+    }
+    await pipeline(tar.create({ gzip: true, cwd: staging, portable: true }, ['.']), out);
+    await rename(partial, file);
+  } catch (e) {
+    await rm(partial, { force: true });
+    throw e;
+  }
 }
 
 /** Bare repositories below `root` (folders ending in `.git` that hold a HEAD). */
@@ -87,13 +135,13 @@ export async function backup(config: AppConfig, ds: DataSource, file: string): P
     }
 
     await writeFile(join(staging, 'manifest.json'), JSON.stringify(manifest, null, 2));
-    await mkdir(dirname(file), { recursive: true });
-    await tar.create({ gzip: true, file, cwd: staging, portable: true }, ['.']);
+    await writeArchive(staging, file);
     return {
       file,
       tables: manifest.tables.length,
       rows: manifest.tables.reduce((a, t) => a + t.rows, 0),
       repositories: manifest.repositories.length,
+      mode: BACKUP_FILE_MODE,
     };
   } finally {
     await rm(staging, { recursive: true, force: true });
@@ -111,14 +159,11 @@ async function hasData(config: AppConfig, ds: DataSource): Promise<string | null
 
 /**
  * Restores a backup into `ds` (migrated to this version first) and `config.dataDir`. Refuses to
- * write over existing data unless `force`, which empties both first.
+ * write over existing data unless `force`, which empties both first. The counts say what was
+ * copied: `schema_migrations` is made by this version's migrations, and derived tables are rebuilt
+ * from the copied rows, so neither is among the copied tables and rows.
  */
-export async function restore(
-  config: AppConfig,
-  ds: DataSource,
-  file: string,
-  opts: { force?: boolean } = {},
-): Promise<{ tables: number; rows: number; repositories: number }> {
+export async function restore(config: AppConfig, ds: DataSource, file: string, opts: { force?: boolean } = {}): Promise<RestoreResult> {
   const existing = await hasData(config, ds);
   if (existing && !opts.force) throw new RestoreRefused(`${existing}: restore refused (use --force to replace it)`);
   const staging = await mkdtemp(join(tmpdir(), 'glv3-restore-'));
@@ -140,7 +185,7 @@ export async function restore(
     await ds.runMigrations({ transaction: 'each' });
 
     // 1. The database: every table emptied, then loaded in foreign-key order, sequences moved on.
-    const rows = await loadDatabase(
+    const loaded = await loadDatabase(
       ds,
       join(staging, 'db'),
       manifest.tables.map((t) => t.name),
@@ -161,7 +206,14 @@ export async function restore(
       if ((await stat(src)).isDirectory()) await cp(src, join(config.dataDir, entry), { recursive: true, preserveTimestamps: true });
       else await cp(src, join(config.dataDir, entry), { preserveTimestamps: true });
     }
-    return { tables: manifest.tables.length, rows, repositories: manifest.repositories.length };
+    const dumped = new Map(manifest.tables.map((t) => [t.name, t.rows]));
+    return {
+      tables: loaded.copied.length,
+      rows: loaded.copied.reduce((a, t) => a + t.rows, 0),
+      derived: loaded.derived.map((d) => ({ ...d, inBackup: dumped.get(d.name) ?? 0 })),
+      migrations: manifest.migrations.length,
+      repositories: manifest.repositories.length,
+    };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

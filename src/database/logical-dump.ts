@@ -76,12 +76,20 @@ export async function emptyDatabase(ds: DataSource): Promise<void> {
   await ds.query('CREATE SCHEMA public');
 }
 
+/** What `loadDatabase` did: the tables copied from the dump and their rows, and the derived tables rebuilt (their rows now). */
+export interface LoadResult {
+  copied: { name: string; rows: number }[];
+  derived: { name: string; rows: number }[];
+}
+
 /**
  * Loads the dumped tables `names` from `dir` into the migrated schema: every table emptied, then
- * loaded in foreign-key order, sequences moved on past the loaded ids; one transaction. Returns the rows loaded.
+ * loaded in foreign-key order, sequences moved on past the loaded ids; one transaction. The derived
+ * tables are not loaded (their triggers fill them from the loaded rows) and `schema_migrations` is
+ * this version's own.
  */
-export async function loadDatabase(ds: DataSource, dir: string, names: string[]): Promise<number> {
-  let rows = 0;
+export async function loadDatabase(ds: DataSource, dir: string, names: string[]): Promise<LoadResult> {
+  const result: LoadResult = { copied: [], derived: [] };
   const tables = await publicTables(ds);
   const inBackup = new Set(names);
   const order = await loadOrder(
@@ -97,10 +105,11 @@ export async function loadDatabase(ds: DataSource, dir: string, names: string[])
       const path = join(dir, `${name}.ndjson`);
       if (!existsSync(path)) continue;
       let batch: string[] = [];
+      let copied = 0;
       const flush = async () => {
         if (!batch.length) return;
         await m.query(`INSERT INTO ${ident.get(name)} SELECT * FROM json_populate_recordset(NULL::${ident.get(name)}, $1::json)`, [`[${batch.join(',')}]`]);
-        rows += batch.length;
+        copied += batch.length;
         batch = [];
       };
       for await (const line of createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })) {
@@ -109,6 +118,11 @@ export async function loadDatabase(ds: DataSource, dir: string, names: string[])
         if (batch.length >= BATCH) await flush();
       }
       await flush();
+      result.copied.push({ name, rows: copied });
+    }
+    for (const name of order.filter((n) => DERIVED_TABLES.has(n))) {
+      const [{ n }] = await m.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${ident.get(name)}`);
+      result.derived.push({ name, rows: n });
     }
     const serials: { seq: string; ident: string; col: string }[] = await m.query(
       `SELECT pg_get_serial_sequence(quote_ident(c.table_name), c.column_name) AS seq, quote_ident(c.table_name) AS ident,
@@ -120,7 +134,7 @@ export async function loadDatabase(ds: DataSource, dir: string, names: string[])
       await m.query(`SELECT setval($1::regclass, coalesce((SELECT max(${s.col}) FROM ${s.ident}), 0) + 1, false)`, [s.seq]);
     }
   });
-  return rows;
+  return result;
 }
 
 async function publicTables(q: QueryRunner | DataSource): Promise<{ name: string; ident: string }[]> {
