@@ -20,9 +20,11 @@ describe('eventVisibility', () => {
     expect(v).toMatchObject({ viewerId: 7, readIssue: true, allConfidential: false, allSnippets: false, snippetLevels: [10, 20] });
   });
 
-  it('members from guest up and administrators see confidential issues and every snippet', () => {
+  it('reporters and up and administrators see confidential issues (8.12+); members from guest up every snippet', () => {
     const guest = { ...NO_ACCESS, level: AccessLevel.GUEST };
-    expect(eventVisibility(user, projectAbilities(user, project, guest), guest)).toMatchObject({ allConfidential: true, allSnippets: true });
+    expect(eventVisibility(user, projectAbilities(user, project, guest), guest)).toMatchObject({ allConfidential: false, allSnippets: true });
+    const reporter = { ...NO_ACCESS, level: AccessLevel.REPORTER };
+    expect(eventVisibility(user, projectAbilities(user, project, reporter), reporter)).toMatchObject({ allConfidential: true, allSnippets: true });
     const admin = { ...user, admin: true };
     expect(eventVisibility(admin, projectAbilities(admin, project, NO_ACCESS), NO_ACCESS).allConfidential).toBe(true);
   });

@@ -1,4 +1,5 @@
 import { AccessLevel, PolicyUser, ProjectAbility, ProjectAccess, Visibility } from '../common/policy/policy';
+import { seesConfidentialIssues } from '../common/policy/visibility';
 
 /**
  * What a caller may see of a project's activity feed: an event is shown only when its target is
@@ -6,7 +7,7 @@ import { AccessLevel, PolicyUser, ProjectAbility, ProjectAccess, Visibility } fr
  * page of the feed stays one statement.
  *
  * - Issue events (opened, closed, reopened, destroyed): `read_issue`, and for a confidential issue
- *   membership (guest and up), administrator, or being its author or assignee.
+ *   the one rule of common/policy/visibility.ts (reporter and up, administrator, its author or assignee).
  * - Comment events: `read_note` and the same rule as the noteable (issue rules above; for a
  *   snippet `read_project_snippet` and the snippet's own visibility; for a merge request
  *   `read_merge_request`). A comment whose note is gone is hidden (its title is the noteable's).
@@ -17,7 +18,7 @@ export interface EventVisibility {
   /** The caller (author/assignee of confidential issues, author of snippets); null for anonymous. */
   viewerId: number | null;
   readIssue: boolean;
-  /** Sees every confidential issue of the project. */
+  /** Sees every confidential issue of the project (`seesConfidentialIssues`). */
   allConfidential: boolean;
   readNote: boolean;
   readSnippet: boolean;
@@ -34,7 +35,7 @@ export function eventVisibility(user: PolicyUser | undefined, abilities: Set<Pro
   return {
     viewerId: user?.id ?? null,
     readIssue: abilities.has('read_issue'),
-    allConfidential: member,
+    allConfidential: seesConfidentialIssues(user, access),
     readNote: abilities.has('read_note'),
     readSnippet: abilities.has('read_project_snippet'),
     allSnippets: member,

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
+import { confidentialIssueSql } from '../common/policy/visibility';
 import { Note, NoteableType } from '../notes/note.entity';
 import { Event, EventAction } from './event.entity';
 import { EventVisibility } from './event-policy';
@@ -52,7 +53,7 @@ interface RawFeedRow {
 /**
  * The target joins and the visibility condition of a feed ($1 project, $2..$10 the caller's
  * EventVisibility). An issue event or an issue comment needs `read_issue` and, for a confidential
- * issue, membership or being its author or assignee; see event-policy.ts for every kind.
+ * issue, the one rule of common/policy/visibility.ts (`confidentialIssueSql`); see event-policy.ts for every kind.
  */
 const FEED_FROM = `
   FROM events e
@@ -63,10 +64,10 @@ const FEED_FROM = `
  WHERE e.project_id = $1
    AND coalesce(CASE e.target_type
      WHEN 'Issue' THEN $3::boolean AND i.id IS NOT NULL
-       AND (NOT i.confidential OR $4::boolean OR i.author_id = $2::int OR i.assignee_id = $2::int)
+       AND ${confidentialIssueSql('i', '$2::int', '$4::boolean')}
      WHEN 'Note' THEN $5::boolean AND nt.id IS NOT NULL AND CASE nt.noteable_type
        WHEN 'Issue' THEN $3::boolean AND ni.id IS NOT NULL
-         AND (NOT ni.confidential OR $4::boolean OR ni.author_id = $2::int OR ni.assignee_id = $2::int)
+         AND ${confidentialIssueSql('ni', '$2::int', '$4::boolean')}
        WHEN 'Snippet' THEN $6::boolean AND ns.id IS NOT NULL
          AND ($7::boolean OR ns.visibility_level = ANY($8::int[]) OR ns.author_id = $2::int)
        WHEN 'MergeRequest' THEN $10::boolean

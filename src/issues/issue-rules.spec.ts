@@ -1,7 +1,8 @@
 import { toDto } from '../common/dto/validation.pipe';
 import { ProjectAbility, ProjectAccess } from '../common/policy/policy';
 import { CreateIssueDto, ListProjectIssuesDto, MoveIssueDto, UpdateIssueDto } from './dto/issue.dto';
-import { canReadIssue, issueVisibilityInProject, seesConfidentialIssues } from './issue-policy';
+import { readableIssuesInProject, seesConfidentialIssues } from '../common/policy/visibility';
+import { canReadIssue } from './issue-policy';
 import { issueOrder, issueStates } from './issue-rules';
 
 const err = (fn: () => unknown) => {
@@ -74,20 +75,28 @@ describe('issue rules', () => {
   it('confidential issues: the single read and the list condition agree, from the access alone', () => {
     const secret = { authorId: 9, assigneeId: null, confidential: true };
     const own = { authorId: outsider.id, assigneeId: null, confidential: true };
-    expect(seesConfidentialIssues(member, access(10))).toBe(true);
+    const assigned = { authorId: 9, assigneeId: outsider.id, confidential: true };
+    expect(seesConfidentialIssues(member, access(20))).toBe(true);
+    expect(seesConfidentialIssues(member, access(10))).toBe(false); // a guest: 8.12+
     expect(seesConfidentialIssues(outsider, access(0))).toBe(false);
     expect(seesConfidentialIssues(admin, access(0))).toBe(true);
     expect(seesConfidentialIssues(undefined, access(0))).toBe(false);
-    expect(canReadIssue(member, read, access(10), secret)).toBe(true);
+    expect(canReadIssue(member, read, access(20), secret)).toBe(true);
+    expect(canReadIssue(member, read, access(10), secret)).toBe(false);
+    expect(canReadIssue(outsider, read, access(10), own)).toBe(true);
+    expect(canReadIssue(outsider, read, access(10), assigned)).toBe(true);
     expect(canReadIssue(outsider, read, access(0), secret)).toBe(false);
     expect(canReadIssue(outsider, read, access(0), own)).toBe(true);
     expect(canReadIssue(undefined, read, access(0), secret)).toBe(false);
-    expect(canReadIssue(member, new Set(['read_project']), access(10), { ...secret, confidential: false })).toBe(false);
-    expect(issueVisibilityInProject(member, access(10))).toEqual({ sql: 'TRUE', params: {} });
-    expect(issueVisibilityInProject(admin, access(0))).toEqual({ sql: 'TRUE', params: {} });
-    expect(issueVisibilityInProject(undefined, access(0))).toEqual({ sql: 'NOT i.confidential', params: {} });
-    const c = issueVisibilityInProject(outsider, access(0));
-    expect(c.sql).not.toMatch(/members|namespaces/); // no membership subquery
-    expect(c.params).toEqual({ issueViewerId: outsider.id });
+    expect(canReadIssue(member, new Set(['read_project']), access(20), { ...secret, confidential: false })).toBe(false);
+    expect(canReadIssue(outsider, new Set(['read_project']), access(0), own)).toBe(false); // the project's read_issue first
+    expect(readableIssuesInProject('i', member, access(20))).toEqual({ sql: 'TRUE', params: {} });
+    expect(readableIssuesInProject('i', admin, access(0))).toEqual({ sql: 'TRUE', params: {} });
+    expect(readableIssuesInProject('i', undefined, access(0))).toEqual({ sql: 'NOT i.confidential', params: {} });
+    for (const c of [readableIssuesInProject('i', outsider, access(0)), readableIssuesInProject('i', member, access(10))]) {
+      expect(c.sql).not.toMatch(/members|namespaces|authorizations/); // no membership subquery
+      expect(c.sql).toContain('i.author_id = :confidentialViewerId OR i.assignee_id = :confidentialViewerId');
+    }
+    expect(readableIssuesInProject('i', outsider, access(0)).params).toEqual({ confidentialViewerId: outsider.id });
   });
 });

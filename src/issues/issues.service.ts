@@ -19,7 +19,8 @@ import { CreateIssueDto, ListIssuesDto, ListProjectIssuesDto, MoveIssueDto, Upda
 import { nextInternalId } from '../database/internal-ids';
 import { Issue } from './issue.entity';
 import { loadParticipation, mentionPattern } from './issue-participation';
-import { canReadIssue, canSetTimestamps, canUpdateIssue, issueVisibilityInProject } from './issue-policy';
+import { canReadIssue, canSetTimestamps, canUpdateIssue } from './issue-policy';
+import { readableIssuesInProject } from '../common/policy/visibility';
 import { issueOrder, issueStates } from './issue-rules';
 import { IssueDetails, IssueFilter, IssueReference, IssuesRepository, ReferencedIssue } from './issues.repository';
 import { SystemNotesService } from '../notes/system-notes.service';
@@ -68,7 +69,7 @@ export class IssuesService {
     const { project, access } = await this.projects.resolve(user, ref, 'read_issue');
     return this.page(user, q, {
       projectId: project.id,
-      conditions: [issueVisibilityInProject(user, access)],
+      conditions: [readableIssuesInProject('i', user, access)],
       milestoneTitle: q.milestone,
       iids: q.iid,
     });
@@ -80,7 +81,7 @@ export class IssuesService {
     if (abilities.has('read_issue')) {
       // an issue of the project with this milestone proves the milestone is the project's: the
       // milestone is looked up only for an empty page (404 for another project's or no milestone)
-      const found = await this.page(user, q, { projectId: project.id, milestoneId, conditions: [issueVisibilityInProject(user, access)] });
+      const found = await this.page(user, q, { projectId: project.id, milestoneId, conditions: [readableIssuesInProject('i', user, access)] });
       if (found.items.length) return found;
       await this.milestones.findInProject(project.id, milestoneId);
       return found;

@@ -3,8 +3,8 @@ import { PageParams, Paginated, paginateAll } from '../common/pagination/paginat
 import { BadRequest, Conflict, isUniqueViolation, NotFound, NotModified } from '../common/errors/domain-errors';
 import { IdOrName } from '../common/params/params';
 import { PolicyUser, ProjectAbility, ProjectAccess } from '../common/policy/policy';
+import { readableIssuesInProject } from '../common/policy/visibility';
 import { Transactions, Tx } from '../database/transactions';
-import { issueVisibilityInProject } from '../issues/issue-policy';
 import { labelChangeNote } from '../notes/system-notes';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
@@ -182,7 +182,7 @@ export class LabelsService {
    */
   private async details(user: PolicyUser | undefined, viewer: Viewer, which: { projectId: number } | { ids: number[] }): Promise<LabelDetails[]> {
     const rows = await this.labels.withDetails(which, {
-      issues: viewer.abilities.has('read_issue') ? issueVisibilityInProject(user, viewer.access) : undefined,
+      issues: viewer.abilities.has('read_issue') ? readableIssuesInProject('i', user, viewer.access) : undefined,
       mergeRequests: viewer.abilities.has('read_merge_request'),
       viewerId: user?.id ?? null,
     });

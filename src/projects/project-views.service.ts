@@ -51,7 +51,7 @@ export class ProjectViews {
     const needsAccess = (opts.permissions || withToken) && !(opts.access && projects.length === 1);
     // counts, owners and the viewer's memberships in one statement; fork parents (if any) in another
     const [extras, parents] = await Promise.all([
-      this.projects.listExtras(projects, needsAccess && viewer ? viewer.id : null),
+      this.projects.listExtras(projects, needsAccess && viewer ? viewer.id : null, viewer),
       parentIds.length ? this.projects.forkParents(parentIds) : Promise.resolve([]),
     ]);
     const parentById = new Map(parents.map((p) => [p.project.id, p]));

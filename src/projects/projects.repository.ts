@@ -4,7 +4,7 @@ import { Repository, SelectQueryBuilder } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
 import { PolicyUser } from '../common/policy/policy';
 import type { MembershipLevels } from '../common/policy/policy.service';
-import { memberProjects, readableProjects, SqlCondition } from '../common/policy/visibility';
+import { memberProjects, readableIssuesAnyProject, readableProjects, SqlCondition } from '../common/policy/visibility';
 import { containsPattern } from '../common/params/params';
 import { Tx } from '../database/transactions';
 import { Namespace } from '../namespaces/namespace.entity';
@@ -256,15 +256,22 @@ export class ProjectsRepository {
 
   /**
    * What a page of projects shows besides its rows, in one statement for the whole page: fork and
-   * open issue counts, the owner of a personal namespace (lean user), and, for `viewerId`, the
-   * direct and group memberships (the access the policy computes from).
+   * open issue counts (the open issues `counter` may see: confidential ones by the one rule of
+   * common/policy/visibility.ts, so the count is what that caller's issue list holds), the owner of a
+   * personal namespace (lean user), and, for `viewerId`, the direct and group memberships (the access
+   * the policy computes from).
    */
-  async listExtras(projects: { id: number; namespaceId: number }[], viewerId: number | null): Promise<Map<number, ProjectExtras>> {
+  async listExtras(
+    projects: { id: number; namespaceId: number }[],
+    viewerId: number | null,
+    counter: PolicyUser | undefined,
+  ): Promise<Map<number, ProjectExtras>> {
     const rows: Record<string, unknown>[] = await this.projects.query(
       `SELECT x.id AS "id",
               (SELECT count(*)::int FROM projects f WHERE f.forked_from_project_id = x.id) AS "forks",
               (SELECT count(*)::int FROM issues i
-                WHERE i.project_id = x.id AND i.state IN ('opened', 'reopened') AND i.deleted_at IS NULL) AS "open_issues",
+                WHERE i.project_id = x.id AND i.state IN ('opened', 'reopened') AND i.deleted_at IS NULL
+                  AND ${readableIssuesAnyProject('i', '$4::int', '$5::boolean')}) AS "open_issues",
               pm.access_level AS "pm_access_level", ${NOTIFICATION_LEVEL('Project', 'x.id', '$3')} AS "pm_notification_level",
               gm.access_level AS "gm_access_level", ${NOTIFICATION_LEVEL('Namespace', 'x.namespace_id', '$3')} AS "gm_notification_level",
               ${this.users.joinedColumns('u', 'owner')}
@@ -273,7 +280,7 @@ export class ProjectsRepository {
          LEFT JOIN users u ON n.kind = 'user' AND u.id = n.owner_id
          LEFT JOIN project_members pm ON pm.project_id = x.id AND pm.user_id = $3
          LEFT JOIN group_members gm ON gm.namespace_id = x.namespace_id AND gm.user_id = $3`,
-      [projects.map((p) => p.id), projects.map((p) => p.namespaceId), viewerId ?? 0],
+      [projects.map((p) => p.id), projects.map((p) => p.namespaceId), viewerId ?? 0, counter?.id ?? null, counter?.admin ?? false],
     );
     const level = (a: unknown, n: unknown) => (a === null || a === undefined ? null : { accessLevel: a as number, notificationLevel: n as number });
     return new Map(

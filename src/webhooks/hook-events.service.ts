@@ -12,6 +12,13 @@ import { HookSwitch } from './web-hook.entity';
  * Project webhooks' side of the hook outbox: push, tag push, issue, note, merge request and build
  * events become `Push Hook`, `Tag Push Hook`, `Issue Hook`, `Note Hook`, `Merge Request Hook` and
  * `Build Hook` deliveries to the project's hooks with the matching switch (one job per hook).
+ *
+ * A confidential issue is kept out of hooks (spec-decisions.md #37): GitLab 8.17 sends its events only
+ * to hooks with `confidential_issues_events` (app/services/issues/base_service.rb's
+ * `:confidential_issue_hooks`), a switch its API cannot set (false for every hook made through it), so
+ * no `Issue Hook` for it; and no `Note Hook` for a comment on it either (8.17 still sent those, with the
+ * issue's title and description; GitLab 11 gave them their own `confidential_note_events` switch).
+ * Whether it is confidential is read when the deliveries are planned, after the change committed.
  */
 @Injectable()
 export class HookEventsService implements OnModuleInit {
@@ -59,7 +66,7 @@ export class HookEventsService implements OnModuleInit {
 
   private async onIssue(e: HookEventMap['issue.changed']): Promise<PlannedDelivery[]> {
     const issue = await this.data.issue(e.issueId);
-    if (!issue) return [];
+    if (!issue || issue.confidential) return [];
     const hooks = await this.hooks.subscribers({ projectId: issue.projectId }, 'issuesEvents');
     if (hooks.length === 0) return [];
     const project = await this.data.project(issue.projectId);
@@ -89,6 +96,7 @@ export class HookEventsService implements OnModuleInit {
     let noteable: Parameters<typeof noteHookPayload>[0]['noteable'] = null;
     if (note.noteableType === 'Issue') {
       const issue = await this.data.issue(note.noteableId);
+      if (issue?.confidential) return [];
       if (issue) noteable = { kind: 'issue', attrs: issueHookAttrs(issue, project, this.config.externalUrl), ref: String(issue.iid) };
     } else if (note.noteableType === 'Snippet' || note.noteableType === 'ProjectSnippet') {
       const snippet = await this.data.snippet(note.noteableId);

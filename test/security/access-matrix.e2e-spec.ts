@@ -304,8 +304,22 @@ describe('access matrix (routes × actors × resources)', () => {
     await expectStatus('author reads own confidential issue', call(A.outsider, 'get', `/issues/${own.id}`), 200);
     await expectStatus('author updates own confidential issue', call(A.outsider, 'put', `/issues/${own.id}`, { description: 'mine' }), 200);
     await expectStatus('other non-member reads it', call(A.external, 'get', `/issues/${own.id}`), 404);
-    await expectStatus('guest member reads it', call(A.guest, 'get', `/issues/${own.id}`), 200);
-    await expectStatus('guest member updates it', call(A.guest, 'put', `/issues/${own.id}`, { description: 'x' }), 403);
+    // confidential issues are for reporters and above (8.12–8.17), not guests
+    await expectStatus('guest member reads it', call(A.guest, 'get', `/issues/${own.id}`), 404);
+    await expectStatus('guest member updates it', call(A.guest, 'put', `/issues/${own.id}`, { description: 'x' }), 404);
+    await expectStatus('guest member reads its notes', call(A.guest, 'get', `/issues/${own.id}/notes`), 404);
+    await expectStatus('reporter member reads it', call(A.reporter, 'get', `/issues/${own.id}`), 200);
+    await expectStatus('reporter member reads its notes', call(A.reporter, 'get', `/issues/${own.id}/notes`), 200);
+    // a guest's own confidential issue, and one assigned to a guest: theirs to read, comment on and update
+    const guestOwn = (await call(A.guest, 'post', '/issues', { title: `guest-confidential-${seq}`, confidential: true }).expect(201)).body;
+    await expectStatus('guest author reads own confidential issue', call(A.guest, 'get', `/issues/${guestOwn.id}`), 200);
+    await expectStatus('guest author comments on it', call(A.guest, 'post', `/issues/${guestOwn.id}/notes`, { body: 'mine' }), 201);
+    await expectStatus('guest author updates it', call(A.guest, 'put', `/issues/${guestOwn.id}`, { description: 'mine' }), 200);
+    await expectStatus('another non-reporter reads it', call(A.outsider, 'get', `/issues/${guestOwn.id}`), 404);
+    const toGuest = (await call(A.owner, 'post', '/issues', { title: `to-guest-${seq}`, confidential: true, assignee_id: A.guest.user!.id }).expect(201)).body;
+    await expectStatus('guest assignee reads the confidential issue', call(A.guest, 'get', `/issues/${toGuest.id}`), 200);
+    await expectStatus('guest assignee reads its notes', call(A.guest, 'get', `/issues/${toGuest.id}/notes`), 200);
+    await expectStatus('guest assignee updates it', call(A.guest, 'put', `/issues/${toGuest.id}`, { description: 'assignee' }), 200);
     // assigned to the outsider: readable and updatable by the assignee
     const assigned = (await call(A.owner, 'post', '/issues', { title: `assigned-${seq}`, confidential: true, assignee_id: A.outsider.user!.id }).expect(201))
       .body;

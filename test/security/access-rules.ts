@@ -418,6 +418,8 @@ export function abilitiesOf(a: Actor, p: ProjectFixture): Set<ProjectAbility> {
 }
 
 const isMember = (a: Actor) => !!policyUser(a) && (a.admin || (MEMBER_LEVEL[a.name] ?? 0) >= AccessLevel.GUEST);
+/** Sees every confidential issue (8.12–8.17, ../shared/docs/spec-decisions.md #37): reporters and above, administrators; not guests. */
+const seesConfidential = (a: Actor) => !!policyUser(a) && (a.admin || (MEMBER_LEVEL[a.name] ?? 0) >= AccessLevel.REPORTER);
 
 /** Variants of a project route: which object of the project the path names. */
 export function variantsOf(rule: ProjectRule): string[] {
@@ -428,7 +430,7 @@ export function variantsOf(rule: ProjectRule): string[] {
 
 /** Whether the object the variant names is visible to the actor (§3.5 per-object rules). */
 function objectVisible(a: Actor, variant: string): boolean {
-  if (variant === 'confidential') return isMember(a);
+  if (variant === 'confidential') return seesConfidential(a);
   if (variant === 'private') return isMember(a);
   if (variant === 'internal') return isMember(a) || !a.external;
   return true;
@@ -470,7 +472,8 @@ export function forbiddenMarkers(a: Actor, fx: Fixtures): string[] {
       out.push(...p.markers.snippet.private, ...p.markers.snippet.internal, ...p.markers.snippet.public);
       continue;
     }
-    if (!member) out.push(...p.markers.confidential, ...p.markers.snippet.private);
+    if (!seesConfidential(a)) out.push(...p.markers.confidential);
+    if (!member) out.push(...p.markers.snippet.private);
     if (!member && a.external) out.push(...p.markers.snippet.internal);
     // runners token, trigger tokens, variable values, hook URLs: masters, owners and admins (../shared/docs/spec-decisions.md, security overrides)
     if (!a.admin && (MEMBER_LEVEL[a.name] ?? 0) < AccessLevel.MASTER) out.push(...p.markers.master);

@@ -174,7 +174,13 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
     const conf = await call(owner, 'post', `/projects/${id}/issues`, { title: `confidential-${m}`, description: `secret-desc-${m}`, confidential: true });
     const issueNote = await call(owner, 'post', `/projects/${id}/issues/${issue.id}/notes`, { body: `note-${m}` });
     const confNote = await call(owner, 'post', `/projects/${id}/issues/${conf.id}/notes`, { body: `confnote-${m}` });
-    const mr = await call(owner, 'post', `/projects/${id}/merge_requests`, { source_branch: 'feature', target_branch: 'master', title: `mr-${m}` });
+    // the merge request would close the confidential issue: its closes_issues is one more place the issue must not show
+    const mr = await call(owner, 'post', `/projects/${id}/merge_requests`, {
+      source_branch: 'feature',
+      target_branch: 'master',
+      title: `mr-${m}`,
+      description: `Closes #${conf.iid}`,
+    });
     const mrNote = await call(owner, 'post', `/projects/${id}/merge_requests/${mr.id}/notes`, { body: `mrnote-${m}` });
     const snippetIds = { private: 0, internal: 0, public: 0 };
     const snippetNoteIds = { private: 0, internal: 0, public: 0 };
@@ -196,6 +202,8 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
     }
     const label = await call(owner, 'post', `/projects/${id}/labels`, { name: `label-${m}`, color: '#ff0000' });
     const milestone = await call(owner, 'post', `/projects/${id}/milestones`, { title: `milestone-${m}` });
+    // the confidential issue in the label and the milestone: their issue lists and counts are more places it must not show
+    await call(owner, 'put', `/projects/${id}/issues/${conf.id}`, { labels: label.name, milestone_id: milestone.id });
     const hook = await call(owner, 'post', `/projects/${id}/hooks`, { url: `http://93.184.216.34/hook-${m}` });
     const trigger = await call(owner, 'post', `/projects/${id}/triggers`);
     const variableKey = `VAR_${m.toUpperCase()}`;
