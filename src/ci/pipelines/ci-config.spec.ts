@@ -1,4 +1,4 @@
-import { CiConfig, CiConfigError, parseDuration } from './ci-config';
+import { CiConfig, CiConfigError, MAX_JOBS, MAX_STAGES, parseDuration, processCiConfig } from './ci-config';
 
 const job = (extra = '') => `rspec:\n  script: rake spec\n${extra}`;
 
@@ -64,7 +64,7 @@ describe('CiConfig: GitLab error texts (8.8, and 8.11+ for a job without script)
       'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n' +
         'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n' +
         'g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\nrspec:\n  script: [*g]\n',
-      '(<unknown>): too many aliases',
+      '(<unknown>): the document expands to more than 4 MB once its aliases are resolved (possible billion laughs attack)',
     ],
     ['deep nesting', 'rspec:\n  script: x\n  variables: ' + '['.repeat(200) + ']'.repeat(200) + '\n', '(<unknown>): '],
     ['too large', 'rspec:\n  script: x\n#' + 'x'.repeat(1024 * 1024) + '\n', 'The .gitlab-ci.yml is larger than 1 MB'],
@@ -78,7 +78,7 @@ describe('CiConfig: GitLab error texts (8.8, and 8.11+ for a job without script)
       error = e;
     }
     expect(error).toBeInstanceOf(CiConfigError);
-    if (message.endsWith(': ') || message.endsWith('aliases')) expect((error as Error).message.startsWith(message)).toBe(true);
+    if (message.endsWith(': ')) expect((error as Error).message.startsWith(message)).toBe(true);
     else expect((error as Error).message).toBe(message);
   });
 
@@ -222,6 +222,92 @@ describe('CiConfig: only / except', () => {
     const started = Date.now();
     expect(() => c.buildsForRef('a'.repeat(40) + '!')).toThrow(CiConfigError);
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('CiConfig: limits (issue 36: one file must never stall the server)', () => {
+  const error = (content: string) => {
+    const r = processCiConfig({ content, ref: { name: 'master', tag: false, trigger: false } });
+    return r.ok ? null : r.error;
+  };
+  const jobs = (n: number, stage = (i: number) => `s${i % 10}`) => Array.from({ length: n }, (_, i) => `j${i}:\n  stage: ${stage(i)}\n  script: x\n`).join('');
+  const stages = (n: number) => `stages: [${Array.from({ length: n }, (_, i) => `s${i}`).join(', ')}]\n`;
+
+  it('refuses more stages or jobs than the limits, and accepts the limits', () => {
+    expect(error(stages(MAX_STAGES + 1) + jobs(1))).toBe(`The .gitlab-ci.yml defines more than ${MAX_STAGES} stages`);
+    expect(error(stages(10) + jobs(MAX_JOBS + 1))).toBe(`The .gitlab-ci.yml defines more than ${MAX_JOBS} jobs`);
+    // 1,400 stages x 1,400 jobs, the file that stalled the server for seconds: refused at once
+    const N = 1400;
+    expect(error(stages(N) + jobs(N, () => `s${N - 1}`))).toBe(`The .gitlab-ci.yml defines more than ${MAX_JOBS} jobs`);
+    const r = processCiConfig({
+      content: stages(MAX_STAGES) + jobs(MAX_JOBS, (i) => `s${i % MAX_STAGES}`),
+      ref: { name: 'master', tag: false, trigger: false },
+    });
+    expect(r.ok && r.plan!.stages.length).toBe(MAX_STAGES);
+    expect(r.ok && r.plan!.builds.map((b) => b.length)).toEqual(Array(MAX_STAGES).fill(MAX_JOBS / MAX_STAGES));
+    expect(r.ok && r.plan!.builds[3].map((b) => [b.name, b.stage, b.stageIdx])).toContainEqual(['j3', 's3', 3]);
+  });
+
+  it('the plan groups the builds by stage, in the file order, and leaves out what the ref does not run', () => {
+    const r = processCiConfig({
+      content:
+        'stages: [a, b, c]\nx:\n  stage: c\n  script: x\ny:\n  stage: a\n  script: y\nz:\n  stage: c\n  script: z\nw:\n  stage: b\n  script: w\n  only: [tags]\n',
+      ref: { name: 'master', tag: false, trigger: false },
+    });
+    expect(r.ok && r.plan!.builds.map((s) => s.map((b) => b.name))).toEqual([['y'], [], ['x', 'z']]);
+    expect(processCiConfig({ content: 'x:\n  script: x\n' })).toEqual({ ok: true });
+    expect(processCiConfig({ content: 'x: 1\n' })).toEqual({ ok: false, error: 'Unknown parameter: x' });
+  });
+
+  it('refuses job and stage names longer than their columns (255)', () => {
+    const long = 'n'.repeat(256);
+    expect(error(`${long}:\n  script: x\n`)).toBe(`jobs:${'n'.repeat(60)}… name is too long (maximum is 255 characters)`);
+    expect(error(`stages: [${long}]\nx:\n  stage: ${long}\n  script: x\n`)).toBe(`stages: ${'n'.repeat(60)}… is too long (maximum is 255 characters)`);
+    expect(error(`${'n'.repeat(255)}:\n  script: x\n`)).toBeNull();
+  });
+
+  it('counts what aliases expand to, not how often they are used: a .defaults merged into 300 jobs is fine', () => {
+    // the yaml package's maxAliasCount (200 before) refused this common file
+    const defaults = '.defaults: &defaults\n  tags: [ruby]\n  allow_failure: true\n';
+    const content = defaults + Array.from({ length: 300 }, (_, i) => `j${i}:\n  <<: *defaults\n  script: x\n`).join('');
+    const r = processCiConfig({ content, ref: { name: 'master', tag: false, trigger: false } });
+    expect(r.ok && r.plan!.builds[1].length).toBe(300);
+    expect(r.ok && r.plan!.builds[1][299]).toMatchObject({ tagList: ['ruby'], allowFailure: true });
+  });
+
+  it('refuses a large list aliased many times (under the old alias count, 10,000 strings x 100 jobs)', () => {
+    const big = `.big: &big [${Array.from({ length: 10000 }, (_, i) => `"s${i}"`).join(',')}]\n`;
+    const content = big + Array.from({ length: 100 }, (_, i) => `j${i}:\n  script: *big\n`).join('');
+    const started = Date.now();
+    expect(error(content)).toMatch(/^\(<unknown>\): the document expands to more than 4 MB once its aliases are resolved/);
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('refuses merge keys that copy a large map into many jobs', () => {
+    const d = '.d: &d\n' + Array.from({ length: 5000 }, (_, i) => `  k${i}: v\n`).join('');
+    const content = d + Array.from({ length: 200 }, (_, i) => `j${i}:\n  <<: *d\n  script: x\n`).join('');
+    expect(error(content)).toMatch(/expands to more than 4 MB/);
+  });
+
+  it('refuses a megabyte of nested brackets quickly, and an alias inside its own anchor', () => {
+    const deep = 'rspec:\n  script: x\n  variables: ' + '['.repeat(500000) + ']'.repeat(500000) + '\n';
+    const started = Date.now();
+    expect(error(deep)).toBe('(<unknown>): the document is nested too deeply');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(error('a: &a [1, *a]\nrspec:\n  script: x\n')).toBe('(<unknown>): the document is nested too deeply');
+    const blockNested = Array.from({ length: 70 }, (_, i) => `${' '.repeat(4 + 2 * i)}k${i}:`).join('\n');
+    expect(error(`rspec:\n  script: x\n  variables:\n${blockNested} v\n`)).toBe('(<unknown>): the document is nested too deeply');
+  });
+
+  it('refuses more than 5,000 aliases', () => {
+    const content = '.a: &a x\nrspec:\n  script: [' + Array(5001).fill('*a').join(',') + ']\n';
+    expect(error(content)).toBe('(<unknown>): the document has more than 5000 aliases');
+  });
+
+  it('refuses builds that are too large together (the global before_script is copied into every job)', () => {
+    const before = 'before_script:\n' + Array.from({ length: 2000 }, () => `  - echo ${'y'.repeat(100)}\n`).join('');
+    expect(error(before + jobs(1000, () => 'test'))).toMatch(/^The \.gitlab-ci\.yml makes builds of more than 8 MB in all/);
+    expect(error(before + jobs(10, () => 'test'))).toBeNull();
   });
 });
 

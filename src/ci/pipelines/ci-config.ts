@@ -1,11 +1,22 @@
 import { Script, createContext } from 'node:vm';
-import { parseDocument } from 'yaml';
+import { Composer, Document, isAlias, isMap, isPair, isScalar, isSeq, Lexer, Parser } from 'yaml';
 
 /**
  * `.gitlab-ci.yml` → jobs, with GitLab 8.8's semantics and error texts (`Ci::GitlabCiYamlProcessor`).
- * Pure: no I/O. Parsing is YAML 1.2 core schema (no custom tags, no code), with limits on the document
- * size, alias expansion and nesting, so a hostile file is an error and never an outage. `/regex/`
- * patterns of `only`/`except` are length-bounded and evaluated with a time limit.
+ * Pure: no I/O. The server runs it in a worker thread with a time budget (`ci-config-workers.ts`:
+ * `processCiConfig` below is the whole of what the worker does), and the work is linear in the
+ * file's size once its aliases are resolved: jobs are grouped by stage once, stages are looked up in
+ * a map, never a stage × job loop.
+ *
+ * Parsing is YAML 1.2 core schema (no custom tags, no code). GitLab 8.17 capped none of this (its
+ * `YAML.safe_load` expands aliases without bound); a hostile file must be an error and never an
+ * outage, so these are refused with a message that says which limit: the document's size, its
+ * nesting, the size it expands to once aliases and merge keys are resolved (measured on the parsed
+ * tree before anything is expanded: a "billion laughs" costs a walk of its text, never its
+ * expansion), the number of aliases, stages and jobs, the length of job and stage names (the
+ * columns that hold them), and the total size of the builds a pipeline creates (global
+ * `before_script`, `variables`… are copied into every job). `/regex/` patterns of `only`/`except`
+ * are length-bounded and evaluated with a time limit.
  */
 
 export class CiConfigError extends Error {}
@@ -13,10 +24,26 @@ export class CiConfigError extends Error {}
 export const DEFAULT_STAGES = ['build', 'test', 'deploy'];
 const DEFAULT_STAGE = 'test';
 export const MAX_CONFIG_BYTES = 1024 * 1024;
-const MAX_ALIAS_COUNT = 200;
-const MAX_DEPTH = 64;
+/**
+ * What the document may expand to once aliases and merge keys are resolved, in characters (each
+ * scalar counts its length plus one, each collection one): four times the largest file. The `yaml`
+ * package's own `maxAliasCount` is not used: it counts alias uses weighted by the aliases nested in
+ * what they point to (the largest, not the sum), not the size of what an alias brings, so a list of
+ * 10,000 strings aliased 100 times passes it while a `.defaults` merged into 300 jobs is refused.
+ */
+export const MAX_EXPANDED_SIZE = 4 * 1024 * 1024;
+/** Alias nodes in one document (`yaml` resolves each with a scan of every anchor and alias before it). */
+export const MAX_ALIASES = 5000;
+export const MAX_DEPTH = 64;
+export const MAX_STAGES = 100;
+export const MAX_JOBS = 1000;
+/** Job and stage names are stored in varchar(255) columns (`commit_statuses.name`, `.stage`). */
+export const MAX_NAME_LENGTH = 255;
+/** The builds' commands, options and variables of all jobs together, in characters as above. */
+export const MAX_BUILDS_SIZE = 8 * 1024 * 1024;
 const MAX_REGEX_LENGTH = 256;
 const REGEX_TIMEOUT_MS = 50;
+const MB = 1024 * 1024;
 
 const GLOBAL_KEYS = ['before_script', 'after_script', 'image', 'services', 'types', 'stages', 'variables', 'cache'];
 const JOB_KEYS = [
@@ -135,38 +162,167 @@ function testRegex(source: string, ref: string): boolean {
   }
 }
 
-function depthOf(v: unknown, depth = 0): number {
-  if (depth > MAX_DEPTH) return depth;
-  if (Array.isArray(v)) return Math.max(depth, ...v.map((x) => depthOf(x, depth + 1)));
-  if (isObj(v)) return Math.max(depth, ...Object.values(v).map((x) => depthOf(x, depth + 1)));
-  return depth;
+const TOO_DEEP = '(<unknown>): the document is nested too deeply';
+/** What PostgreSQL's text and jsonb cannot store (YAML's `"\\0"` and `"\\ud800"` escapes make them). */
+// eslint-disable-next-line no-control-regex -- NUL is what is looked for
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The size (as MAX_EXPANDED_SIZE counts it) and the nesting the document has once its aliases and
+ * merge keys are resolved, computed on the parsed tree without resolving anything: each anchored
+ * node is measured once and an alias counts what its anchor measured. Linear in the document's text.
+ * Throws CiConfigError past a limit; an alias inside the node it names (a cycle) is too deep.
+ */
+function measure(doc: Document): void {
+  const anchors = new Map<string, unknown>(); // the latest node of each anchor name, in document order
+  const measured = new Map<unknown, { size: number; height: number }>();
+  const open = new Set<unknown>();
+  let aliases = 0;
+  const tooLarge = () =>
+    new CiConfigError(
+      `(<unknown>): the document expands to more than ${MAX_EXPANDED_SIZE / MB} MB once its aliases are resolved (possible billion laughs attack)`,
+    );
+  const walk = (node: unknown, depth: number): { size: number; height: number } => {
+    if (depth > MAX_DEPTH) throw new CiConfigError(TOO_DEEP);
+    if (isAlias(node)) {
+      if (++aliases > MAX_ALIASES) throw new CiConfigError(`(<unknown>): the document has more than ${MAX_ALIASES} aliases`);
+      const target = anchors.get(node.source);
+      if (target === undefined) return { size: 1, height: 0 }; // toJS says the alias is unresolved
+      if (open.has(target)) throw new CiConfigError(TOO_DEEP);
+      const m = measured.get(target) ?? { size: 1, height: 0 };
+      if (depth + m.height > MAX_DEPTH) throw new CiConfigError(TOO_DEEP);
+      return m;
+    }
+    const anchor = (node as { anchor?: string } | null)?.anchor;
+    if (anchor) {
+      anchors.set(anchor, node);
+      open.add(node);
+    }
+    let size = 1;
+    let height = 0;
+    const add = (child: unknown) => {
+      const m = walk(child, depth + 1);
+      size += m.size;
+      if (size > MAX_EXPANDED_SIZE) throw tooLarge();
+      if (m.height + 1 > height) height = m.height + 1;
+    };
+    if (isScalar(node)) {
+      const v = node.value;
+      if (typeof v === 'string' && UNSTORABLE.test(v)) {
+        throw new CiConfigError('(<unknown>): the document contains a NUL character or an unpaired surrogate (\\u0000, \\ud800…), which a build cannot hold');
+      }
+      size += typeof v === 'string' ? v.length : String(v).length;
+    } else if (isMap(node) || isSeq(node)) {
+      for (const item of node.items as unknown[]) {
+        if (isPair(item)) {
+          add(item.key);
+          add(item.value);
+        } else add(item);
+      }
+    }
+    if (size > MAX_EXPANDED_SIZE) throw tooLarge();
+    const m = { size, height };
+    if (anchor) {
+      open.delete(node);
+      measured.set(node, m);
+    }
+    return m;
+  };
+  walk(doc.contents, 0);
+}
+
+/**
+ * The tokens of `source`, refusing flow collections (`[`, `{`) nested deeper than MAX_DEPTH as they
+ * come: YAML's parser spends seconds on a megabyte of `[[[[…` before its composer overflows the stack.
+ */
+function* tokens(source: string) {
+  const parser = new Parser();
+  let flow = 0;
+  for (const lexeme of new Lexer().lex(source)) {
+    if (lexeme === '[' || lexeme === '{') {
+      if (++flow > MAX_DEPTH) throw new CiConfigError(TOO_DEEP);
+    } else if (lexeme === ']' || lexeme === '}') flow = Math.max(0, flow - 1);
+    yield* parser.next(lexeme);
+  }
+  yield* parser.end();
 }
 
 /** Parses YAML text to plain data, safely. Errors read like Psych's ("(<unknown>): ..."). */
 export function loadYaml(content: string): unknown {
   if (Buffer.byteLength(content, 'utf8') > MAX_CONFIG_BYTES) {
-    throw new CiConfigError(`The .gitlab-ci.yml is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MB`);
+    throw new CiConfigError(`The .gitlab-ci.yml is larger than ${MAX_CONFIG_BYTES / MB} MB`);
   }
-  let value: unknown;
   try {
-    const doc = parseDocument(content, { schema: 'core', uniqueKeys: false, prettyErrors: false, merge: true });
-    if (doc.errors.length > 0) throw doc.errors[0];
-    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (e) {
-    const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
-    if (/alias/i.test(msg) && /excessive|resource/i.test(msg)) {
-      throw new CiConfigError('(<unknown>): too many aliases (possible billion laughs attack)');
+    // YAML.parseDocument, with the nesting checked while lexing
+    let doc: Document.Parsed | undefined;
+    for (const d of new Composer({ schema: 'core', uniqueKeys: false, merge: true }).compose(tokens(content), true, content.length)) {
+      if (doc) throw new Error('Source contains multiple documents; please use YAML.parseAllDocuments()');
+      doc = d;
     }
-    if (e instanceof RangeError) throw new CiConfigError('(<unknown>): the document is nested too deeply');
+    if (!doc) throw new Error('empty document');
+    if (doc.errors.length > 0) throw doc.errors[0];
+    measure(doc);
+    // aliases resolve to the object of their anchor (shared, not copied); measure() bounded the rest
+    return doc.toJS({ maxAliasCount: -1 });
+  } catch (e) {
+    if (e instanceof CiConfigError) throw e;
+    if (e instanceof RangeError || (e instanceof Error && /call stack/i.test(e.message))) throw new CiConfigError(TOO_DEEP);
+    const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
     throw new CiConfigError(`(<unknown>): ${msg}`);
   }
-  if (depthOf(value) > MAX_DEPTH) throw new CiConfigError('(<unknown>): the document is nested too deeply');
-  return value;
+}
+
+/**
+ * The size of a plain value as MAX_EXPANDED_SIZE counts it (shared objects count each time they
+ * occur, as they are written out). Bounded by measure(): depth ≤ MAX_DEPTH, total ≤ the expansion.
+ */
+function sizeOf(v: unknown): number {
+  if (v === null || v === undefined) return 1;
+  if (typeof v === 'string') return 1 + v.length;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return 1 + String(v).length;
+  if (typeof v !== 'object') return 1;
+  let size = 1;
+  if (Array.isArray(v)) for (const x of v) size += sizeOf(x);
+  else for (const [k, x] of Object.entries(v)) size += 1 + k.length + sizeOf(x);
+  return size;
+}
+
+const shorten = (name: string) => (name.length > 60 ? `${name.slice(0, 60)}…` : name);
+
+/** What the worker is asked: validate `content`; with `ref`, also plan the builds for that ref. */
+export interface CiConfigRequest {
+  content: string;
+  /** The project's full path, for `only`/`except` patterns with `@namespace/project`. */
+  path?: string;
+  ref?: { name: string; tag: boolean; trigger: boolean };
+}
+
+/** A pipeline's builds for one ref: `builds[i]` are the builds of `stages[i]`, in the file's order. */
+export interface CiPlan {
+  stages: string[];
+  builds: BuildAttributes[][];
+}
+
+/** The answer: valid (with the plan when a ref was given), or GitLab's error text. */
+export type CiConfigResult = { ok: true; plan?: CiPlan } | { ok: false; error: string };
+
+/** The whole of what the worker thread does for one request; never throws CiConfigError. */
+export function processCiConfig(req: CiConfigRequest): CiConfigResult {
+  try {
+    const config = new CiConfig(req.content, req.path);
+    if (!req.ref) return { ok: true };
+    return { ok: true, plan: config.plan(req.ref.name, req.ref.tag, req.ref.trigger) };
+  } catch (e) {
+    if (e instanceof CiConfigError) return { ok: false, error: e.message };
+    throw e;
+  }
 }
 
 /** A validated `.gitlab-ci.yml`. */
 export class CiConfig {
   readonly stages: string[];
+  /** Each stage's index in `stages` (its first occurrence, as GitLab's `stages.index`). */
+  private readonly stageIndex = new Map<string, number>();
   private readonly jobs = new Map<string, Job>();
   private readonly beforeScript: string[];
   private readonly afterScript?: string[];
@@ -174,6 +330,7 @@ export class CiConfig {
   private readonly services?: string[];
   private readonly variables: Record<string, string>;
   private readonly cache?: Obj;
+  private globalYamlVariables?: YamlVariable[];
 
   /** Throws CiConfigError with GitLab's message when the file is invalid. */
   constructor(
@@ -194,18 +351,24 @@ export class CiConfig {
 
     for (const [name, job] of Object.entries(config)) {
       if (GLOBAL_KEYS.includes(name) || name.startsWith('.')) continue;
+      if (name.length > MAX_NAME_LENGTH) {
+        throw new CiConfigError(`jobs:${shorten(name)} name is too long (maximum is ${MAX_NAME_LENGTH} characters)`);
+      }
       // a key that is neither global nor a hash is an unknown parameter (GitLab 8.8); a hash is a job,
       // which needs a `script` (GitLab 8.11+'s message: 8.8 called that an unknown parameter too)
       if (!isObj(job)) throw new CiConfigError(`Unknown parameter: ${name}`);
       if (!('script' in job)) throw new CiConfigError(`jobs:${name} script can't be blank`);
       const stage = (job.stage ?? job.type ?? DEFAULT_STAGE) as string;
       this.jobs.set(name, { name, stage, raw: job });
+      if (this.jobs.size > MAX_JOBS) throw new CiConfigError(`The .gitlab-ci.yml defines more than ${MAX_JOBS} jobs`);
     }
     if (this.jobs.size === 0) throw new CiConfigError('Please define at least one job');
 
     this.validateGlobal(stages);
     this.stages = (stages as string[] | undefined) ?? DEFAULT_STAGES;
+    this.stages.forEach((s, i) => this.stageIndex.has(s) || this.stageIndex.set(s, i));
     for (const job of this.jobs.values()) this.validateJob(job);
+    this.checkBuildsSize();
   }
 
   /** GitLab's `validation_message`: the error text, or null when the file is valid. */
@@ -225,11 +388,44 @@ export class CiConfig {
 
   /** Builds of every job that runs for this ref. */
   buildsForRef(ref: string, tag = false, trigger = false): BuildAttributes[] {
-    return [...this.jobs.values()].filter((j) => this.process(j, ref, tag, trigger)).map((j) => this.buildAttributes(j));
+    const matches = new Map<string, boolean>(); // one evaluation per distinct pattern
+    return [...this.jobs.values()].filter((j) => this.process(j, ref, tag, trigger, matches)).map((j) => this.buildAttributes(j));
   }
 
   buildsForStageAndRef(stage: string, ref: string, tag = false, trigger = false): BuildAttributes[] {
     return this.buildsForRef(ref, tag, trigger).filter((b) => b.stage === stage);
+  }
+
+  /** The builds for this ref grouped by stage, in one pass over the jobs. */
+  plan(ref: string, tag = false, trigger = false): CiPlan {
+    const builds: BuildAttributes[][] = this.stages.map(() => []);
+    for (const b of this.buildsForRef(ref, tag, trigger)) builds[b.stageIdx]?.push(b);
+    return { stages: [...this.stages], builds };
+  }
+
+  /**
+   * Refuses a file whose builds would be too large together: each build carries its own keys and
+   * the global ones it does not override (linear: the globals are measured once).
+   */
+  private checkBuildsSize(): void {
+    const global = {
+      before_script: sizeOf(this.beforeScript),
+      after_script: sizeOf(this.afterScript),
+      image: sizeOf(this.image),
+      services: sizeOf(this.services),
+      cache: sizeOf(this.cache),
+      variables: sizeOf(this.variables),
+    };
+    let total = 0;
+    for (const job of this.jobs.values()) {
+      total += sizeOf(job.raw);
+      for (const [key, size] of Object.entries(global)) if (!present(job.raw[key]) || key === 'variables') total += size;
+      if (total > MAX_BUILDS_SIZE) {
+        throw new CiConfigError(
+          `The .gitlab-ci.yml makes builds of more than ${MAX_BUILDS_SIZE / MB} MB in all (the global before_script, variables, cache… are copied into every job)`,
+        );
+      }
+    }
   }
 
   private buildAttributes(job: Job): BuildAttributes {
@@ -247,25 +443,33 @@ export class CiConfig {
     if (present(cache)) options.cache = cache;
     if (present(j.dependencies)) options.dependencies = j.dependencies as string[];
     if (present(after)) options.after_script = after;
-    const vars = { ...this.variables, ...((j.variables as Record<string, string> | undefined) ?? {}) };
+    const own = j.variables as Record<string, string> | null | undefined;
+    const toYaml = (vars: Record<string, string>) => Object.entries(vars).map(([key, value]) => ({ key, value, public: true }));
+    // the global variables alone are listed once and shared by the builds that add none
+    const yamlVariables = own && Object.keys(own).length > 0 ? toYaml({ ...this.variables, ...own }) : (this.globalYamlVariables ??= toYaml(this.variables));
     return {
       name: job.name,
       stage: job.stage,
-      stageIdx: this.stages.indexOf(job.stage),
+      stageIdx: this.stageIndex.get(job.stage) ?? -1,
       commands: [...before, ...script].join('\n'),
       tagList: (j.tags as string[] | undefined) ?? [],
       allowFailure: j.allow_failure === true,
       when: (j.when as When | undefined) ?? 'on_success',
-      yamlVariables: Object.entries(vars).map(([key, value]) => ({ key, value, public: true })),
+      yamlVariables,
       options,
     };
   }
 
-  private process(job: Job, ref: string, tag: boolean, trigger: boolean): boolean {
+  private process(job: Job, ref: string, tag: boolean, trigger: boolean, matches: Map<string, boolean>): boolean {
     const only = job.raw.only as string[] | undefined;
     const except = job.raw.except as string[] | undefined;
-    if (only && only.length > 0 && !only.some((p) => this.matchRef(p, ref, tag, trigger))) return false;
-    if (except && except.length > 0 && except.some((p) => this.matchRef(p, ref, tag, trigger))) return false;
+    const match = (p: string) => {
+      let m = matches.get(p);
+      if (m === undefined) matches.set(p, (m = this.matchRef(p, ref, tag, trigger)));
+      return m;
+    };
+    if (only && only.length > 0 && !only.some(match)) return false;
+    if (except && except.length > 0 && except.some(match)) return false;
     return true;
   }
 
@@ -292,7 +496,12 @@ export class CiConfig {
     if (this.services !== undefined && this.services !== null && !isStrArray(this.services)) {
       throw new CiConfigError('services should be an array of strings');
     }
-    if (stages !== undefined && stages !== null && !isStrArray(stages)) throw new CiConfigError('stages should be an array of strings');
+    if (stages !== undefined && stages !== null) {
+      if (!isStrArray(stages)) throw new CiConfigError('stages should be an array of strings');
+      if (stages.length > MAX_STAGES) throw new CiConfigError(`The .gitlab-ci.yml defines more than ${MAX_STAGES} stages`);
+      const long = stages.find((s) => s.length > MAX_NAME_LENGTH);
+      if (long !== undefined) throw new CiConfigError(`stages: ${shorten(long)} is too long (maximum is ${MAX_NAME_LENGTH} characters)`);
+    }
     if (this.variables !== null && !isVariables(this.variables)) throw new CiConfigError('variables should be a map of key-value strings');
     if (present(this.cache)) this.validateCache('', this.cache);
   }
@@ -334,7 +543,7 @@ export class CiConfig {
       throw new CiConfigError(`${p}when parameter should be on_success, on_failure or always`);
     }
     if (present(j.stage ?? j.type)) {
-      if (!isStr(job.stage) || !this.stages.includes(job.stage)) {
+      if (!isStr(job.stage) || !this.stageIndex.has(job.stage)) {
         throw new CiConfigError(`${p}stage parameter should be ${this.stages.join(', ')}`);
       }
     }
@@ -343,11 +552,11 @@ export class CiConfig {
     if (present(j.artifacts)) this.validateArtifacts(p, j.artifacts);
     if (present(j.dependencies)) {
       if (!isStrArray(j.dependencies)) throw new CiConfigError(`${p}dependencies parameter should be an array of strings`);
-      const idx = this.stages.indexOf(job.stage);
+      const idx = this.stageIndex.get(job.stage) ?? -1;
       for (const dep of j.dependencies) {
         const other = this.jobs.get(dep);
         if (!other) throw new CiConfigError(`${p}undefined dependency: ${dep}`);
-        if (!(this.stages.indexOf(other.stage) < idx)) throw new CiConfigError(`${p}dependency ${dep} is not defined in prior stages`);
+        if (!((this.stageIndex.get(other.stage) ?? -1) < idx)) throw new CiConfigError(`${p}dependency ${dep} is not defined in prior stages`);
       }
     }
   }

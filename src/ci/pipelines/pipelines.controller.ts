@@ -57,7 +57,7 @@ export class PipelinesController {
   @ApiOkResponse({ type: CiLintResponse })
   @Post('ci/lint')
   @HttpCode(200)
-  lint(@Input() dto: LintDto) {
-    return presentLint(this.pipelines.lint(dto.content));
+  async lint(@Input() dto: LintDto) {
+    return presentLint(await this.pipelines.lint(dto.content));
   }
 }

@@ -4,6 +4,7 @@ import { ProjectsModule } from '../../projects/projects.module';
 import { UsersModule } from '../../users/users.module';
 import { BuildsModule } from '../builds/builds.module';
 import { BuildTimeoutSweeper } from './build-timeout.sweeper';
+import { CiConfigWorkers } from './ci-config-workers';
 import { Pipeline } from './pipeline.entity';
 import { PipelinesController } from './pipelines.controller';
 import { PipelinesRepository } from './pipelines.repository';
@@ -12,13 +13,14 @@ import { ProjectPipelinesService } from './project-pipelines.service';
 
 /**
  * Pipelines from `.gitlab-ci.yml` on every push, stage progression, the build timeout sweep; and the
- * v3 pipelines API (issue 28): list, show, create, retry, cancel, and the CI lint. Owns `ci_pipelines`;
+ * v3 pipelines API (issue 28): list, show, create, retry, cancel, and the CI lint. `.gitlab-ci.yml`
+ * files are processed in CiConfigWorkers' worker threads, off the event loop. Owns `ci_pipelines`;
  * builds are reached through BuildsService.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([Pipeline]), BuildsModule, ProjectsModule, UsersModule],
   controllers: [PipelinesController],
-  providers: [PipelinesRepository, PipelinesService, BuildTimeoutSweeper, ProjectPipelinesService],
+  providers: [PipelinesRepository, PipelinesService, BuildTimeoutSweeper, ProjectPipelinesService, CiConfigWorkers],
   exports: [PipelinesService, BuildTimeoutSweeper],
 })
 export class PipelinesModule {}

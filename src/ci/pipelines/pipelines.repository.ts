@@ -92,10 +92,6 @@ export class PipelinesRepository {
     );
   }
 
-  async setYamlErrors(m: EntityManager, id: number, errors: string): Promise<void> {
-    await this.q(`UPDATE ci_pipelines SET yaml_errors = $2 WHERE id = $1`, [id, errors], m);
-  }
-
   /** A page of the project's pipelines, newest first, with the total (`GET /projects/:id/pipelines`). */
   async list(projectId: number, f: PipelineFilter, page: PageRequest): Promise<[Pipeline[], number, Map<number, string>]> {
     const qb = this.pipelines.createQueryBuilder('p').where('p.project_id = :projectId', { projectId });

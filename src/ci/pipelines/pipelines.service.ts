@@ -11,7 +11,8 @@ import { BUILD_FINISHED_QUEUE, BuildFinishedJob, Finished } from '../builds/buil
 import { ZERO_SHA } from '../../git/objects';
 import { BuildStatus } from '../builds/build.entity';
 import { BuildRow, BuildsService } from '../builds/builds.service';
-import { CiConfig, CiConfigError } from './ci-config';
+import { BuildAttributes, CiConfigError, CiPlan } from './ci-config';
+import { CiConfigBudgetError, CiConfigWorkers } from './ci-config-workers';
 import { Pipeline } from './pipeline.entity';
 import { combinedStatus, latestByName, whenAllows } from './pipeline-status';
 import { CiProject, PipelinesRepository } from './pipelines.repository';
@@ -33,6 +34,8 @@ export interface CreateOptions {
   ignoreSkipCi?: boolean;
   /** A valid file whose jobs yield no build for the ref: nothing is saved, `400 {base: [No builds for this pipeline.]}`. */
   requireBuilds?: boolean;
+  /** An API request: 503 when the `.gitlab-ci.yml` workers have a long queue, rather than waiting in it. */
+  interactive?: boolean;
 }
 
 /** The name of the failed commit status that carries an invalid `.gitlab-ci.yml`'s error. */
@@ -52,6 +55,7 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     private readonly domainEvents: DomainEvents,
     private readonly queue: QueueService,
     private readonly logger: Logger,
+    private readonly ciConfig: CiConfigWorkers,
   ) {}
 
   onModuleInit(): void {
@@ -143,12 +147,16 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     const file = await repo.blobAt(commit.id, CI_CONFIG_FILE);
     if (!file) return undefined;
 
-    let config: CiConfig | undefined;
+    // parsed, validated and planned in a worker thread, within its time budget (CiConfigWorkers)
+    let plan: CiPlan | undefined;
     let yamlErrors: string | null = null;
     const skip = !opts.ignoreSkipCi && /\[ci skip\]/i.test(commit.message);
     if (!skip) {
       try {
-        config = new CiConfig(file.data.toString('utf8'), project.fullPath);
+        plan = await this.ciConfig.plan(
+          { content: file.data.toString('utf8'), path: project.fullPath, ref: { name: n.ref, tag: n.tag, trigger: (n.triggerRequestId ?? null) !== null } },
+          opts.interactive,
+        );
       } catch (e) {
         if (!(e instanceof CiConfigError)) throw e;
         yamlErrors = e.message;
@@ -165,24 +173,18 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
         yamlErrors,
         status: skip ? 'skipped' : yamlErrors ? 'failed' : 'pending',
       });
-      if (config) {
+      if (plan) {
         let made = 0;
-        try {
-          for (const stage of config.stages) {
-            if ((made = await this.createStage(m, pipeline, config, stage, 'success', n.triggerRequestId ?? null)) > 0) break;
-          }
-        } catch (e) {
-          if (!(e instanceof CiConfigError)) throw e;
-          pipeline.yamlErrors = e.message;
-          await this.pipelines.setYamlErrors(m, pipeline.id, e.message);
+        for (const builds of plan.builds) {
+          if ((made = await this.createStage(m, pipeline, builds, 'success', n.triggerRequestId ?? null)) > 0) break;
         }
-        if (opts.requireBuilds && made === 0 && !pipeline.yamlErrors) {
+        if (opts.requireBuilds && made === 0) {
           throw new ValidationFailed({ base: ['No builds for this pipeline.'] }); // rolls the pipeline back
         }
       }
       // an invalid file: the commit gets a failed status that says why (else the push seems ignored)
       if (pipeline.yamlErrors) await this.builds.insertConfigErrorStatus(m, pipeline, CI_CONFIG_STATUS_NAME);
-      if (config || pipeline.yamlErrors) await this.refreshStatus(m, pipeline);
+      if (plan || pipeline.yamlErrors) await this.refreshStatus(m, pipeline);
       return pipeline;
     });
     if (created.yamlErrors) {
@@ -216,9 +218,20 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     // read outside the transaction: on the embedded database the pool has a single connection
     const current = await this.pipelines.find(pipelineId);
     if (!current) return;
-    const config = current.yamlErrors ? undefined : await this.loadConfig(current);
     const ended = await this.builds.find(buildId);
     const triggerRequestId = ended?.triggerRequestId ?? null;
+    let plan: CiPlan | undefined;
+    try {
+      plan = current.yamlErrors ? undefined : await this.loadPlan(current, triggerRequestId !== null);
+    } catch (e) {
+      if (!f.job) throw e; // the queue's worker: retried with backoff
+      // in-process (a runner's or a user's request): the durable job does it, in a minute
+      this.logger.warn('next stage left to the queue: the .gitlab-ci.yml could not be planned now', {
+        pipeline_id: pipelineId,
+        error: e instanceof Error ? e.message : String(e),
+      });
+      return;
+    }
     const sha = ended ? parseSha(ended.sha) : null;
     const commit =
       sha && ended
@@ -235,25 +248,11 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
       const latest = latestByName(all);
       const build = latest.find((b) => b.id === buildId);
       if (build && !pipeline.yamlErrors) {
-        if (config) {
+        if (plan) {
           const prior = combinedStatus(latest.filter((b) => b.stageIdx <= build.stageIdx));
-          try {
-            for (const stage of config.stages.slice(build.stageIdx + 1)) {
-              if (
-                (await this.createStage(
-                  m,
-                  pipeline,
-                  config,
-                  stage,
-                  prior,
-                  triggerRequestId,
-                  all.map((b) => b.name),
-                )) > 0
-              )
-                break;
-            }
-          } catch (e) {
-            if (!(e instanceof CiConfigError)) throw e;
+          const existing = new Set(all.map((b) => b.name));
+          for (const builds of plan.builds.slice(build.stageIdx + 1)) {
+            if ((await this.createStage(m, pipeline, builds, prior, triggerRequestId, existing)) > 0) break;
           }
         }
       }
@@ -304,32 +303,38 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     });
   }
 
-  private async loadConfig(pipeline: Pipeline): Promise<CiConfig | undefined> {
+  /**
+   * The pipeline's plan again (its file at its sha, for its ref), or undefined when it no longer has
+   * one. A file past its time or memory budget throws: the step is retried (the durable job), not dropped.
+   */
+  private async loadPlan(pipeline: Pipeline, trigger: boolean): Promise<CiPlan | undefined> {
     const project = await this.pipelines.project(pipeline.projectId);
     if (!project) return undefined;
     const sha = parseSha(pipeline.sha);
     const file = sha ? await this.git.repository(project.id).blobAt(sha, CI_CONFIG_FILE) : null;
     if (!file) return undefined;
     try {
-      return new CiConfig(file.data.toString('utf8'), project.fullPath);
-    } catch {
+      return await this.ciConfig.plan({
+        content: file.data.toString('utf8'),
+        path: project.fullPath,
+        ref: { name: pipeline.ref ?? '', tag: pipeline.tag, trigger },
+      });
+    } catch (e) {
+      if (!(e instanceof CiConfigError) || e instanceof CiConfigBudgetError) throw e;
       return undefined;
     }
   }
 
-  /** Creates the builds of `stage` that run after `prior`, except names the pipeline already has. */
+  /** Creates the builds of one stage (`builds`, from the plan) that run after `prior`, except names the pipeline already has. */
   private async createStage(
     m: EntityManager,
     pipeline: Pipeline,
-    config: CiConfig,
-    stage: string,
+    builds: BuildAttributes[],
     prior: BuildStatus | null,
     triggerRequestId: number | null,
-    existing: string[] = [],
+    existing: Set<string> = new Set(),
   ): Promise<number> {
-    const attrs = config
-      .buildsForStageAndRef(stage, pipeline.ref ?? '', pipeline.tag, triggerRequestId !== null)
-      .filter((a) => whenAllows(a.when, prior) && !existing.includes(a.name));
+    const attrs = builds.filter((a) => whenAllows(a.when, prior) && !existing.has(a.name));
     for (const a of attrs) {
       await this.builds.insert(
         m,

@@ -9,7 +9,7 @@ import { Project } from '../../projects/project.entity';
 import { User } from '../../users/user.entity';
 import { UserDirectory } from '../../users/user-directory.service';
 import { BuildsService } from '../builds/builds.service';
-import { CiConfig } from './ci-config';
+import { CiConfigWorkers } from './ci-config-workers';
 import { CreatePipelineDto, ListPipelinesDto } from './dto/pipelines.dto';
 import { Pipeline } from './pipeline.entity';
 import { latestByName } from './pipeline-status';
@@ -33,6 +33,7 @@ export class ProjectPipelinesService {
     private readonly builds: BuildsService,
     private readonly users: UserDirectory,
     private readonly git: GitService,
+    private readonly ciConfig: CiConfigWorkers,
   ) {}
 
   async list(user: User, ref: ProjectRef, q: ListPipelinesDto): Promise<Paginated<PipelineView>> {
@@ -72,7 +73,7 @@ export class ProjectPipelinesService {
     if (!name || !commit) throw new ValidationFailed({ base: ['Reference not found'] });
     const created = await this.pipelines.create(
       { projectId: project.id, sha: commit.id, beforeSha: ZERO_SHA, ref: name, tag: !branch, userId: user.id },
-      { ignoreSkipCi: true, requireBuilds: true },
+      { ignoreSkipCi: true, requireBuilds: true, interactive: true },
     );
     if (!created) throw new ValidationFailed({ base: ['Missing .gitlab-ci.yml file'] });
     const saved = (await this.repo.findInProject(project.id, created.id)) ?? created;
@@ -105,9 +106,9 @@ export class ProjectPipelinesService {
     return (await this.views(project, [await this.find(project, id)]))[0];
   }
 
-  /** `POST /ci/lint`: GitLab's validation message of the content, or null when it is valid. */
-  lint(content: string): string | null {
-    return CiConfig.validationMessage(content);
+  /** `POST /ci/lint`: GitLab's validation message of the content, or null when it is valid (in a worker thread). */
+  lint(content: string): Promise<string | null> {
+    return this.ciConfig.validationMessage(content);
   }
 
   private async find(project: Project, id: number): Promise<Pipeline> {
