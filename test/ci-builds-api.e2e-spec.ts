@@ -83,11 +83,34 @@ describe('v3 builds API (/projects/:id/builds)', () => {
     expect((await pl.get(team.reporter, `/projects/${project.id}/builds`)).status).toBe(200);
   });
 
-  it("a commit's builds; 404 for a sha without pipeline", async () => {
+  it("a commit's builds; [] for a commit without pipeline; 404 for a sha the repository does not have (8.17)", async () => {
     const res = await pl.get(team.reporter, `/projects/${project.id}/repository/commits/${project.sha}/builds`).expect(200);
     await expectSchema(res, 'Build[]');
     expect(res.body.map((b: Json) => b.id)).toEqual([build.id]);
-    expect((await pl.get(team.reporter, `/projects/${project.id}/repository/commits/${'1'.repeat(40)}/builds`)).status).toBe(404);
+    expect(res.headers['x-total']).toBe('1');
+    // another project of the team whose commit has no .gitlab-ci.yml, so no pipeline
+    const other = await pl.project(team, 0, { public_builds: false });
+    await pl
+      .post(team.owner, `/projects/${other.id}/repository/files`)
+      .send({ file_path: 'README.md', branch_name: 'master', content: 'no CI here', commit_message: 'readme' })
+      .expect(201);
+    const sha = (await pl.get(team.owner, `/projects/${other.id}/repository/commits/master`).expect(200)).body.id;
+    expect(await c.pipelines(other.id)).toEqual([]);
+    const none = await pl.get(team.reporter, `/projects/${other.id}/repository/commits/${sha}/builds`).expect(200);
+    await expectSchema(none, 'Build[]');
+    expect(none.body).toEqual([]);
+    expect(none.headers['x-total']).toBe('0');
+    expect((await pl.get(team.reporter, `/projects/${other.id}/repository/commits/${sha}/builds?scope=success`).expect(200)).body).toEqual([]);
+    // a sha the repository does not have, or no sha at all: 404 (8.17: `return not_found! unless user_project.commit(params[:sha])`)
+    const unknown = await pl.get(team.reporter, `/projects/${other.id}/repository/commits/${'1'.repeat(40)}/builds`).expect(404);
+    expect(unknown.body).toEqual({ message: '404 Not Found' });
+    expect((await pl.get(team.reporter, `/projects/${other.id}/repository/commits/nope/builds`)).status).toBe(404);
+    // still 404 for a project that does not exist or that the caller cannot see; 403 below reporter
+    expect((await pl.get(team.reporter, `/projects/999999/repository/commits/${sha}/builds`).expect(404)).body).toEqual({ message: '404 Project Not Found' });
+    expect((await pl.get(team.stranger, `/projects/${other.id}/repository/commits/${sha}/builds`).expect(404)).body).toEqual({
+      message: '404 Project Not Found',
+    });
+    expect((await pl.get(team.guest, `/projects/${other.id}/repository/commits/${sha}/builds`)).status).toBe(403);
   });
 
   it('one build; 404 Build Not Found for an unknown id', async () => {

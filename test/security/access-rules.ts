@@ -338,7 +338,7 @@ export const RULES: Record<string, Rule> = {
   [`POST ${PR}/repository/commits/{sha}/comments`]: P('create_note', { pre: ['download_code'], body: (c) => ({ note: `cc ${c.n}` }) }),
   [`GET ${PR}/repository/commits/{sha}/statuses`]: P('read_commit_status'),
   [`POST ${PR}/statuses/{sha}`]: P('create_commit_status', { body: (c) => ({ state: 'success', name: `st-${c.n}` }) }),
-  [`GET ${PR}/repository/commits/{sha}/builds`]: P('read_build', { input: [404] }),
+  [`GET ${PR}/repository/commits/{sha}/builds`]: P('read_build'), // [] when the commit has no pipeline (8.17)
   [`GET ${PR}/repository/branches`]: P('download_code'),
   [`POST ${PR}/repository/branches`]: P('push_code', { body: (c) => ({ branch_name: `b-${c.n}`, ref: 'master' }) }),
   [`GET ${PR}/repository/branches/{branch}`]: P('download_code'),

@@ -168,28 +168,26 @@ export class BuildsRepository {
   }
 
   /**
-   * A page of the builds of a commit (`sha`) of the project, id descending, with the total and
-   * whether the commit has a pipeline at all: one statement, whatever the page (past the end too).
+   * A page of the builds of a commit (`sha`) of the project, id descending, with the total: one
+   * statement, whatever the page (past the end too).
    */
   async listBySha(
     projectId: number,
     sha: string,
     statuses: string[] | undefined,
     page: { offset: number; perPage: number },
-  ): Promise<{ hasPipeline: boolean; items: BuildWithPeople[]; total: number }> {
+  ): Promise<{ items: BuildWithPeople[]; total: number }> {
     const where = `b.project_id = $1 AND s.sha = $2 AND ($3::varchar[] IS NULL OR s.status = ANY($3::varchar[]))`;
-    const rows = await this.q<Record<string, unknown> & { has_pipeline: boolean; total: string }>(
-      `SELECT h.has_pipeline, h.total, page.*
-         FROM (SELECT EXISTS (SELECT 1 FROM ci_pipelines WHERE project_id = $1 AND sha = $2) AS has_pipeline,
-                      (SELECT count(*) FROM ci_builds b JOIN commit_statuses s ON s.id = b.id WHERE ${where}) AS total) h
+    const rows = await this.q<Record<string, unknown> & { total: string }>(
+      `SELECT h.total, page.*
+         FROM (SELECT count(*) FROM ci_builds b JOIN commit_statuses s ON s.id = b.id WHERE ${where}) h (total)
          LEFT JOIN LATERAL (${this.selectWithPeople} WHERE ${where} ORDER BY s.id DESC OFFSET $4 LIMIT $5) page ON TRUE
         ORDER BY page.id DESC`,
       [projectId, sha, statuses ?? null, page.offset, page.perPage],
     );
     const [first] = rows;
     return {
-      hasPipeline: first.has_pipeline,
-      items: rows.filter((r) => r.id !== null).map(({ has_pipeline: _, ...r }) => this.withPeople(r)),
+      items: rows.filter((r) => r.id !== null).map((r) => this.withPeople(r)),
       total: Number(first.total),
     };
   }

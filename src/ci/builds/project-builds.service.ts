@@ -49,7 +49,10 @@ export class ProjectBuildsService {
     return new Paginated(await this.withCommits(project, rows), total, page);
   }
 
-  /** The builds of a commit's pipelines, a page at a time (GitLab paginates them too). */
+  /**
+   * The builds of a commit's pipelines, a page at a time (GitLab paginates them too): `[]` for a
+   * commit without pipeline, 404 for a sha the repository does not have (8.17's lib/api/builds.rb).
+   */
   async listForCommit(user: User, ref: ProjectRef, sha: string, q: ListBuildsDto): Promise<Paginated<BuildView>> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     const scope = parseScope(q.scope);
@@ -62,8 +65,7 @@ export class ProjectBuildsService {
       : null;
     if (!commit) throw new NotFound();
     const page = pageRequest(q);
-    const { hasPipeline, items, total } = await this.repo.listBySha(project.id, commit.id, scope, page);
-    if (!hasPipeline) throw new NotFound();
+    const { items, total } = await this.repo.listBySha(project.id, commit.id, scope, page);
     return new Paginated(await this.withCommits(project, items), total, page);
   }
 
