@@ -87,11 +87,18 @@ describe('cross-references', () => {
       .expect(200);
     await eventually(p, 'issues', c.id, `mentioned in issue #${b.iid}`);
     // a comment on b naming #a again: the source is still issue b
-    await h.note(tm.reporter, p.id, 'issues', b.id, `as said in #${a.iid}`);
+    const said = await h.note(tm.reporter, p.id, 'issues', b.id, `as said in #${a.iid}`);
     const d = await h.issue(tm.owner, p.id, { title: 'Barrier' });
     await h.note(tm.reporter, p.id, 'issues', b.id, `and #${d.iid}`);
     await eventually(p, 'issues', d.id, `mentioned in issue #${b.iid}`);
     expect(bodies(await systemNotes(t.root, p, 'issues', a.id)).filter((x) => x.startsWith('mentioned in'))).toEqual([`mentioned in issue #${b.iid}`]);
+    // an edited comment: what it mentions now gets its note
+    const e = await h.issue(tm.owner, p.id, { title: 'Named by an edit' });
+    await h
+      .put(tm.reporter, `/projects/${p.id}/issues/${b.id}/notes/${said.id}`)
+      .send({ body: `as said in #${a.iid} and #${e.iid}` })
+      .expect(200);
+    await eventually(p, 'issues', e.id, `mentioned in issue #${b.iid}`);
     // nothing on the closed one, nor on b, which names itself
     expect(bodies(await systemNotes(t.root, p, 'issues', closed.id)).filter((x) => x.startsWith('mentioned in'))).toEqual([]);
     expect(bodies(await systemNotes(t.root, p, 'issues', b.id)).filter((x) => x.startsWith('mentioned in'))).toEqual([]);

@@ -131,6 +131,8 @@ export interface DomainEventCatalogue {
   'issue.reassigned': { issueId: number; projectId: number; userId: number; previousAssigneeId: number | null };
   /** A comment (on an issue, merge request, snippet or commit); `projectId` null for personal snippets. */
   'note.created': { noteId: number; projectId: number | null; userId: number };
+  /** A comment's text was changed (by its author or a master: `userId`). */
+  'note.updated': { noteId: number; projectId: number | null; userId: number };
 
   /** The MR area emits this with the MR as GitLab's `object_attributes` (see webhooks/hook-payloads.ts). */
   'merge_request.changed': { projectId: number; userId: number; action: ObjectAction; attributes: Record<string, unknown> };

@@ -97,8 +97,17 @@ export class CrossReferences {
   /** A comment on an issue or merge request: the source is what it comments on (GitLab's Note#local_reference). */
   @OnDomainEvent('note.created', { durable: true, queue: 'cross-references.note' })
   async afterNote(e: DomainEventCatalogue['note.created']): Promise<void> {
-    const note = await this.notes.find(e.noteId);
-    const actor = note?.authorId ? await this.users.byId(note.authorId) : null;
+    await this.fromNote(e.noteId, e.userId);
+  }
+
+  /** An edited comment, as whoever edited it: what it mentions now (those it mentioned before keep theirs, once). */
+  @OnDomainEvent('note.updated', { durable: true, queue: 'cross-references.note-updated' })
+  async afterNoteEdit(e: DomainEventCatalogue['note.updated']): Promise<void> {
+    await this.fromNote(e.noteId, e.userId);
+  }
+
+  private async fromNote(noteId: number, actorId: number): Promise<void> {
+    const [note, actor] = await Promise.all([this.notes.find(noteId), this.users.byId(actorId)]);
     if (!note || note.system || !actor) return;
     let source: CrossReferenceSource | null = null;
     if (note.noteableType === 'Issue') {

@@ -58,8 +58,8 @@ export class NotesRepository {
     return repo.save(repo.create(values));
   }
 
-  async setBody(id: number, body: string): Promise<void> {
-    await this.notes.update({ id }, { body });
+  async setBody(tx: Tx, id: number, body: string): Promise<void> {
+    await this.repo(tx).update({ id }, { body });
   }
 
   find(id: number): Promise<Note | null> {

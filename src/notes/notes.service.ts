@@ -106,7 +106,13 @@ export class NotesService {
     const note = await this.find(target, noteId);
     this.assertCanAdmin(user, target, note);
     const body = this.readBody(dto.body, 'body');
-    if (body !== note.body) await this.repo.setBody(note.id, body);
+    if (body !== note.body) {
+      await this.transactions.run(async (tx) => {
+        await this.repo.setBody(tx, note.id, body);
+        // what the new text mentions gets its cross-reference (GitLab's Notes::UpdateService)
+        await this.domainEvents.emit(tx, 'note.updated', { noteId: note.id, projectId: target.project.id, userId: user.id });
+      });
+    }
     return this.repo.byId(note.id);
   }
 
