@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { setFlagsFromString } from 'node:v8';
 import { listenFailure, StartupError } from './common/errors/startup-error';
-import { loadConfig } from './config/config';
+import { ConfigError, loadConfig } from './config/config';
 import { DataFolderInUse } from './database/data-folder-lock';
 
 async function main(): Promise<void> {
@@ -80,6 +80,7 @@ function leanHeap(): void {
 main().catch((e) => {
   // an operator's mistake (folder in use, port taken, database unreachable), not a crash: one line, no stack
   if (e instanceof DataFolderInUse || e instanceof StartupError) process.stderr.write(`${e.message}\n`);
+  else if (e instanceof ConfigError) process.stderr.write(`invalid configuration: ${e.message}\n`);
   else process.stderr.write(`failed to start: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 });

@@ -84,4 +84,15 @@ describe('start-up failures: one clear line, non-zero exit, no stack trace (real
     expect(r.out).not.toMatch(/listening|\n\s+at /);
     expect(r.err + r.out).not.toContain('s3cret-pw');
   }, 180_000);
+
+  it('a setting that is not understood (here a misspelled LDAP key): refused at boot, named, never ignored', async () => {
+    const servers = JSON.stringify([{ host: '127.0.0.1', port: 389, base: 'dc=example,dc=org', bind_dn: 'cn=gitlab', password: 'bind-s3cret', metod: 'tls' }]);
+    const r = await run({ LDAP_SERVERS: servers, PORT: '0' });
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(
+      'invalid configuration: LDAP_SERVERS[0].metod is not a setting this server understands (did you mean method?): refused rather than ignored\n',
+    );
+    expect(r.out).not.toMatch(/listening|\n\s+at /);
+    expect(r.err + r.out).not.toContain('bind-s3cret');
+  }, 180_000);
 });

@@ -100,7 +100,17 @@ export class LdapConnection {
 
   private attributes(): string[] {
     const a = this.server.attributes;
-    return [...new Set([...a.username, ...a.email, ...a.name, this.server.uid, ...(this.server.activeDirectory ? ['userAccountControl'] : [])])];
+    return [
+      ...new Set([
+        ...a.username,
+        ...a.email,
+        ...a.name,
+        ...a.firstName,
+        ...a.lastName,
+        this.server.uid,
+        ...(this.server.activeDirectory ? ['userAccountControl'] : []),
+      ]),
+    ];
   }
 
   private person(entry: Entry): LdapPerson {
@@ -110,7 +120,8 @@ export class LdapConnection {
       dn: entry.dn,
       username: first(entry, a.username),
       email: first(entry, a.email),
-      name: first(entry, a.name),
+      // gitlab.yml: without a name, first_name and last_name joined
+      name: first(entry, a.name) ?? ([first(entry, a.firstName), first(entry, a.lastName)].filter(Boolean).join(' ') || undefined),
       disabled: this.server.activeDirectory && (uac & AD_ACCOUNT_DISABLED) !== 0,
     };
   }
