@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
-import { AppModule } from '../app.module';
-import { loadConfig } from '../config/config';
-import { Database } from '../database/data-source';
-import { buildOpenApiDocument, canonicalJson } from './openapi.builder';
+import { AppModule } from './app.module';
+import { loadConfig } from './config/config';
+import { Database } from './database/data-source';
+import { buildOpenApiDocument, canonicalJson } from './openapi/openapi.builder';
 
 /**
  * `npm run openapi`: writes docs/openapi.json (or the path given) from the app's routes. The app is
@@ -14,7 +14,7 @@ import { buildOpenApiDocument, canonicalJson } from './openapi.builder';
  * database is needed; the output is the same document `GET /api/v3/openapi.json` serves.
  */
 async function main(): Promise<void> {
-  const out = resolve(process.argv[2] ?? join(__dirname, '..', '..', 'docs', 'openapi.json'));
+  const out = resolve(process.argv[2] ?? join(__dirname, '..', 'docs', 'openapi.json'));
   const dataDir = mkdtempSync(join(tmpdir(), 'openapi-'));
   try {
     const config = loadConfig({
