@@ -13,6 +13,7 @@ import { OauthModule } from './oauth/oauth.module';
 import { UsersModule } from './users/users.module';
 import { LdapModule } from './ldap/ldap.module';
 import { PolicyModule } from './common/policy/policy.module';
+import { DomainEventsModule } from './domain-events/domain-events.module';
 import { EventsModule } from './events/events.module';
 import { GitModule } from './git/git.module';
 import { GroupsModule } from './groups/groups.module';
@@ -41,6 +42,7 @@ export class AppModule {
       imports: [
         CoreModule.forRoot(config, db),
         QueueModule,
+        DomainEventsModule,
         AuthModule,
         ApplicationSettingsModule,
         HealthModule,

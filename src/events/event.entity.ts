@@ -1,6 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { ActivityAction } from '../domain-events/domain-event-catalogue';
 
-export type EventAction = 'created' | 'updated' | 'closed' | 'reopened' | 'pushed' | 'commented' | 'merged' | 'joined' | 'left' | 'destroyed' | 'imported';
+export type EventAction = ActivityAction;
 
 @Entity('events')
 export class Event {

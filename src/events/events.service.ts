@@ -1,6 +1,6 @@
 import { Tx } from '../database/transactions';
 import { Injectable } from '@nestjs/common';
-import { Logger } from '../common/http/logger';
+import { ActivityRecord, DomainEventCatalogue, DomainEventMeta, OnDomainEvent } from '../domain-events/domain-events';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Note } from '../notes/note.entity';
 import { ProjectRecordsService } from '../projects/project-records.service';
@@ -10,7 +10,7 @@ import { User } from '../users/user.entity';
 import { UserDirectory } from '../users/user-directory.service';
 import { PresentContext } from '../users/users.presenter';
 import { ListEventsDto } from './dto/list-events.dto';
-import { Event, EventAction } from './event.entity';
+import { Event } from './event.entity';
 import { eventVisibility } from './event-policy';
 import { EventsRepository } from './events.repository';
 import { ProjectRef } from '../common/params/refs';
@@ -28,21 +28,14 @@ export interface EventFeed {
   ctx: PresentContext;
 }
 
-export interface NewEvent {
-  projectId: number;
-  authorId: number | null;
-  action: EventAction;
-  targetId?: number | null;
-  targetType?: string | null;
-  targetTitle?: string | null;
-  title?: string | null;
-  data?: Record<string, unknown> | null;
-}
+export type NewEvent = ActivityRecord;
 
 /**
- * The activity feed. Other areas call `record` after their transaction commits; a failure to record
- * is logged and never undoes the change it describes. Feeds show only the events whose targets the
- * caller may read (event-policy.ts), filtered in SQL.
+ * The activity feed. Areas do not call it: they emit `activity.recorded` (domain-events/), which this
+ * service records in the emitter's transaction (`emit(tx, …)`: part of the change) or, for a change
+ * already committed (`emitCommitted`), in a transaction of its own whose failure is logged and never
+ * undoes the change it describes. Feeds show only the events whose targets the caller may read
+ * (event-policy.ts), filtered in SQL.
  */
 @Injectable()
 export class EventsService {
@@ -51,22 +44,13 @@ export class EventsService {
     private readonly users: UserDirectory,
     private readonly projects: ProjectResolver,
     private readonly views: ProjectViews,
-    private readonly logger: Logger,
     private readonly projectRecords: ProjectRecordsService,
   ) {}
 
-  async record(...events: NewEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    try {
-      await this.insert(events);
-    } catch (e) {
-      this.logger.error('event not recorded', { error: e instanceof Error ? e.message : String(e) });
-    }
-  }
-
-  /** Records the events in `tx` (part of the change: a failure fails the transaction). */
-  async recordIn(tx: Tx, ...events: NewEvent[]): Promise<void> {
-    if (events.length) await this.insert(events, tx);
+  /** Records the activity in the emitter's transaction (see domain-events.ts, `inTransaction`). */
+  @OnDomainEvent('activity.recorded', { inTransaction: true })
+  async onActivity(e: DomainEventCatalogue['activity.recorded'], meta: DomainEventMeta<'activity.recorded'>): Promise<void> {
+    if (e.events.length) await this.insert(e.events, meta.tx);
   }
 
   /** The events' rows, then their projects' `last_activity_at` (the projects area's): two statements, in `tx` when given. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvents, groupSnapshot } from '../events/domain-events';
+import { DomainEvents, groupSnapshot } from '../domain-events/domain-events';
 import { ApplicationSettingsService, visibilityLevel } from '../application-settings/application-settings.service';
 import { invalidFields } from '../common/dto/fields';
 import { Forbidden, isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';

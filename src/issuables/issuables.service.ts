@@ -1,10 +1,11 @@
+import { DomainEvents } from '../domain-events/domain-events';
 import { Injectable } from '@nestjs/common';
 import { checkTitle } from '../common/dto/titles';
 import { InvalidAttribute, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { Transactions, Tx } from '../database/transactions';
-import { EventsService, NewEvent } from '../events/events.service';
+import type { ActivityRecord } from '../domain-events/domain-event-catalogue';
 import { LabelsService } from '../labels/labels.service';
 import { Milestone } from '../milestones/milestone.entity';
 import { MilestonesService } from '../milestones/milestones.service';
@@ -43,7 +44,7 @@ export interface IssuableKind<T extends Issuable> extends IssuableChangeRules<T>
   };
   /** See updateEventActions. */
   labelsBesideTransition: boolean;
-  event(row: T, user: User, action: NewEvent['action']): NewEvent;
+  event(row: T, user: User, action: ActivityRecord['action']): ActivityRecord;
   /** In the update's transaction, after its writes: the domain events (project hooks, notifications, reassignment). */
   announce(tx: Tx, current: T, user: User, action: IssuableHookAction, reassigned: boolean): Promise<void>;
   /** Checks of the kind's own inputs, after the title and before the labels (merge requests: the target branch). */
@@ -63,7 +64,7 @@ export class IssuablesService {
     private readonly users: UserDirectory,
     private readonly labels: LabelsService,
     private readonly milestones: MilestonesService,
-    private readonly events: EventsService,
+    private readonly domainEvents: DomainEvents,
     private readonly systemNotes: SystemNotesService,
   ) {}
 
@@ -92,7 +93,7 @@ export class IssuablesService {
     if (input.description !== undefined && input.description.includes('\0')) throw new InvalidAttribute('description');
     const edit = { title, description: input.description, stateEvent: input.state_event, assigneeId, assignee, milestoneId, milestone };
 
-    const events: NewEvent[] = [];
+    const events: ActivityRecord[] = [];
     const updated = await this.tx.run(async (tx) => {
       const current = await kind.records.lock(tx, record.id);
       if (!current) throw new NotFound(kind.name);
@@ -115,7 +116,7 @@ export class IssuablesService {
       await kind.announce(tx, current, user, hookAction(transition), changes.assigneeId !== undefined);
       return after;
     });
-    await this.events.record(...events);
+    await this.domainEvents.emitCommitted('activity.recorded', { events: events });
     return kind.records.byId(updated.id);
   }
 

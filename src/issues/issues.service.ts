@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvents } from '../events/domain-events';
+import { DomainEvents } from '../domain-events/domain-events';
 import { checkTitle } from '../common/dto/titles';
 import { BadRequest, Forbidden, NotFound, NotModified } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { ProjectAbility, ProjectAccess, projectAbilities } from '../common/policy/policy';
 import { accessFrom } from '../common/policy/policy.service';
 import { Transactions, Tx } from '../database/transactions';
-import { EventsService, NewEvent } from '../events/events.service';
+import type { ActivityRecord } from '../domain-events/domain-event-catalogue';
 import { LabelsService } from '../labels/labels.service';
 import { MilestonesService } from '../milestones/milestones.service';
 import { Project } from '../projects/project.entity';
@@ -48,7 +48,6 @@ export class IssuesService {
     private readonly labels: LabelsService,
     private readonly milestones: MilestonesService,
     private readonly subscriptions: SubscriptionsService,
-    private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
     private readonly issuables: IssuablesService,
     private readonly systemNotes: SystemNotesService,
@@ -172,7 +171,7 @@ export class IssuesService {
       await this.domainEvents.emit(tx, 'issue.changed', { issueId: created.id, userId: user.id, action: 'open' }); // project hooks
       await this.domainEvents.emit(tx, 'issue.created', { issueId: created.id, projectId: project.id, userId: user.id });
       // in the same transaction: a crash cannot leave an issue without its `created` event
-      await this.events.recordIn(tx, this.event(created, user, 'created'));
+      await this.domainEvents.emit(tx, 'activity.recorded', { events: [this.event(created, user, 'created')] });
       return created;
     });
     return this.issues.byId(issue.id);
@@ -226,7 +225,7 @@ export class IssuesService {
     const { abilities, issue } = await this.findReadable(user, ref, id);
     if (!abilities.has('destroy_issue')) throw new Forbidden();
     if (!(await this.issues.softDelete(issue.id))) throw new NotFound('Issue');
-    await this.events.record(this.event(issue, user, 'destroyed'));
+    await this.domainEvents.emitCommitted('activity.recorded', { events: [this.event(issue, user, 'destroyed')] });
     return this.issues.byId(issue.id);
   }
 
@@ -243,7 +242,7 @@ export class IssuesService {
     if (!abilities.has('admin_issue') || !targetAbilities.has('admin_issue')) {
       throw new BadRequest('Cannot move issue due to insufficient permissions!');
     }
-    const events: NewEvent[] = [];
+    const events: ActivityRecord[] = [];
     const moved = await this.tx.run(async (tx) => {
       const old = await this.issues.lock(tx, issue.id);
       if (!old) throw new NotFound('Issue');
@@ -284,7 +283,7 @@ export class IssuesService {
       if (old.state !== 'closed') events.push(this.event(old, user, 'closed'));
       return created;
     });
-    await this.events.record(...events);
+    await this.domainEvents.emitCommitted('activity.recorded', { events: events });
     return this.issues.byId(moved.id);
   }
 
@@ -309,7 +308,7 @@ export class IssuesService {
 
   // ---------------------------------------------------------------- helpers
 
-  private event(issue: Issue, user: User, action: NewEvent['action']): NewEvent {
+  private event(issue: Issue, user: User, action: ActivityRecord['action']): ActivityRecord {
     return { projectId: issue.projectId, authorId: user.id, action, targetId: issue.id, targetType: 'Issue', targetTitle: issue.title };
   }
 }

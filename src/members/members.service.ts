@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvents } from '../events/domain-events';
+import { DomainEvents } from '../domain-events/domain-events';
 import { apiError, Conflict, Forbidden, isUniqueViolation, NotFound } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { AccessLevel } from '../common/policy/policy';
 import { Transactions, Tx } from '../database/transactions';
-import { EventsService } from '../events/events.service';
 import { GroupsService } from '../groups/groups.service';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
@@ -42,7 +41,6 @@ export class MembersService {
     private readonly tx: Transactions,
     private readonly projects: ProjectResolver,
     private readonly groups: GroupsService,
-    private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
   ) {}
 
@@ -108,7 +106,7 @@ export class MembersService {
       if (added) return added;
       throw e;
     }
-    if (t.kind === 'project') await this.events.record({ projectId: t.id, authorId: user.id, action: 'joined' });
+    if (t.kind === 'project') await this.domainEvents.emitCommitted('activity.recorded', { events: [{ projectId: t.id, authorId: user.id, action: 'joined' }] });
     return { user, accessLevel: level };
   }
 
@@ -156,7 +154,7 @@ export class MembersService {
     });
     if (removed === undefined && t.kind === 'group') throw new NotFound(echo === null ? 'Member' : `Member: user_id:${echo}`);
     if (removed === undefined) return { removed: undefined, userId: echo };
-    if (t.kind === 'project') await this.events.record({ projectId: t.id, authorId: userId, action: 'left' });
+    if (t.kind === 'project') await this.domainEvents.emitCommitted('activity.recorded', { events: [{ projectId: t.id, authorId: userId, action: 'left' }] });
     const user = (await this.users.byIds([userId])).get(userId);
     return { removed: user ? { user, accessLevel: removed } : undefined, userId: echo };
   }

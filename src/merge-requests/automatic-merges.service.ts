@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Logger } from '../common/http/logger';
 import { PolicyService } from '../common/policy/policy.service';
 import { Transactions } from '../database/transactions';
-import { CommitStatusChanged, OnDomainEvent, PushReceived } from '../events/domain-events';
+import { CommitStatusChanged, OnDomainEvent, PushReceived } from '../domain-events/domain-events';
 import { parseSha } from '../git/names';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { CommitsService } from '../repository/commits.service';

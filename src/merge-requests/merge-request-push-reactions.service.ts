@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Logger } from '../common/http/logger';
-import { OnDomainEvent, PushReceived } from '../events/domain-events';
+import { OnDomainEvent, PushReceived } from '../domain-events/domain-events';
 import { GitService } from '../git/git.service';
 import { parseSha, ZERO_SHA } from '../git/names';
 import { ProjectResolver } from '../projects/project-resolver.service';

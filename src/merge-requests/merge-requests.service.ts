@@ -1,4 +1,4 @@
-import { DomainEvents, ObjectAction } from '../events/domain-events';
+import { DomainEvents, ObjectAction } from '../domain-events/domain-events';
 import { Injectable } from '@nestjs/common';
 import {
   apiError,
@@ -14,7 +14,7 @@ import { checkTitle } from '../common/dto/titles';
 import { PageParams, Paginated, pageRequest, paginateAll } from '../common/pagination/pagination';
 import { ProjectAbility } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
-import { EventsService, NewEvent } from '../events/events.service';
+import type { ActivityRecord } from '../domain-events/domain-event-catalogue';
 import { parseNewRefName } from '../git/names';
 import { Commit, DiffEntry } from '../git/objects';
 import { LabelsService } from '../labels/labels.service';
@@ -83,7 +83,6 @@ export class MergeRequestsService {
     private readonly policy: PolicyService,
     private readonly labels: LabelsService,
     private readonly subscriptions: SubscriptionsService,
-    private readonly events: EventsService,
     private readonly git: MergeRequestGit,
     private readonly views: MergeRequestViews,
     private readonly domainEvents: DomainEvents,
@@ -230,7 +229,7 @@ export class MergeRequestsService {
       }
       throw e;
     }
-    await this.events.record(this.event(mr, user, 'created'));
+    await this.domainEvents.emitCommitted('activity.recorded', { events: [this.event(mr, user, 'created')] });
     return this.repo.byId(mr.id);
   }
 
@@ -298,7 +297,7 @@ export class MergeRequestsService {
     const { abilities, mr } = await this.findReadable(user, ref, id);
     if (!abilities.has('destroy_merge_request')) throw new Forbidden();
     if (!(await this.repo.softDelete(mr.id))) throw new NotFound('Merge Request');
-    await this.events.record(this.event(mr, user, 'destroyed'));
+    await this.domainEvents.emitCommitted('activity.recorded', { events: [this.event(mr, user, 'destroyed')] });
     return this.repo.byId(mr.id);
   }
 
@@ -323,7 +322,7 @@ export class MergeRequestsService {
     if (!(await this.git.branchExists(projectId, name))) throw new ValidationFailed({ [field]: ['does not exist'] });
   }
 
-  event(mr: MergeRequest, user: User, action: NewEvent['action']): NewEvent {
+  event(mr: MergeRequest, user: User, action: ActivityRecord['action']): ActivityRecord {
     return { projectId: mr.projectId, authorId: user.id, action, targetId: mr.id, targetType: 'MergeRequest', targetTitle: mr.title };
   }
 }

@@ -1,8 +1,8 @@
+import { DomainEvents } from '../domain-events/domain-events';
 import { Injectable } from '@nestjs/common';
 import { apiError, MethodNotAllowed, Unauthorized } from '../common/errors/domain-errors';
 import { RepositoryLocks } from '../database/repository-locks';
 import { Transactions } from '../database/transactions';
-import { EventsService } from '../events/events.service';
 import { parseRef, parseSha, Sha } from '../git/names';
 import { MergeConflict, RefUpdateRejected } from '../git/repository';
 import { Issue } from '../issues/issue.entity';
@@ -56,7 +56,7 @@ export class MergeService {
     private readonly push: PushService,
     private readonly commits: CommitsService,
     private readonly closing: ClosingIssues,
-    private readonly events: EventsService,
+    private readonly domainEvents: DomainEvents,
     private readonly sourceBranches: SourceBranchRemoval,
     private readonly systemNotes: SystemNotesService,
   ) {}
@@ -157,7 +157,7 @@ export class MergeService {
       await this.systemNotes.addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, ['Status changed to merged']);
       await this.requests.announce(m, mr.id, user, 'merge');
     });
-    await this.events.record(this.requests.event(mr, user, 'merged'));
+    await this.domainEvents.emitCommitted('activity.recorded', { events: [this.requests.event(mr, user, 'merged')] });
     await this.closing.close(user, merged.closes);
     if (params.should_remove_source_branch) await this.sourceBranches.remove(user, mr, merged.source);
     // the push's after-effects: its event, then CI, hooks and other requests' merge_status as jobs on

@@ -1,9 +1,10 @@
+import { DomainEvents } from '../domain-events/domain-events';
 import { Injectable } from '@nestjs/common';
 import { checkTitle } from '../common/dto/titles';
 import { InvalidAttribute, isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Transactions, Tx } from '../database/transactions';
-import { EventsService, NewEvent } from '../events/events.service';
+import type { ActivityRecord } from '../domain-events/domain-event-catalogue';
 import { nextInternalId } from '../database/internal-ids';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
@@ -21,7 +22,7 @@ export class MilestonesService {
     private readonly milestones: MilestonesRepository,
     private readonly tx: Transactions,
     private readonly projects: ProjectResolver,
-    private readonly events: EventsService,
+    private readonly domainEvents: DomainEvents,
   ) {}
 
   /** `iid` (one or several) and `state` (active, closed; anything else: all) filters; id descending. */
@@ -71,7 +72,7 @@ export class MilestonesService {
       if (isUniqueViolation(e, 'milestones_project_title_key')) throw titleTaken();
       throw e;
     }
-    await this.events.record(this.event(milestone, user, 'created'));
+    await this.domainEvents.emitCommitted('activity.recorded', { events: [this.event(milestone, user, 'created')] });
     return milestone;
   }
 
@@ -108,11 +109,11 @@ export class MilestonesService {
       if (isUniqueViolation(e, 'milestones_project_title_key')) throw titleTaken();
       throw e;
     }
-    if (transition) await this.events.record(this.event(milestone, user, transition));
+    if (transition) await this.domainEvents.emitCommitted('activity.recorded', { events: [this.event(milestone, user, transition)] });
     return milestone;
   }
 
-  private event(m: Milestone, user: User, action: NewEvent['action']): NewEvent {
+  private event(m: Milestone, user: User, action: ActivityRecord['action']): ActivityRecord {
     return { projectId: m.projectId, authorId: user.id, action, targetId: m.id, targetType: 'Milestone', targetTitle: m.title };
   }
 }

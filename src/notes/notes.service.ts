@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Forbidden, MissingAttribute, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Transactions, Tx } from '../database/transactions';
-import { DomainEvents } from '../events/domain-events';
-import { EventsService } from '../events/events.service';
+import { DomainEvents } from '../domain-events/domain-events';
 import { canSetTimestamps } from '../issues/issue-policy';
 import { IssuesService } from '../issues/issues.service';
 import { SnippetsService } from '../snippets/snippets.service';
@@ -39,7 +38,6 @@ export class NotesService {
     private readonly issues: IssuesService,
     private readonly snippets: SnippetsService,
     private readonly mergeRequests: MergeRequestsService,
-    private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
     private readonly crossReferences: CrossReferences,
   ) {}
@@ -148,13 +146,8 @@ export class NotesService {
       await this.touchers[target.type](tx, target.id);
       await this.domainEvents.emit(tx, 'note.created', { noteId: saved.id, projectId: target.project.id, userId: user.id }); // project hooks
       // in the same transaction: a crash cannot leave a note without its `commented` event
-      await this.events.recordIn(tx, {
-        projectId: target.project.id,
-        authorId: user.id,
-        action: 'commented',
-        targetId: saved.id,
-        targetType: 'Note',
-        targetTitle: target.title,
+      await this.domainEvents.emit(tx, 'activity.recorded', {
+        events: [{ projectId: target.project.id, authorId: user.id, action: 'commented', targetId: saved.id, targetType: 'Note', targetTitle: target.title }],
       });
       return saved;
     });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEventCatalogue, DomainEventMeta, OnDomainEvent } from '../events/domain-events';
+import { DomainEventCatalogue, DomainEventMeta, OnDomainEvent } from '../domain-events/domain-events';
 import { MailEvent, NotificationsService } from './notifications.service';
 
 type Meta = DomainEventMeta;

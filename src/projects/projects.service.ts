@@ -9,8 +9,7 @@ import { PageRequest, Paginated, pageRequest } from '../common/pagination/pagina
 import { AccessLevel, groupAbilities } from '../common/policy/policy';
 import { PolicyService } from '../common/policy/policy.service';
 import { Transactions, Tx } from '../database/transactions';
-import { DomainEvents, projectSnapshot } from '../events/domain-events';
-import { EventsService } from '../events/events.service';
+import { DomainEvents, projectSnapshot } from '../domain-events/domain-events';
 import { GitService } from '../git/git.service';
 import { QueueService } from '../queue/queue.service';
 import { Namespace } from '../namespaces/namespace.entity';
@@ -62,7 +61,6 @@ export class ProjectsService implements OnModuleInit {
     private readonly users: UserDirectory,
     private readonly policy: PolicyService,
     private readonly git: GitService,
-    private readonly events: EventsService,
     private readonly secrets: SecretsService,
     private readonly settings: ApplicationSettingsService,
     private readonly logger: Logger,
@@ -188,7 +186,7 @@ export class ProjectsService implements OnModuleInit {
       },
     );
     if (importUrl) this.queue.wake(IMPORT_QUEUE);
-    await this.events.record({ projectId: project.id, authorId: creator.id, action: importUrl ? 'imported' : 'created' });
+    await this.domainEvents.emitCommitted('activity.recorded', { events: [{ projectId: project.id, authorId: creator.id, action: importUrl ? 'imported' : 'created' }] });
     return this.resolver.find({ id: project.id });
   }
 
@@ -448,7 +446,7 @@ export class ProjectsService implements OnModuleInit {
         await this.domainEvents.emit(tx, 'project.created', { project: projectSnapshot(created), userId: user.id }); // system hooks
       },
     );
-    await this.events.record({ projectId: fork.id, authorId: user.id, action: 'created' });
+    await this.domainEvents.emitCommitted('activity.recorded', { events: [{ projectId: fork.id, authorId: user.id, action: 'created' }] });
     return this.resolver.find({ id: fork.id });
   }
 

@@ -3,7 +3,7 @@ import { Forbidden, InvalidAttribute, ValidationFailed } from '../common/errors/
 import { PageParams, Paginated, pageRequest, paginateAll } from '../common/pagination/pagination';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Transactions } from '../database/transactions';
-import { DomainEvents } from '../events/domain-events';
+import { DomainEvents } from '../domain-events/domain-events';
 import { parseRef, RefName, Sha } from '../git/names';
 import { Commit, DiffEntry } from '../git/objects';
 import { ProjectViews } from '../projects/project-views.service';

@@ -4,8 +4,8 @@ import { Logger } from '../common/http/logger';
 import { PolicyProject, ProjectAbility } from '../common/policy/policy';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { Transactions } from '../database/transactions';
-import { DomainEvents } from '../events/domain-events';
-import { EventsService, NewEvent } from '../events/events.service';
+import { DomainEvents } from '../domain-events/domain-events';
+import type { ActivityRecord } from '../domain-events/domain-event-catalogue';
 import { GitService } from '../git/git.service';
 import { PushRules } from '../git/receive-hooks';
 import { parseRef, parseSha, Sha } from '../git/names';
@@ -27,7 +27,6 @@ export class PushService {
   constructor(
     private readonly records: RepositoryRecords,
     private readonly git: GitService,
-    private readonly events: EventsService,
     private readonly domainEvents: DomainEvents,
     private readonly tx: Transactions,
     private readonly jobs: RepositoryJobs,
@@ -94,7 +93,7 @@ export class PushService {
     let enqueued = false;
     try {
       await this.ensureDefaultBranch(project, updates);
-      const events: (NewEvent & { data: Record<string, unknown> })[] = [];
+      const events: (ActivityRecord & { data: Record<string, unknown> })[] = [];
       for (const u of updates) {
         events.push({
           projectId: project.id,
@@ -107,7 +106,7 @@ export class PushService {
       // the push events and the jobs of the push's durable handlers (webhooks, CI, merge requests) commit
       // together: the hooks hear of recorded pushes only, and nothing is lost in between
       await this.tx.run(async (tx) => {
-        await this.events.recordIn(tx, ...events);
+        await this.domainEvents.emit(tx, 'activity.recorded', { events: events });
         await this.domainEvents.emit(tx, 'push.received', { projectId: project.id, userId: user.id, updates, data: pushData });
       });
       enqueued = true;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { isUniqueViolation, NotFound, ValidationFailed } from '../common/errors/domain-errors';
 import { Transactions } from '../database/transactions';
-import { DomainEvents } from '../events/domain-events';
+import { DomainEvents } from '../domain-events/domain-events';
 import { CreateEmailDto } from './dto/email.dto';
 import { emailErrors } from './dto/user-rules';
 import { Email } from './email.entity';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
-import { DomainEvents, keySnapshot } from '../events/domain-events';
+import { DomainEvents, keySnapshot } from '../domain-events/domain-events';
 import sshpk from 'sshpk';
 import { isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
 import { Transactions } from '../database/transactions';

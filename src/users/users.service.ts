@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvents, userSnapshot } from '../events/domain-events';
+import { DomainEvents, userSnapshot } from '../domain-events/domain-events';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { lookupText } from '../common/dto/fields';

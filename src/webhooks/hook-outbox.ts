@@ -1,5 +1,5 @@
-import { DomainEventCatalogue } from '../events/domain-event-catalogue';
-export { reviveDates } from '../events/domain-events';
+import { DomainEventCatalogue } from '../domain-events/domain-event-catalogue';
+export { reviveDates } from '../domain-events/domain-events';
 
 /**
  * The webhooks' outbox: every event hooks hear of is a domain event (emitted by the service that made

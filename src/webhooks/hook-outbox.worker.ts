@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '../database/transactions';
-import { DomainEventCatalogue, DomainEventMeta, OnDomainEvent } from '../events/domain-events';
+import { DomainEventCatalogue, DomainEventMeta, OnDomainEvent } from '../domain-events/domain-events';
 import { HOOK_EVENT_NAMES, HOOK_EVENT_QUEUE, HookEventJob, HookEventName } from './hook-outbox';
 import { QueueService } from '../queue/queue.service';
 import { DeliveryJob, DELIVERY_QUEUE, HookEventHeader } from './hook-delivery.service';

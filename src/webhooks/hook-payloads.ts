@@ -1,4 +1,4 @@
-import type { BuildHookInput } from '../events/domain-events';
+import type { BuildHookInput } from '../domain-events/domain-events';
 
 export type { BuildHookInput };
 

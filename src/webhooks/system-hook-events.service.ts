@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ProjectSnapshot } from '../events/domain-events';
+import { ProjectSnapshot } from '../domain-events/domain-events';
 import { HookEventJob, HookEventMap, HookEventName } from './hook-outbox';
 import { HookDataRepository } from './hook-data.repository';
 import { HookOutboxWorker, PlannedDelivery } from './hook-outbox.worker';

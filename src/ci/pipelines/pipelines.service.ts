@@ -4,7 +4,7 @@ import { Transactions } from '../../database/transactions';
 import { EntityManager } from 'typeorm';
 import { Logger } from '../../common/http/logger';
 import { ValidationFailed } from '../../common/errors/domain-errors';
-import { DomainEvents, OnDomainEvent, PushReceived } from '../../events/domain-events';
+import { DomainEvents, OnDomainEvent, PushReceived } from '../../domain-events/domain-events';
 import { GitService } from '../../git/git.service';
 import { QueueService } from '../../queue/queue.service';
 import { BUILD_FINISHED_QUEUE, BuildFinishedJob, Finished } from '../builds/builds.service';

@@ -92,7 +92,29 @@ export interface CommitStatusChanged {
   status: string | null;
 }
 
+/** What the activity feed shows (GitLab's `events` table): an action of a user on a project. */
+export type ActivityAction = 'created' | 'updated' | 'closed' | 'reopened' | 'pushed' | 'commented' | 'merged' | 'joined' | 'left' | 'destroyed' | 'imported';
+
+/** One row of the activity feed, as the area that made the change describes it. */
+export interface ActivityRecord {
+  projectId: number;
+  authorId: number | null;
+  action: ActivityAction;
+  targetId?: number | null;
+  targetType?: string | null;
+  targetTitle?: string | null;
+  title?: string | null;
+  data?: Record<string, unknown> | null;
+}
+
 export interface DomainEventCatalogue {
+  /**
+   * Something the activity feed shows happened (the feed, events/, records it in the same transaction:
+   * emitted with `emit(tx, …)` the rows are part of the change; with `emitCommitted` they are written
+   * in a transaction of their own, and a failure is logged without undoing the change).
+   */
+  'activity.recorded': { events: ActivityRecord[] };
+
   /** Refs moved (git over HTTP or SSH, the files API, merges, branch and tag creation). */
   'push.received': PushReceived;
   /** A commit's combined CI status may have changed (in-process only: emitted after the commit). */

@@ -21,6 +21,10 @@
  *     as Dates): carry ids, read fresh rows in the handler. Use it for anything that must happen.
  *   - in-process (default) — runs in the emitting process after the transaction commits, never when it
  *     rolls back; lost if the process dies in between. For caches and best-effort nudges.
+ *   - inTransaction: true — runs inside `emit`, in the emitter's transaction (`meta.tx`): its writes are
+ *     part of the change and a throw rolls the change back. With `emitCommitted` it runs in a
+ *     transaction of its own, and a throw is logged. For records that must exist with the change (the
+ *     activity feed records `activity.recorded` this way).
  *
  * Errors are never swallowed: a handler that throws is logged (`domain event handler failed`, with the
  * event and handler) and counted in /-/metrics as `domain_event_handler_failures_total{event,handler}`;
@@ -61,6 +65,7 @@ interface Registered {
   id: string;
   events: DomainEventName[];
   durable: boolean;
+  inTransaction: boolean;
   /** Durable: the handler's queue. */
   queue?: string;
   run: (payload: unknown, meta: DomainEventMeta) => unknown;
@@ -115,9 +120,10 @@ export class DomainEvents implements OnModuleInit {
     if (handlers.length === 0) return;
     const at = new Date();
     for (const h of handlers) {
-      if (h.durable) await this.queue.send(h.queue!, this.job(name, payload, at), { tx });
+      if (h.inTransaction) await h.run(payload, { name, at, tx });
+      else if (h.durable) await this.queue.send(h.queue!, this.job(name, payload, at), { tx });
     }
-    if (handlers.some((h) => !h.durable)) this.tx.afterCommit(tx, () => this.runInProcess(name, payload, at));
+    if (handlers.some((h) => !h.durable && !h.inTransaction)) this.tx.afterCommit(tx, () => this.runInProcess(name, payload, at));
   }
 
   /**
@@ -128,6 +134,13 @@ export class DomainEvents implements OnModuleInit {
     const handlers = this.handlers.get(name) ?? [];
     if (handlers.length === 0) return;
     const at = new Date();
+    for (const h of handlers.filter((x) => x.inTransaction)) {
+      await this.tx
+        .run(async (tx) => {
+          await h.run(payload, { name, at, tx });
+        })
+        .catch((e: unknown) => this.failed(name, h.id, e));
+    }
     this.runInProcess(name, payload, at);
     await Promise.all(
       handlers
@@ -140,7 +153,7 @@ export class DomainEvents implements OnModuleInit {
 
   private add(events: DomainEventName[], id: string, run: Registered['run'], opts: OnDomainEventOptions): Promise<void> {
     let ready = Promise.resolve();
-    const h: Registered = { id, events, durable: !!opts.durable, run };
+    const h: Registered = { id, events, durable: !!opts.durable, inTransaction: !!opts.inTransaction && !opts.durable, run };
     if (opts.durable) {
       h.queue = opts.queue ?? `event.${events.join('+')}.${id}`;
       ready = this.queue
@@ -164,7 +177,7 @@ export class DomainEvents implements OnModuleInit {
 
   private runInProcess(name: DomainEventName, payload: unknown, at: Date): void {
     for (const h of this.handlers.get(name) ?? []) {
-      if (h.durable) continue;
+      if (h.durable || h.inTransaction) continue;
       void Promise.resolve()
         .then(() => h.run(payload, { name, at }))
         .catch((e: unknown) => this.failed(name, h.id, e));

@@ -8,6 +8,8 @@ export interface DomainEventMeta<K extends DomainEventName = DomainEventName> {
   at: Date;
   /** Durable handlers: the queue job (its id lets a handler complete it in its own transaction). */
   job?: { queue: string; id: string; retryCount: number };
+  /** In-transaction handlers: the transaction to write in. */
+  tx?: import('../database/transactions').Tx;
 }
 
 export interface OnDomainEventOptions {
@@ -17,6 +19,13 @@ export interface OnDomainEventOptions {
    * handler runs in this process after the emitter's transaction commits.
    */
   durable?: boolean;
+  /**
+   * In the transaction: the handler runs inside `emit`, with the emitter's transaction (`meta.tx`), so
+   * its writes are part of the change (a throw rolls it back). With `emitCommitted` it runs in a
+   * transaction of its own and a throw is logged. For a record that must exist with the change (the
+   * activity feed); never for slow work or anything outside the database.
+   */
+  inTransaction?: boolean;
   /** Durable only: the queue's name (default `event.<event>.<Class>.<method>`). */
   queue?: string;
   /** Durable only: attempts after the first (default 3). 0 when a retry could do the work twice. */
