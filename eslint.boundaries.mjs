@@ -79,7 +79,7 @@ const TABLE_OWNERS = {
   application_settings: 'application-settings',
   oauth_access_tokens: 'oauth',
   notification_settings: 'notifications',
-  login_attempts: 'common/auth',
+  login_attempts: 'throttle',
   request_rate_counters: 'common/http',
   internal_ids: 'database',
   // kept by triggers of the migrations; no area writes it

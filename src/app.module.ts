@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ApplicationSettingsModule } from './application-settings/application-settings.module';
 import { AppConfig } from './config/config';
-import { AuthModule } from './common/auth/auth.module';
+import { AuthModule } from './auth/auth.module';
 import { CoreModule } from './core.module';
 import { Database } from './database/data-source';
 import { HealthModule } from './health/health.module';

@@ -1,5 +1,5 @@
 import { Controller, Get, Post, Put } from '@nestjs/common';
-import { Admin } from '../common/auth/decorators';
+import { Admin } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { Input } from '../common/params/params';
 import { UpdateApplicationSettingsDto } from './dto/application-settings.dto';

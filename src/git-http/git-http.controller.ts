@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { Public } from '../common/auth/decorators';
+import { Public } from '../common/caller/caller';
 import { DomainError } from '../common/errors/domain-errors';
 import { logAtDebug } from '../common/http/http-pipeline';
 import { Input } from '../common/params/params';

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { AuthService } from '../common/auth/auth.service';
+import { AuthService } from '../auth/auth.service';
 import { findDeclaredMethods } from '../common/discovery/declared-methods';
 import { DomainError, NotFound, OAuthError, ServiceUnavailable, TooManyRequests } from '../common/errors/domain-errors';
 import { lookingUpCredentials } from '../common/auth/credential-lookup';
@@ -12,7 +12,7 @@ import { GitRequestAborted, GitRequestRefused } from '../git/smart-http-request'
 import { transferClient } from '../git/transfer-limiter';
 import { SessionService } from '../users/session.service';
 import { BuildTokenGrant, GitAccess, GitAccessDenied, GitCaller, GitGrant } from './git-access.service';
-import { GitAuthBan } from '../common/auth/git-auth-ban';
+import { GitAuthBan } from '../throttle/git-auth-ban';
 import { BUILD_TOKEN_RESOLVER } from './build-tokens';
 import { parseProjectRef } from '../common/params/refs';
 

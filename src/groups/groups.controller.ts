@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
-import { Admin, CurrentUser } from '../common/auth/decorators';
+import { Admin, CurrentUser } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { Input } from '../common/params/params';
 import { GroupRef, GroupRefParam, ProjectRef, ProjectRefParam } from '../common/params/refs';

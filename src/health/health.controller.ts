@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Req } from '@nestjs/common';
 import type { Request } from 'express';
-import { Public } from '../common/auth/decorators';
+import { Public } from '../common/caller/caller';
 import { logAtDebug } from '../common/http/http-pipeline';
 import { API } from '../common/http/routes';
 import { presentLiveness, presentReadiness, presentVersion } from './health.presenter';

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Public } from '../common/auth/decorators';
+import { Public } from '../common/caller/caller';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { VERSION } from '../health/health.service';
 

@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
-import { CurrentUser } from '../common/auth/decorators';
+import { CurrentUser } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { IdOrName, IdOrNameParam, Input } from '../common/params/params';

@@ -1,5 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { CurrentUser, Public } from '../common/auth/decorators';
+import { CurrentUser, Public } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';

@@ -1,6 +1,6 @@
 import { Controller, Get, Req, StreamableFile } from '@nestjs/common';
 import type { Request } from 'express';
-import { Public } from '../common/auth/decorators';
+import { Public } from '../common/caller/caller';
 import { logAtDebug } from '../common/http/http-pipeline';
 import { presentMetrics } from './metrics.presenter';
 import { MetricsService } from './metrics.service';

@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { Public } from '../common/auth/decorators';
+import { Public } from '../common/caller/caller';
 import { Input } from '../common/params/params';
 import { RevokeTokenDto, TokenRequestDto } from './dto/oauth.dto';
 import { presentIssuedToken, presentRevoked } from './oauth.presenter';

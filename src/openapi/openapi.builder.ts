@@ -2,7 +2,7 @@ import { INestApplication, Type } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA, PARAMTYPES_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RequestMethod } from '@nestjs/common/enums';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { IS_ADMIN, IS_PUBLIC } from '../common/auth/decorators';
+import { IS_ADMIN, IS_PUBLIC } from '../common/caller/caller';
 import { INPUT, Params } from '../common/params/params';
 import { API_PREFIX, EXPANSIONS, expandKinds, gitlabPath, INCLUDED_PREFIXES, pathParameter } from './paths';
 import { RESPONSE_CLASSES, RESPONSE_ENTITIES } from './response-types';

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { Public } from '../common/auth/decorators';
+import { Public } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { OpenApiService } from './openapi.service';
 import { ApiOkResponse } from '@nestjs/swagger';

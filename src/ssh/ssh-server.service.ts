@@ -10,7 +10,7 @@ import { DbNotifications } from '../database/notifications';
 import { GitService } from '../git/git.service';
 import { transferClient } from '../git/transfer-limiter';
 import { GitAccess, GitAccessDenied, GitGrant } from '../git-http/git-access.service';
-import { GitAuthBan } from '../common/auth/git-auth-ban';
+import { GitAuthBan } from '../throttle/git-auth-ban';
 import { sshSessionStarted } from '../metrics/registry';
 import { SshKey } from '../users/key.entity';
 import { KeysService } from '../users/keys.service';

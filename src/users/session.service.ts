@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
-import { LoginThrottle } from '../common/auth/login-throttle';
+import { LoginThrottle } from '../throttle/login-throttle';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { lookupText } from '../common/dto/fields';
 import { Forbidden, MissingAttribute, Unauthorized } from '../common/errors/domain-errors';

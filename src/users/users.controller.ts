@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, Param, Post, Put, Req } from '@nestjs/common';
 import type { Request } from 'express';
-import { Admin, CurrentUser, Public } from '../common/auth/decorators';
+import { Admin, CurrentUser, Public } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { IdParam, Input } from '../common/params/params';

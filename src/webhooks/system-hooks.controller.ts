@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
-import { Admin } from '../common/auth/decorators';
+import { Admin } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { IdParam, Input } from '../common/params/params';

@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { CurrentUser } from '../../common/auth/decorators';
+import { CurrentUser } from '../../common/caller/caller';
 import { API } from '../../common/http/routes';
 import { IdParam, Input } from '../../common/params/params';
 import { User } from '../../users/user.entity';

@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, Header, Headers, HttpCode, Param, Patch, Post, Put, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { Public } from '../../common/auth/decorators';
+import { Public } from '../../common/caller/caller';
 import { Input } from '../../common/params/params';
 import { presentArtifactsFile } from '../builds/builds.presenter';
 import { RunnerApiError } from '../builds/builds.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { SecretsService } from '../crypto/secrets.service';
-import { TooManyRequests } from '../errors/domain-errors';
+import { SecretsService } from '../common/crypto/secrets.service';
+import { TooManyRequests } from '../common/errors/domain-errors';
 import { LoginAttemptsRepository } from './login-attempts.repository';
 
 const MAX_FAILURES = 10;

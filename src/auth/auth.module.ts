@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { OauthModule } from '../../oauth/oauth.module';
-import { UsersModule } from '../../users/users.module';
+import { OauthModule } from '../oauth/oauth.module';
+import { UsersModule } from '../users/users.module';
 import { AuthGuard } from './auth.guard';
 import { AuthCache } from './auth-cache';
 import { AuthService } from './auth.service';

@@ -2,11 +2,11 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import passport from 'passport';
-import type { User } from '../../users/user.entity';
-import { DomainError, Forbidden, Unauthorized } from '../errors/domain-errors';
-import { Params } from '../params/params';
+import type { User } from '../users/user.entity';
+import { DomainError, Forbidden, Unauthorized } from '../common/errors/domain-errors';
+import { Params } from '../common/params/params';
 import { AuthService } from './auth.service';
-import { IS_ADMIN, IS_PUBLIC } from './decorators';
+import { IS_ADMIN, IS_PUBLIC } from '../common/caller/caller';
 
 type AuthRequest = Request & { user?: User; sudoer?: User; userId?: number; username?: string; params_?: Params; input_?: Record<string, unknown> };
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LoginAttemptsRepository } from './login-attempts.repository';
-import { SecretsService } from '../crypto/secrets.service';
-import { APP_CONFIG, AppConfig } from '../../config/config';
+import { SecretsService } from '../common/crypto/secrets.service';
+import { APP_CONFIG, AppConfig } from '../config/config';
 
 /**
  * GitLab 8's `rack_attack.git_basic_auth`: an IP that fails HTTP Basic authentication for git

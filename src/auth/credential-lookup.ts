@@ -1,4 +1,4 @@
-import { DomainError, ServiceUnavailable } from '../errors/domain-errors';
+import { DomainError, ServiceUnavailable } from '../common/errors/domain-errors';
 
 /** What a client is told when its credentials could not be checked. */
 export const CREDENTIALS_UNCHECKED = 'the credentials could not be checked, try again';

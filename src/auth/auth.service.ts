@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { OauthService } from '../../oauth/oauth.service';
-import { User } from '../../users/user.entity';
-import { UserDirectory } from '../../users/user-directory.service';
-import { SecretsService } from '../crypto/secrets.service';
-import { Forbidden, NotFound, OAuthError } from '../errors/domain-errors';
+import { OauthService } from '../oauth/oauth.service';
+import { User } from '../users/user.entity';
+import { UserDirectory } from '../users/user-directory.service';
+import { SecretsService } from '../common/crypto/secrets.service';
+import { Forbidden, NotFound, OAuthError } from '../common/errors/domain-errors';
 import { AuthCache } from './auth-cache';
 import { lookingUpCredentials } from './credential-lookup';
 
