@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import sshpk from 'sshpk';
 import { App, createApp } from '../src/app.factory';
 import { Transactions } from '../src/database/transactions';
-import { DomainEvents } from '../src/events/domain-events';
+import { DomainEvents } from '../src/domain-events/domain-events';
 import { ci, waitFor } from './helpers/ci';
 import { sleep } from './helpers/hook-receiver';
 import { startTestApp, TestApp } from './helpers/test-app';

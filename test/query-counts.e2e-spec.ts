@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import sshpk from 'sshpk';
-import { AuthService } from '../src/common/auth/auth.service';
+import { AuthService } from '../src/auth/auth.service';
 import { waitFor } from './helpers/ci';
 import { API, Json, LEVEL } from './helpers/planning';
 import { countQueries, startTestApp, TestApp, TestUser } from './helpers/test-app';

@@ -5,7 +5,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { App, createApp } from '../../src/app.factory';
 import { ApplicationSettingsService } from '../../src/application-settings/application-settings.service';
-import { AuthService } from '../../src/common/auth/auth.service';
+import { AuthService } from '../../src/auth/auth.service';
 import { AppConfig, loadConfig } from '../../src/config/config';
 import { QueryCounter } from '../../src/database/query-counter';
 import { createTestDatabase, TestDatabase } from './test-db';

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { App, createApp } from '../../src/app.factory';
 import { ApplicationSettingsService } from '../../src/application-settings/application-settings.service';
-import { LoginAttemptsRepository } from '../../src/common/auth/login-attempts.repository';
-import { LoginThrottle } from '../../src/common/auth/login-throttle';
+import { LoginAttemptsRepository } from '../../src/throttle/login-attempts.repository';
+import { LoginThrottle } from '../../src/throttle/login-throttle';
 import { GitCli } from '../helpers/git-cli';
 import { startTestApp, TestApp } from '../helpers/test-app';
 
