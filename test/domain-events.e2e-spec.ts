@@ -8,7 +8,7 @@ import { sleep } from './helpers/hook-receiver';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 /**
- * The domain event mechanism itself (src/events/domain-events.ts): handlers found through
+ * The domain event mechanism itself (src/domain-events/domain-events.ts): handlers found through
  * `@OnDomainEvent`, in-process ones run after the commit only, durable ones are queue jobs written by
  * the emitter's transaction, a failing handler is logged and counted and never stops the others, and a
  * durable handler runs once across two instances.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Test } from 'supertest';
-import { DomainEvents, PushReceived } from '../src/events/domain-events';
+import { DomainEvents, PushReceived } from '../src/domain-events/domain-events';
 import { RepositoryLocks } from '../src/database/repository-locks';
 import { GitService } from '../src/git/git.service';
 import { PushService } from '../src/repository/push.service';
