@@ -3,10 +3,10 @@ import { Paginated } from '../common/pagination/pagination';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { Namespace } from '../namespaces/namespace.entity';
 import { ProjectViews } from '../projects/project-views.service';
-import { User } from '../users/user.entity';
 import { presentGroup } from './groups.presenter';
 import { GroupDetail } from './groups.service';
 import { GroupDetailResponse } from './groups.responses';
+import type { Caller } from '../common/caller/caller';
 
 /** Presents groups; GroupDetail with its projects through ProjectViews (bounded queries). */
 @Injectable()
@@ -24,7 +24,7 @@ export class GroupViews {
     return groups.map((g) => presentGroup(g, this.config.externalUrl));
   }
 
-  async detail(viewer: User, d: GroupDetail): Promise<GroupDetailResponse> {
+  async detail(viewer: Caller, d: GroupDetail): Promise<GroupDetailResponse> {
     return { ...presentGroup(d.group, this.config.externalUrl), projects: await this.projects.many(viewer, d.projects) };
   }
 }

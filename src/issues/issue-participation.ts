@@ -1,7 +1,7 @@
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
-import { User } from '../users/user.entity';
 import { Issue } from './issue.entity';
 import { IssueNoteStats, IssuesRepository } from './issues.repository';
+import type { Caller } from '../common/caller/caller';
 
 /** Per issue: notes written by people (not the system) and whether the viewer is subscribed. */
 export interface IssueParticipation {
@@ -24,7 +24,7 @@ export function mentionPattern(username: string): string {
  * mentioned in the description or a note).
  */
 export function participationOf(
-  viewer: User | undefined,
+  viewer: Caller | undefined,
   issues: Issue[],
   stats: IssueNoteStats[],
   explicit: Map<number, boolean>,
@@ -46,7 +46,7 @@ export function participationOf(
 export async function loadParticipation(
   issuesRepo: IssuesRepository,
   subscriptions: SubscriptionsService,
-  viewer: User | undefined,
+  viewer: Caller | undefined,
   issues: Issue[],
 ): Promise<Map<number, IssueParticipation>> {
   if (issues.length === 0) return new Map();

@@ -1,8 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
-import { CurrentUser } from '../common/caller/caller';
+import { CurrentUser, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { Input } from '../common/params/params';
-import { User } from '../users/user.entity';
 import { ListNamespacesDto } from './dto/namespace.dto';
 import { presentNamespace } from './namespaces.presenter';
 import { NamespacesService } from './namespaces.service';
@@ -15,7 +14,7 @@ export class NamespacesController {
 
   @ApiPageResponse(NamespaceResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Input() q: ListNamespacesDto) {
+  async list(@CurrentUser() user: Caller, @Input() q: ListNamespacesDto) {
     return (await this.namespaces.list(user, q)).map(presentNamespace);
   }
 }

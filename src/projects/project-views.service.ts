@@ -5,12 +5,12 @@ import { Paginated } from '../common/pagination/pagination';
 import { NO_ACCESS, ProjectAccess, projectAbilities } from '../common/policy/policy';
 import { accessFrom } from '../common/policy/policy.service';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { User } from '../users/user.entity';
 import { PresentContext } from '../users/users.presenter';
 import { ResolvedProject } from './project-resolver.service';
 import { Project } from './project.entity';
 import { presentProject } from './projects.presenter';
 import { ProjectsRepository } from './projects.repository';
+import type { Caller } from '../common/caller/caller';
 
 export interface ViewOptions {
   /** Add `permissions` (GitLab's ProjectWithAccess). */
@@ -43,7 +43,7 @@ export class ProjectViews {
     };
   }
 
-  async many(viewer: User | undefined, projects: Project[], opts: ViewOptions = {}) {
+  async many(viewer: Caller | undefined, projects: Project[], opts: ViewOptions = {}) {
     const ctx = await this.context();
     if (projects.length === 0) return [];
     const parentIds = [...new Set(projects.map((p) => p.forkedFromProjectId).filter((id): id is number => id !== null))];
@@ -79,16 +79,16 @@ export class ProjectViews {
     });
   }
 
-  async one(viewer: User | undefined, project: Project, opts: ViewOptions = {}) {
+  async one(viewer: Caller | undefined, project: Project, opts: ViewOptions = {}) {
     return (await this.many(viewer, [project], opts))[0];
   }
 
   /** A project the resolver returned, with the access it already loaded. */
-  async resolved(viewer: User | undefined, r: ResolvedProject, opts: ViewOptions = {}) {
+  async resolved(viewer: Caller | undefined, r: ResolvedProject, opts: ViewOptions = {}) {
     return this.one(viewer, r.project, { ...opts, access: r.access });
   }
 
-  async page(viewer: User | undefined, page: Paginated<Project>, opts: ViewOptions = {}) {
+  async page(viewer: Caller | undefined, page: Paginated<Project>, opts: ViewOptions = {}) {
     return new Paginated(await this.many(viewer, page.items, opts), page.total, page.page);
   }
 }

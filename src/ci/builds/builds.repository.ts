@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import type { BuildAttributes, JobOptions, When, YamlVariable } from '../pipelines/ci-config';
-import { User } from '../../users/user.entity';
 import { rowsOf } from '../sql';
 import { BuildDetails, BuildStatus } from './build.entity';
+import type { Caller } from '../../common/caller/caller';
 
 /** A build as the CI areas read it: its commit status row, its `ci_builds` row, and what the runner payload needs. */
 export interface BuildRow {
@@ -77,7 +77,7 @@ export interface RunnerSummary {
 /** A build with the runner that took it (read in the build's statement) and the user who started it. */
 export interface BuildWithPeople {
   build: BuildRow;
-  user?: User;
+  user?: Caller;
   runner?: RunnerSummary;
 }
 
