@@ -25,7 +25,7 @@ import { SshModule } from './ssh/ssh.module';
 import { IssuesModule } from './issues/issues.module';
 import { MilestonesModule } from './milestones/milestones.module';
 import { LabelsModule } from './labels/labels.module';
-import { NotesModule } from './notes/notes.module';
+import { NotesApiModule } from './notes-api/notes-api.module';
 import { MergeRequestsModule } from './merge-requests/merge-requests.module';
 import { SnippetsModule } from './snippets/snippets.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
@@ -66,7 +66,7 @@ export class AppModule {
         MilestonesModule,
         LabelsModule,
         MergeRequestsModule,
-        NotesModule,
+        NotesApiModule,
         SnippetsModule,
         SubscriptionsModule,
         CiModule,

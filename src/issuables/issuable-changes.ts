@@ -1,4 +1,4 @@
-import { NewEvent } from '../events/events.service';
+import type { ActivityRecord } from '../domain-events/domain-event-catalogue';
 import { Milestone } from '../milestones/milestone.entity';
 import { assignmentChanges } from '../notes/system-notes';
 
@@ -84,8 +84,8 @@ export function hookAction(transition: Transition | undefined): IssuableHookActi
  * The events (activity feed) of an update: the state change, and `updated` for a label change —
  * alongside the state change (issues) or only without one (merge requests, `labelsBesideTransition` false).
  */
-export function updateEventActions(transition: Transition | undefined, labelsChanged: boolean, labelsBesideTransition: boolean): NewEvent['action'][] {
-  const actions: NewEvent['action'][] = [];
+export function updateEventActions(transition: Transition | undefined, labelsChanged: boolean, labelsBesideTransition: boolean): ActivityRecord['action'][] {
+  const actions: ActivityRecord['action'][] = [];
   if (transition) actions.push(transition);
   if (labelsChanged && (!transition || labelsBesideTransition)) actions.push('updated');
   return actions;

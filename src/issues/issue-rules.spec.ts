@@ -2,7 +2,7 @@ import { toDto } from '../common/dto/validation.pipe';
 import { ProjectAbility, ProjectAccess } from '../common/policy/policy';
 import { CreateIssueDto, ListProjectIssuesDto, MoveIssueDto, UpdateIssueDto } from './dto/issue.dto';
 import { readableIssuesInProject, seesConfidentialIssues } from '../common/policy/visibility';
-import { canReadIssue } from './issue-policy';
+import { canReadIssue } from '../common/policy/issue-policy';
 import { issueOrder, issueStates } from './issue-rules';
 
 const err = (fn: () => unknown) => {

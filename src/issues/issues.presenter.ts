@@ -1,6 +1,6 @@
 import { Milestone } from '../milestones/milestone.entity';
 import { presentMilestone } from '../milestones/milestones.presenter';
-import { presentAuthor } from '../notes/notes.presenter';
+import { presentAuthor } from '../users/users.presenter';
 import { User } from '../users/user.entity';
 import type { UserSummary } from '../users/users.presenter';
 import { PresentContext, presentUserBasic } from '../users/users.presenter';

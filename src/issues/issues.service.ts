@@ -19,7 +19,7 @@ import { CreateIssueDto, ListIssuesDto, ListProjectIssuesDto, MoveIssueDto, Upda
 import { nextInternalId } from '../database/internal-ids';
 import { Issue } from './issue.entity';
 import { loadParticipation, mentionPattern } from './issue-participation';
-import { canReadIssue, canSetTimestamps, canUpdateIssue } from './issue-policy';
+import { canReadIssue, canSetTimestamps, canUpdateIssue } from '../common/policy/issue-policy';
 import { readableIssuesInProject } from '../common/policy/visibility';
 import { issueOrder, issueStates } from './issue-rules';
 import { IssueDetails, IssueFilter, IssueReference, IssuesRepository, ReferencedIssue } from './issues.repository';

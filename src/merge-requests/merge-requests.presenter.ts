@@ -2,7 +2,7 @@ import { Commit, DiffEntry } from '../git/objects';
 import { Paginated } from '../common/pagination/pagination';
 import { Milestone } from '../milestones/milestone.entity';
 import { presentMilestone } from '../milestones/milestones.presenter';
-import { presentAuthor } from '../notes/notes.presenter';
+import { presentAuthor } from '../users/users.presenter';
 import { presentCommitInList, presentDiff } from '../repository/repository.presenter';
 import { User } from '../users/user.entity';
 import type { UserSummary } from '../users/users.presenter';

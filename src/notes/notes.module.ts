@@ -1,21 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Note } from './note.entity';
-import { IssuesModule } from '../issues/issues.module';
-import { MergeRequestsModule } from '../merge-requests/merge-requests.module';
-import { ProjectsModule } from '../projects/projects.module';
-import { SnippetsModule } from '../snippets/snippets.module';
 import { UsersModule } from '../users/users.module';
-import { CrossReferences } from './cross-references.service';
-import { NoteViews } from './note-views.service';
-import { NotesController } from './notes.controller';
+import { NoteRecords } from './note-records.service';
+import { Note } from './note.entity';
 import { NotesRepository } from './notes.repository';
-import { NotesService } from './notes.service';
-import { SystemNotesModule } from './system-notes.module';
 
+/** The notes table's rows for the notes API (NoteRecords); the noteable areas write system notes through SystemNotesModule. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Note]), ProjectsModule, UsersModule, IssuesModule, SnippetsModule, MergeRequestsModule, SystemNotesModule],
-  controllers: [NotesController],
-  providers: [NotesService, NotesRepository, NoteViews, CrossReferences],
+  imports: [TypeOrmModule.forFeature([Note]), UsersModule],
+  providers: [NotesRepository, NoteRecords],
+  exports: [NoteRecords],
 })
 export class NotesModule {}

@@ -1,19 +1,22 @@
 /** The wording of system notes (GitLab's): label and milestone references, label and assignment changes. SystemNotesService writes them. */
-import { Label } from '../labels/label.entity';
-import { Milestone } from '../milestones/milestone.entity';
+
+/** What a reference names: a label's or a milestone's title. */
+interface Titled {
+  title: string;
+}
 
 /** `~bug`, or `~"two words"` when the name needs quoting (GitLab's label reference, name format). */
-export function labelReference(l: Pick<Label, 'title'>): string {
+export function labelReference(l: Titled): string {
   return /^[A-Za-z0-9_\-.]+$/.test(l.title) ? `~${l.title}` : `~"${l.title}"`;
 }
 
-export function milestoneReference(m: Pick<Milestone, 'title'>): string {
+export function milestoneReference(m: Titled): string {
   return /^[A-Za-z0-9_\-.]+$/.test(m.title) ? `%${m.title}` : `%"${m.title}"`;
 }
 
 /** `Added ~a ~b labels and removed ~c label` (GitLab's wording). */
-export function labelChangeNote(added: Label[], removed: Label[]): string | undefined {
-  const part = (verb: string, ls: Label[]) => `${verb} ${ls.map(labelReference).join(' ')} ${ls.length === 1 ? 'label' : 'labels'}`;
+export function labelChangeNote(added: Titled[], removed: Titled[]): string | undefined {
+  const part = (verb: string, ls: Titled[]) => `${verb} ${ls.map(labelReference).join(' ')} ${ls.length === 1 ? 'label' : 'labels'}`;
   const parts: string[] = [];
   if (added.length) parts.push(part('added', added));
   if (removed.length) parts.push(part('removed', removed));
@@ -34,7 +37,7 @@ export interface Assignable {
  */
 export function assignmentChanges(
   current: Assignable,
-  next: { assigneeId?: number | null; assignee: { username: string } | null; milestoneId?: number | null; milestone: Pick<Milestone, 'title'> | null },
+  next: { assigneeId?: number | null; assignee: { username: string } | null; milestoneId?: number | null; milestone: Titled | null },
   changes: Partial<Assignable>,
   notes: string[],
 ): void {

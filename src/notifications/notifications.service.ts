@@ -5,7 +5,7 @@ import { ProjectAbility, projectAbilities } from '../common/policy/policy';
 import { accessFrom } from '../common/policy/policy.service';
 import { APP_CONFIG, AppConfig, EmailConfig } from '../config/config';
 import { Transactions } from '../database/transactions';
-import { canReadIssue } from '../issues/issue-policy';
+import { canReadIssue } from '../common/policy/issue-policy';
 import { ProjectResolver, ResolvedProject } from '../projects/project-resolver.service';
 import { PermanentJobError, QueueJob, QueueService } from '../queue/queue.service';
 import { UserDirectory } from '../users/user-directory.service';

@@ -1,5 +1,5 @@
 import { StreamableFile } from '@nestjs/common';
-import { presentAuthor } from '../notes/notes.presenter';
+import { presentAuthor } from '../users/users.presenter';
 import { User } from '../users/user.entity';
 import { PresentContext } from '../users/users.presenter';
 import { Snippet } from './snippet.entity';

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { Paginated } from '../common/pagination/pagination';
 import { ProjectViews } from '../projects/project-views.service';
 import { User } from '../users/user.entity';
-import { Note } from './note.entity';
-import { presentComment, presentNote } from './notes.presenter';
-import { NoteWithAuthor } from './notes.repository';
+import { Note } from '../notes/note.entity';
+import { presentComment, presentNote } from '../notes/notes.presenter';
+import { NoteWithAuthor } from '../notes/note-records.service';
 import { NotesService } from './notes.service';
 
 /** Presents notes with their authors (one query for the whole page). */

@@ -3,7 +3,7 @@ import { Forbidden, MissingAttribute, NotFound, ValidationFailed } from '../comm
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { Transactions, Tx } from '../database/transactions';
 import { DomainEvents } from '../domain-events/domain-events';
-import { canSetTimestamps } from '../issues/issue-policy';
+import { canSetTimestamps } from '../common/policy/issue-policy';
 import { IssuesService } from '../issues/issues.service';
 import { SnippetsService } from '../snippets/snippets.service';
 import { User } from '../users/user.entity';
@@ -11,9 +11,9 @@ import { UserDirectory } from '../users/user-directory.service';
 import { MergeRequestsService } from '../merge-requests/merge-requests.service';
 import { CrossReferences } from './cross-references.service';
 import { CreateCommentDto, CreateNoteDto, ListNotesDto, UpdateNoteDto } from './dto/note.dto';
-import { Note, NoteableType } from './note.entity';
+import { Note, NoteableType } from '../notes/note.entity';
 import { COMMENT_KINDS, Noteable, NoteableFinder, NOTEABLE_PATHS } from './noteables';
-import { NotesRepository, NoteWithAuthor } from './notes.repository';
+import { NoteRecords, NoteWithAuthor } from '../notes/note-records.service';
 import { ProjectRef } from '../common/params/refs';
 
 /** Legacy comment routes: the body arrives as `note`, and only kinds that had them answer. */
@@ -32,7 +32,7 @@ const MAX_BODY = 1_000_000;
 @Injectable()
 export class NotesService {
   constructor(
-    private readonly repo: NotesRepository,
+    private readonly repo: NoteRecords,
     private readonly users: UserDirectory,
     private readonly transactions: Transactions,
     private readonly issues: IssuesService,

@@ -8,7 +8,7 @@ import { NoteViews } from './note-views.service';
 import { NotesService } from './notes.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse } from '../openapi/response-types';
-import { MergeRequestCommentResponse, NoteResponse } from './notes.responses';
+import { MergeRequestCommentResponse, NoteResponse } from '../notes/notes.responses';
 import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 /**

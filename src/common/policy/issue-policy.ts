@@ -1,5 +1,5 @@
-import { PolicyUser, ProjectAbility, ProjectAccess } from '../common/policy/policy';
-import { ConfidentialitySubject, confidentialIssueVisible } from '../common/policy/visibility';
+import { PolicyUser, ProjectAbility, ProjectAccess } from './policy';
+import { ConfidentialitySubject, confidentialIssueVisible } from './visibility';
 
 /**
  * GitLab's per-issue rules on top of the project abilities (ability.rb's issue rules): the author

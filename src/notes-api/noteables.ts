@@ -1,7 +1,7 @@
 import { ProjectAbility } from '../common/policy/policy';
 import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
-import { NoteableType } from './note.entity';
+import { NoteableType } from '../notes/note.entity';
 import { ProjectRef } from '../common/params/refs';
 
 /** A noteable the caller may read, as the notes service needs it. */

@@ -3,7 +3,7 @@ import { Forbidden, NotFound } from '../common/errors/domain-errors';
 import { ProjectAbility } from '../common/policy/policy';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { Transactions } from '../database/transactions';
-import { DomainEventCatalogue, OnDomainEvent, PushReceived } from '../events/domain-events';
+import { DomainEventCatalogue, OnDomainEvent, PushReceived } from '../domain-events/domain-events';
 import { GitService } from '../git/git.service';
 import { parseRef, parseSha, Sha, ZERO_SHA } from '../git/names';
 import { IssueReference, IssuesService } from '../issues/issues.service';
@@ -22,10 +22,10 @@ import {
   parseCrossReference,
   ParsedCrossReference,
   ProjectPath,
-} from './cross-references';
-import { Note, NoteableType } from './note.entity';
-import { NotesRepository } from './notes.repository';
-import { SystemNotesService } from './system-notes.service';
+} from '../notes/cross-references';
+import { Note, NoteableType } from '../notes/note.entity';
+import { NoteRecords } from '../notes/note-records.service';
+import { SystemNotesService } from '../notes/system-notes.service';
 
 /** GitLab's GitPushService::PROCESS_COMMIT_LIMIT: the newest commits of a branch update whose messages are read. */
 const PUSH_COMMIT_LIMIT = 100;
@@ -64,7 +64,7 @@ export class CrossReferences {
     private readonly mergeRequests: MergeRequestsService,
     private readonly projects: ProjectResolver,
     private readonly users: UserDirectory,
-    private readonly notes: NotesRepository,
+    private readonly notes: NoteRecords,
     private readonly systemNotes: SystemNotesService,
     private readonly git: GitService,
     private readonly tx: Transactions,
