@@ -19,7 +19,7 @@ import { GitModule } from './git/git.module';
 import { GroupsModule } from './groups/groups.module';
 import { MembersModule } from './members/members.module';
 import { ProjectsModule } from './projects/projects.module';
-import { RepositoryModule } from './repository/repository.module';
+import { RepositoryModule } from './repo-api/repo-api.module';
 import { GitHttpModule } from './git-http/git-http.module';
 import { SshModule } from './ssh/ssh.module';
 import { IssuesModule } from './issues/issues.module';

@@ -7,7 +7,7 @@ import type { Test } from 'supertest';
 import { DomainEvents, PushReceived } from '../src/domain-events/domain-events';
 import { RepositoryLocks } from '../src/database/repository-locks';
 import { GitService } from '../src/git/git.service';
-import { PushService } from '../src/repository/push.service';
+import { PushService } from '../src/repo-api/push.service';
 import { binaryParser, GitCli } from './helpers/git-cli';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 

@@ -1,16 +1,14 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { ProjectsModule } from '../projects/projects.module';
-import { RepositoryModule } from '../repository/repository.module';
 import { UsersModule } from '../users/users.module';
-import { GitAccess } from './git-access.service';
+import { GitAccessModule } from '../git-access/git-access.module';
 import { GitHttpController } from './git-http.controller';
 import { GitHttpService } from './git-http.service';
 
 @Module({
-  imports: [DiscoveryModule, ProjectsModule, UsersModule, RepositoryModule],
+  imports: [DiscoveryModule, GitAccessModule, UsersModule],
   controllers: [GitHttpController],
-  providers: [GitHttpService, GitAccess],
-  exports: [GitHttpService, GitAccess],
+  providers: [GitHttpService],
+  exports: [GitHttpService],
 })
 export class GitHttpModule {}

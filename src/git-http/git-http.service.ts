@@ -11,9 +11,9 @@ import { SmartHttpAction } from '../git/smart-http';
 import { GitRequestAborted, GitRequestRefused } from '../git/smart-http-request';
 import { transferClient } from '../git/transfer-limiter';
 import { SessionService } from '../users/session.service';
-import { BuildTokenGrant, GitAccess, GitAccessDenied, GitCaller, GitGrant } from './git-access.service';
+import { BuildTokenGrant, GitAccess, GitAccessDenied, GitCaller, GitGrant } from '../git-access/git-access.service';
 import { GitAuthBan } from '../throttle/git-auth-ban';
-import { BUILD_TOKEN_RESOLVER } from './build-tokens';
+import { BUILD_TOKEN_RESOLVER } from '../git-access/build-tokens';
 import { parseProjectRef } from '../common/params/refs';
 
 export type GitAction = SmartHttpAction;

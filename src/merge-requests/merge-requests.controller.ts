@@ -15,7 +15,7 @@ import { MergeRequestUpdates } from './merge-request-updates.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { IssueResponse } from '../issues/issues.responses';
 import { ApiCreated, ApiNotModified, ApiPageResponse } from '../openapi/response-types';
-import { CommitResponse } from '../repository/repository.responses';
+import { CommitResponse } from '../repo-api/repo-api.responses';
 import { MergeRequestChangesResponse, MergeRequestRecordResponse, MergeRequestResponse } from './merge-requests.responses';
 import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 

@@ -5,7 +5,7 @@ import { IssuesModule } from '../issues/issues.module';
 import { LabelsModule } from '../labels/labels.module';
 import { MilestonesModule } from '../milestones/milestones.module';
 import { ProjectsModule } from '../projects/projects.module';
-import { RepositoryModule } from '../repository/repository.module';
+import { RepositoryModule } from '../repo-api/repo-api.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { UsersModule } from '../users/users.module';
 import { ClosingIssues } from './closing-issues.service';

@@ -3,12 +3,12 @@ import { Paginated } from '../common/pagination/pagination';
 import { Milestone } from '../milestones/milestone.entity';
 import { presentMilestone } from '../milestones/milestones.presenter';
 import { presentAuthor } from '../users/users.presenter';
-import { presentCommitInList, presentDiff } from '../repository/repository.presenter';
+import { presentCommitInList, presentDiff } from '../repo-api/repo-api.presenter';
 import { User } from '../users/user.entity';
 import type { UserSummary } from '../users/users.presenter';
 import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { isWorkInProgress, MergeRequest } from './merge-request.entity';
-import { CommitResponse } from '../repository/repository.responses';
+import { CommitResponse } from '../repo-api/repo-api.responses';
 import { MergeRequestChangesResponse, MergeRequestRecordResponse, MergeRequestResponse } from './merge-requests.responses';
 
 /** Everything a merge request response needs besides the row, loaded in a fixed number of queries. */

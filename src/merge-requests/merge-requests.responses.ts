@@ -2,7 +2,7 @@ import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { IssuableFields, IssuableRecordRefFields } from '../issues/issuable.responses';
 import { DeletedRowFields } from '../openapi/response-fields';
 import { MilestoneResponse } from '../milestones/milestones.responses';
-import { DiffEntryResponse } from '../repository/repository.responses';
+import { DiffEntryResponse } from '../repo-api/repo-api.responses';
 import { AuthorResponse, UserBasicResponse } from '../users/users.responses';
 import { ResponseEntity } from '../openapi/response-types';
 

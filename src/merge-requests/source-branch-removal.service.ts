@@ -6,7 +6,7 @@ import { GitService } from '../git/git.service';
 import { branchRef, parseRef, Sha, ZERO_SHA } from '../git/names';
 import { RefUpdateRejected } from '../git/repository';
 import { ProjectResolver } from '../projects/project-resolver.service';
-import { PushService } from '../repository/push.service';
+import { PushService } from '../repo-api/push.service';
 import { User } from '../users/user.entity';
 import { MergeRequest } from './merge-request.entity';
 

@@ -59,3 +59,27 @@ export class DeletedRowFields {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   deleted_at!: Date | string | null;
 }
+
+/** What every commit summary shows (a build's commit, and the repository's commit views); not a schema of its own. */
+export abstract class CommitSummaryFields {
+  @ApiProperty({ type: String })
+  id!: string;
+
+  @ApiProperty({ type: String })
+  short_id!: string;
+
+  @ApiProperty({ type: String })
+  title!: string;
+
+  @ApiProperty({ type: String })
+  author_name!: string;
+
+  @ApiProperty({ type: String })
+  author_email!: string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: Date | string;
+
+  @ApiProperty({ type: String })
+  message!: string;
+}

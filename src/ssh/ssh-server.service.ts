@@ -9,7 +9,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { DbNotifications } from '../database/notifications';
 import { GitService } from '../git/git.service';
 import { transferClient } from '../git/transfer-limiter';
-import { GitAccess, GitAccessDenied, GitGrant } from '../git-http/git-access.service';
+import { GitAccess, GitAccessDenied, GitGrant } from '../git-access/git-access.service';
 import { GitAuthBan } from '../throttle/git-auth-ban';
 import { sshSessionStarted } from '../metrics/registry';
 import { SshKey } from '../users/key.entity';

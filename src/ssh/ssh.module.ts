@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { GitHttpModule } from '../git-http/git-http.module';
+import { GitAccessModule } from '../git-access/git-access.module';
 import { UsersModule } from '../users/users.module';
 import { SshServerService } from './ssh-server.service';
 
 /** Git over SSH: the built-in server (ssh2), on the same access rules as smart HTTP (GitAccess). */
 @Module({
-  imports: [GitHttpModule, UsersModule],
+  imports: [GitAccessModule, UsersModule],
   providers: [SshServerService],
   exports: [SshServerService],
 })

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import type { BuildAttributes, JobOptions, When, YamlVariable } from '../pipelines/ci-config';
-import { rowsOf } from '../sql';
+import { rowsOf } from '../../database/query-rows';
 import { BuildDetails, BuildStatus } from './build.entity';
 import type { Caller } from '../../common/caller/caller';
 

@@ -1,7 +1,6 @@
 import { ApiProperty, IntersectionType } from '@nestjs/swagger';
-import { CommitSummaryFields } from '../../repository/repository.responses';
 import { UserResponse } from '../../users/users.responses';
-import { RunTimeFields } from '../../openapi/response-fields';
+import { CommitSummaryFields, RunTimeFields } from '../../openapi/response-fields';
 import { RunnerResponse } from '../runners/runners.responses';
 import { ResponseEntity } from '../../openapi/response-types';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { PageRequest } from '../../common/pagination/pagination';
-import { rowsOf } from '../sql';
+import { rowsOf } from '../../database/query-rows';
 import { Pipeline, PipelineStatus } from './pipeline.entity';
 
 export interface PipelineFilter {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { rowsOf } from '../sql';
+import { rowsOf } from '../../database/query-rows';
 import { RunnerCache } from './runner-cache';
 import { Runner, RunnerProject } from './runner.entity';
 

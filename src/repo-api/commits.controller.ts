@@ -6,10 +6,10 @@ import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CommitsService } from './commits.service';
 import { CreateCommitCommentDto, CreateCommitStatusDto, ListCommitsDto, ListCommitStatusesDto } from './dto/commits.dto';
-import { presentCommitCommentView, presentCommitDetailView, presentCommitInList, presentCommitStatusView, presentDiff } from './repository.presenter';
+import { presentCommitCommentView, presentCommitDetailView, presentCommitInList, presentCommitStatusView, presentDiff } from './repo-api.presenter';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse } from '../openapi/response-types';
-import { CommitCommentResponse, CommitDetailResponse, CommitResponse, CommitStatusResponse, DiffEntryResponse } from './repository.responses';
+import { CommitCommentResponse, CommitDetailResponse, CommitResponse, CommitStatusResponse, DiffEntryResponse } from './repo-api.responses';
 import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 @Controller(`${API}/projects/:id`)

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BuildsModule } from '../ci/builds/builds.module';
-import { ProtectedBranch, Release, CommitComment } from './repository.entities';
+import { ProtectedBranch, Release, CommitComment } from './repo-api.entities';
 import { ProjectsModule } from '../projects/projects.module';
 import { UsersModule } from '../users/users.module';
 import { BranchesController } from './branches.controller';
@@ -13,7 +13,7 @@ import { ContentsService } from './contents.service';
 import { PushService } from './push.service';
 import { RepositoryJobs } from './repository-jobs.service';
 import { RepositoryAccess } from './repository-access.service';
-import { RepositoryRecords } from './repository.repository';
+import { RepositoryRecords } from './repo-api.repository';
 import { TagsController } from './tags.controller';
 import { TagsService } from './tags.service';
 

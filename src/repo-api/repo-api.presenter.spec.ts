@@ -1,5 +1,5 @@
 import { Commit } from '../git/objects';
-import { presentBranch, presentCommit, presentCommitDetail, presentDiff, presentTag, presentTreeEntry } from './repository.presenter';
+import { presentBranch, presentCommit, presentCommitDetail, presentDiff, presentTag, presentTreeEntry } from './repo-api.presenter';
 
 /** RepoCommit, RepoCommitDetail and the raw branch/tag commit (../shared/docs/gitlab-compat.md §5.1, §5.2). */
 const REPO_COMMIT = ['id', 'short_id', 'title', 'author_name', 'author_email', 'created_at', 'message', 'parent_ids'];

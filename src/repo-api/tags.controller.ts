@@ -6,11 +6,11 @@ import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { joinedPath } from './dto/path-param';
 import { CreateTagDto, ReleaseDto } from './dto/tags.dto';
-import { presentDeletedTag, presentRelease, presentTagView } from './repository.presenter';
+import { presentDeletedTag, presentRelease, presentTagView } from './repo-api.presenter';
 import { TagsService } from './tags.service';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse } from '../openapi/response-types';
-import { ReleaseResponse, TagNameResponse, TagResponse } from './repository.responses';
+import { ReleaseResponse, TagNameResponse, TagResponse } from './repo-api.responses';
 import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 @Controller(`${API}/projects/:id/repository/tags`)

@@ -15,9 +15,9 @@ import { Project } from '../projects/project.entity';
 import { projectFullPath } from '../projects/projects.presenter';
 import { User } from '../users/user.entity';
 import { ProjectsService } from '../projects/projects.service';
-import { ProtectedBranch } from './repository.entities';
+import { ProtectedBranch } from './repo-api.entities';
 import { RepositoryJobs } from './repository-jobs.service';
-import { RepositoryRecords } from './repository.repository';
+import { RepositoryRecords } from './repo-api.repository';
 
 const MAX_PUSH_COMMITS = 20;
 

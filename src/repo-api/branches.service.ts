@@ -9,7 +9,7 @@ import { CreateBranchDto, ProtectBranchDto } from './dto/branches.dto';
 import { RepositoryLocks } from '../database/repository-locks';
 import { PushService } from './push.service';
 import { RepoContext, RepositoryAccess } from './repository-access.service';
-import { RepositoryRecords } from './repository.repository';
+import { RepositoryRecords } from './repo-api.repository';
 import { ProjectRef } from '../common/params/refs';
 
 export interface BranchView {

@@ -1,31 +1,7 @@
 import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { AuthorResponse } from '../users/users.responses';
-import { CommitRunFields, RunTimeFields } from '../openapi/response-fields';
+import { CommitRunFields, CommitSummaryFields, RunTimeFields } from '../openapi/response-fields';
 import { ResponseEntity } from '../openapi/response-types';
-
-/** What every commit summary shows (a build's commit, and the repository's commit views); not a schema of its own. */
-export abstract class CommitSummaryFields {
-  @ApiProperty({ type: String })
-  id!: string;
-
-  @ApiProperty({ type: String })
-  short_id!: string;
-
-  @ApiProperty({ type: String })
-  title!: string;
-
-  @ApiProperty({ type: String })
-  author_name!: string;
-
-  @ApiProperty({ type: String })
-  author_email!: string;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  created_at!: Date | string;
-
-  @ApiProperty({ type: String })
-  message!: string;
-}
 
 /**
  * The repository's commit views (Commit, CommitDetail): the summary, with the SHAs described (a

@@ -9,7 +9,7 @@ import { RefUpdate } from '../git/smart-http';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { ProjectRef } from '../common/params/refs';
-import { PushService } from '../repository/push.service';
+import { PushService } from '../repo-api/push.service';
 import { User } from '../users/user.entity';
 
 /** A git service, whatever the transport (smart HTTP's two, plus SSH's `git-upload-archive`). */

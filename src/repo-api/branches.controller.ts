@@ -7,10 +7,10 @@ import { User } from '../users/user.entity';
 import { BranchesService } from './branches.service';
 import { CreateBranchDto, ProtectBranchDto } from './dto/branches.dto';
 import { joinedPath } from './dto/path-param';
-import { presentBranchView, presentDeletedBranch } from './repository.presenter';
+import { presentBranchView, presentDeletedBranch } from './repo-api.presenter';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiCreated, ApiPageResponse } from '../openapi/response-types';
-import { BranchNameResponse, BranchResponse } from './repository.responses';
+import { BranchNameResponse, BranchResponse } from './repo-api.responses';
 import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 @Controller(`${API}/projects/:id/repository/branches`)

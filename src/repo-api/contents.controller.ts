@@ -6,10 +6,10 @@ import { Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { ContentsService } from './contents.service';
 import { ArchiveDto, BlobDto, CompareDto, DeleteFileDto, GetFileDto, TreeDto, WriteFileDto } from './dto/contents.dto';
-import { presentCompare, presentContributor, presentFileWrite, presentRepositoryFile, presentTreeEntry } from './repository.presenter';
+import { presentCompare, presentContributor, presentFileWrite, presentRepositoryFile, presentTreeEntry } from './repo-api.presenter';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { ApiBinaryResponse, ApiCreated, ApiPageResponse, ApiTextResponse } from '../openapi/response-types';
-import { CompareResultResponse, ContributorResponse, FileCommitResponse, RepositoryFileResponse, TreeEntryResponse } from './repository.responses';
+import { CompareResultResponse, ContributorResponse, FileCommitResponse, RepositoryFileResponse, TreeEntryResponse } from './repo-api.responses';
 import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 
 @Controller(`${API}/projects/:id/repository`)

@@ -9,8 +9,8 @@ import { CreateTagDto, ReleaseDto } from './dto/tags.dto';
 import { RepositoryLocks } from '../database/repository-locks';
 import { PushService } from './push.service';
 import { RepoContext, RepositoryAccess } from './repository-access.service';
-import { Release } from './repository.entities';
-import { RepositoryRecords } from './repository.repository';
+import { Release } from './repo-api.entities';
+import { RepositoryRecords } from './repo-api.repository';
 import { ProjectRef } from '../common/params/refs';
 
 export interface TagView {

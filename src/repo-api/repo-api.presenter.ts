@@ -2,7 +2,7 @@ import { Branch, Commit, commitTitle, DiffEntry, Tag, TreeEntry } from '../git/o
 import { User } from '../users/user.entity';
 import { PresentContext, presentAuthor } from '../users/users.presenter';
 import type { CommitStatus } from '../ci/builds/commit-status.entity';
-import { CommitComment, Release } from './repository.entities';
+import { CommitComment, Release } from './repo-api.entities';
 import {
   BranchNameResponse,
   BranchResponse,
@@ -20,7 +20,7 @@ import {
   TagNameResponse,
   TagResponse,
   TreeEntryResponse,
-} from './repository.responses';
+} from './repo-api.responses';
 
 /** The raw commit shape GitLab embeds in branches and tags. */
 export function presentBranchCommit(c: Commit): GitCommitResponse {

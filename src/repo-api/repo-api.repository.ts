@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { PageRequest } from '../common/pagination/pagination';
-import { CommitComment, ProtectedBranch, Release } from './repository.entities';
+import { CommitComment, ProtectedBranch, Release } from './repo-api.entities';
 import { manyWithTotal } from '../database/joined-rows';
 
 /**

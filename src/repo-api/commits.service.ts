@@ -14,8 +14,8 @@ import { CreateCommitCommentDto, CreateCommitStatusDto, ListCommitsDto, ListComm
 import { RepoContext, RepositoryAccess } from './repository-access.service';
 import { CommitStatus } from '../ci/builds/commit-status.entity';
 import { CommitStatusesService } from '../ci/builds/commit-statuses.service';
-import { CommitComment } from './repository.entities';
-import { RepositoryRecords } from './repository.repository';
+import { CommitComment } from './repo-api.entities';
+import { RepositoryRecords } from './repo-api.repository';
 import { ProjectRef } from '../common/params/refs';
 
 export interface CommentView {
