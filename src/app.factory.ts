@@ -3,7 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { databaseFailure } from './common/errors/startup-error';
 import { clientErrorResponse, httpPipeline } from './common/http/http-pipeline';
-import { Logger } from './common/http/logger';
+import { Logger } from './common/logging/logger';
 import { RateLimiter } from './common/http/rate-limit';
 import { ResponseAdapter } from './common/http/response-adapter';
 import { RunnerPollRoute } from './ci/runner-api/runner-poll.route';

@@ -8,7 +8,7 @@ import { LoginThrottle } from './throttle/login-throttle';
 import { SecretsService } from './common/crypto/secrets.service';
 import { GitlabValidationPipe } from './common/dto/validation.pipe';
 import { ErrorsFilter } from './common/errors/errors.filter';
-import { Logger } from './common/http/logger';
+import { Logger } from './common/logging/logger';
 import { RateLimiter } from './common/http/rate-limit';
 import { RateLimitRepository } from './common/http/rate-limit.repository';
 import { APP_CONFIG, AppConfig } from './config/config';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Logger } from '../src/common/http/logger';
+import { Logger } from '../src/common/logging/logger';
 import { ci, Json, waitFor } from './helpers/ci';
 import { GitCli } from './helpers/git-cli';
 import { expectSchema } from './helpers/schema';

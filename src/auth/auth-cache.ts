@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DbNotifications } from '../database/notifications';
-import { NotifiedCache } from '../common/cache/notified-cache';
+import { NotifiedCache } from '../database/notified-cache';
 
 /** How long a credential's lookup is reused (the notifications make it exact; this is the safety net). */
 export const AUTH_CACHE_MS = 5000;

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { Client, ClientConfig, Notification } from 'pg';
 import { DataSource } from 'typeorm';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 
 type Handler = (payload: string) => void;

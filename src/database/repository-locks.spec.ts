@@ -1,5 +1,5 @@
 import type { AppConfig } from '../config/config';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { RepositoryLocks } from './repository-locks';
 
 /** The embedded default's path (no DATABASE_URL): the process-local queue per project. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Client } from 'pg';
 import { apiError } from '../common/errors/domain-errors';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 
 /** Advisory-lock namespace of repository writes (`glv3`), the first key of pg_try_advisory_lock(int, int). */

@@ -41,7 +41,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { findDeclaredMethods } from '../common/discovery/declared-methods';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { Transactions, Tx } from '../database/transactions';
 import { domainEventHandlerFailed } from '../metrics/registry';
 import { QueueJob, QueueService } from '../queue/queue.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NotFound } from '../common/errors/domain-errors';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { ProjectAbility } from '../common/policy/policy';
 import { RepositoryLocks } from '../database/repository-locks';
 import { GitService } from '../git/git.service';

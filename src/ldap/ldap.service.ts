@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Conflict, InvalidAttribute, ValidationFailed } from '../common/errors/domain-errors';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { LdapServerConfig } from '../config/ldap-config';
 import { ldapUnavailable } from '../metrics/registry';

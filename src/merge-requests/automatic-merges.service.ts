@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { PolicyService } from '../common/policy/policy.service';
 import { Transactions } from '../database/transactions';
 import { CommitStatusChanged, OnDomainEvent, PushReceived } from '../domain-events/domain-events';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { OnDomainEvent, PushReceived } from '../domain-events/domain-events';
 import { GitService } from '../git/git.service';
 import { parseSha, ZERO_SHA } from '../git/names';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { Forbidden, NotFound } from '../common/errors/domain-errors';
 import { ProjectAbility, projectAbilities } from '../common/policy/policy';
 import { accessFrom } from '../common/policy/policy.service';

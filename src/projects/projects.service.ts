@@ -3,7 +3,7 @@ import { ApplicationSettingsService } from '../application-settings/application-
 import { SecretsService } from '../common/crypto/secrets.service';
 import { MAX_SEARCH_LENGTH } from '../common/dto/fields';
 import { apiError, Conflict, Forbidden, InvalidAttribute, isUniqueViolation, NotFound, NotModified, ValidationFailed } from '../common/errors/domain-errors';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { checkOutboundUrl, CheckedUrl, OutboundUrlRefused, recheckPinned } from '../common/net/outbound-url';
 import { PageRequest, Paginated, pageRequest } from '../common/pagination/pagination';
 import { AccessLevel, groupAbilities } from '../common/policy/policy';

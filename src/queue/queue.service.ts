@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import PgBoss from 'pg-boss';
 import { QueryRunner } from 'typeorm';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { backgroundWork } from '../database/query-counter';
 import { Tx } from '../database/transactions';

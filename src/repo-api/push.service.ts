@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { PolicyProject, ProjectAbility } from '../common/policy/policy';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { Transactions } from '../database/transactions';

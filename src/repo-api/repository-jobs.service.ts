@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { GitService } from '../git/git.service';
 import { QueueService } from '../queue/queue.service';
 

@@ -4,7 +4,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import { Algorithms, AuthContext, Connection, ServerChannel, Server as SshServer, utils } from 'ssh2';
 import sshpk from 'sshpk';
 import { NotFound } from '../common/errors/domain-errors';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { DbNotifications } from '../database/notifications';
 import { GitService } from '../git/git.service';

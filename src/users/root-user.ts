@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SecretsService } from '../common/crypto/secrets.service';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { Transactions } from '../database/transactions';
 import { NamespacesService } from '../namespaces/namespaces.service';

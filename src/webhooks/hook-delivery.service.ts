@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
-import { Logger } from '../common/http/logger';
+import { Logger } from '../common/logging/logger';
 import { checkOutboundUrl, OutboundHostUnresolved, OutboundUrlRefused } from '../common/net/outbound-url';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { QueueJob, QueueService } from '../queue/queue.service';

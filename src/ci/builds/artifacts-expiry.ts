@@ -1,5 +1,5 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { Logger } from '../../common/http/logger';
+import { Logger } from '../../common/logging/logger';
 import { addGaugeSource } from '../../metrics/registry';
 import { QueueService } from '../../queue/queue.service';
 import { BuildsRepository } from './builds.repository';

@@ -10,7 +10,7 @@ import busboy from 'busboy';
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { DomainError, Forbidden, NotFound } from '../../common/errors/domain-errors';
 import { APP_CONFIG, AppConfig } from '../../config/config';
-import { Logger } from '../../common/http/logger';
+import { Logger } from '../../common/logging/logger';
 import { parseDuration } from '../pipelines/ci-config';
 import { BuildStatus, FINISHED } from './build.entity';
 import { BuildFiles } from './build-files';

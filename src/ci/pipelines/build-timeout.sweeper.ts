@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { QueueService } from '../../queue/queue.service';
 import { Transactions } from '../../database/transactions';
-import { Logger } from '../../common/http/logger';
+import { Logger } from '../../common/logging/logger';
 import { BuildsService } from '../builds/builds.service';
 import { PipelinesService } from './pipelines.service';
 

@@ -2,7 +2,7 @@ import { parseRepoPath, parseSha, RepoPath } from '../../git/names';
 import { Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { Transactions } from '../../database/transactions';
 import { EntityManager } from 'typeorm';
-import { Logger } from '../../common/http/logger';
+import { Logger } from '../../common/logging/logger';
 import { ValidationFailed } from '../../common/errors/domain-errors';
 import { DomainEvents, OnDomainEvent, PushReceived } from '../../domain-events/domain-events';
 import { GitService } from '../../git/git.service';

@@ -4,7 +4,7 @@ import { toDto } from '../../common/dto/validation.pipe';
 import { ErrorsFilter } from '../../common/errors/errors.filter';
 import { writeErrorResponse } from '../../common/errors/error-response';
 import { logAtDebug } from '../../common/http/http-pipeline';
-import { Logger } from '../../common/http/logger';
+import { Logger } from '../../common/logging/logger';
 import { Params } from '../../common/params/params';
 import { RunnerTokenDto } from './dto/runner-api.dto';
 import { RunnerApiBodyMiddleware } from './runner-api-body.middleware';

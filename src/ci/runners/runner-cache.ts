@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { NotifiedCache } from '../../common/cache/notified-cache';
+import { NotifiedCache } from '../../database/notified-cache';
 import { DbNotifications } from '../../database/notifications';
 
 /**

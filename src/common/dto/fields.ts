@@ -3,6 +3,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, ValidateBy, ValidationOptions } from 'class-validator';
 import { BadRequest } from '../errors/domain-errors';
+import { MAX_INT } from '../params/params';
 
 /**
  * Field decorators for request DTOs. Each one declares the OpenAPI property, converts GitLab's loose
@@ -48,10 +49,6 @@ export interface FieldOptions {
 const TRUE = /^(true|t|1|yes|y|on)$/i;
 const FALSE = /^(false|f|0|no|n|off)$/i;
 const INT = /^[+-]?\d{1,15}$/;
-/** PostgreSQL's `integer` maximum: ids and iids beyond it cannot exist. */
-export const MAX_INT = 2147483647;
-/** An id in a path segment: digits only (no sign, no blanks), at most ten of them (see params.ts `parseId`). */
-export const PATH_ID = /^\d{1,10}$/;
 /** Longest search term any list accepts (a longer one is `400 "search" is invalid`, never a slow scan). */
 export const MAX_SEARCH_LENGTH = 255;
 

@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import type { Request } from 'express';
 import { RunnerApiError } from '../../ci/builds/builds.service';
-import { Logger } from '../http/logger';
+import { Logger } from '../logging/logger';
 import { apiError, Conflict, DomainError, ErrorWithBody, Forbidden, MissingAttribute, NotFound, OAuthError, ValidationFailed } from './domain-errors';
 import { errorBody } from './error-response';
 import { ErrorsFilter } from './errors.filter';

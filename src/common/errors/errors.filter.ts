@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { Logger } from '../http/logger';
+import { Logger } from '../logging/logger';
 import { DomainError, ServiceUnavailable } from './domain-errors';
 import { errorBody, statusMessage, writeErrorResponse } from './error-response';
 

@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import { statusMessage, writeErrorResponse } from '../errors/error-response';
-import { Logger } from './logger';
+import { Logger } from '../logging/logger';
 
 /**
  * `userId`/`username`: who the request authenticated as (the API's guard, git's HTTP Basic), for the log line.

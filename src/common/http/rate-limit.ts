@@ -3,7 +3,7 @@ import type { Request, RequestHandler } from 'express';
 import { APP_CONFIG, AppConfig } from '../../config/config';
 import { SecretsService } from '../crypto/secrets.service';
 import { writeErrorResponse } from '../errors/error-response';
-import { Logger } from './logger';
+import { Logger } from '../logging/logger';
 import { RateLimitRepository } from './rate-limit.repository';
 
 /** The credential a request carries, whichever way it is sent (header, query, body, Basic/Bearer). */

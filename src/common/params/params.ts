@@ -1,7 +1,11 @@
 import { createParamDecorator, ExecutionContext, Injectable, PipeTransform } from '@nestjs/common';
 import type { Request } from 'express';
-import { PATH_ID, MAX_INT } from '../dto/fields';
 import { InvalidAttribute } from '../errors/domain-errors';
+
+/** PostgreSQL's `integer` maximum: ids and iids beyond it cannot exist. */
+export const MAX_INT = 2147483647;
+/** An id in a path segment: digits only (no sign, no blanks), at most ten of them (see `parseId`). */
+export const PATH_ID = /^\d{1,10}$/;
 
 type Raw = Record<string, unknown>;
 

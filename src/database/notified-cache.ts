@@ -1,4 +1,4 @@
-import { DbNotifications } from '../../database/notifications';
+import { DbNotifications } from './notifications';
 
 interface Entry<T> {
   value: T;
