@@ -20,6 +20,13 @@
 //     which table"); a table missing from the map is an error too, so a new table gets its owner.
 //     Migrations (src/database/migrations) write every table and are left out.
 //
+//
+//  5. The stack (LAYERS below, ARCHITECTURE.md "The stack"): every folder of src/ (and each file directly
+//     in src/) sits at one place of one named layer, listed top to bottom; an import may point only
+//     down the list, or stay inside its own folder. The few pairs of areas that need each other both
+//     ways are listed in MUTUAL with their reason; nothing else may point up. A folder missing from
+//     the list is an error too, so a new folder gets its place.
+//
 // Reads of another area's table inside one statement (a list's joins, a window count) stay allowed:
 // the house rule "a list query is one statement with its joins" wins over a round trip per area.
 import path from 'node:path';
@@ -86,6 +93,91 @@ const TABLE_OWNERS = {
   project_authorizations: null,
 };
 const SCHEMA_OWNERS = { pgboss: 'queue' };
+
+/**
+ * The stack, top to bottom: a folder may import only the folders listed after it (ARCHITECTURE.md, "The
+ * stack"). Nodes are the top-level folders of src/ and the files directly in it, and each subfolder of
+ * src/common/ and src/ci/ (as for tables). Within the areas, the order is the order of use: an area
+ * lists after every area it calls.
+ */
+export const LAYERS = [
+  { name: 'programs', nodes: ['main.ts', 'cli.ts', 'write-openapi.ts', 'ormconfig.ts', 'admin'] },
+  { name: 'composition', nodes: ['app.factory.ts', 'app.module.ts', 'core.module.ts'] },
+  {
+    name: 'areas',
+    nodes: [
+      // the doors: pages, health, git transports and the runner API
+      'home',
+      'health',
+      'ssh',
+      'git-http',
+      'auth',
+      'ci',
+      'ci/runner-api',
+      // what reads or reacts across areas: the notes API, the activity feed, hooks, notifications
+      'notes-api',
+      'events',
+      'webhooks',
+      'notifications',
+      // CI and the repository
+      'ci/triggers',
+      'ci/variables',
+      'git-access',
+      'merge-requests',
+      'repo-api',
+      'ci/builds',
+      'ci/pipelines',
+      'ci/runners',
+      // issues and what they are made of
+      'issues',
+      'issuables',
+      'labels',
+      'milestones',
+      'snippets',
+      'notes',
+      'subscriptions',
+      // people, projects and the instance
+      'licenses',
+      'oauth',
+      'ldap',
+      'groups',
+      'members',
+      'projects',
+      'users',
+      'namespaces',
+      'application-settings',
+    ],
+  },
+  { name: 'shared services', nodes: ['domain-events', 'queue', 'git', 'throttle', 'openapi', 'metrics'] },
+  { name: 'infrastructure', nodes: ['database'] },
+  {
+    name: 'common',
+    nodes: [
+      'common/http',
+      'common/dto',
+      'common/pagination',
+      'common/params',
+      'common/policy',
+      'common/discovery',
+      'common/caller',
+      'common/crypto',
+      'common/net',
+      'common/errors',
+      'common/logging',
+      'config',
+      'types',
+    ],
+  },
+];
+
+/** The pairs of areas that import each other, with the reason (each way is allowed; nothing else points up). */
+export const MUTUAL = [
+  ['projects', 'members', 'a project is created with its owner as member; members are listed and checked against their project'],
+  ['members', 'groups', 'a group is created with its owner as member; group members are managed through the group'],
+  ['users', 'projects', "a user's personal projects go with the user; projects present their owners and creators"],
+  ['ci/builds', 'ci/pipelines', 'a pipeline is made of builds, and a build moves its pipeline on'],
+];
+
 /** A write statement's table: SQL keywords in capitals, identifiers in lower case (the house style). */
 const SQL_WRITE = /\b(INSERT\s+INTO|(?<!(?:FOR|KEY|DO)\s+)UPDATE|DELETE\s+FROM)\s+(?:ONLY\s+)?"?([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)?)"?/g;
 const MIGRATIONS = path.join(SRC, 'database', 'migrations') + path.sep;
@@ -221,6 +313,65 @@ const noForeignTableWrites = {
   },
 };
 
+/** The node of a file of src/ in the stack: its top-level folder (or file), or `common/x` / `ci/x`; null outside src/. */
+export function stackNode(file) {
+  const rel = path.relative(SRC, file);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return null;
+  const parts = rel.split(path.sep);
+  if (parts.length === 1) return parts[0].replace(/(\.(d\.)?[cm]?[jt]s)?$/, '.ts');
+  if (SPLIT.has(parts[0]) && parts.length > 2) return `${parts[0]}/${parts[1]}`;
+  return parts[0];
+}
+
+const RANK = new Map();
+const LAYER_OF = new Map();
+LAYERS.forEach((layer) => layer.nodes.forEach((n) => (RANK.set(n, RANK.size), LAYER_OF.set(n, layer.name))));
+const MUTUAL_KEYS = new Set(MUTUAL.flatMap(([a, b]) => [`${a}>${b}`, `${b}>${a}`]));
+
+/** Why an import from `from` to `to` (stack nodes) is not allowed, or null when it is. */
+export function upwardImport(from, to) {
+  if (from === to || !RANK.has(from) || !RANK.has(to)) return null;
+  if (RANK.get(to) > RANK.get(from) || MUTUAL_KEYS.has(`${from}>${to}`)) return null;
+  return `${from} (${LAYER_OF.get(from)}) may not import ${to} (${LAYER_OF.get(to)}), which sits above it`;
+}
+
+const stackOrder = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      upward: "'{{source}}' points up the stack: {{why}} (LAYERS in eslint.boundaries.mjs; move the code down, or emit a domain event).",
+      unplaced: '\'{{node}}\' has no place in the stack: add it to LAYERS in eslint.boundaries.mjs (ARCHITECTURE.md, "The stack").',
+    },
+  },
+  create(context) {
+    const file = context.filename;
+    const from = stackNode(file);
+    // unit specs are not part of the program: a spec may reach for what it tests with (as the folder count does)
+    if (from === null || file.startsWith(MIGRATIONS) || file.endsWith('.spec.ts')) return {};
+    const check = (node, source) => {
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const to = stackNode(path.resolve(path.dirname(file), source));
+      if (to === null || to === from) return;
+      for (const n of [from, to]) if (!RANK.has(n)) return context.report({ node, messageId: 'unplaced', data: { node: n } });
+      const why = upwardImport(from, to);
+      if (why) context.report({ node, messageId: 'upward', data: { source, why } });
+    };
+    const bySource = (node) => node.source && check(node, node.source.value);
+    return {
+      ImportDeclaration: bySource,
+      ExportNamedDeclaration: bySource,
+      ExportAllDeclaration: bySource,
+      ImportExpression: (node) => node.source.type === 'Literal' && check(node, node.source.value),
+      TSImportType: (node) => {
+        const src = 'source' in node ? node.source : node.argument;
+        const arg = src?.literal ?? src;
+        if (arg && arg.type === 'Literal') check(node, arg.value);
+      },
+    };
+  },
+};
+
 export default [
   {
     files: ['src/**/*.ts'],
@@ -231,6 +382,7 @@ export default [
           'no-foreign-entity-writes': noForeignEntityWrites,
           'modules-export-services': modulesExportServices,
           'no-foreign-table-writes': noForeignTableWrites,
+          'stack-order': stackOrder,
         },
       },
     },
@@ -239,6 +391,7 @@ export default [
       'boundaries/no-foreign-entity-writes': 'error',
       'boundaries/modules-export-services': 'error',
       'boundaries/no-foreign-table-writes': 'error',
+      'boundaries/stack-order': 'error',
     },
   },
 ];

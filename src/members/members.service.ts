@@ -106,7 +106,8 @@ export class MembersService {
       if (added) return added;
       throw e;
     }
-    if (t.kind === 'project') await this.domainEvents.emitCommitted('activity.recorded', { events: [{ projectId: t.id, authorId: user.id, action: 'joined' }] });
+    if (t.kind === 'project')
+      await this.domainEvents.emitCommitted('activity.recorded', { events: [{ projectId: t.id, authorId: user.id, action: 'joined' }] });
     return { user, accessLevel: level };
   }
 

@@ -186,7 +186,9 @@ export class ProjectsService implements OnModuleInit {
       },
     );
     if (importUrl) this.queue.wake(IMPORT_QUEUE);
-    await this.domainEvents.emitCommitted('activity.recorded', { events: [{ projectId: project.id, authorId: creator.id, action: importUrl ? 'imported' : 'created' }] });
+    await this.domainEvents.emitCommitted('activity.recorded', {
+      events: [{ projectId: project.id, authorId: creator.id, action: importUrl ? 'imported' : 'created' }],
+    });
     return this.resolver.find({ id: project.id });
   }
 
