@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { AuthService } from '../auth/auth.service';
 import { findDeclaredMethods } from '../common/discovery/declared-methods';
 import { DomainError, NotFound, OAuthError, ServiceUnavailable, TooManyRequests } from '../common/errors/domain-errors';
-import { lookingUpCredentials } from '../common/auth/credential-lookup';
+import { lookingUpCredentials } from '../auth/credential-lookup';
 import { ApiRequest } from '../common/http/http-pipeline';
 import { GitService } from '../git/git.service';
 import { SmartHttpAction } from '../git/smart-http';

@@ -27,8 +27,8 @@ export class NoteRecords {
     return this.repo.insert(tx, values);
   }
 
-  setBody(id: number, body: string): Promise<void> {
-    return this.repo.setBody(id, body);
+  setBody(tx: Tx, id: number, body: string): Promise<void> {
+    return this.repo.setBody(tx, id, body);
   }
 
   /** The note, or null when it is gone. */

@@ -10,7 +10,7 @@ import { NotificationSetting, NotificationSource } from './notification-setting.
 import { NotificationSettingsRepository } from './notification-settings.repository';
 import { NotificationSettingView } from './notification-settings.presenter';
 import { GroupRef, ProjectRef } from '../common/params/refs';
-import { DomainEventCatalogue, OnDomainEvent } from '../events/domain-events';
+import { DomainEventCatalogue, OnDomainEvent } from '../domain-events/domain-events';
 
 export interface GlobalNotificationSettingView extends NotificationSettingView {
   notificationEmail: string;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions, Tx } from '../database/transactions';
-import { DomainEvents } from '../events/domain-events';
+import { DomainEvents } from '../domain-events/domain-events';
 import { User, UserState } from './user.entity';
 import { UsersRepository } from './users.repository';
 import type { UserSummary } from './users.presenter';

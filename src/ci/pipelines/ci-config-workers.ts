@@ -2,7 +2,7 @@ import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { apiError } from '../../common/errors/domain-errors';
-import { Logger } from '../../common/http/logger';
+import { Logger } from '../../common/logging/logger';
 import { CiConfigError, CiConfigRequest, CiConfigResult, CiPlan } from './ci-config';
 
 /** How long one `.gitlab-ci.yml` may take in its worker; past it the worker is terminated. */
