@@ -98,6 +98,26 @@ const POST_RECEIVE_SH = `#!/bin/sh
 while IFS= read -r line || [ -n "$line" ]; do printf '%s\\n' "$line"; done >>"$GLV3_PUSH_LOG"
 `;
 
+/**
+ * Whether a protected-branch name protects `branch`: the name literally, apart from `*` (any run of
+ * characters). The same rule as the hook's `matches` in PRE_RECEIVE_SH; both are tested against
+ * PROTECTED_BRANCH_CASES (protected-branch-cases.ts).
+ */
+export function protectedBranchMatches(pattern: string, branch: string): boolean {
+  if (!pattern.includes('*')) return pattern === branch;
+  const [first, ...rest] = pattern.split('*');
+  const last = rest.pop() as string;
+  if (!branch.startsWith(first) || !branch.endsWith(last) || branch.length < first.length + last.length) return false;
+  let at = first.length;
+  const end = branch.length - last.length;
+  for (const seg of rest) {
+    const found = branch.indexOf(seg, at);
+    if (found < 0 || found + seg.length > end) return false;
+    at = found + seg.length;
+  }
+  return true;
+}
+
 /** A protected-branch line of GLV3_PROTECTED_BRANCHES (see PRE_RECEIVE_SH). */
 const protectedLine = (p: PushRules['protected'][number]) => (/[\n\0]/.test(p.name) ? 'x' : `${p.developersCanPush ? 1 : 0} ${p.name}`);
 

@@ -7,7 +7,7 @@ import { Transactions } from '../database/transactions';
 import { DomainEvents } from '../domain-events/domain-events';
 import type { ActivityRecord } from '../domain-events/domain-event-catalogue';
 import { GitService } from '../git/git.service';
-import { PushRules } from '../git/receive-hooks';
+import { protectedBranchMatches, PushRules } from '../git/receive-hooks';
 import { parseRef, parseSha, Sha } from '../git/names';
 import { Commit, ZERO_SHA } from '../git/objects';
 import { RefUpdate } from '../git/smart-http';
@@ -40,20 +40,9 @@ export class PushService {
     return this.records.protectedBranches(projectId);
   }
 
-  /** Whether `branch` is protected (exact name or a `*` pattern). */
+  /** The first protected branch whose name protects `branch` (exact name or a `*` pattern: protectedBranchMatches). */
   static matches(pb: ProtectedBranch[], branch: string): ProtectedBranch | undefined {
-    return pb.find((p) =>
-      p.name.includes('*')
-        ? new RegExp(
-            '^' +
-              p.name
-                .split('*')
-                .map((s) => s.replace(/[.*+?^$()|[\]{}\\]/g, '\\$&'))
-                .join('.*') +
-              '$',
-          ).test(branch)
-        : p.name === branch,
-    );
+    return pb.find((p) => protectedBranchMatches(p.name, branch));
   }
 
   /** The rules the pre-receive hook applies for this caller. */
