@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Client } from 'pg';
-import { apiError } from '../common/errors/domain-errors';
+import { TryAgainLater } from '../common/errors/domain-errors';
 import { Logger } from '../common/logging/logger';
 import { APP_CONFIG, AppConfig } from '../config/config';
 
@@ -82,7 +82,7 @@ export class RepositoryLocks implements OnModuleDestroy {
       const client = await this.connect();
       const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', [LOCK_CLASS, projectId]);
       if (rows[0]?.ok) return client;
-      if (Date.now() + delay > deadline) throw apiError(503, 'The repository is busy; try again');
+      if (Date.now() + delay > deadline) throw new TryAgainLater('The repository is busy; try again');
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 100);
     }
@@ -90,7 +90,7 @@ export class RepositoryLocks implements OnModuleDestroy {
 
   private connect(): Promise<Client> {
     if (this.client) return Promise.resolve(this.client);
-    if (this.closed) return Promise.reject(apiError(503, 'The server is shutting down'));
+    if (this.closed) return Promise.reject(new TryAgainLater('The server is shutting down'));
     this.connecting ??= (async () => {
       const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'glv3-repository-locks' });
       client.on('error', (e) => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainEvents } from '../domain-events/domain-events';
-import { apiError, Conflict, Forbidden, isUniqueViolation, NotFound } from '../common/errors/domain-errors';
+import { Conflict, Forbidden, isUniqueViolation, NotFound, Unprocessable } from '../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { AccessLevel } from '../common/policy/policy';
 import { Transactions, Tx } from '../database/transactions';
@@ -79,7 +79,7 @@ export class MembersService {
 
   /** 8.17's 422 `Access level is not known` (owner is a group level only). */
   private checkLevel(t: MemberTarget, level: number): number {
-    if (!LEVELS[t.kind].includes(level)) throw apiError(422, 'Access level is not known');
+    if (!LEVELS[t.kind].includes(level)) throw new Unprocessable('Access level is not known');
     return level;
   }
 

@@ -1,13 +1,13 @@
 import { DomainEvents, ObjectAction } from '../domain-events/domain-events';
 import { Injectable } from '@nestjs/common';
 import {
-  apiError,
   ErrorWithBody,
   Forbidden,
   InvalidAttribute,
   isUniqueViolation,
   NotFound,
   NotModified,
+  Rejected,
   ValidationFailed,
 } from '../common/errors/domain-errors';
 import { checkTitle } from '../common/dto/titles';
@@ -241,7 +241,7 @@ export class MergeRequestsService {
   async update(user: User, ref: ProjectRef, id: number, dto: UpdateMergeRequestDto): Promise<MergeRequest> {
     const { project, abilities, mr } = await this.findReadable(user, ref, id);
     if (!canUpdateMergeRequest(user, abilities, mr)) throw new Forbidden();
-    if (dto.source_branch !== undefined) throw apiError(400, 'Source branch cannot be changed');
+    if (dto.source_branch !== undefined) throw new Rejected('Source branch cannot be changed');
     const targetBranch = dto.target_branch?.trim();
     try {
       return await this.issuables.update(user, { project, abilities, record: mr }, dto, {

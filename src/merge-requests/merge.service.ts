@@ -1,6 +1,6 @@
 import { DomainEvents } from '../domain-events/domain-events';
 import { Injectable } from '@nestjs/common';
-import { apiError, MethodNotAllowed, Unauthorized } from '../common/errors/domain-errors';
+import { Conflict, MethodNotAllowed, NotAcceptable, Unauthorized } from '../common/errors/domain-errors';
 import { RepositoryLocks } from '../database/repository-locks';
 import { Transactions } from '../database/transactions';
 import { parseRef, parseSha, Sha } from '../git/names';
@@ -32,7 +32,7 @@ const cannotMerge = () => new MethodNotAllowed('Branch cannot be merged');
 export class SourceMoved extends Error {}
 
 /** GitLab's answer to `PUT .../merge` with a `sha` that is not the source head (status first: spec-decisions 32). */
-const shaMismatch = (head: string | null) => apiError(409, `SHA does not match HEAD of source branch: ${head ?? ''}`);
+const shaMismatch = (head: string | null) => new Conflict(`SHA does not match HEAD of source branch: ${head ?? ''}`);
 
 /** GitLab's default merge commit message. */
 export function defaultMergeMessage(mr: MergeRequest): string {
@@ -108,7 +108,7 @@ export class MergeService {
       await this.systemNotes.addSystemNotes(m, { projectId: project.id, type: 'MergeRequest', id: mr.id }, user.id, [CANCELED_AUTO_MERGE]);
       return true;
     });
-    if (!cancelled) throw apiError(406, '406 Not Acceptable');
+    if (!cancelled) throw new NotAcceptable();
     return this.repo.byId(mr.id);
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { apiError, ValidationFailed } from '../common/errors/domain-errors';
+import { Rejected, ValidationFailed } from '../common/errors/domain-errors';
 import { Transactions } from '../database/transactions';
 import { GroupsService } from '../groups/groups.service';
 import { ProjectResolver } from '../projects/project-resolver.service';
@@ -80,7 +80,7 @@ export class NotificationSettingsService {
   private merge(current: NotificationSetting | null, dflt: NotificationLevel, dto: UpdateNotificationSettingDto): { level: number; events: CustomEvents } {
     let level = current ? current.level : NOTIFICATION_LEVELS[dflt];
     if (dto.level !== undefined) {
-      if (!Object.prototype.hasOwnProperty.call(NOTIFICATION_LEVELS, dto.level)) throw apiError(400, `'${dto.level}' is not a valid level`);
+      if (!Object.prototype.hasOwnProperty.call(NOTIFICATION_LEVELS, dto.level)) throw new Rejected(`'${dto.level}' is not a valid level`);
       level = NOTIFICATION_LEVELS[dto.level as NotificationLevel];
     }
     const events: CustomEvents = { ...(current?.events ?? {}) };

@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
 import { MAX_SEARCH_LENGTH } from '../common/dto/fields';
-import { apiError, Conflict, Forbidden, InvalidAttribute, isUniqueViolation, NotFound, NotModified, ValidationFailed } from '../common/errors/domain-errors';
+import { Conflict, Forbidden, InvalidAttribute, isUniqueViolation, NotFound, NotModified, ValidationFailed } from '../common/errors/domain-errors';
 import { Logger } from '../common/logging/logger';
 import { checkOutboundUrl, CheckedUrl, OutboundUrlRefused, recheckPinned } from '../common/net/outbound-url';
 import { PageRequest, Paginated, pageRequest } from '../common/pagination/pagination';
@@ -211,7 +211,7 @@ export class ProjectsService implements OnModuleInit {
           const limit = await this.projects.lockOwnerLimit(tx, namespace.ownerId);
           if (limit === null) throw new NotFound('Namespace');
           if ((await this.projects.countInNamespace(tx, namespace.id)) >= limit) {
-            throw apiError(403, `403 Your project limit is ${limit} projects! Please contact your administrator to increase it`);
+            throw new Forbidden(undefined, `403 Your project limit is ${limit} projects! Please contact your administrator to increase it`);
           }
         }
         if (!(await this.projects.holdNamespace(tx, namespace.id))) throw new ValidationFailed({ namespace: ['is not valid'] });

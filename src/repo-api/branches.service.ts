@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { apiError, Forbidden, NotFound } from '../common/errors/domain-errors';
+import { Forbidden, NotFound, Rejected } from '../common/errors/domain-errors';
 import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { branchRef, parseNewRefName, parseRef, RefName } from '../git/names';
 import { Branch, ZERO_SHA } from '../git/objects';
@@ -75,17 +75,17 @@ export class BranchesService {
   async create(user: User, ref: ProjectRef, dto: CreateBranchDto): Promise<BranchView> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name = parseNewRefName(dto.branch_name);
-    if (name === null) throw apiError(400, 'Branch name is invalid');
+    if (name === null) throw new Rejected('Branch name is invalid');
     const commit = await this.locks.run(ctx.project.id, async () => {
-      if (await ctx.repo.branch(name)) throw apiError(400, 'Branch already exists');
+      if (await ctx.repo.branch(name)) throw new Rejected('Branch already exists');
       const target = parseRef(dto.ref);
       const commit = target === null ? null : await ctx.repo.commit(target);
-      if (!commit) throw apiError(400, 'Invalid reference name');
+      if (!commit) throw new Rejected('Invalid reference name');
       if (!(await this.push.canWriteBranch(ctx.project.id, name, ctx.abilities))) throw new Forbidden();
       try {
         await ctx.repo.updateRef(branchRef(name), commit.id, ZERO_SHA);
       } catch (e) {
-        if (e instanceof RefUpdateRejected) throw apiError(400, 'Branch already exists');
+        if (e instanceof RefUpdateRejected) throw new Rejected('Branch already exists');
         throw e;
       }
       return commit;
@@ -102,14 +102,14 @@ export class BranchesService {
       const branch = name === null ? null : await ctx.repo.branch(name);
       if (!branch) throw new NotFound('Branch');
       const head = await this.access.defaultRef(ctx);
-      if (head === branch.name) throw apiError(400, 'Cannot remove HEAD branch');
+      if (head === branch.name) throw new Rejected('Cannot remove HEAD branch');
       if (PushService.matches(await this.push.protectedBranches(ctx.project.id), branch.name)) {
-        throw apiError(400, 'Protected branch cant be removed');
+        throw new Rejected('Protected branch cant be removed');
       }
       try {
         await ctx.repo.updateRef(branchRef(branch.name), ZERO_SHA, branch.commit.id);
       } catch (e) {
-        if (e instanceof RefUpdateRejected) throw apiError(400, 'Branch was updated concurrently; try again');
+        if (e instanceof RefUpdateRejected) throw new Rejected('Branch was updated concurrently; try again');
         throw e;
       }
       return branch;

@@ -1,5 +1,5 @@
 import { Inject, Injectable, StreamableFile } from '@nestjs/common';
-import { apiError, ErrorWithBody, InvalidAttribute, NotFound } from '../common/errors/domain-errors';
+import { ErrorWithBody, InvalidAttribute, NotFound, Rejected } from '../common/errors/domain-errors';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { GitService } from '../git/git.service';
@@ -216,16 +216,16 @@ export class ContentsService {
     if (action !== 'delete') {
       const text = dto.content ?? '';
       const encoding = (dto.encoding ?? 'text').toLowerCase();
-      if (encoding !== 'text' && encoding !== 'base64') throw apiError(400, 'Encoding must be text or base64');
-      if (encoding === 'base64' && !/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(text)) throw apiError(400, 'Content is not valid base64');
+      if (encoding !== 'text' && encoding !== 'base64') throw new Rejected('Encoding must be text or base64');
+      if (encoding === 'base64' && !/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(text)) throw new Rejected('Content is not valid base64');
       content = encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
-      if (content.length > MAX_FILE_BYTES) throw apiError(400, 'File is too large');
+      if (content.length > MAX_FILE_BYTES) throw new Rejected('File is too large');
     }
     const path = writePath(dto.file_path);
     const branch = parseRef(dto.branch_name);
-    if (branch === null) throw apiError(400, 'You can only create or edit files when you are on a branch');
+    if (branch === null) throw new Rejected('You can only create or edit files when you are on a branch');
     if (!(await this.push.canWriteBranch(ctx.project.id, branch, ctx.abilities))) {
-      throw apiError(400, 'You are not allowed to push into this branch');
+      throw new Rejected('You are not allowed to push into this branch');
     }
     const change: FileChange = action === 'delete' ? { action, path } : { action, path, content: content as Buffer };
     // Repository writes are serialised per repository (RepositoryLocks, across instances). The tip
@@ -235,7 +235,7 @@ export class ContentsService {
     const base = await ctx.repo.branch(branch);
     const empty = !base && (await ctx.repo.branchNames()).length === 0;
     if (!base && !(empty && action === 'create')) {
-      throw apiError(400, 'You can only create or edit files when you are on a branch');
+      throw new Rejected('You can only create or edit files when you are on a branch');
     }
     const { head, newSha } = await this.locks.run(ctx.project.id, () => this.commitChange(ctx.repo, user, branch, base, change, dto.commit_message));
     await this.push.afterPush(ctx.project, user, [{ oldSha: head?.commit.id ?? ZERO_SHA, newSha, ref: `refs/heads/${branch}` }], 'api');
@@ -259,14 +259,14 @@ export class ContentsService {
         });
       } catch (e) {
         if (e instanceof FileConflict) {
-          if (e.message === 'exists') throw apiError(400, 'Your changes could not be committed because a file with the same name already exists');
-          if (e.message === 'missing') throw apiError(400, 'Your changes could not be committed because the file does not exist');
-          throw apiError(400, 'Your changes could not be committed because the content is unchanged');
+          if (e.message === 'exists') throw new Rejected('Your changes could not be committed because a file with the same name already exists');
+          if (e.message === 'missing') throw new Rejected('Your changes could not be committed because the file does not exist');
+          throw new Rejected('Your changes could not be committed because the content is unchanged');
         }
         if (!(e instanceof RefUpdateRejected)) throw e;
         const moved = await repo.branch(branch);
         if (attempt >= MAX_REBASES || !moved || !head || !(await this.sameFileAt(repo, head.commit.id, moved.commit.id, path))) {
-          throw apiError(400, 'Your changes could not be committed because the branch was updated in the meantime');
+          throw new Rejected('Your changes could not be committed because the branch was updated in the meantime');
         }
         head = moved;
       }
@@ -291,14 +291,13 @@ const MAX_REBASES = 20;
 function writePath(raw: string): RepoPath {
   const stripped = raw.replace(/^\/+/, '');
   if (stripped.split('/').includes('..') || raw.includes('/../')) {
-    throw apiError(400, 'Your changes could not be committed, because the file name cannot include directory traversal. ');
+    throw new Rejected('Your changes could not be committed, because the file name cannot include directory traversal. ');
   }
   const problem = repoPathProblem(raw);
   if (problem === 'git-dir') throw new InvalidAttribute('file_path');
   const path = problem === null && FILE_PATH.test(stripped) ? parseRepoPath(raw) : null;
   if (path === null) {
-    throw apiError(
-      400,
+    throw new Rejected(
       "Your changes could not be committed, because the file name can contain only letters, digits, '_', '-', '@' and '.'. Separate directories with a '/'. ",
     );
   }

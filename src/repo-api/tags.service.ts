@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { apiError, isUniqueViolation, NotFound } from '../common/errors/domain-errors';
+import { Conflict, Forbidden, isUniqueViolation, MethodNotAllowed, NotFound } from '../common/errors/domain-errors';
 import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { parseNewRefName, parseRef, RefName, tagRef } from '../git/names';
 import { Tag, ZERO_SHA } from '../git/objects';
@@ -61,12 +61,12 @@ export class TagsService {
   async create(user: User, ref: ProjectRef, dto: CreateTagDto): Promise<TagView> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name = parseNewRefName(dto.tag_name);
-    if (name === null) throw apiError(405, 'Tag name invalid');
+    if (name === null) throw new MethodNotAllowed('Tag name invalid');
     const commit = await this.locks.run(ctx.project.id, async () => {
-      if (await ctx.repo.tag(name)) throw apiError(405, `Tag ${name} already exists`);
+      if (await ctx.repo.tag(name)) throw new MethodNotAllowed(`Tag ${name} already exists`);
       const target = parseRef(dto.ref);
       const commit = target === null ? null : await ctx.repo.commit(target);
-      if (!commit) throw apiError(405, `Target ${dto.ref} is invalid`);
+      if (!commit) throw new MethodNotAllowed(`Target ${dto.ref} is invalid`);
       try {
         if (dto.message && dto.message.trim()) {
           await ctx.repo.createAnnotatedTag(name, commit.id, dto.message, { name: user.name, email: user.email });
@@ -74,7 +74,7 @@ export class TagsService {
           await ctx.repo.updateRef(tagRef(name), commit.id, ZERO_SHA);
         }
       } catch (e) {
-        if (e instanceof RefUpdateRejected) throw apiError(405, `Tag ${name} already exists`);
+        if (e instanceof RefUpdateRejected) throw new MethodNotAllowed(`Tag ${name} already exists`);
         throw e;
       }
       return commit;
@@ -97,7 +97,7 @@ export class TagsService {
     const commitSha = await this.locks.run(ctx.project.id, async () => {
       const tagSha = await ctx.repo.refSha(tagRef(name));
       if (!tagSha) throw new NotFound('Tag');
-      if (!PushService.canChangeTags(ctx.abilities)) throw apiError(403, CHANGE_EXISTING_TAGS);
+      if (!PushService.canChangeTags(ctx.abilities)) throw new Forbidden(undefined, `403 ${CHANGE_EXISTING_TAGS}`);
       const commitSha = (await ctx.repo.commit(tagRef(name)))?.id ?? tagSha;
       try {
         await ctx.repo.updateRef(tagRef(name), ZERO_SHA, tagSha);
@@ -120,7 +120,7 @@ export class TagsService {
     try {
       return await this.records.insertRelease(ctx.project.id, tag.name, dto.description);
     } catch (e) {
-      if (isUniqueViolation(e)) throw apiError(409, 'Release already exists');
+      if (isUniqueViolation(e)) throw new Conflict('Release already exists');
       throw e;
     }
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PageParams, Paginated, paginateAll } from '../common/pagination/pagination';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
 import { SecretsService } from '../common/crypto/secrets.service';
-import { apiError, NotFound } from '../common/errors/domain-errors';
+import { NotFound, Unprocessable } from '../common/errors/domain-errors';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { User } from '../users/user.entity';
 import { CreateHookDto, UpdateHookDto } from './dto/hook.dto';
@@ -12,7 +12,7 @@ import { WebHook, WebHookLog } from './web-hook.entity';
 import { ProjectRef } from '../common/params/refs';
 
 /** GitLab's 422; a URL refused for where it leads says why (and which setting allows it). */
-const invalidUrl = (blocked?: string) => apiError(422, blocked ? `Invalid url given: url ${blocked}` : 'Invalid url given');
+const invalidUrl = (blocked?: string) => new Unprocessable(blocked ? `Invalid url given: url ${blocked}` : 'Invalid url given');
 
 /** Project webhooks (GitLab 8.8's v3 endpoints): managed by masters and owners (`admin_project`). */
 @Injectable()

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { apiError, Forbidden, NotFound } from '../../common/errors/domain-errors';
+import { Forbidden, NotFound, Rejected } from '../../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../../common/pagination/pagination';
 import { GitService } from '../../git/git.service';
 import { Commit } from '../../git/objects';
@@ -24,7 +24,7 @@ function parseScope(raw: unknown): string[] | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   const list = (Array.isArray(raw) ? raw : [raw]).map(String).filter((s) => s !== '');
   if (list.length === 0) return undefined;
-  if (list.some((s) => !SCOPES.includes(s))) throw apiError(400, 'Scope contains invalid value(s)');
+  if (list.some((s) => !SCOPES.includes(s))) throw new Rejected('Scope contains invalid value(s)');
   return list;
 }
 

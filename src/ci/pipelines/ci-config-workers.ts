@@ -1,7 +1,7 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { apiError } from '../../common/errors/domain-errors';
+import { TryAgainLater } from '../../common/errors/domain-errors';
 import { Logger } from '../../common/logging/logger';
 import { CiConfigError, CiConfigRequest, CiConfigResult, CiPlan } from './ci-config';
 
@@ -120,9 +120,9 @@ export class CiConfigWorkers implements OnModuleDestroy {
   }
 
   run(request: CiConfigRequest, interactive: boolean): Promise<Result> {
-    if (this.closed) return Promise.reject(apiError(503, 'The server is shutting down'));
+    if (this.closed) return Promise.reject(new TryAgainLater('The server is shutting down'));
     if (interactive && this.waiting.length >= MAX_WAITING) {
-      return Promise.reject(apiError(503, 'The .gitlab-ci.yml checker is busy; try again'));
+      return Promise.reject(new TryAgainLater('The .gitlab-ci.yml checker is busy; try again'));
     }
     return new Promise<Result>((resolve, reject) => {
       this.waiting.push({ request, resolve, reject });
@@ -133,7 +133,7 @@ export class CiConfigWorkers implements OnModuleDestroy {
   onModuleDestroy(): void {
     this.closed = true;
     for (const slot of [...this.slots]) this.drop(slot);
-    for (const task of this.waiting.splice(0)) task.reject(apiError(503, 'The server is shutting down'));
+    for (const task of this.waiting.splice(0)) task.reject(new TryAgainLater('The server is shutting down'));
   }
 
   private dispatch(): void {

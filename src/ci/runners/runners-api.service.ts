@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SecretsService } from '../../common/crypto/secrets.service';
-import { apiError, Forbidden, NotFound, ValidationFailed } from '../../common/errors/domain-errors';
+import { Forbidden, NotFound, RecordNotFound, Rejected, ValidationFailed } from '../../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../../common/pagination/pagination';
 import { ProjectResolver } from '../../projects/project-resolver.service';
 import { User } from '../../users/user.entity';
@@ -16,7 +16,7 @@ const ADMIN_SCOPES = ['specific', 'shared', ...USER_SCOPES];
 
 function parseScope(raw: string | undefined, allowed: string[]): string | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (!allowed.includes(raw)) throw apiError(400, 'Scope contains invalid value');
+  if (!allowed.includes(raw)) throw new Rejected('Scope contains invalid value');
   return raw;
 }
 
@@ -121,7 +121,7 @@ export class RunnersApiService {
 
   private async find(id: number): Promise<Runner> {
     const runner = await this.repo.byId(id);
-    if (!runner) throw apiError(404, '404 Not found');
+    if (!runner) throw new RecordNotFound();
     return runner;
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PageParams, Paginated, paginateAll } from '../../common/pagination/pagination';
 import { SecretsService } from '../../common/crypto/secrets.service';
-import { apiError, NotFound, Unauthorized } from '../../common/errors/domain-errors';
+import { NotFound, Rejected, Unauthorized } from '../../common/errors/domain-errors';
 import { GitService } from '../../git/git.service';
 import { parseRef } from '../../git/names';
 import { ProjectResolver } from '../../projects/project-resolver.service';
@@ -68,7 +68,7 @@ export class TriggersService {
     const branch = name && this.git.exists(project.id) ? await repo.branch(name) : null;
     const tag = name && !branch && this.git.exists(project.id) ? await repo.tag(name) : null;
     const commit = branch?.commit ?? tag?.commit;
-    if (!name || !commit) throw apiError(400, 'No builds created');
+    if (!name || !commit) throw new Rejected('No builds created');
     const request = await this.triggers.addRequest(t.id, variables);
     const pipeline = await this.pipelines.create({
       projectId: project.id,
@@ -82,16 +82,16 @@ export class TriggersService {
     if (!pipeline || !(await this.pipelines.hasBuilds(pipeline.id))) {
       if (pipeline) await this.pipelines.remove(pipeline.id);
       await this.triggers.removeRequest(request.id);
-      throw apiError(400, 'No builds created');
+      throw new Rejected('No builds created');
     }
     return { id: request.id, variables };
   }
 
   private checkVariables(raw: unknown): Record<string, string> | null {
     if (raw === undefined || raw === null || raw === '') return null;
-    if (typeof raw !== 'object' || Array.isArray(raw)) throw apiError(400, 'variables needs to be a hash');
+    if (typeof raw !== 'object' || Array.isArray(raw)) throw new Rejected('variables needs to be a hash');
     const entries = Object.entries(raw as Record<string, unknown>);
-    if (!entries.every(([, v]) => typeof v === 'string')) throw apiError(400, 'variables needs to be a map of key-valued strings');
+    if (!entries.every(([, v]) => typeof v === 'string')) throw new Rejected('variables needs to be a map of key-valued strings');
     return Object.fromEntries(entries) as Record<string, string>;
   }
 

@@ -1,7 +1,7 @@
 import { ArgumentMetadata, Injectable, PipeTransform, Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { apiError, InvalidAttribute, MissingAttribute, ValidationFailed } from '../errors/domain-errors';
+import { InvalidAttribute, MissingAttribute, Rejected, ValidationFailed } from '../errors/domain-errors';
 import { INPUT, Params } from '../params/params';
 import { INVALID, markInvalid, REQUIRED, TOO_LONG, usesFieldMap } from './fields';
 
@@ -61,6 +61,6 @@ function toDomainError(error: ValidationError, prefix = ''): Error {
   // a value longer than its column: GitLab's model message in a field map (never a 500 from the database)
   if (error.constraints && TOO_LONG in error.constraints) return new ValidationFailed({ [name]: [error.constraints[TOO_LONG]] });
   const message = error.constraints?.[INVALID];
-  if (message) return apiError(400, message);
+  if (message) return new Rejected(message);
   return new InvalidAttribute(name);
 }

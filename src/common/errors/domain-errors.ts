@@ -28,6 +28,17 @@ export class NotFound extends DomainError {
   }
 }
 
+/** `404 Not found`, lowercase: GitLab's answer to a record lookup that missed (`ActiveRecord::RecordNotFound`, gitlab-compat.md). */
+export class RecordNotFound extends DomainError {
+  readonly status = 404;
+  constructor() {
+    super('Not found');
+  }
+  body() {
+    return { message: '404 Not found' };
+  }
+}
+
 /** `400 (Bad request) "<attr>" not given`. */
 export class MissingAttribute extends DomainError {
   readonly status = 400;
@@ -69,6 +80,20 @@ export class BadRequest extends DomainError {
   }
   body() {
     return { message: this.reason ? `400 Bad request - ${this.reason}` : '400 Bad request' };
+  }
+}
+
+/**
+ * A request GitLab refuses with its own sentence (its `render_api_error!(text, 400)`): `400 <text>`,
+ * e.g. `400 Branch already exists`, `400 You are not allowed to push into this branch`.
+ */
+export class Rejected extends DomainError {
+  readonly status = 400;
+  constructor(readonly sentence: string) {
+    super(sentence);
+  }
+  body() {
+    return { message: withStatus(400, this.sentence) };
   }
 }
 
@@ -124,6 +149,42 @@ export class Conflict extends DomainError {
     const text = Array.isArray(errors) && errors.length ? errors[0] : 'has already been taken';
     const name = field.replace(/_id$/, '').replace(/_/g, ' ');
     return { message: name ? `409 ${name.charAt(0).toUpperCase()}${name.slice(1)} ${text}` : '409 Conflict' };
+  }
+}
+
+/** `406 Not Acceptable`: the request cannot be done in the state the thing is in (cancelling an automatic merge that is not set). */
+export class NotAcceptable extends DomainError {
+  readonly status = 406;
+  constructor() {
+    super('not acceptable');
+  }
+  body() {
+    return { message: '406 Not Acceptable' };
+  }
+}
+
+/** `422 <text>`: a value that is well formed but cannot be used (a hook URL that is not valid). */
+export class Unprocessable extends DomainError {
+  readonly status = 422;
+  constructor(readonly sentence: string) {
+    super(sentence);
+  }
+  body() {
+    return { message: withStatus(422, this.sentence) };
+  }
+}
+
+/**
+ * `503 <text>`: this request cannot be served now and should be tried again (a repository held by
+ * another writer past the wait, a server shutting down). A dependency that failed is ServiceUnavailable.
+ */
+export class TryAgainLater extends DomainError {
+  readonly status = 503;
+  constructor(readonly sentence: string) {
+    super(sentence);
+  }
+  body() {
+    return { message: withStatus(503, this.sentence) };
   }
 }
 
@@ -226,7 +287,7 @@ export class ErrorWithBody extends DomainError {
   }
 }
 
-/** An error whose `message` is a fixed text GitLab clients know, after the status (`400 Branch already exists`). */
-export function apiError(status: number, message: string): ErrorWithBody {
-  return new ErrorWithBody(status, { message: /^\d{3}( |$)/.test(message) ? message : `${status} ${message}` });
+/** `text` with the status in front, unless it already starts with one (`404 Not found`). */
+function withStatus(status: number, text: string): string {
+  return /^\d{3}( |$)/.test(text) ? text : `${status} ${text}`;
 }

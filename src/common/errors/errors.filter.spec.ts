@@ -2,7 +2,7 @@ import { BadRequestException } from '@nestjs/common';
 import type { Request } from 'express';
 import { RunnerApiError } from '../../ci/builds/builds.service';
 import { Logger } from '../logging/logger';
-import { apiError, Conflict, DomainError, ErrorWithBody, Forbidden, MissingAttribute, NotFound, OAuthError, ValidationFailed } from './domain-errors';
+import { Conflict, DomainError, ErrorWithBody, Forbidden, MethodNotAllowed, MissingAttribute, NotFound, OAuthError, ValidationFailed } from './domain-errors';
 import { errorBody } from './error-response';
 import { ErrorsFilter } from './errors.filter';
 
@@ -14,7 +14,7 @@ describe('ErrorsFilter', () => {
 
   it('puts the status before a message that lacks it, whoever threw it', () => {
     expect(map(new ErrorWithBody(400, { message: 'Branch already exists' })).body).toEqual({ message: '400 Branch already exists' });
-    expect(map(apiError(409, 'Release already exists')).body).toEqual({ message: '409 Release already exists' });
+    expect(map(new Conflict('Release already exists')).body).toEqual({ message: '409 Release already exists' });
     expect(map(new Conflict('Label already exists')).body).toEqual({ message: '409 Label already exists' });
     expect(map(new Conflict('Email has already been taken'))).toMatchObject({ status: 409, body: { message: '409 Email has already been taken' } });
   });
@@ -23,7 +23,7 @@ describe('ErrorsFilter', () => {
     expect(map(new NotFound('Branch')).body).toEqual({ message: '404 Branch Not Found' });
     expect(map(new MissingAttribute('token')).body).toEqual({ message: '400 (Bad request) "token" not given' });
     expect(map(new Forbidden(undefined, '403 Forbidden: Must be admin to use sudo')).body).toEqual({ message: '403 Forbidden: Must be admin to use sudo' });
-    expect(map(apiError(403, '403 Your project limit is 10 projects! Please contact your administrator to increase it')).body).toEqual({
+    expect(map(new Forbidden(undefined, '403 Your project limit is 10 projects! Please contact your administrator to increase it')).body).toEqual({
       message: '403 Your project limit is 10 projects! Please contact your administrator to increase it',
     });
   });
@@ -79,7 +79,7 @@ describe('ErrorsFilter', () => {
         return { message: "I'm a teapot" };
       }
     }
-    for (const e of [new Odd(), new NotFound(), new Forbidden('x'), new Conflict('y'), apiError(405, 'Tag name invalid')]) {
+    for (const e of [new Odd(), new NotFound(), new Forbidden('x'), new Conflict('y'), new MethodNotAllowed('Tag name invalid')]) {
       const { status, body } = map(e);
       expect((body as { message: string }).message).toMatch(new RegExp(`^${status} `));
     }
