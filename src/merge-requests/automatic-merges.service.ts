@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Logger } from '../common/logging/logger';
 import { PolicyService } from '../common/policy/policy.service';
-import { Transactions } from '../database/transactions';
 import { CommitStatusChanged, OnDomainEvent, PushReceived } from '../domain-events/domain-events';
 import { parseSha } from '../git/names';
 import { ProjectResolver } from '../projects/project-resolver.service';
@@ -9,11 +8,10 @@ import { CommitsService } from '../repo-api/commits.service';
 import { PushService } from '../repo-api/push.service';
 import { UserDirectory } from '../users/user-directory.service';
 import { isWorkInProgress, MergeRequest } from './merge-request.entity';
-import { AUTO_MERGE_OFF, CANCELED_AUTO_MERGE } from './merge-request-changes';
 import { MergeRequestGit } from './merge-request-git.service';
 import { MergeRequestsRepository } from './merge-requests.repository';
-import { MergeService, SourceMoved } from './merge.service';
-import { SystemNotesService } from '../notes/system-notes.service';
+import { AutomaticMergeSwitch } from './automatic-merge-switch.service';
+import { MergeExecution, SourceMoved } from './merge-execution.service';
 
 /**
  * Merge when build succeeds in the background, once set (MergeService sets it and cancels it on
@@ -25,8 +23,8 @@ import { SystemNotesService } from '../notes/system-notes.service';
 export class AutomaticMerges {
   constructor(
     private readonly repo: MergeRequestsRepository,
-    private readonly tx: Transactions,
-    private readonly merges: MergeService,
+    private readonly autoMerge: AutomaticMergeSwitch,
+    private readonly merges: MergeExecution,
     private readonly mrGit: MergeRequestGit,
     private readonly commits: CommitsService,
     private readonly users: UserDirectory,
@@ -34,7 +32,6 @@ export class AutomaticMerges {
     private readonly policy: PolicyService,
     private readonly push: PushService,
     private readonly logger: Logger,
-    private readonly systemNotes: SystemNotesService,
   ) {}
 
   /**
@@ -54,13 +51,8 @@ export class AutomaticMerges {
   }
 
   /** Clears the automatic merge of `id` (when still set and `still(current)`), with GitLab's note by `userId`. */
-  private async cancel(id: number, userId: number | null, still: (current: MergeRequest) => boolean = () => true): Promise<void> {
-    await this.tx.run(async (m) => {
-      const current = await this.repo.lock(m, id);
-      if (!current || !current.mergeWhenBuildSucceeds || !still(current)) return;
-      await this.repo.update(m, id, { ...AUTO_MERGE_OFF, updatedAt: new Date() });
-      if (userId !== null) await this.systemNotes.addSystemNotes(m, { projectId: current.projectId, type: 'MergeRequest', id }, userId, [CANCELED_AUTO_MERGE]);
-    });
+  private async cancel(id: number, userId: number | null, still?: (current: MergeRequest) => boolean): Promise<void> {
+    await this.autoMerge.off(id, userId, still);
   }
 
   /**

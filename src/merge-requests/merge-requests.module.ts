@@ -15,6 +15,8 @@ import { MergeRequestViews } from './merge-request-views.service';
 import { MergeRequestsController } from './merge-requests.controller';
 import { MergeRequestsRepository } from './merge-requests.repository';
 import { MergeRequestsService } from './merge-requests.service';
+import { AutomaticMergeSwitch } from './automatic-merge-switch.service';
+import { MergeExecution } from './merge-execution.service';
 import { MergeService } from './merge.service';
 import { AutomaticMerges } from './automatic-merges.service';
 import { MergeRequestPushReactions } from './merge-request-push-reactions.service';
@@ -41,6 +43,8 @@ import { SystemNotesModule } from '../notes/system-notes.module';
     MergeRequestsService,
     MergeRequestUpdates,
     MergeService,
+    MergeExecution,
+    AutomaticMergeSwitch,
     SourceBranchRemoval,
     AutomaticMerges,
     MergeRequestPushReactions,
