@@ -1,6 +1,6 @@
 import { visibilityLevel } from '../application-settings/application-settings.service';
 import { invalidFields } from '../common/dto/fields';
-import { MissingAttribute, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
+import { Conflict, isUniqueViolation, MissingAttribute, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
 import { CreateProjectDto, UpdateProjectDto } from './dto/project.dto';
 
 const NAME_FORMAT = /^[\p{L}\p{N}_][\p{L}\p{N}_. +-]*$/u;
@@ -108,4 +108,27 @@ export function projectAttributes(dto: CreateProjectDto | UpdateProjectDto, mode
   }
   if (Object.keys(errors).length) throw new ValidationFailed(errors);
   return attrs;
+}
+
+export const VISIBILITY_LABEL: Record<number, string> = { 0: 'Private', 10: 'Internal', 20: 'Public' };
+
+/** A level the administrator restricted is refused to non-administrators (422 on `visibility_level`). */
+export function assertVisibilityAllowed(user: { admin: boolean }, level: number, restricted: number[] | null): void {
+  if (user.admin || !restricted?.includes(level)) return;
+  throw new ValidationFailed({
+    visibility_level: [`${VISIBILITY_LABEL[level]} visibility has been restricted by your GitLab administrator`],
+  });
+}
+
+function takenFields(e: unknown): Record<string, string[]> | undefined {
+  if (isUniqueViolation(e, 'projects_namespace_path_key')) return { path: ['has already been taken'] };
+  if (isUniqueViolation(e, 'projects_namespace_name_key')) return { name: ['has already been taken'] };
+  return undefined;
+}
+
+/** Raises the 409 of a name or path another project took meanwhile (unique index), or rethrows. */
+export function rethrowTaken(e: unknown): never {
+  const taken = takenFields(e);
+  if (taken) throw new Conflict(taken);
+  throw e;
 }

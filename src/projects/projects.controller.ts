@@ -4,6 +4,7 @@ import { API } from '../common/http/routes';
 import { IdParam, Input } from '../common/params/params';
 import { User } from '../users/user.entity';
 import { CreateProjectDto, ListProjectsDto, UpdateProjectDto } from './dto/project.dto';
+import { ProjectCreation } from './project-creation.service';
 import { ProjectViews } from './project-views.service';
 import { ProjectsService } from './projects.service';
 import { ApiOkResponse } from '@nestjs/swagger';
@@ -16,6 +17,7 @@ import { ProjectRef, ProjectRefParam } from '../common/params/refs';
 export class ProjectsController {
   constructor(
     private readonly projects: ProjectsService,
+    private readonly creation: ProjectCreation,
     private readonly views: ProjectViews,
   ) {}
 
@@ -53,20 +55,20 @@ export class ProjectsController {
   @ApiCreated(ProjectResponse)
   @Post()
   async create(@CurrentUser() user: User, @Input() dto: CreateProjectDto) {
-    return this.views.one(user, await this.projects.create(user, dto), { runnersToken: true });
+    return this.views.one(user, await this.creation.create(user, dto), { runnersToken: true });
   }
 
   @Admin()
   @ApiCreated(ProjectResponse)
   @Post('user/:userId')
   async createForUser(@CurrentUser() user: User, @Param('userId', IdParam) userId: number, @Input() dto: CreateProjectDto) {
-    return this.views.one(user, await this.projects.create(user, dto, userId), { runnersToken: true });
+    return this.views.one(user, await this.creation.create(user, dto, userId), { runnersToken: true });
   }
 
   @ApiCreated(ProjectResponse)
   @Post('fork/:id')
   async fork(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef) {
-    return this.views.one(user, await this.projects.fork(user, id), { runnersToken: true });
+    return this.views.one(user, await this.creation.fork(user, id), { runnersToken: true });
   }
 
   @ApiOkResponse({ type: ProjectResponse })

@@ -5,6 +5,9 @@ import { NamespacesModule } from '../namespaces/namespaces.module';
 import { UsersModule } from '../users/users.module';
 import { Project } from './project.entity';
 import { ProjectStar } from './project-star.entity';
+import { ProjectCreation } from './project-creation.service';
+import { ProjectImports } from './project-imports.service';
+import { ProjectInsertion } from './project-insertion.service';
 import { ProjectResolver } from './project-resolver.service';
 import { ProjectViews } from './project-views.service';
 import { ProjectsController } from './projects.controller';
@@ -14,7 +17,7 @@ import { ProjectsService } from './projects.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Project, ProjectStar]), UsersModule, MembershipsModule, NamespacesModule],
   controllers: [ProjectsController],
-  providers: [ProjectsService, ProjectsRepository, ProjectViews, ProjectResolver],
+  providers: [ProjectsService, ProjectCreation, ProjectImports, ProjectInsertion, ProjectsRepository, ProjectViews, ProjectResolver],
   // ProjectsService for transfers and a group's projects (the groups area)
   exports: [ProjectsService, ProjectViews, ProjectResolver],
 })

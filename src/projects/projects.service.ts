@@ -1,86 +1,37 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ApplicationSettingsService } from '../application-settings/application-settings.service';
-import { SecretsService } from '../common/crypto/secrets.service';
 import { MAX_SEARCH_LENGTH } from '../common/dto/fields';
-import { Conflict, Forbidden, InvalidAttribute, isUniqueViolation, NotFound, NotModified, ValidationFailed } from '../common/errors/domain-errors';
-import { Logger } from '../common/logging/logger';
-import { checkOutboundUrl, CheckedUrl, OutboundUrlRefused, recheckPinned } from '../common/net/outbound-url';
+import { Conflict, Forbidden, InvalidAttribute, NotFound, NotModified, ValidationFailed } from '../common/errors/domain-errors';
 import { PageRequest, Paginated, pageRequest } from '../common/pagination/pagination';
-import { AccessLevel, groupAbilities } from '../common/policy/policy';
-import { PolicyService } from '../common/policy/policy.service';
 import { Transactions, Tx } from '../database/transactions';
 import { DomainEvents, projectSnapshot } from '../domain-events/domain-events';
 import { GitService } from '../git/git.service';
-import { QueueService } from '../queue/queue.service';
 import { Namespace } from '../namespaces/namespace.entity';
 import { User } from '../users/user.entity';
-import { MembershipsService } from '../members/memberships.service';
-import { NamespacesService } from '../namespaces/namespaces.service';
-import { UserDirectory } from '../users/user-directory.service';
-import { CreateProjectDto, ListProjectsDto, UpdateProjectDto } from './dto/project.dto';
+import { ListProjectsDto, UpdateProjectDto } from './dto/project.dto';
+import { ProjectInsertion } from './project-insertion.service';
 import { ProjectResolver, ResolvedProject } from './project-resolver.service';
-import { parameterize, projectAttributes, ProjectAttributes } from './project-rules';
+import { assertVisibilityAllowed, projectAttributes, rethrowTaken, VISIBILITY_LABEL } from './project-rules';
 import { Project } from './project.entity';
 import { ProjectListQuery, ProjectListScope, ProjectsRepository } from './projects.repository';
 import { ProjectRef } from '../common/params/refs';
 
 const VISIBILITY_NAMES: Record<string, number> = { private: 0, internal: 10, public: 20 };
-const VISIBILITY_LABEL: Record<number, string> = { 0: 'Private', 10: 'Internal', 20: 'Public' };
-
-export const IMPORT_QUEUE = 'projects.import';
-interface ImportJob {
-  projectId: number;
-  /** The vetted import URL, sealed with the secret key (it may carry credentials). */
-  url: string;
-  /** The address vetted when the project was created: the clone connects to it (no second resolution). */
-  address?: string;
-}
 
 export type ProjectScope = 'member' | 'owned' | 'starred' | 'all' | 'search';
 
-function takenFields(e: unknown): Record<string, string[]> | undefined {
-  if (isUniqueViolation(e, 'projects_namespace_path_key')) return { path: ['has already been taken'] };
-  if (isUniqueViolation(e, 'projects_namespace_name_key')) return { name: ['has already been taken'] };
-  return undefined;
-}
-
-/** Raises the 409 of a name or path another project took meanwhile (unique index), or rethrows. */
-function rethrowTaken(e: unknown): never {
-  const taken = takenFields(e);
-  if (taken) throw new Conflict(taken);
-  throw e;
-}
-
-/** Project CRUD: lists, create (and import), update, fork, star, archive, delete, transfer. */
+/** Projects: lists, update, star, archive, delete, transfer (creation and forks: ProjectCreation; imports: ProjectImports). */
 @Injectable()
-export class ProjectsService implements OnModuleInit {
+export class ProjectsService {
   constructor(
     private readonly projects: ProjectsRepository,
     private readonly resolver: ProjectResolver,
     private readonly tx: Transactions,
-    private readonly users: UserDirectory,
-    private readonly policy: PolicyService,
     private readonly git: GitService,
-    private readonly secrets: SecretsService,
     private readonly settings: ApplicationSettingsService,
-    private readonly logger: Logger,
     private readonly domainEvents: DomainEvents,
-    private readonly queue: QueueService,
-    private readonly memberships: MembershipsService,
-    private readonly namespaces: NamespacesService,
+    private readonly insertion: ProjectInsertion,
   ) {}
-
-  onModuleInit(): void {
-    this.queue
-      .register<ImportJob>(IMPORT_QUEUE, {
-        handler: (job) => this.runImport(job.data),
-        // clone failures end in `failed` (the owner imports again); a lost worker or database is retried
-        retryLimit: 3,
-        retryDelay: 30,
-        expireInSeconds: 15 * 60,
-      })
-      .catch((e) => this.logger.error('project import: queue setup failed', { error: e instanceof Error ? e.message : String(e) }));
-  }
 
   /** `GET /projects/:id`: the project with the caller's access (one statement). */
   show(user: User, ref: ProjectRef): Promise<ResolvedProject> {
@@ -141,198 +92,6 @@ export class ProjectsService implements OnModuleInit {
   // ---------------------------------------------------------------- create
 
   /** `POST /projects` (caller's namespace or a group it may create in) and `POST /projects/user/:id` (admin). */
-  async create(caller: User, dto: CreateProjectDto, forUser?: number): Promise<Project> {
-    const attrs = projectAttributes(dto, 'create');
-    const settings = await this.settings.get();
-    let creator = caller;
-    if (forUser !== undefined) {
-      const target = await this.users.byId(forUser);
-      if (!target) throw new NotFound('User');
-      creator = target;
-      delete attrs.namespaceId;
-      attrs.path = parameterize(attrs.name as string);
-    }
-    const namespace = await this.targetNamespace(caller, creator, attrs.namespaceId);
-    const level = attrs.visibilityLevel ?? settings.defaultProjectVisibility;
-    this.assertVisibilityAllowed(caller, level, settings.restrictedVisibilityLevels);
-    const importUrl = attrs.importUrl ? await this.vetImportUrl(attrs.importUrl, settings.allowLocalRequestsFromHooksAndServices) : undefined;
-    const token = this.secrets.generateToken(20);
-
-    const project = await this.insertProject(
-      creator,
-      namespace,
-      {
-        ...attrs,
-        visibilityLevel: level,
-        importUrl: importUrl ? importUrl.display : undefined,
-        // GitLab: the instance setting is the default of a new project's flag
-        sharedRunnersEnabled: attrs.sharedRunnersEnabled ?? settings.sharedRunnersEnabled,
-      },
-      token,
-      async (tx, created) => {
-        await this.git.create(created.id);
-        await this.domainEvents.emit(tx, 'project.created', { project: projectSnapshot(created), userId: creator.id, actorId: caller.id }); // system hooks
-        if (namespace.kind === 'user') {
-          await this.memberships.addProjectOwner(tx, created.id, creator.id, AccessLevel.MASTER);
-          await this.domainEvents.emit(tx, 'project_member.added', { projectId: created.id, userId: creator.id, accessLevel: AccessLevel.MASTER });
-        }
-        // the clone is a job written by this transaction; the URL (it may hold credentials) sealed
-        if (importUrl)
-          await this.queue.send<ImportJob>(
-            IMPORT_QUEUE,
-            { projectId: created.id, url: this.secrets.encrypt(importUrl.url.url.toString()), address: importUrl.url.address },
-            { tx },
-          );
-      },
-    );
-    if (importUrl) this.queue.wake(IMPORT_QUEUE);
-    await this.domainEvents.emitCommitted('activity.recorded', {
-      events: [{ projectId: project.id, authorId: creator.id, action: importUrl ? 'imported' : 'created' }],
-    });
-    return this.resolver.find({ id: project.id });
-  }
-
-  /**
-   * Inserts a project in a transaction: the namespace owner's row is locked so that the project
-   * limit holds under concurrency, taken names give 409, and `onCreated` (the repository on disk)
-   * runs before commit so a failure leaves nothing behind.
-   */
-  private async insertProject(
-    creator: User,
-    namespace: Namespace,
-    attrs: Omit<ProjectAttributes, 'defaultBranch'> & { forkedFromProjectId?: number; defaultBranch?: string | null },
-    runnersToken: string,
-    onCreated: (tx: Tx, p: Project) => Promise<void>,
-  ): Promise<Project> {
-    let createdId: number | undefined;
-    try {
-      return await this.tx.run(async (tx) => {
-        if (namespace.kind === 'user' && namespace.ownerId !== null) {
-          const limit = await this.projects.lockOwnerLimit(tx, namespace.ownerId);
-          if (limit === null) throw new NotFound('Namespace');
-          if ((await this.projects.countInNamespace(tx, namespace.id)) >= limit) {
-            throw new Forbidden(undefined, `403 Your project limit is ${limit} projects! Please contact your administrator to increase it`);
-          }
-        }
-        if (!(await this.projects.holdNamespace(tx, namespace.id))) throw new ValidationFailed({ namespace: ['is not valid'] });
-        await this.assertFree(tx, namespace.id, attrs.name ?? null, attrs.path ?? null);
-        const project = await this.projects.insert(tx, {
-          name: attrs.name,
-          path: attrs.path,
-          description: attrs.description ?? null,
-          namespaceId: namespace.id,
-          creatorId: creator.id,
-          visibilityLevel: attrs.visibilityLevel,
-          defaultBranch: attrs.defaultBranch ?? null,
-          issuesEnabled: attrs.issuesEnabled ?? true,
-          mergeRequestsEnabled: attrs.mergeRequestsEnabled ?? true,
-          wikiEnabled: attrs.wikiEnabled ?? true,
-          buildsEnabled: attrs.buildsEnabled ?? true,
-          snippetsEnabled: attrs.snippetsEnabled ?? true,
-          containerRegistryEnabled: attrs.containerRegistryEnabled ?? false,
-          sharedRunnersEnabled: attrs.sharedRunnersEnabled ?? true,
-          publicBuilds: attrs.publicBuilds ?? true,
-          archived: false,
-          starCount: 0,
-          forkedFromProjectId: attrs.forkedFromProjectId ?? null,
-          importUrl: attrs.importUrl ?? null,
-          importStatus: attrs.importUrl ? 'scheduled' : 'none',
-          importError: null,
-          runnersTokenDigest: this.secrets.digest(runnersToken),
-          runnersTokenEncrypted: this.secrets.encrypt(runnersToken),
-          lastActivityAt: new Date(),
-        });
-        createdId = project.id;
-        await onCreated(tx, project);
-        return project;
-      });
-    } catch (e) {
-      if (createdId !== undefined) {
-        const id = createdId;
-        await this.git
-          .remove(id)
-          .catch((err) => this.logger.warn('project create: repository of the rolled-back project not removed', { project_id: id, error: String(err) }));
-      }
-      rethrowTaken(e);
-    }
-  }
-
-  /** 409 with the fields (name, path) another project of the namespace already has. */
-  private async assertFree(tx: Tx, namespaceId: number, name: string | null, path: string | null, exceptId = 0): Promise<void> {
-    const clash = await this.projects.clash(tx, namespaceId, name, path, exceptId);
-    const taken: Record<string, string[]> = {};
-    if (clash.name) taken.name = ['has already been taken'];
-    if (clash.path) taken.path = ['has already been taken'];
-    if (Object.keys(taken).length) throw new Conflict(taken);
-  }
-
-  /** The namespace a new project goes to: the creator's own, or one the caller may create projects in. */
-  private async targetNamespace(caller: User, creator: User, namespaceId?: number): Promise<Namespace> {
-    if (namespaceId === undefined) {
-      const own = await this.namespaces.personalOf(creator.id);
-      if (!own) throw new NotFound('Namespace');
-      return own;
-    }
-    const ns = await this.namespaces.byId(namespaceId);
-    const invalid = new ValidationFailed({ namespace: ['is not valid'] });
-    if (!ns) throw invalid;
-    if (caller.admin) return ns;
-    if (ns.kind === 'user') {
-      if (ns.ownerId !== caller.id) throw invalid;
-      return ns;
-    }
-    const level = await this.policy.groupLevel(caller, ns.id);
-    if (!groupAbilities(caller, ns, level).has('create_projects')) throw invalid;
-    return ns;
-  }
-
-  private assertVisibilityAllowed(user: User, level: number, restricted: number[] | null): void {
-    if (user.admin || !restricted?.includes(level)) return;
-    throw new ValidationFailed({
-      visibility_level: [`${VISIBILITY_LABEL[level]} visibility has been restricted by your GitLab administrator`],
-    });
-  }
-
-  /** Checks an import URL (http(s), no local network unless allowed); the stored copy has no credentials. */
-  private async vetImportUrl(raw: string, allowLocal: boolean) {
-    try {
-      const checked = await checkOutboundUrl(raw, allowLocal);
-      const display = new URL(checked.url.toString());
-      display.username = '';
-      display.password = '';
-      return { url: checked, display: display.toString() };
-    } catch (e) {
-      if (e instanceof OutboundUrlRefused) throw new ValidationFailed({ import_url: [e.message] });
-      throw e;
-    }
-  }
-
-  /**
-   * The import job: the URL is checked again (the address pinned now, the setting as it is now), then
-   * cloned. A clone that fails marks the import `failed`; only errors of the database are retried.
-   */
-  private async runImport(job: ImportJob): Promise<void> {
-    const projectId = job.projectId;
-    const project = await this.projects.find({ id: projectId });
-    if (!project || project.importStatus === 'finished' || project.importStatus === 'failed') return;
-    try {
-      await this.projects.update(projectId, { importStatus: 'started' });
-      const allowLocal = (await this.settings.get()).allowLocalRequestsFromHooksAndServices;
-      // the address vetted at creation, checked again against today's setting (never resolved again)
-      const raw = this.secrets.decrypt(job.url);
-      const checked: CheckedUrl = job.address ? recheckPinned(raw, job.address, allowLocal) : await checkOutboundUrl(raw, allowLocal);
-      await this.git.importFrom(projectId, checked);
-      const branch = await this.git.defaultBranch(projectId);
-      await this.projects.update(projectId, { importStatus: 'finished', defaultBranch: branch, importError: null });
-    } catch (e) {
-      const message = e instanceof Error ? e.message.replace(/https?:\/\/[^\s@/]*@/g, 'https://[FILTERED]@') : 'import failed';
-      this.logger.warn('project import failed', { project_id: projectId, error: message });
-      const logged = (what: string) => (err: unknown) => this.logger.error(`project import: ${what}`, { project_id: projectId, error: String(err) });
-      await this.projects.update(projectId, { importStatus: 'failed', importError: message.slice(0, 1000) }).catch(logged('failed state not recorded'));
-      if (!this.git.exists(projectId)) await this.git.create(projectId).catch(logged('empty repository not created'));
-    }
-  }
-
   // ---------------------------------------------------------------- update
 
   /**
@@ -347,7 +106,7 @@ export class ProjectsService implements OnModuleInit {
     if (attrs.name !== undefined && attrs.name !== project.name && !abilities.has('rename_project')) throw new Forbidden();
     if (attrs.visibilityLevel !== undefined && attrs.visibilityLevel !== project.visibilityLevel) {
       if (!abilities.has('change_visibility_level')) throw new Forbidden();
-      this.assertVisibilityAllowed(user, attrs.visibilityLevel, (await this.settings.get()).restrictedVisibilityLevels);
+      assertVisibilityAllowed(user, attrs.visibilityLevel, (await this.settings.get()).restrictedVisibilityLevels);
     }
     if (attrs.defaultBranch !== undefined && !(await this.git.branchExists(project.id, attrs.defaultBranch))) {
       throw new ValidationFailed({ default_branch: ['does not exist'] });
@@ -373,7 +132,7 @@ export class ProjectsService implements OnModuleInit {
     if (Object.keys(changes).length) {
       try {
         await this.tx.run(async (tx) => {
-          await this.assertFree(tx, project.namespaceId, changes.name ?? null, changes.path ?? null, project.id);
+          await this.insertion.assertFree(tx, project.namespaceId, changes.name ?? null, changes.path ?? null, project.id);
           if (changes.visibilityLevel !== undefined) await this.assertVisibleAsFork(tx, project, changes.visibilityLevel);
           await this.projects.update(project.id, changes, tx);
           // forks (and theirs) never stay more visible than their source: lowered in this transaction
@@ -406,51 +165,6 @@ export class ProjectsService implements OnModuleInit {
   }
 
   // ---------------------------------------------------------------- fork, star, archive, delete
-
-  /** `POST /projects/fork/:id`: into the caller's namespace, repository copied, `forked_from_project` set. */
-  async fork(user: User, ref: ProjectRef): Promise<Project> {
-    const { project: source } = await this.resolver.resolve(user, ref, 'fork_project');
-    const namespace = await this.targetNamespace(user, user, undefined);
-    const settings = await this.settings.get();
-    let level = source.visibilityLevel;
-    if (!user.admin && settings.restrictedVisibilityLevels?.includes(level)) level = 0;
-    const token = this.secrets.generateToken(20);
-    const fork = await this.insertProject(
-      user,
-      namespace,
-      {
-        name: source.name,
-        path: source.path,
-        description: source.description,
-        visibilityLevel: level,
-        issuesEnabled: source.issuesEnabled,
-        mergeRequestsEnabled: source.mergeRequestsEnabled,
-        wikiEnabled: source.wikiEnabled,
-        buildsEnabled: source.buildsEnabled,
-        snippetsEnabled: source.snippetsEnabled,
-        containerRegistryEnabled: source.containerRegistryEnabled,
-        sharedRunnersEnabled: source.sharedRunnersEnabled,
-        publicBuilds: source.publicBuilds,
-        forkedFromProjectId: source.id,
-        defaultBranch: source.defaultBranch,
-      },
-      token,
-      async (tx, created) => {
-        // never more visible than the source as it is now (a concurrent restriction is waited for)
-        const sourceLevel = await this.projects.lockVisibility(tx, source.id);
-        if (sourceLevel === null) throw new NotFound('Project');
-        if (created.visibilityLevel > sourceLevel) {
-          await this.projects.update(created.id, { visibilityLevel: sourceLevel }, tx);
-          created.visibilityLevel = sourceLevel;
-        }
-        await this.git.fork(source.id, created.id);
-        await this.memberships.addProjectOwner(tx, created.id, user.id, AccessLevel.MASTER);
-        await this.domainEvents.emit(tx, 'project.created', { project: projectSnapshot(created), userId: user.id }); // system hooks
-      },
-    );
-    await this.domainEvents.emitCommitted('activity.recorded', { events: [{ projectId: fork.id, authorId: user.id, action: 'created' }] });
-    return this.resolver.find({ id: fork.id });
-  }
 
   /** Stars: 201 with the project, 304 when already starred. */
   async star(user: User, ref: ProjectRef): Promise<Project> {
