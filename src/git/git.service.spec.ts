@@ -17,7 +17,7 @@ async function readAll(stream: Readable): Promise<Buffer> {
 /** GitService.archive against a real repository: streamed from git once, then from the cache. */
 describe('GitService.archive', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'glv3-git-service-spec-'));
-  const git = new GitService({ dataDir } as AppConfig);
+  const git = new GitService({ dataDir, gitTransfers: { maxRunning: 4, maxQueued: 16, queueTimeoutMs: 30_000 } } as AppConfig);
   let sha: Sha;
 
   beforeAll(async () => {
