@@ -1,8 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { CurrentUser } from '../common/caller/caller';
+import { CurrentUser, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { Input } from '../common/params/params';
-import { User } from '../users/user.entity';
 import { ListEventsDto } from './dto/list-events.dto';
 import { presentFeed } from './events.presenter';
 import { EventsService } from './events.service';
@@ -17,7 +16,7 @@ export class EventsController {
   /** A project's activity, newest first: only events whose targets the caller may read. */
   @ApiPageResponse(EventResponse)
   @Get('projects/:id/events')
-  async projectEvents(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListEventsDto) {
+  async projectEvents(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListEventsDto) {
     return presentFeed(await this.events.projectFeed(user, id, q), user);
   }
 }

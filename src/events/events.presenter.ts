@@ -1,10 +1,10 @@
 import { PresentContext, presentAuthor } from '../users/users.presenter';
-import { User } from '../users/user.entity';
 import { presentNote } from '../notes/notes.presenter';
 import { Event } from './event.entity';
 import { EventFeed, EventRow } from './events.service';
 import { Paginated } from '../common/pagination/pagination';
 import { EventResponse } from './events.responses';
+import type { Caller } from '../common/caller/caller';
 
 /** GitLab's `Event#action_name`. */
 export function actionName(e: Event): string {
@@ -36,7 +36,7 @@ export function actionName(e: Event): string {
   }
 }
 
-export function presentEvent(row: EventRow, viewer: User | undefined, ctx: PresentContext): EventResponse {
+export function presentEvent(row: EventRow, viewer: Caller | undefined, ctx: PresentContext): EventResponse {
   const { event: e, author } = row;
   return {
     title: e.title,
@@ -54,6 +54,6 @@ export function presentEvent(row: EventRow, viewer: User | undefined, ctx: Prese
 }
 
 /** A page of a feed. */
-export function presentFeed(feed: EventFeed, viewer: User | undefined): Paginated<EventResponse> {
+export function presentFeed(feed: EventFeed, viewer: Caller | undefined): Paginated<EventResponse> {
   return feed.page.map((row) => presentEvent(row, viewer, feed.ctx));
 }

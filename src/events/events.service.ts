@@ -14,6 +14,7 @@ import { Event } from './event.entity';
 import { eventVisibility } from './event-policy';
 import { EventsRepository } from './events.repository';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 export interface EventRow {
   event: Event;
@@ -61,7 +62,7 @@ export class EventsService {
   }
 
   /** `GET /projects/:id/events`: newest first, what the caller may see; the resolver's query, the page, the authors. */
-  async projectFeed(user: User | undefined, ref: ProjectRef, q: ListEventsDto): Promise<EventFeed> {
+  async projectFeed(user: Caller | undefined, ref: ProjectRef, q: ListEventsDto): Promise<EventFeed> {
     const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_project');
     const page = pageRequest(q);
     const [[rows, total], ctx] = await Promise.all([this.events.feed(project.id, eventVisibility(user, abilities, access), page), this.views.context()]);

@@ -11,11 +11,11 @@ import { GitService } from '../git/git.service';
 import { Namespace } from '../namespaces/namespace.entity';
 import { Project } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
-import { User } from '../users/user.entity';
 import { pathErrors } from '../common/dto/namespace-path';
 import { MembershipsService } from '../members/memberships.service';
 import { CreateGroupDto, ListGroupProjectsDto, ListGroupsDto } from './dto/group.dto';
 import { GroupNamespacesService } from '../namespaces/group-namespaces.service';
+import type { Caller } from '../common/caller/caller';
 
 const TAKEN = () => new ValidationFailed({ path: ['has already been taken'] });
 /** GroupDetail lists the first 100 projects the caller may read. */
@@ -48,7 +48,7 @@ export class GroupsService {
   }
 
   /** The group when the caller has `ability` on it: 404 when it may not see it, 403 otherwise. */
-  async resolve(user: User, ref: GroupRef, ability: GroupAbility = 'read_group'): Promise<Namespace> {
+  async resolve(user: Caller, ref: GroupRef, ability: GroupAbility = 'read_group'): Promise<Namespace> {
     // the group and the caller's level in one statement, judged by the policy's pure rules
     const found = await this.groups.findWithLevel(ref, user?.id ?? null);
     if (!found) throw new NotFound('Group');
@@ -59,21 +59,21 @@ export class GroupsService {
   }
 
   /** `GET /groups`: all for an administrator, the caller's groups otherwise; `search` on name or path. */
-  async list(user: User, q: ListGroupsDto): Promise<Paginated<Namespace>> {
+  async list(user: Caller, q: ListGroupsDto): Promise<Paginated<Namespace>> {
     const page = pageRequest(q);
     const [rows, total] = await this.groups.list({ memberId: user.admin ? undefined : user.id, search: q.search?.trim() }, page);
     return new Paginated(rows, total, page);
   }
 
   /** `GET /groups/:id`: the group with the first 100 projects the caller may read. */
-  async detail(user: User, ref: GroupRef): Promise<GroupDetail> {
+  async detail(user: Caller, ref: GroupRef): Promise<GroupDetail> {
     const group = await this.resolve(user, ref);
     const [projects] = await this.projectsService.readableInGroup(user, group.id, DETAIL_PROJECTS);
     return { group, projects };
   }
 
   /** `POST /groups`: needs `can_create_group` (or admin); name and path required; path unique among namespaces. */
-  async create(user: User, dto: CreateGroupDto): Promise<Namespace> {
+  async create(user: Caller, dto: CreateGroupDto): Promise<Namespace> {
     if (!user.admin && !user.canCreateGroup) throw new Forbidden();
     // a required field given an invalid value (e.g. a NUL byte) arrives undefined, reported by invalidFields
     const name = (dto.name ?? '').trim();
@@ -111,7 +111,7 @@ export class GroupsService {
   }
 
   /** `DELETE /groups/:id` (owners and admins): the group, its memberships and projects, then the repositories. */
-  async remove(user: User, ref: GroupRef): Promise<Namespace> {
+  async remove(user: Caller, ref: GroupRef): Promise<Namespace> {
     const group = await this.resolve(user, ref, 'admin_group');
     const projectIds = await this.tx.run(async (tx) => {
       // waits for project creations and transfers into the group to commit, so that they are deleted too
@@ -126,7 +126,7 @@ export class GroupsService {
   }
 
   /** `GET /groups/:id/projects`: the projects of the group that the caller may read, newest first. */
-  async projectsOf(user: User, ref: GroupRef, q: ListGroupProjectsDto): Promise<Paginated<Project>> {
+  async projectsOf(user: Caller, ref: GroupRef, q: ListGroupProjectsDto): Promise<Paginated<Project>> {
     const group = await this.resolve(user, ref);
     const page = pageRequest(q);
     const [items, total] = await this.projectsService.readableInGroup(user, group.id, page);

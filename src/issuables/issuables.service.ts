@@ -14,6 +14,7 @@ import { User } from '../users/user.entity';
 import { UserDirectory } from '../users/user-directory.service';
 import { hookAction, Issuable, IssuableChangeRules, IssuableHookAction, issuableChanges, updateEventActions } from './issuable-changes';
 import { SystemNotesService } from '../notes/system-notes.service';
+import type { Caller } from '../common/caller/caller';
 
 /** An update's inputs, as the DTOs of both kinds carry them. */
 export interface IssuableUpdateInput {
@@ -44,9 +45,9 @@ export interface IssuableKind<T extends Issuable> extends IssuableChangeRules<T>
   };
   /** See updateEventActions. */
   labelsBesideTransition: boolean;
-  event(row: T, user: User, action: ActivityRecord['action']): ActivityRecord;
+  event(row: T, user: Caller, action: ActivityRecord['action']): ActivityRecord;
   /** In the update's transaction, after its writes: the domain events (project hooks, notifications, reassignment). */
-  announce(tx: Tx, current: T, user: User, action: IssuableHookAction, reassigned: boolean): Promise<void>;
+  announce(tx: Tx, current: T, user: Caller, action: IssuableHookAction, reassigned: boolean): Promise<void>;
   /** Checks of the kind's own inputs, after the title and before the labels (merge requests: the target branch). */
   validate?(): Promise<void>;
 }
@@ -75,7 +76,7 @@ export class IssuablesService {
    * state and label changes record events after the commit. Returns the record as stored.
    */
   async update<T extends Issuable>(
-    user: User,
+    user: Caller,
     target: { project: Project; abilities: Set<ProjectAbility>; record: T },
     input: IssuableUpdateInput,
     kind: IssuableKind<T>,

@@ -4,12 +4,12 @@ import { LabelsService } from '../labels/labels.service';
 import { MilestonesService } from '../milestones/milestones.service';
 import { ProjectViews } from '../projects/project-views.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
-import { User } from '../users/user.entity';
 import { UserDirectory } from '../users/user-directory.service';
 import { Issue } from './issue.entity';
 import { loadParticipation, participationOf } from './issue-participation';
 import { IssueDetails, IssuesRepository } from './issues.repository';
 import { presentIssue } from './issues.presenter';
+import type { Caller } from '../common/caller/caller';
 
 /**
  * Presents issues: labels, milestones, authors and assignees, note counts and the viewer's
@@ -26,7 +26,7 @@ export class IssueViews {
     private readonly subscriptions: SubscriptionsService,
   ) {}
 
-  async many(viewer: User | undefined, issues: Issue[]) {
+  async many(viewer: Caller | undefined, issues: Issue[]) {
     const ctx = await this.views.context();
     if (issues.length === 0) return [];
     const ids = issues.map((i) => i.id);
@@ -53,11 +53,11 @@ export class IssueViews {
     );
   }
 
-  async one(viewer: User | undefined, issue: Issue) {
+  async one(viewer: Caller | undefined, issue: Issue) {
     return (await this.many(viewer, [issue]))[0];
   }
 
-  async page(viewer: User | undefined, page: Paginated<Issue>) {
+  async page(viewer: Caller | undefined, page: Paginated<Issue>) {
     return new Paginated(await this.many(viewer, page.items), page.total, page.page);
   }
 
@@ -65,7 +65,7 @@ export class IssueViews {
    * A page read with IssuesRepository.listDetailed: only the labels are left to load (one query),
    * unless every item comes with its label titles (IssuesService.readableReferenced).
    */
-  async detailedPage(viewer: User | undefined, page: Paginated<IssueDetails & { labels?: string[] }>) {
+  async detailedPage(viewer: Caller | undefined, page: Paginated<IssueDetails & { labels?: string[] }>) {
     const ctx = await this.views.context();
     const issues = page.items.map((d) => d.issue);
     const labels = page.items.every((d) => d.labels)

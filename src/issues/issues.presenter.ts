@@ -1,11 +1,11 @@
 import { Milestone } from '../milestones/milestone.entity';
 import { presentMilestone } from '../milestones/milestones.presenter';
 import { presentAuthor } from '../users/users.presenter';
-import { User } from '../users/user.entity';
 import type { UserSummary } from '../users/users.presenter';
 import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { Issue } from './issue.entity';
 import { IssueRecordResponse, IssueResponse } from './issues.responses';
+import type { Caller } from '../common/caller/caller';
 
 /** Everything an issue response needs besides the row, loaded by IssueViews in a fixed number of queries. */
 export interface IssueExtras {
@@ -18,7 +18,7 @@ export interface IssueExtras {
 }
 
 /** GitLab's Issue entity, keys in its order. A reopened issue reads `opened` (../shared/docs/spec-decisions.md #8). */
-export function presentIssue(i: Issue, x: IssueExtras, viewer: User | undefined, ctx: PresentContext): IssueResponse {
+export function presentIssue(i: Issue, x: IssueExtras, viewer: Caller | undefined, ctx: PresentContext): IssueResponse {
   return {
     id: i.id,
     iid: i.iid,

@@ -13,7 +13,6 @@ import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { projectFullPath } from '../projects/projects.presenter';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
-import { User } from '../users/user.entity';
 import { IssuableKind, IssuablesService } from '../issuables/issuables.service';
 import { CreateIssueDto, ListIssuesDto, ListProjectIssuesDto, MoveIssueDto, UpdateIssueDto } from './dto/issue.dto';
 import { nextInternalId } from '../database/internal-ids';
@@ -25,6 +24,7 @@ import { issueOrder, issueStates } from './issue-rules';
 import { IssueDetails, IssueFilter, IssueReference, IssuesRepository, ReferencedIssue } from './issues.repository';
 import { SystemNotesService } from '../notes/system-notes.service';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 export type { IssueReference, ReferencedIssue } from './issues.repository';
 
@@ -56,7 +56,7 @@ export class IssuesService {
   // ---------------------------------------------------------------- lists
 
   /** `GET /issues`: issues the caller authored, in projects it can still read. */
-  async listAuthored(user: User, q: ListIssuesDto): Promise<Paginated<IssueDetails>> {
+  async listAuthored(user: Caller, q: ListIssuesDto): Promise<Paginated<IssueDetails>> {
     return this.page(user, q, {
       authorId: user.id,
       inProjectsReadableBy: user,
@@ -64,7 +64,7 @@ export class IssuesService {
   }
 
   /** `GET /projects/:id/issues` with `state`, `labels`, `milestone`, `iid`, `order_by`, `sort`. */
-  async listForProject(user: User, ref: ProjectRef, q: ListProjectIssuesDto): Promise<Paginated<IssueDetails>> {
+  async listForProject(user: Caller, ref: ProjectRef, q: ListProjectIssuesDto): Promise<Paginated<IssueDetails>> {
     const { project, access } = await this.projects.resolve(user, ref, 'read_issue');
     return this.page(user, q, {
       projectId: project.id,
@@ -75,7 +75,7 @@ export class IssuesService {
   }
 
   /** `GET /projects/:id/milestones/:milestone_id/issues`. */
-  async listForMilestone(user: User, ref: ProjectRef, milestoneId: number, q: ListIssuesDto): Promise<Paginated<IssueDetails>> {
+  async listForMilestone(user: Caller, ref: ProjectRef, milestoneId: number, q: ListIssuesDto): Promise<Paginated<IssueDetails>> {
     const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_milestone');
     if (abilities.has('read_issue')) {
       // an issue of the project with this milestone proves the milestone is the project's: the
@@ -90,7 +90,7 @@ export class IssuesService {
   }
 
   /** `state`, `labels`, order and one page with its authors, assignees, milestones and note statistics: one statement. */
-  private async page(viewer: User, q: ListIssuesDto, filter: IssueFilter): Promise<Paginated<IssueDetails>> {
+  private async page(viewer: Caller, q: ListIssuesDto, filter: IssueFilter): Promise<Paginated<IssueDetails>> {
     const order = issueOrder(q);
     const page = pageRequest(q);
     const labels = q.labels?.length ? [...new Set(q.labels.map((l) => l.toLowerCase()))] : undefined;
@@ -110,7 +110,7 @@ export class IssuesService {
    * project's read_issue, confidential issues for members, their author and assignee): one
    * statement, whatever the number of references or projects.
    */
-  async readableReferenced(user: User | undefined, refs: IssueReference[]): Promise<ReferencedIssue[]> {
+  async readableReferenced(user: Caller | undefined, refs: IssueReference[]): Promise<ReferencedIssue[]> {
     const found = await this.issues.referencedDetailed(refs, user?.id ?? null, user ? mentionPattern(user.username) : '$^');
     return found.filter((r) => {
       const access = accessFrom(user, r.project, r.projectMember, r.groupMember);
@@ -127,14 +127,14 @@ export class IssuesService {
    * another project, or a confidential one the caller may not see (decided from the access the
    * resolver returned: no second membership query).
    */
-  async findReadable(user: User, ref: ProjectRef, id: number): Promise<IssueInProject> {
+  async findReadable(user: Caller, ref: ProjectRef, id: number): Promise<IssueInProject> {
     const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_issue');
     const issue = await this.issues.findInProject(project.id, id);
     if (!issue || !canReadIssue(user, abilities, access, issue)) throw new NotFound('Issue');
     return { project, access, abilities, issue };
   }
 
-  async create(user: User, ref: ProjectRef, dto: CreateIssueDto): Promise<Issue> {
+  async create(user: Caller, ref: ProjectRef, dto: CreateIssueDto): Promise<Issue> {
     const { project, abilities } = await this.projects.resolve(user, ref, 'create_issue');
     const title = checkTitle(dto.title);
     const createdAt = canSetTimestamps(abilities) ? dto.created_at : undefined;
@@ -182,7 +182,7 @@ export class IssuesService {
    * `assignee_id`, `milestone_id` for those with admin_issue (dropped for others, as in GitLab);
    * `updated_at` for owners and admins. Changes leave system notes; state and label changes events.
    */
-  async update(user: User, ref: ProjectRef, id: number, dto: UpdateIssueDto): Promise<Issue> {
+  async update(user: Caller, ref: ProjectRef, id: number, dto: UpdateIssueDto): Promise<Issue> {
     const { project, abilities, issue } = await this.findReadable(user, ref, id);
     if (!canUpdateIssue(user, abilities, issue)) throw new Forbidden();
     const updatedAt = canSetTimestamps(abilities) ? dto.updated_at : undefined;
@@ -221,7 +221,7 @@ export class IssuesService {
   };
 
   /** Soft delete (owners and admins): 403 for others, `404 Issue Not Found` when absent. Returns the record. */
-  async remove(user: User, ref: ProjectRef, id: number): Promise<Issue> {
+  async remove(user: Caller, ref: ProjectRef, id: number): Promise<Issue> {
     const { abilities, issue } = await this.findReadable(user, ref, id);
     if (!abilities.has('destroy_issue')) throw new Forbidden();
     if (!(await this.issues.softDelete(issue.id))) throw new NotFound('Issue');
@@ -235,7 +235,7 @@ export class IssuesService {
    * closed with a `Moved to` system note and linked to the new one. 400 for the same project, for
    * missing admin_issue on either side, or an issue already moved; 404 for an unreadable target.
    */
-  async move(user: User, ref: ProjectRef, id: number, dto: MoveIssueDto): Promise<Issue> {
+  async move(user: Caller, ref: ProjectRef, id: number, dto: MoveIssueDto): Promise<Issue> {
     const { project: source, abilities, issue } = await this.findReadable(user, ref, id);
     const { project: target, abilities: targetAbilities } = await this.projects.resolve(user, { id: dto.to_project_id }, 'read_project');
     if (target.id === source.id) throw new BadRequest('Cannot move issue to project it originates from!');
@@ -288,7 +288,7 @@ export class IssuesService {
   }
 
   /** Subscribes (201, 304 when already subscribed) or unsubscribes (200, 304 when not subscribed). */
-  async setSubscription(user: User, ref: ProjectRef, id: number, subscribed: boolean): Promise<Issue> {
+  async setSubscription(user: Caller, ref: ProjectRef, id: number, subscribed: boolean): Promise<Issue> {
     const { issue } = await this.findReadable(user, ref, id);
     const current = (await loadParticipation(this.issues, this.subscriptions, user, [issue])).get(issue.id)?.subscribed ?? false;
     if (current === subscribed) throw new NotModified();
@@ -308,7 +308,7 @@ export class IssuesService {
 
   // ---------------------------------------------------------------- helpers
 
-  private event(issue: Issue, user: User, action: ActivityRecord['action']): ActivityRecord {
+  private event(issue: Issue, user: Caller, action: ActivityRecord['action']): ActivityRecord {
     return { projectId: issue.projectId, authorId: user.id, action, targetId: issue.id, targetType: 'Issue', targetTitle: issue.title };
   }
 }

@@ -8,13 +8,13 @@ import { Transactions, Tx } from '../database/transactions';
 import { labelChangeNote } from '../notes/system-notes';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
-import { User } from '../users/user.entity';
 import { CreateLabelDto, DeleteLabelDto, UpdateLabelDto } from './dto/label.dto';
 import { Label } from './label.entity';
 import { checkLabel, checkLabelTitles, DEFAULT_LABEL_COLOR } from './label-rules';
 import { LabelsRepository, LabelTarget } from './labels.repository';
 import { LabelDetails } from './labels.presenter';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 export type { LabelTarget } from './labels.repository';
 export { DEFAULT_LABEL_COLOR, validLabelTitle } from './label-rules';
@@ -42,13 +42,13 @@ export class LabelsService {
 
   /** Every label of the project (whole on the first page by default), title ascending whatever the case, with counts: 1 statement after resolving the project. */
   /** Whole on the first page unless `per_page` says otherwise (clients search labels on their side). */
-  async list(user: User, ref: ProjectRef, q: PageParams): Promise<Paginated<LabelDetails>> {
+  async list(user: Caller, ref: ProjectRef, q: PageParams): Promise<Paginated<LabelDetails>> {
     const viewer = await this.projects.resolve(user, ref, 'read_label');
     const { project } = viewer;
     return paginateAll(await this.details(user, viewer, { projectId: project.id }), q, { whole: true });
   }
 
-  async create(user: User, ref: ProjectRef, dto: CreateLabelDto): Promise<LabelDetails> {
+  async create(user: Caller, ref: ProjectRef, dto: CreateLabelDto): Promise<LabelDetails> {
     const viewer = await this.projects.resolve(user, ref, 'admin_label');
     const { project } = viewer;
     const { name: title, color, description } = dto;
@@ -63,7 +63,7 @@ export class LabelsService {
   }
 
   /** `PUT /labels`: `name` picks the label; `new_name`, `color`, `description` change it. */
-  async update(user: User, ref: ProjectRef, dto: UpdateLabelDto): Promise<LabelDetails> {
+  async update(user: Caller, ref: ProjectRef, dto: UpdateLabelDto): Promise<LabelDetails> {
     const viewer = await this.projects.resolve(user, ref, 'admin_label');
     const { project } = viewer;
     const { new_name: newName, color, description } = dto;
@@ -92,7 +92,7 @@ export class LabelsService {
   }
 
   /** `DELETE /labels?name=`: unlinks it from every issue, forgets its subscriptions, returns the record. */
-  async remove(user: User, ref: ProjectRef, dto: DeleteLabelDto): Promise<Label> {
+  async remove(user: Caller, ref: ProjectRef, dto: DeleteLabelDto): Promise<Label> {
     const { project } = await this.projects.resolve(user, ref, 'destroy_label');
     return this.tx.run(async (tx) => {
       const label = await this.labels.findByTitle(project.id, dto.name, tx);
@@ -104,7 +104,7 @@ export class LabelsService {
   }
 
   /** Subscribes (201, 304 when already) or unsubscribes (200, 304 when not subscribed); `labelRef` is an id or a title. */
-  async setSubscription(user: User, ref: ProjectRef, labelRef: IdOrName, subscribed: boolean): Promise<LabelDetails> {
+  async setSubscription(user: Caller, ref: ProjectRef, labelRef: IdOrName, subscribed: boolean): Promise<LabelDetails> {
     const viewer = await this.projects.resolve(user, ref, 'read_label');
     const { project } = viewer;
     const label = await this.findByIdOrTitle(project.id, labelRef);

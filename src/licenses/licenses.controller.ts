@@ -1,8 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { CurrentUser, Public } from '../common/caller/caller';
+import { CurrentUser, Public, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { Input } from '../common/params/params';
-import { User } from '../users/user.entity';
 import { ListLicensesDto, ShowLicenseDto } from './dto/license.dto';
 import { presentLicense } from './licenses.presenter';
 import { LicensesService } from './licenses.service';
@@ -24,7 +23,7 @@ export class LicensesController {
 
   @ApiOkResponse({ type: LicenseResponse })
   @Get(':key')
-  show(@Param('key') key: string, @Input() q: ShowLicenseDto, @CurrentUser() user?: User) {
+  show(@Param('key') key: string, @Input() q: ShowLicenseDto, @CurrentUser() user?: Caller) {
     return presentLicense(this.licenses.show(key, q, user));
   }
 }

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import choosealicense from '@rexxars/choosealicense-list';
 import { NotFound } from '../common/errors/domain-errors';
 import { Paginated, paginateAll } from '../common/pagination/pagination';
-import { User } from '../users/user.entity';
 import { ListLicensesDto, ShowLicenseDto } from './dto/license.dto';
+import type { Caller } from '../common/caller/caller';
 
 /** One license template from the choosealicense.com data published on npm. */
 export interface LicenseTemplate {
@@ -63,7 +63,7 @@ export class LicensesService {
   }
 
   /** The template with `[year]`, `[project]` and `[fullname]` (else the caller's name, if signed in) filled in. */
-  show(key: string, q: ShowLicenseDto, caller?: User): LicenseTemplate {
+  show(key: string, q: ShowLicenseDto, caller?: Caller): LicenseTemplate {
     return this.get(key, { project: q.project, fullname: q.fullname ?? caller?.name });
   }
 

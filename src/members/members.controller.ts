@@ -1,8 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
-import { CurrentUser } from '../common/caller/caller';
+import { CurrentUser, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { IdParam, Input, NumberParam } from '../common/params/params';
-import { User } from '../users/user.entity';
 import { AddMemberDto, ListMembersDto, UpdateMemberDto } from './dto/member.dto';
 import { MemberSource, MemberSourceRef } from './member-source.decorator';
 import { MemberViews } from './member-views.service';
@@ -24,25 +23,25 @@ export class MembersController {
 
   @ApiPageResponse(MemberResponse)
   @Get(LIST)
-  async list(@CurrentUser() user: User, @MemberSource() source: MemberSourceRef, @Input() q: ListMembersDto) {
+  async list(@CurrentUser() user: Caller, @MemberSource() source: MemberSourceRef, @Input() q: ListMembersDto) {
     return this.views.page(await this.members.list(user, source, q));
   }
 
   @ApiOkResponse({ type: MemberResponse })
   @Get(ONE)
-  async get(@CurrentUser() user: User, @MemberSource() source: MemberSourceRef, @Param('userId', IdParam) userId: number) {
+  async get(@CurrentUser() user: Caller, @MemberSource() source: MemberSourceRef, @Param('userId', IdParam) userId: number) {
     return this.views.one(await this.members.get(user, source, userId));
   }
 
   @ApiCreated(MemberResponse)
   @Post(LIST)
-  async add(@CurrentUser() user: User, @MemberSource() source: MemberSourceRef, @Input() dto: AddMemberDto) {
+  async add(@CurrentUser() user: Caller, @MemberSource() source: MemberSourceRef, @Input() dto: AddMemberDto) {
     return this.views.one(await this.members.add(user, source, dto));
   }
 
   @ApiOkResponse({ type: MemberResponse })
   @Put(ONE)
-  async update(@CurrentUser() user: User, @MemberSource() source: MemberSourceRef, @Param('userId', IdParam) userId: number, @Input() dto: UpdateMemberDto) {
+  async update(@CurrentUser() user: Caller, @MemberSource() source: MemberSourceRef, @Param('userId', IdParam) userId: number, @Input() dto: UpdateMemberDto) {
     return this.views.one(await this.members.update(user, source, userId, dto));
   }
 
@@ -50,7 +49,7 @@ export class MembersController {
   @ApiOneOfResponse([MemberResponse, AccessRevokedResponse], 'the removed member; `Access revoked` when the user was not a member')
   @Delete(ONE)
   async remove(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @MemberSource() source: MemberSourceRef,
     @Param('userId', IdParam) userId: number,
     @Param('userId', NumberParam) echo: number | null,

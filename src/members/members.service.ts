@@ -6,12 +6,12 @@ import { AccessLevel } from '../common/policy/policy';
 import { Transactions, Tx } from '../database/transactions';
 import { GroupsService } from '../groups/groups.service';
 import { ProjectResolver } from '../projects/project-resolver.service';
-import { User } from '../users/user.entity';
 import { UserDirectory } from '../users/user-directory.service';
 import type { UserSummary } from '../users/users.presenter';
 import { AddMemberDto, ListMembersDto, UpdateMemberDto } from './dto/member.dto';
 import { MemberSourceKind, MemberSourceRef } from './member-source.decorator';
 import { MemberTarget, MembersRepository } from './members.repository';
+import type { Caller } from '../common/caller/caller';
 
 /** Project members may be guest to master; group members guest to owner. */
 const LEVELS: Record<MemberSourceKind, number[]> = { project: [10, 20, 30, 40], group: [10, 20, 30, 40, 50] };
@@ -45,7 +45,7 @@ export class MembersService {
   ) {}
 
   /** The project or group `:id`, checked for reading or for administering its members (404 / 403). */
-  private async target(user: User, source: MemberSourceRef, write: boolean): Promise<MemberTarget> {
+  private async target(user: Caller, source: MemberSourceRef, write: boolean): Promise<MemberTarget> {
     if (source.kind === 'project') {
       const { project } = await this.projects.resolve(user, source.ref, write ? 'admin_project_member' : 'read_project_member');
       return { kind: 'project', id: project.id };
@@ -55,7 +55,7 @@ export class MembersService {
   }
 
   /** Members with their users: one statement for the page and its total, one for the users. */
-  async list(user: User, source: MemberSourceRef, q: ListMembersDto): Promise<Paginated<MemberRow>> {
+  async list(user: Caller, source: MemberSourceRef, q: ListMembersDto): Promise<Paginated<MemberRow>> {
     const t = await this.target(user, source, false);
     const page = pageRequest(q);
     const [rows, total] = await this.members.list(t, (q.query ?? q.search)?.trim() || undefined, page);
@@ -66,7 +66,7 @@ export class MembersService {
     );
   }
 
-  async get(user: User, source: MemberSourceRef, userId: number): Promise<MemberRow> {
+  async get(user: Caller, source: MemberSourceRef, userId: number): Promise<MemberRow> {
     return this.member(await this.target(user, source, false), userId);
   }
 
@@ -88,7 +88,7 @@ export class MembersService {
    * with that member, unchanged (201; the level sent is not even checked); of a group, 409 `Member
    * already exists`. Then 422 for a level that is not known, 404 for an unknown user.
    */
-  async add(actor: User, source: MemberSourceRef, dto: AddMemberDto): Promise<MemberRow> {
+  async add(actor: Caller, source: MemberSourceRef, dto: AddMemberDto): Promise<MemberRow> {
     const t = await this.target(actor, source, true);
     const existing = await this.existing(t, dto.user_id);
     if (existing) return existing;
@@ -120,7 +120,7 @@ export class MembersService {
     return user ? { user, accessLevel: level } : undefined;
   }
 
-  async update(actor: User, source: MemberSourceRef, userId: number, dto: UpdateMemberDto): Promise<MemberRow> {
+  async update(actor: Caller, source: MemberSourceRef, userId: number, dto: UpdateMemberDto): Promise<MemberRow> {
     const t = await this.target(actor, source, true);
     const current = await this.member(t, userId);
     const level = this.checkLevel(t, dto.access_level);
@@ -142,7 +142,7 @@ export class MembersService {
    * group, 8.17's 404 `Member: user_id:<id>`). A group keeps its last owner. `echo` is the id the
    * client sent, repeated in the answer for a project's non-member.
    */
-  async remove(actor: User, source: MemberSourceRef, userId: number, echo: number | null): Promise<Removal> {
+  async remove(actor: Caller, source: MemberSourceRef, userId: number, echo: number | null): Promise<Removal> {
     const t = await this.target(actor, source, true);
     const removed = await this.tx.run(async (tx) => {
       if (t.kind === 'group') await this.members.lockGroup(tx, t.id);

@@ -4,13 +4,13 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { Issue } from '../issues/issue.entity';
 import { IssueReference, IssuesService, ReferencedIssue } from '../issues/issues.service';
 import { Project } from '../projects/project.entity';
-import { User } from '../users/user.entity';
 import { closingReferences } from './closing-references';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { MergeRequestGit } from './merge-request-git.service';
 import { MergeRequestsService } from './merge-requests.service';
 import { Paginated, pageRequest } from '../common/pagination/pagination';
 import { parseProjectRef, projectKey, ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 /**
  * Issues named by closing phrases (`Closes #1`, `fixes group/project#2`, full issue URLs) in texts
@@ -34,7 +34,7 @@ export class ClosingIssues {
    * `GET .../closes_issues`: the issues merging would close — named in the description or a commit
    * message, when the target is the project's default branch — that the caller can see. Paginated.
    */
-  async ofMergeRequest(user: User, ref: ProjectRef, id: number, dto: PaginationDto): Promise<Paginated<ReferencedIssue>> {
+  async ofMergeRequest(user: Caller, ref: ProjectRef, id: number, dto: PaginationDto): Promise<Paginated<ReferencedIssue>> {
     const { project, mr } = await this.requests.findReadable(user, ref, id);
     const page = pageRequest(dto);
     let issues: ReferencedIssue[] = [];
@@ -45,7 +45,7 @@ export class ClosingIssues {
     return new Paginated(issues.slice(page.offset, page.offset + page.perPage), issues.length, page);
   }
 
-  async referenced(user: User, project: Project, texts: (string | null)[]): Promise<Issue[]> {
+  async referenced(user: Caller, project: Project, texts: (string | null)[]): Promise<Issue[]> {
     return (await this.referencedDetailed(user, project, texts)).map((r) => r.issue);
   }
 
@@ -54,7 +54,7 @@ export class ClosingIssues {
    * each once, in the order of their projects' first mention then by iid, with what their
    * presentation needs: those `user` may read, in one statement whatever their number.
    */
-  private async referencedDetailed(user: User | undefined, project: Project, texts: (string | null)[]): Promise<ReferencedIssue[]> {
+  private async referencedDetailed(user: Caller | undefined, project: Project, texts: (string | null)[]): Promise<ReferencedIssue[]> {
     const refs = closingReferences(texts.filter((t): t is string => !!t).join('\n'), this.externalUrl);
     const ranks = new Map<string, number>();
     const wanted: IssueReference[] = [];
@@ -70,7 +70,7 @@ export class ClosingIssues {
   }
 
   /** Closes the open ones among `issues` as `user` (issues the user may not update stay open). */
-  async close(user: User, issues: Issue[]): Promise<void> {
+  async close(user: Caller, issues: Issue[]): Promise<void> {
     for (const issue of issues) {
       if (issue.state === 'closed') continue;
       try {

@@ -9,13 +9,13 @@ import { Issue } from '../issues/issue.entity';
 import { SystemNotesService } from '../notes/system-notes.service';
 import { Project } from '../projects/project.entity';
 import { PushService } from '../repo-api/push.service';
-import { User } from '../users/user.entity';
 import { ClosingIssues } from './closing-issues.service';
 import { MergeParams, MergeRequest, MergeRequestState } from './merge-request.entity';
 import { MergeRequestGit } from './merge-request-git.service';
 import { MergeRequestsRepository } from './merge-requests.repository';
 import { MergeRequestsService } from './merge-requests.service';
 import { SourceBranchRemoval } from './source-branch-removal.service';
+import type { Caller } from '../common/caller/caller';
 
 /** How often a merge is recomputed when the target branch moved under it before giving up. */
 const MERGE_ATTEMPTS = 3;
@@ -58,7 +58,7 @@ export class MergeExecution {
    * MERGE_ATTEMPTS times. Then: merged, system note and event, the push's after-effects, closed
    * issues, and the source branch removed if asked.
    */
-  async mergeNow(user: User, project: Project, mr: MergeRequest, params: MergeParams, approved?: Sha): Promise<MergeRequest> {
+  async mergeNow(user: Caller, project: Project, mr: MergeRequest, params: MergeParams, approved?: Sha): Promise<MergeRequest> {
     const previous = await this.repo.claimForMerge(mr.id);
     if (!previous) throw new MethodNotAllowed();
     let merged: { sha: Sha; target: Sha; source: Sha; closes: Issue[] } | undefined;
@@ -97,7 +97,7 @@ export class MergeExecution {
    * the source head must be exactly that commit — compare-and-swap on what was approved: a source
    * that moved since is never merged (SourceMoved).
    */
-  private async writeMerge(user: User, project: Project, mr: MergeRequest, params: MergeParams, previous: MergeRequestState, approved?: Sha) {
+  private async writeMerge(user: Caller, project: Project, mr: MergeRequest, params: MergeParams, previous: MergeRequestState, approved?: Sha) {
     for (let attempt = 0; attempt < MERGE_ATTEMPTS; attempt++) {
       const heads = await this.mrGit.heads(mr);
       if (!heads.source || !heads.target) {

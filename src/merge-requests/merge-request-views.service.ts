@@ -5,12 +5,12 @@ import { LabelsService } from '../labels/labels.service';
 import { MilestonesService } from '../milestones/milestones.service';
 import { ProjectViews } from '../projects/project-views.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
-import { User } from '../users/user.entity';
 import { UserDirectory } from '../users/user-directory.service';
 import { MergeRequest } from './merge-request.entity';
 import { mentionPattern } from './merge-request-policy';
 import { MergeRequestDetails, MergeRequestsRepository } from './merge-requests.repository';
 import { presentMergeRequest, presentMergeRequestChanges } from './merge-requests.presenter';
+import type { Caller } from '../common/caller/caller';
 
 /**
  * Presents merge requests: labels, milestones, authors and assignees, note statistics (counts,
@@ -28,7 +28,7 @@ export class MergeRequestViews {
     private readonly subscriptions: SubscriptionsService,
   ) {}
 
-  async many(viewer: User | undefined, mrs: MergeRequest[]) {
+  async many(viewer: Caller | undefined, mrs: MergeRequest[]) {
     if (mrs.length === 0) return [];
     const ids = mrs.map((m) => m.id);
     const pattern = viewer ? mentionPattern(viewer.username) : '$^';
@@ -50,7 +50,7 @@ export class MergeRequestViews {
   }
 
   /** Presents merge requests whose extras are loaded: their labels come in one query. */
-  private async present(viewer: User | undefined, details: MergeRequestDetails[]) {
+  private async present(viewer: Caller | undefined, details: MergeRequestDetails[]) {
     const ctx = await this.views.context();
     if (details.length === 0) return [];
     const labels = await this.labels.labelsOf(
@@ -81,21 +81,21 @@ export class MergeRequestViews {
     });
   }
 
-  async one(viewer: User | undefined, mr: MergeRequest) {
+  async one(viewer: Caller | undefined, mr: MergeRequest) {
     return (await this.many(viewer, [mr]))[0];
   }
 
   /** A page read with MergeRequestsRepository.listDetailed: only the labels are left to load. */
-  async page(viewer: User | undefined, page: Paginated<MergeRequestDetails>) {
+  async page(viewer: Caller | undefined, page: Paginated<MergeRequestDetails>) {
     return new Paginated(await this.present(viewer, page.items), page.total, page.page);
   }
 
-  async withChanges(viewer: User | undefined, v: { mr: MergeRequest; entries: DiffEntry[]; truncated: boolean }) {
+  async withChanges(viewer: Caller | undefined, v: { mr: MergeRequest; entries: DiffEntry[]; truncated: boolean }) {
     return presentMergeRequestChanges(await this.one(viewer, v.mr), v.entries, v.truncated);
   }
 
   /** Whether `viewer` is subscribed to `mr` (explicitly, or as a participant). */
-  async subscribed(viewer: User, mr: MergeRequest): Promise<boolean> {
+  async subscribed(viewer: Caller, mr: MergeRequest): Promise<boolean> {
     return (await this.many(viewer, [mr]))[0].subscribed;
   }
 }

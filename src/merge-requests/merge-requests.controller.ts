@@ -1,9 +1,8 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { CurrentUser } from '../common/caller/caller';
+import { CurrentUser, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { IdParam, Input } from '../common/params/params';
 import { IssueViews } from '../issues/issue-views.service';
-import { User } from '../users/user.entity';
 import { ClosingIssues } from './closing-issues.service';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { CreateMergeRequestDto, ListMergeRequestsDto, MergeDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
@@ -35,38 +34,38 @@ export class MergeRequestsController {
 
   @ApiPageResponse(MergeRequestResponse)
   @Get('merge_requests')
-  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: ListMergeRequestsDto) {
+  async list(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: ListMergeRequestsDto) {
     return this.views.page(user, await this.mrs.list(user, id, dto));
   }
 
   @ApiCreated(MergeRequestResponse)
   @Post('merge_requests')
-  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateMergeRequestDto) {
+  async create(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateMergeRequestDto) {
     return this.views.one(user, await this.mrs.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @Get(one())
-  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
+  async show(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.mrs.get(user, id, mrId));
   }
 
   @ApiPageResponse(CommitResponse)
   @Get(one('/commits'))
-  async commits(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number, @Input() q: PaginationDto) {
+  async commits(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number, @Input() q: PaginationDto) {
     return presentMergeRequestCommits(await this.mrs.commits(user, id, mrId, q));
   }
 
   @ApiOkResponse({ type: MergeRequestChangesResponse })
   @Get(one('/changes'))
-  async changes(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
+  async changes(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return this.views.withChanges(user, await this.mrs.changes(user, id, mrId));
   }
 
   @ApiPageResponse(IssueResponse)
   @Get(one('/closes_issues'))
   async closesIssues(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('mrId', IdParam) mrId: number,
     @Input() dto: PaginationDto,
@@ -77,7 +76,7 @@ export class MergeRequestsController {
   @ApiOkResponse({ type: MergeRequestResponse })
   @Put(one())
   async update(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('mrId', IdParam) mrId: number,
     @Input() dto: UpdateMergeRequestDto,
@@ -87,19 +86,19 @@ export class MergeRequestsController {
 
   @ApiOkResponse({ type: MergeRequestRecordResponse })
   @Delete(one())
-  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
+  async remove(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return presentMergeRequestRecord(await this.mrs.remove(user, id, mrId));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @Put(one('/merge'))
-  async merge(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number, @Input() dto: MergeDto) {
+  async merge(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number, @Input() dto: MergeDto) {
     return this.views.one(user, await this.merges.merge(user, id, mrId, dto));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @Put(one('/cancel_merge_when_build_succeeds'))
-  async cancelAutoMerge(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
+  async cancelAutoMerge(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.merges.cancelMergeWhenBuildSucceeds(user, id, mrId));
   }
 
@@ -107,21 +106,21 @@ export class MergeRequestsController {
   @ApiOkResponse({ type: MergeRequestResponse })
   @Post(one('/cancel_merge_when_build_succeeds'))
   @HttpCode(200)
-  async cancelAutoMergePost(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
+  async cancelAutoMergePost(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.merges.cancelMergeWhenBuildSucceeds(user, id, mrId));
   }
 
   @ApiCreated(MergeRequestResponse)
   @ApiNotModified()
   @Post(one('/subscription'))
-  async subscribe(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
+  async subscribe(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.mrs.setSubscription(user, id, mrId, true));
   }
 
   @ApiOkResponse({ type: MergeRequestResponse })
   @ApiNotModified()
   @Delete(one('/subscription'))
-  async unsubscribe(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
+  async unsubscribe(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('mrId', IdParam) mrId: number) {
     return this.views.one(user, await this.mrs.setSubscription(user, id, mrId, false));
   }
 }

@@ -4,12 +4,12 @@ import { Milestone } from '../milestones/milestone.entity';
 import { presentMilestone } from '../milestones/milestones.presenter';
 import { presentAuthor } from '../users/users.presenter';
 import { presentCommitInList, presentDiff } from '../repo-api/repo-api.presenter';
-import { User } from '../users/user.entity';
 import type { UserSummary } from '../users/users.presenter';
 import { PresentContext, presentUserBasic } from '../users/users.presenter';
 import { isWorkInProgress, MergeRequest } from './merge-request.entity';
 import { CommitResponse } from '../repo-api/repo-api.responses';
 import { MergeRequestChangesResponse, MergeRequestRecordResponse, MergeRequestResponse } from './merge-requests.responses';
+import type { Caller } from '../common/caller/caller';
 
 /** Everything a merge request response needs besides the row, loaded in a fixed number of queries. */
 export interface MergeRequestExtras {
@@ -29,7 +29,7 @@ function visibleState(mr: MergeRequest): string {
 }
 
 /** GitLab 8.8's MergeRequest entity, keys in its order, with `created_at`/`updated_at` (../shared/docs/spec-decisions.md #9). */
-export function presentMergeRequest(mr: MergeRequest, x: MergeRequestExtras, viewer: User | undefined, ctx: PresentContext): MergeRequestResponse {
+export function presentMergeRequest(mr: MergeRequest, x: MergeRequestExtras, viewer: Caller | undefined, ctx: PresentContext): MergeRequestResponse {
   return {
     id: mr.id,
     iid: mr.iid,

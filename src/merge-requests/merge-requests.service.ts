@@ -22,7 +22,6 @@ import { IssuableKind, IssuablesService } from '../issuables/issuables.service';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
-import { User } from '../users/user.entity';
 import { Transactions, Tx } from '../database/transactions';
 import { CreateMergeRequestDto, ListMergeRequestsDto, UpdateMergeRequestDto } from './dto/merge-request.dto';
 import { isOpen, isWorkInProgress, MergeRequest } from './merge-request.entity';
@@ -32,6 +31,7 @@ import { canAdminMergeRequest, canUpdateMergeRequest, mentionPattern } from './m
 import { MergeRequestViews } from './merge-request-views.service';
 import { MergeRequestDetails, MergeRequestsRepository } from './merge-requests.repository';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 export interface MergeRequestInProject {
   project: Project;
@@ -93,7 +93,7 @@ export class MergeRequestsService {
    * In the change's transaction, after its writes: the `merge_request.changed` domain event (the project hooks)
    * (GitLab 8.8's MergeRequest#hook_attrs of the request as written, as object_attributes).
    */
-  async announce(m: Tx, id: number, user: User, action: ObjectAction): Promise<void> {
+  async announce(m: Tx, id: number, user: Caller, action: ObjectAction): Promise<void> {
     const mr = await this.repo.lock(m, id);
     if (!mr) return;
     await this.domainEvents.emit(m, 'merge_request.changed', { projectId: mr.projectId, userId: user.id, action, attributes: mergeRequestHookAttrs(mr) });
@@ -101,7 +101,7 @@ export class MergeRequestsService {
   }
 
   /** `iid`, `state` (opened — reopened included —, closed, merged; anything else: all), `order_by`, `sort`. */
-  async list(user: User, ref: ProjectRef, dto: ListMergeRequestsDto): Promise<Paginated<MergeRequestDetails>> {
+  async list(user: Caller, ref: ProjectRef, dto: ListMergeRequestsDto): Promise<Paginated<MergeRequestDetails>> {
     const { project } = await this.resolver.resolve(user, ref, 'read_merge_request');
     const page = pageRequest(dto);
     const sort = (dto.sort ?? 'desc').toLowerCase();
@@ -126,7 +126,7 @@ export class MergeRequestsService {
    * `404 Project Not Found`, 403 when the project's merge requests are off, `404 Merge Request Not
    * Found` for an absent one or one of another project.
    */
-  async findReadable(user: User, ref: ProjectRef, id: number): Promise<MergeRequestInProject> {
+  async findReadable(user: Caller, ref: ProjectRef, id: number): Promise<MergeRequestInProject> {
     const { project, abilities } = await this.resolver.resolve(user, ref, 'read_project');
     if (!abilities.has('read_merge_request')) throw new Forbidden();
     const mr = await this.repo.findInProject(project.id, id);
@@ -142,22 +142,22 @@ export class MergeRequestsService {
     return this.repo.byIids(refs);
   }
 
-  async get(user: User, ref: ProjectRef, id: number): Promise<MergeRequest> {
+  async get(user: Caller, ref: ProjectRef, id: number): Promise<MergeRequest> {
     return (await this.findReadable(user, ref, id)).mr;
   }
 
   /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
-  async commits(user: User, ref: ProjectRef, id: number, q: PageParams): Promise<Paginated<Commit>> {
+  async commits(user: Caller, ref: ProjectRef, id: number, q: PageParams): Promise<Paginated<Commit>> {
     const { mr } = await this.readableWithCode(user, ref, id);
     return paginateAll(await this.git.commits(mr), q, { whole: true });
   }
 
-  async changes(user: User, ref: ProjectRef, id: number): Promise<{ mr: MergeRequest; entries: DiffEntry[]; truncated: boolean }> {
+  async changes(user: Caller, ref: ProjectRef, id: number): Promise<{ mr: MergeRequest; entries: DiffEntry[]; truncated: boolean }> {
     const { mr } = await this.readableWithCode(user, ref, id);
     return { mr, ...(await this.git.changes(mr)) };
   }
 
-  private async readableWithCode(user: User, ref: ProjectRef, id: number): Promise<MergeRequestInProject> {
+  private async readableWithCode(user: Caller, ref: ProjectRef, id: number): Promise<MergeRequestInProject> {
     const found = await this.findReadable(user, ref, id);
     if (!found.abilities.has('download_code')) throw new Forbidden();
     return found;
@@ -169,7 +169,7 @@ export class MergeRequestsService {
    * branch and a target that is not the fork source, 409 for an open duplicate, 400 for branches that
    * do not exist.
    */
-  async create(user: User, ref: ProjectRef, dto: CreateMergeRequestDto): Promise<MergeRequest> {
+  async create(user: Caller, ref: ProjectRef, dto: CreateMergeRequestDto): Promise<MergeRequest> {
     const { project: source, abilities } = await this.resolver.resolve(user, ref, 'create_merge_request');
     const title = checkTitle(dto.title);
     let target = source;
@@ -238,7 +238,7 @@ export class MergeRequestsService {
    * MergeRequestUpdates through MergeService), and for those who administer merge requests `assignee_id`,
    * `milestone_id`, `labels`. `source_branch` → 400. Changes leave system notes.
    */
-  async update(user: User, ref: ProjectRef, id: number, dto: UpdateMergeRequestDto): Promise<MergeRequest> {
+  async update(user: Caller, ref: ProjectRef, id: number, dto: UpdateMergeRequestDto): Promise<MergeRequest> {
     const { project, abilities, mr } = await this.findReadable(user, ref, id);
     if (!canUpdateMergeRequest(user, abilities, mr)) throw new Forbidden();
     if (dto.source_branch !== undefined) throw new Rejected('Source branch cannot be changed');
@@ -293,7 +293,7 @@ export class MergeRequestsService {
   }
 
   /** Soft delete (owners and admins): 403 for others, 404 when absent. Returns the record. */
-  async remove(user: User, ref: ProjectRef, id: number): Promise<MergeRequest> {
+  async remove(user: Caller, ref: ProjectRef, id: number): Promise<MergeRequest> {
     const { abilities, mr } = await this.findReadable(user, ref, id);
     if (!abilities.has('destroy_merge_request')) throw new Forbidden();
     if (!(await this.repo.softDelete(mr.id))) throw new NotFound('Merge Request');
@@ -302,7 +302,7 @@ export class MergeRequestsService {
   }
 
   /** Subscribes (201; 304 when already subscribed, participants included) or unsubscribes (200; 304). */
-  async setSubscription(user: User, ref: ProjectRef, id: number, subscribed: boolean): Promise<MergeRequest> {
+  async setSubscription(user: Caller, ref: ProjectRef, id: number, subscribed: boolean): Promise<MergeRequest> {
     const { mr } = await this.findReadable(user, ref, id);
     if ((await this.views.subscribed(user, mr)) === subscribed) throw new NotModified();
     await this.subscriptions.set(user.id, 'MergeRequest', mr.id, subscribed);
@@ -322,7 +322,7 @@ export class MergeRequestsService {
     if (!(await this.git.branchExists(projectId, name))) throw new ValidationFailed({ [field]: ['does not exist'] });
   }
 
-  event(mr: MergeRequest, user: User, action: ActivityRecord['action']): ActivityRecord {
+  event(mr: MergeRequest, user: Caller, action: ActivityRecord['action']): ActivityRecord {
     return { projectId: mr.projectId, authorId: user.id, action, targetId: mr.id, targetType: 'MergeRequest', targetTitle: mr.title };
   }
 }

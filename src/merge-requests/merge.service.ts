@@ -5,7 +5,6 @@ import { parseSha, Sha } from '../git/names';
 import { Project } from '../projects/project.entity';
 import { CommitsService } from '../repo-api/commits.service';
 import { PushService } from '../repo-api/push.service';
-import { User } from '../users/user.entity';
 import { MergeDto } from './dto/merge-request.dto';
 import { isOpen, isWorkInProgress, MergeParams, MergeRequest } from './merge-request.entity';
 import { MergeRequestGit } from './merge-request-git.service';
@@ -16,6 +15,7 @@ import { AutomaticMergeSwitch } from './automatic-merge-switch.service';
 import { MergeExecution, SourceMoved } from './merge-execution.service';
 import { SystemNotesService } from '../notes/system-notes.service';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 const ACTIVE = ['pending', 'running'];
 
@@ -46,7 +46,7 @@ export class MergeService {
    * WIP (405), then either wait for the build (merge_when_build_succeeds while the head's status is
    * pending or running) or merge now (405 `Branch cannot be merged` on conflicts).
    */
-  async merge(user: User, ref: ProjectRef, id: number, dto: MergeDto): Promise<MergeRequest> {
+  async merge(user: Caller, ref: ProjectRef, id: number, dto: MergeDto): Promise<MergeRequest> {
     const { project, abilities, mr } = await this.requests.findReadable(user, ref, id);
     if (!(await this.push.canWriteBranch(project.id, mr.targetBranch, abilities))) throw new Unauthorized();
     if (!isOpen(mr) || isWorkInProgress(mr.title)) throw new MethodNotAllowed();
@@ -76,7 +76,7 @@ export class MergeService {
   }
 
   /** `PUT|POST .../cancel_merge_when_build_succeeds`: 401 unless the user may merge or wrote it; 405 when not open; 406 when not set. */
-  async cancelMergeWhenBuildSucceeds(user: User, ref: ProjectRef, id: number): Promise<MergeRequest> {
+  async cancelMergeWhenBuildSucceeds(user: Caller, ref: ProjectRef, id: number): Promise<MergeRequest> {
     const { project, abilities, mr } = await this.requests.findReadable(user, ref, id);
     const mayMerge = await this.push.canWriteBranch(project.id, mr.targetBranch, abilities);
     if (!mayMerge && !involvedIn(user, { authorId: mr.authorId, assigneeId: null })) throw new Unauthorized();
@@ -86,7 +86,7 @@ export class MergeService {
   }
 
   /** Sets the automatic merge of exactly `sha`, the source head the user saw (the approved sha). */
-  private async waitForBuild(user: User, project: Project, mr: MergeRequest, sha: Sha, params: MergeParams): Promise<MergeRequest> {
+  private async waitForBuild(user: Caller, project: Project, mr: MergeRequest, sha: Sha, params: MergeParams): Promise<MergeRequest> {
     await this.tx.run(async (m) => {
       const current = await this.repo.lock(m, mr.id);
       if (!current || !isOpen(current)) throw new MethodNotAllowed();

@@ -7,8 +7,8 @@ import { branchRef, parseRef, Sha, ZERO_SHA } from '../git/names';
 import { RefUpdateRejected } from '../git/repository';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { PushService } from '../repo-api/push.service';
-import { User } from '../users/user.entity';
 import { MergeRequest } from './merge-request.entity';
+import type { Caller } from '../common/caller/caller';
 
 /** `should_remove_source_branch`: the merged source branch deleted as a push by the merging user. */
 @Injectable()
@@ -22,7 +22,7 @@ export class SourceBranchRemoval {
   ) {}
 
   /** Deletes the merged source branch, unless it is its project's default or a protected branch, or the user may not push there. */
-  async remove(user: User, mr: MergeRequest, sha: Sha): Promise<void> {
+  async remove(user: Caller, mr: MergeRequest, sha: Sha): Promise<void> {
     const branch = parseRef(mr.sourceBranch);
     if (mr.sourceProjectId === null || branch === null) return;
     try {

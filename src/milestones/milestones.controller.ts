@@ -1,8 +1,7 @@
 import { Controller, Get, Param, Post, Put } from '@nestjs/common';
-import { CurrentUser } from '../common/caller/caller';
+import { CurrentUser, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { IdParam, Input } from '../common/params/params';
-import { User } from '../users/user.entity';
 import { CreateMilestoneDto, ListMilestonesDto, UpdateMilestoneDto } from './dto/milestone.dto';
 import { presentMilestone } from './milestones.presenter';
 import { MilestonesService } from './milestones.service';
@@ -18,26 +17,26 @@ export class MilestonesController {
 
   @ApiPageResponse(MilestoneResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListMilestonesDto) {
+  async list(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListMilestonesDto) {
     return (await this.milestones.list(user, id, q)).map(presentMilestone);
   }
 
   @ApiOkResponse({ type: MilestoneResponse })
   @Get(':milestoneId')
-  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('milestoneId', IdParam) milestoneId: number) {
+  async show(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('milestoneId', IdParam) milestoneId: number) {
     return presentMilestone(await this.milestones.get(user, id, milestoneId));
   }
 
   @ApiCreated(MilestoneResponse)
   @Post()
-  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateMilestoneDto) {
+  async create(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateMilestoneDto) {
     return presentMilestone(await this.milestones.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: MilestoneResponse })
   @Put(':milestoneId')
   async update(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('milestoneId', IdParam) milestoneId: number,
     @Input() dto: UpdateMilestoneDto,

@@ -7,11 +7,11 @@ import { Transactions, Tx } from '../database/transactions';
 import type { ActivityRecord } from '../domain-events/domain-event-catalogue';
 import { nextInternalId } from '../database/internal-ids';
 import { ProjectResolver } from '../projects/project-resolver.service';
-import { User } from '../users/user.entity';
 import { CreateMilestoneDto, ListMilestonesDto, UpdateMilestoneDto } from './dto/milestone.dto';
 import { Milestone, MilestoneState } from './milestone.entity';
 import { MilestonesRepository } from './milestones.repository';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 const titleTaken = () => new ValidationFailed({ title: ['has already been taken'] });
 
@@ -26,7 +26,7 @@ export class MilestonesService {
   ) {}
 
   /** `iid` (one or several) and `state` (active, closed; anything else: all) filters; id descending. */
-  async list(user: User, ref: ProjectRef, q: ListMilestonesDto): Promise<Paginated<Milestone>> {
+  async list(user: Caller, ref: ProjectRef, q: ListMilestonesDto): Promise<Paginated<Milestone>> {
     const { project } = await this.projects.resolve(user, ref, 'read_milestone');
     const page = pageRequest(q);
     const state = q.state === 'active' || q.state === 'closed' ? q.state : undefined;
@@ -34,7 +34,7 @@ export class MilestonesService {
     return new Paginated(items, total, page);
   }
 
-  async get(user: User, ref: ProjectRef, id: number): Promise<Milestone> {
+  async get(user: Caller, ref: ProjectRef, id: number): Promise<Milestone> {
     const { project } = await this.projects.resolve(user, ref, 'read_milestone');
     return this.findInProject(project.id, id);
   }
@@ -51,7 +51,7 @@ export class MilestonesService {
     return this.milestones.byIds(ids);
   }
 
-  async create(user: User, ref: ProjectRef, dto: CreateMilestoneDto): Promise<Milestone> {
+  async create(user: Caller, ref: ProjectRef, dto: CreateMilestoneDto): Promise<Milestone> {
     const { project } = await this.projects.resolve(user, ref, 'admin_milestone');
     const title = checkTitle(dto.title);
     let milestone: Milestone;
@@ -77,7 +77,7 @@ export class MilestonesService {
   }
 
   /** `title`, `description`, `due_date` (null or blank clears it), `state_event` (close, activate). */
-  async update(user: User, ref: ProjectRef, id: number, dto: UpdateMilestoneDto): Promise<Milestone> {
+  async update(user: Caller, ref: ProjectRef, id: number, dto: UpdateMilestoneDto): Promise<Milestone> {
     const { project } = await this.projects.resolve(user, ref, 'admin_milestone');
     const current = await this.findInProject(project.id, id);
     const title = checkTitle(dto.title);
@@ -113,7 +113,7 @@ export class MilestonesService {
     return milestone;
   }
 
-  private event(m: Milestone, user: User, action: ActivityRecord['action']): ActivityRecord {
+  private event(m: Milestone, user: Caller, action: ActivityRecord['action']): ActivityRecord {
     return { projectId: m.projectId, authorId: user.id, action, targetId: m.id, targetType: 'Milestone', targetTitle: m.title };
   }
 }

@@ -10,7 +10,6 @@ import { IssueReference, IssuesService } from '../issues/issues.service';
 import { MergeRequestsService } from '../merge-requests/merge-requests.service';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
-import { User } from '../users/user.entity';
 import { UserDirectory } from '../users/user-directory.service';
 import {
   crossReferenceBody,
@@ -26,6 +25,7 @@ import {
 import { Note, NoteableType } from '../notes/note.entity';
 import { NoteRecords } from '../notes/note-records.service';
 import { SystemNotesService } from '../notes/system-notes.service';
+import type { Caller } from '../common/caller/caller';
 
 /** GitLab's GitPushService::PROCESS_COMMIT_LIMIT: the newest commits of a branch update whose messages are read. */
 const PUSH_COMMIT_LIMIT = 100;
@@ -155,7 +155,7 @@ export class CrossReferences {
   // ---------------------------------------------------------------- writing
 
   /** The notes `source`'s texts call for, as `actor` (who must see each mentioned issue or merge request). */
-  private async create(actor: User, source: CrossReferenceSource, texts: (string | null)[]): Promise<void> {
+  private async create(actor: Caller, source: CrossReferenceSource, texts: (string | null)[]): Promise<void> {
     const mentions = extractMentions(texts.filter((t): t is string => !!t).join('\n'), this.externalUrl);
     if (mentions.length === 0) return;
     const sourceProject = await this.readable(() => this.projects.find({ id: source.projectId }));
@@ -175,7 +175,7 @@ export class CrossReferences {
   }
 
   /** The mentioned issues and merge requests `user` may see, in order of mention. */
-  private async targets(user: User, mentions: Mention[], from: ProjectPath): Promise<Target[]> {
+  private async targets(user: Caller, mentions: Mention[], from: ProjectPath): Promise<Target[]> {
     const issueRefs: IssueReference[] = [];
     mentions.forEach((m, rank) => {
       if (m.kind !== 'Issue') return;
@@ -206,7 +206,7 @@ export class CrossReferences {
    * is the project of the noteable they are on, which their references are relative to. A page with
    * no cross-reference costs nothing; otherwise one statement per kind of source and per project.
    */
-  async visible<T>(viewer: User, on: Project, items: T[], noteOf: (item: T) => Note): Promise<T[]> {
+  async visible<T>(viewer: Caller, on: Project, items: T[], noteOf: (item: T) => Note): Promise<T[]> {
     const here = pathOf(on);
     const parsed = new Map<T, ParsedCrossReference | undefined>();
     for (const item of items) {
@@ -260,7 +260,7 @@ export class CrossReferences {
 
   /** The projects among `refs` where `user` has `ability`, by lower-cased `namespace/path` (one read per project). */
   private async projectsFor(
-    user: User,
+    user: Caller,
     refs: { namespace: string; path: string }[],
     here: ProjectPath,
     ability: ProjectAbility,

@@ -1,8 +1,8 @@
 import { ProjectAbility } from '../common/policy/policy';
 import { Project } from '../projects/project.entity';
-import { User } from '../users/user.entity';
 import { NoteableType } from '../notes/note.entity';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 /** A noteable the caller may read, as the notes service needs it. */
 export interface Noteable {
@@ -14,7 +14,7 @@ export interface Noteable {
 }
 
 /** Finds a readable noteable (or throws its area's 404/403). One per kind; the notes service holds the map. */
-export type NoteableFinder = (user: User, projectRef: ProjectRef, id: number) => Promise<Noteable>;
+export type NoteableFinder = (user: Caller, projectRef: ProjectRef, id: number) => Promise<Noteable>;
 
 /** Path segments → kinds. `merge_request` is the legacy singular path old clients use. */
 export const NOTEABLE_PATHS: Readonly<Record<string, NoteableType>> = {

@@ -1,8 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
-import { CurrentUser } from '../common/caller/caller';
+import { CurrentUser, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { IdParam, Input } from '../common/params/params';
-import { User } from '../users/user.entity';
 import { CreateCommentDto, CreateNoteDto, ListNotesDto, UpdateNoteDto } from './dto/note.dto';
 import { NoteViews } from './note-views.service';
 import { NotesService } from './notes.service';
@@ -27,7 +26,7 @@ export class NotesController {
   @ApiPageResponse(NoteResponse)
   @Get(':noteable/:noteableId/notes')
   async list(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
@@ -39,7 +38,7 @@ export class NotesController {
   @ApiOkResponse({ type: NoteResponse })
   @Get(':noteable/:noteableId/notes/:noteId')
   async show(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
@@ -51,7 +50,7 @@ export class NotesController {
   @ApiCreated(NoteResponse)
   @Post(':noteable/:noteableId/notes')
   async create(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
@@ -63,7 +62,7 @@ export class NotesController {
   @ApiOkResponse({ type: NoteResponse })
   @Put(':noteable/:noteableId/notes/:noteId')
   async update(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
@@ -76,7 +75,7 @@ export class NotesController {
   @ApiOkResponse({ type: NoteResponse })
   @Delete(':noteable/:noteableId/notes/:noteId')
   async remove(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
@@ -90,7 +89,7 @@ export class NotesController {
   @ApiPageResponse(MergeRequestCommentResponse)
   @Get(':noteable/:noteableId/comments')
   async comments(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,
@@ -102,7 +101,7 @@ export class NotesController {
   @ApiCreated(MergeRequestCommentResponse)
   @Post(':noteable/:noteableId/comments')
   async comment(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('noteable') kind: string,
     @Param('noteableId', IdParam) nid: number,

@@ -15,6 +15,7 @@ import { Note, NoteableType } from '../notes/note.entity';
 import { COMMENT_KINDS, Noteable, NoteableFinder, NOTEABLE_PATHS } from './noteables';
 import { NoteRecords, NoteWithAuthor } from '../notes/note-records.service';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 /** Legacy comment routes: the body arrives as `note`, and only kinds that had them answer. */
 export interface NoteOptions {
@@ -64,7 +65,7 @@ export class NotesService {
     MergeRequest: (tx, id) => this.mergeRequests.touch(tx, id),
   };
 
-  async list(user: User, kind: string, ref: ProjectRef, id: number, dto: ListNotesDto, o: NoteOptions = {}): Promise<Paginated<NoteWithAuthor>> {
+  async list(user: Caller, kind: string, ref: ProjectRef, id: number, dto: ListNotesDto, o: NoteOptions = {}): Promise<Paginated<NoteWithAuthor>> {
     const target = await this.noteable(user, kind, ref, id, o);
     if (!target.abilities.has('read_note')) throw new Forbidden();
     const page = pageRequest(dto);
@@ -74,7 +75,7 @@ export class NotesService {
     return new Paginated(await this.crossReferences.visible(user, target.project, items, (x) => x.note), total, page);
   }
 
-  async get(user: User, kind: string, ref: ProjectRef, id: number, noteId: number): Promise<Note> {
+  async get(user: Caller, kind: string, ref: ProjectRef, id: number, noteId: number): Promise<Note> {
     const target = await this.noteable(user, kind, ref, id);
     if (!target.abilities.has('read_note')) throw new Forbidden();
     const note = await this.find(target, noteId);
@@ -83,7 +84,7 @@ export class NotesService {
   }
 
   /** `body` (required); `created_at` on issue notes for owners and admins. 201 with the note. */
-  async create(user: User, kind: string, ref: ProjectRef, id: number, dto: CreateNoteDto): Promise<Note> {
+  async create(user: Caller, kind: string, ref: ProjectRef, id: number, dto: CreateNoteDto): Promise<Note> {
     const target = await this.noteable(user, kind, ref, id);
     if (!target.abilities.has('create_note')) throw new Forbidden();
     const body = this.readBody(dto.body, 'body');
@@ -92,14 +93,14 @@ export class NotesService {
   }
 
   /** The legacy merge request comment: `note` (required). 201 with the note. */
-  async comment(user: User, kind: string, ref: ProjectRef, id: number, dto: CreateCommentDto): Promise<Note> {
+  async comment(user: Caller, kind: string, ref: ProjectRef, id: number, dto: CreateCommentDto): Promise<Note> {
     const target = await this.noteable(user, kind, ref, id, { commentsOnly: true });
     if (!target.abilities.has('create_note')) throw new Forbidden();
     return this.insert(user, target, this.readBody(dto.note, 'note'));
   }
 
   /** `body` (required): the note's author or a master; system notes are not editable. */
-  async update(user: User, kind: string, ref: ProjectRef, id: number, noteId: number, dto: UpdateNoteDto): Promise<Note> {
+  async update(user: Caller, kind: string, ref: ProjectRef, id: number, noteId: number, dto: UpdateNoteDto): Promise<Note> {
     const target = await this.noteable(user, kind, ref, id);
     const note = await this.find(target, noteId);
     this.assertCanAdmin(user, target, note);
@@ -115,7 +116,7 @@ export class NotesService {
   }
 
   /** 200 with the deleted note; `404 Note Not Found` when it does not exist (not idempotent). */
-  async remove(user: User, kind: string, ref: ProjectRef, id: number, noteId: number): Promise<Note> {
+  async remove(user: Caller, kind: string, ref: ProjectRef, id: number, noteId: number): Promise<Note> {
     const target = await this.noteable(user, kind, ref, id);
     const note = await this.find(target, noteId);
     this.assertCanAdmin(user, target, note);
@@ -130,7 +131,7 @@ export class NotesService {
 
   // ---------------------------------------------------------------- helpers
 
-  private async insert(user: User, target: Noteable, body: string, createdAt?: Date): Promise<Note> {
+  private async insert(user: Caller, target: Noteable, body: string, createdAt?: Date): Promise<Note> {
     const note = await this.transactions.run(async (tx) => {
       const saved = await this.repo.insert(tx, {
         projectId: target.project.id,
@@ -155,7 +156,7 @@ export class NotesService {
   }
 
   /** The readable noteable named by the route's kind segment; an unknown segment is an unknown route (404). */
-  private async noteable(user: User, kind: string, ref: ProjectRef, id: number, o: NoteOptions = {}): Promise<Noteable> {
+  private async noteable(user: Caller, kind: string, ref: ProjectRef, id: number, o: NoteOptions = {}): Promise<Noteable> {
     const type = Object.prototype.hasOwnProperty.call(NOTEABLE_PATHS, kind) ? NOTEABLE_PATHS[kind] : undefined;
     if (!type || (o.commentsOnly && !COMMENT_KINDS.has(type))) throw new NotFound();
     return this.finders[type](user, ref, id);
@@ -167,7 +168,7 @@ export class NotesService {
     return note;
   }
 
-  private assertCanAdmin(user: User, target: Noteable, note: Note): void {
+  private assertCanAdmin(user: Caller, target: Noteable, note: Note): void {
     if (note.system) throw new Forbidden('System notes cannot be changed');
     const isAuthor = note.authorId === user.id;
     if (!target.abilities.has('admin_note') && !(isAuthor && target.abilities.has('read_note'))) throw new Forbidden();

@@ -1,8 +1,8 @@
-import { User } from '../users/user.entity';
 import type { UserSummary } from '../users/users.presenter';
 import { PresentContext, presentAuthor } from '../users/users.presenter';
 import { Note } from './note.entity';
 import { MergeRequestCommentResponse, NoteResponse } from './notes.responses';
+import type { Caller } from '../common/caller/caller';
 
 /** The author object lives with the user views; re-exported for the areas that import it from here. */
 export { presentAuthor };
@@ -20,7 +20,7 @@ export function isDownvote(n: Note): boolean {
 }
 
 /** GitLab's Note entity, keys in its order. */
-export function presentNote(n: Note, author: UserSummary | null | undefined, viewer: User | undefined, ctx: PresentContext): NoteResponse {
+export function presentNote(n: Note, author: UserSummary | null | undefined, viewer: Caller | undefined, ctx: PresentContext): NoteResponse {
   return {
     id: n.id,
     body: n.body,
@@ -37,6 +37,6 @@ export function presentNote(n: Note, author: UserSummary | null | undefined, vie
 }
 
 /** The legacy merge request comment (GitLab's MRNote entity): `{note, author}`, the author like every other. */
-export function presentComment(n: Note, author: UserSummary | null | undefined, viewer: User | undefined, ctx: PresentContext): MergeRequestCommentResponse {
+export function presentComment(n: Note, author: UserSummary | null | undefined, viewer: Caller | undefined, ctx: PresentContext): MergeRequestCommentResponse {
   return { note: n.body, author: presentAuthor(author, viewer, ctx) };
 }

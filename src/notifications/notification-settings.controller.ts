@@ -1,8 +1,7 @@
 import { Controller, Get, Param, Put } from '@nestjs/common';
-import { CurrentUser } from '../common/caller/caller';
+import { CurrentUser, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { Input } from '../common/params/params';
-import { User } from '../users/user.entity';
 import { UpdateGlobalNotificationSettingDto, UpdateNotificationSettingDto } from './dto/notification-settings.dto';
 import { presentGlobalNotificationSetting, presentNotificationSetting } from './notification-settings.presenter';
 import { NotificationSettingsService } from './notification-settings.service';
@@ -17,37 +16,37 @@ export class NotificationSettingsController {
 
   @ApiOkResponse({ type: GlobalNotificationSettingResponse })
   @Get('notification_settings')
-  async global(@CurrentUser() user: User) {
+  async global(@CurrentUser() user: Caller) {
     return presentGlobalNotificationSetting(await this.settings.getGlobal(user));
   }
 
   @ApiOkResponse({ type: GlobalNotificationSettingResponse })
   @Put('notification_settings')
-  async updateGlobal(@CurrentUser() user: User, @Input() dto: UpdateGlobalNotificationSettingDto) {
+  async updateGlobal(@CurrentUser() user: Caller, @Input() dto: UpdateGlobalNotificationSettingDto) {
     return presentGlobalNotificationSetting(await this.settings.putGlobal(user, dto));
   }
 
   @ApiOkResponse({ type: NotificationSettingResponse })
   @Get('projects/:id/notification_settings')
-  async project(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef) {
+  async project(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef) {
     return presentNotificationSetting(await this.settings.getProject(user, id));
   }
 
   @ApiOkResponse({ type: NotificationSettingResponse })
   @Put('projects/:id/notification_settings')
-  async updateProject(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: UpdateNotificationSettingDto) {
+  async updateProject(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: UpdateNotificationSettingDto) {
     return presentNotificationSetting(await this.settings.putProject(user, id, dto));
   }
 
   @ApiOkResponse({ type: NotificationSettingResponse })
   @Get('groups/:id/notification_settings')
-  async group(@CurrentUser() user: User, @Param('id', GroupRefParam) id: GroupRef) {
+  async group(@CurrentUser() user: Caller, @Param('id', GroupRefParam) id: GroupRef) {
     return presentNotificationSetting(await this.settings.getGroup(user, id));
   }
 
   @ApiOkResponse({ type: NotificationSettingResponse })
   @Put('groups/:id/notification_settings')
-  async updateGroup(@CurrentUser() user: User, @Param('id', GroupRefParam) id: GroupRef, @Input() dto: UpdateNotificationSettingDto) {
+  async updateGroup(@CurrentUser() user: Caller, @Param('id', GroupRefParam) id: GroupRef, @Input() dto: UpdateNotificationSettingDto) {
     return presentNotificationSetting(await this.settings.putGroup(user, id, dto));
   }
 }

@@ -3,7 +3,6 @@ import { Rejected, ValidationFailed } from '../common/errors/domain-errors';
 import { Transactions } from '../database/transactions';
 import { GroupsService } from '../groups/groups.service';
 import { ProjectResolver } from '../projects/project-resolver.service';
-import { User } from '../users/user.entity';
 import { UpdateGlobalNotificationSettingDto, UpdateNotificationSettingDto } from './dto/notification-settings.dto';
 import { CUSTOM_EVENTS, CustomEvents, levelName, NOTIFICATION_LEVELS, NotificationLevel } from './notification-levels';
 import { NotificationSetting, NotificationSource } from './notification-setting.entity';
@@ -11,6 +10,7 @@ import { NotificationSettingsRepository } from './notification-settings.reposito
 import { NotificationSettingView } from './notification-settings.presenter';
 import { GroupRef, ProjectRef } from '../common/params/refs';
 import { DomainEventCatalogue, OnDomainEvent } from '../domain-events/domain-events';
+import type { Caller } from '../common/caller/caller';
 
 export interface GlobalNotificationSettingView extends NotificationSettingView {
   notificationEmail: string;
@@ -29,7 +29,7 @@ export class NotificationSettingsService {
     private readonly groups: GroupsService,
   ) {}
 
-  async getGlobal(user: User): Promise<GlobalNotificationSettingView> {
+  async getGlobal(user: Caller): Promise<GlobalNotificationSettingView> {
     return this.globalView(user, (await this.settings.globals([user.id]))[0] ?? null);
   }
 
@@ -39,7 +39,7 @@ export class NotificationSettingsService {
     await this.tx.run((tx) => this.settings.forgetNotificationEmail(tx, e.userId, e.removed));
   }
 
-  async putGlobal(user: User, dto: UpdateGlobalNotificationSettingDto): Promise<GlobalNotificationSettingView> {
+  async putGlobal(user: Caller, dto: UpdateGlobalNotificationSettingDto): Promise<GlobalNotificationSettingView> {
     const current = await this.settings.find(user.id, 'global', 0);
     let email: string | undefined;
     if (dto.notification_email !== undefined) {
@@ -51,27 +51,27 @@ export class NotificationSettingsService {
     return this.getGlobal(user);
   }
 
-  async getProject(user: User, ref: ProjectRef): Promise<NotificationSettingView> {
+  async getProject(user: Caller, ref: ProjectRef): Promise<NotificationSettingView> {
     const { project } = await this.projects.resolve(user, ref);
     return this.view(await this.settings.find(user.id, 'Project', project.id), 'global');
   }
 
-  async putProject(user: User, ref: ProjectRef, dto: UpdateNotificationSettingDto): Promise<NotificationSettingView> {
+  async putProject(user: Caller, ref: ProjectRef, dto: UpdateNotificationSettingDto): Promise<NotificationSettingView> {
     const { project } = await this.projects.resolve(user, ref);
     return this.put(user, 'Project', project.id, dto);
   }
 
-  async getGroup(user: User, ref: GroupRef): Promise<NotificationSettingView> {
+  async getGroup(user: Caller, ref: GroupRef): Promise<NotificationSettingView> {
     const group = await this.groups.resolve(user, ref);
     return this.view(await this.settings.find(user.id, 'Namespace', group.id), 'global');
   }
 
-  async putGroup(user: User, ref: GroupRef, dto: UpdateNotificationSettingDto): Promise<NotificationSettingView> {
+  async putGroup(user: Caller, ref: GroupRef, dto: UpdateNotificationSettingDto): Promise<NotificationSettingView> {
     const group = await this.groups.resolve(user, ref);
     return this.put(user, 'Namespace', group.id, dto);
   }
 
-  private async put(user: User, source: NotificationSource, id: number, dto: UpdateNotificationSettingDto): Promise<NotificationSettingView> {
+  private async put(user: Caller, source: NotificationSource, id: number, dto: UpdateNotificationSettingDto): Promise<NotificationSettingView> {
     const next = this.merge(await this.settings.find(user.id, source, id), 'global', dto);
     return this.view(await this.tx.run((tx) => this.settings.upsert(tx, user.id, source, id, next)), 'global');
   }
@@ -92,7 +92,7 @@ export class NotificationSettingsService {
     return row ? { level: levelName(row.level), events: row.events ?? {} } : { level: dflt, events: {} };
   }
 
-  private globalView(user: User, row: NotificationSetting | null): GlobalNotificationSettingView {
+  private globalView(user: Caller, row: NotificationSetting | null): GlobalNotificationSettingView {
     return { ...this.view(row, 'participating'), notificationEmail: row?.notificationEmail ?? user.email };
   }
 }

@@ -9,7 +9,6 @@ import { canReadIssue } from '../common/policy/issue-policy';
 import { ProjectResolver, ResolvedProject } from '../projects/project-resolver.service';
 import { PermanentJobError, QueueJob, QueueService } from '../queue/queue.service';
 import { UserDirectory } from '../users/user-directory.service';
-import { User } from '../users/user.entity';
 import { Mailer, OutgoingMail } from './mailer';
 import { IssuableFacts, mentionedUsernames, NoteFacts, NotificationFactsRepository } from './notification-facts.repository';
 import { effectiveSetting, levelName, LevelSetting } from './notification-levels';
@@ -17,6 +16,7 @@ import { notificationMail } from './notification-metrics';
 import { buildMail, MailProject, MailSubject } from './notification-mails';
 import { NotificationEvent, notificationRecipients, RecipientFacts } from './notification-recipients';
 import { NotificationSettingsRepository } from './notification-settings.repository';
+import type { Caller } from '../common/caller/caller';
 
 /** The queue of notification mails: one job per recipient and event. */
 export const MAIL_QUEUE = 'notifications.mail';
@@ -263,7 +263,7 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
    * What the mail shows `user`, or null when they may not see it (or it is gone). `known`: the issue or
    * MR (and the note) the caller has just read for this mail, not read again.
    */
-  private async subjectFor(user: User, event: MailEvent, known?: IssuableTarget): Promise<MailSubject | null> {
+  private async subjectFor(user: Caller, event: MailEvent, known?: IssuableTarget): Promise<MailSubject | null> {
     switch (event.kind) {
       case 'test':
         return { kind: 'test' };
@@ -300,7 +300,7 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
   }
 
   private async issuableSubject(
-    user: User,
+    user: Caller,
     t: IssuableFacts,
     action: 'new' | 'close' | 'reopen' | 'merge' | 'reassign' | 'note',
     actorId: number,
@@ -324,7 +324,7 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
     };
   }
 
-  private async resolve(user: User, projectId: number, ability: ProjectAbility): Promise<ResolvedProject | null> {
+  private async resolve(user: Caller, projectId: number, ability: ProjectAbility): Promise<ResolvedProject | null> {
     try {
       return await this.projects.resolve(user, { id: projectId }, ability);
     } catch (e) {

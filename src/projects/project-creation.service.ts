@@ -7,7 +7,6 @@ import { DomainEvents, projectSnapshot } from '../domain-events/domain-events';
 import { GitService } from '../git/git.service';
 import { MembershipsService } from '../members/memberships.service';
 import { NamespacesService } from '../namespaces/namespaces.service';
-import { User } from '../users/user.entity';
 import { UserDirectory } from '../users/user-directory.service';
 import { CreateProjectDto } from './dto/project.dto';
 import { ProjectImports } from './project-imports.service';
@@ -16,6 +15,7 @@ import { ProjectResolver } from './project-resolver.service';
 import { assertVisibilityAllowed, parameterize, projectAttributes } from './project-rules';
 import { Project } from './project.entity';
 import { ProjectsRepository } from './projects.repository';
+import type { Caller } from '../common/caller/caller';
 
 /** New projects: `POST /projects` (and for a user, and from an `import_url`) and `POST /projects/fork/:id`. */
 @Injectable()
@@ -34,7 +34,7 @@ export class ProjectCreation {
   ) {}
 
   /** `POST /projects` (`forUser`: an administrator's `POST /projects/user/:user_id`). */
-  async create(caller: User, dto: CreateProjectDto, forUser?: number): Promise<Project> {
+  async create(caller: Caller, dto: CreateProjectDto, forUser?: number): Promise<Project> {
     const attrs = projectAttributes(dto, 'create');
     const settings = await this.settings.get();
     let creator = caller;
@@ -78,7 +78,7 @@ export class ProjectCreation {
   }
 
   /** `POST /projects/fork/:id`: into the caller's namespace, repository copied, `forked_from_project` set. */
-  async fork(user: User, ref: ProjectRef): Promise<Project> {
+  async fork(user: Caller, ref: ProjectRef): Promise<Project> {
     const { project: source } = await this.resolver.resolve(user, ref, 'fork_project');
     const namespace = await this.namespaces.creationTarget(user, user.id, undefined);
     const settings = await this.settings.get();

@@ -3,9 +3,9 @@ import { Forbidden, NotFound } from '../common/errors/domain-errors';
 import { projectKey, ProjectRef } from '../common/params/refs';
 import { ProjectAbility, ProjectAccess, projectAbilities } from '../common/policy/policy';
 import { accessFrom } from '../common/policy/policy.service';
-import { User } from '../users/user.entity';
 import { Project } from './project.entity';
 import { ProjectsRepository } from './projects.repository';
+import type { Caller } from '../common/caller/caller';
 
 export interface ResolvedProject {
   project: Project;
@@ -24,7 +24,7 @@ export interface ResolvedProject {
 export class ProjectResolver {
   constructor(private readonly projects: ProjectsRepository) {}
 
-  async resolve(user: User | undefined, ref: ProjectRef, ability: ProjectAbility = 'read_project'): Promise<ResolvedProject> {
+  async resolve(user: Caller | undefined, ref: ProjectRef, ability: ProjectAbility = 'read_project'): Promise<ResolvedProject> {
     const key = projectKey(ref);
     const found = key && (await this.projects.findWithMemberships(key, user?.id ?? null));
     if (!found) throw new NotFound('Project');

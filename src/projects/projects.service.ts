@@ -7,7 +7,6 @@ import { Transactions, Tx } from '../database/transactions';
 import { DomainEvents, projectSnapshot } from '../domain-events/domain-events';
 import { GitService } from '../git/git.service';
 import { Namespace } from '../namespaces/namespace.entity';
-import { User } from '../users/user.entity';
 import { ListProjectsDto, UpdateProjectDto } from './dto/project.dto';
 import { ProjectInsertion } from './project-insertion.service';
 import { ProjectResolver, ResolvedProject } from './project-resolver.service';
@@ -15,6 +14,7 @@ import { assertVisibilityAllowed, projectAttributes, rethrowTaken, VISIBILITY_LA
 import { Project } from './project.entity';
 import { ProjectListQuery, ProjectListScope, ProjectsRepository } from './projects.repository';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 const VISIBILITY_NAMES: Record<string, number> = { private: 0, internal: 10, public: 20 };
 
@@ -34,14 +34,14 @@ export class ProjectsService {
   ) {}
 
   /** `GET /projects/:id`: the project with the caller's access (one statement). */
-  show(user: User, ref: ProjectRef): Promise<ResolvedProject> {
+  show(user: Caller, ref: ProjectRef): Promise<ResolvedProject> {
     return this.resolver.resolve(user, ref);
   }
 
   // ---------------------------------------------------------------- lists
 
   /** `/projects`, `/projects/owned`, `/projects/starred`, `/projects/all`, `/projects/search/:q`: one count and one page query. */
-  async list(user: User, scope: ProjectScope, q: ListProjectsDto, searchTerm?: string): Promise<Paginated<Project>> {
+  async list(user: Caller, scope: ProjectScope, q: ListProjectsDto, searchTerm?: string): Promise<Paginated<Project>> {
     const page = pageRequest(q);
     const sort = (q.sort ?? (scope === 'search' ? 'asc' : 'desc')).toLowerCase();
     if (sort !== 'asc' && sort !== 'desc') throw new InvalidAttribute('sort');
@@ -59,7 +59,7 @@ export class ProjectsService {
     return new Paginated(items, total, page);
   }
 
-  private scope(user: User, scope: ProjectScope): ProjectListScope {
+  private scope(user: Caller, scope: ProjectScope): ProjectListScope {
     switch (scope) {
       case 'member':
         return { kind: 'member', viewer: user };
@@ -75,7 +75,7 @@ export class ProjectsService {
   }
 
   /** A group's projects that `user` may read, id descending, with the total (the groups area's lists). */
-  readableInGroup(user: User | undefined, groupId: number, page: PageRequest): Promise<[Project[], number]> {
+  readableInGroup(user: Caller | undefined, groupId: number, page: PageRequest): Promise<[Project[], number]> {
     return this.projects.inNamespace(groupId, user, page);
   }
 
@@ -100,7 +100,7 @@ export class ProjectsService {
    * name or visibility resent unchanged is no change (8.17 asked the owner for any `name` or
    * `visibility_level` given; gitlab-compat.md says "changing").
    */
-  async update(user: User, ref: ProjectRef, dto: UpdateProjectDto): Promise<Project> {
+  async update(user: Caller, ref: ProjectRef, dto: UpdateProjectDto): Promise<Project> {
     const { project, abilities } = await this.resolver.resolve(user, ref, 'admin_project');
     const attrs = projectAttributes(dto, 'update');
     if (attrs.name !== undefined && attrs.name !== project.name && !abilities.has('rename_project')) throw new Forbidden();
@@ -167,27 +167,27 @@ export class ProjectsService {
   // ---------------------------------------------------------------- fork, star, archive, delete
 
   /** Stars: 201 with the project, 304 when already starred. */
-  async star(user: User, ref: ProjectRef): Promise<Project> {
+  async star(user: Caller, ref: ProjectRef): Promise<Project> {
     const { project } = await this.resolver.resolve(user, ref);
     if (!(await this.tx.run((tx) => this.projects.star(tx, user.id, project.id)))) throw new NotModified();
     return this.resolver.find({ id: project.id });
   }
 
   /** Unstars: 200 with the project, 304 when not starred. */
-  async unstar(user: User, ref: ProjectRef): Promise<Project> {
+  async unstar(user: Caller, ref: ProjectRef): Promise<Project> {
     const { project } = await this.resolver.resolve(user, ref);
     if (!(await this.tx.run((tx) => this.projects.unstar(tx, user.id, project.id)))) throw new NotModified();
     return this.resolver.find({ id: project.id });
   }
 
-  async setArchived(user: User, ref: ProjectRef, archived: boolean): Promise<Project> {
+  async setArchived(user: Caller, ref: ProjectRef, archived: boolean): Promise<Project> {
     const { project } = await this.resolver.resolve(user, ref, 'archive_project');
     if (project.archived !== archived) await this.projects.update(project.id, { archived });
     return this.resolver.find({ id: project.id });
   }
 
   /** `DELETE /projects/:id` (owners and admins): rows go in one transaction, then the repository. */
-  async remove(user: User, ref: ProjectRef): Promise<true> {
+  async remove(user: Caller, ref: ProjectRef): Promise<true> {
     const { project } = await this.resolver.resolve(user, ref, 'remove_project');
     await this.tx.run(async (tx) => {
       await this.projects.delete(project.id, tx);

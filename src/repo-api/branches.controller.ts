@@ -1,9 +1,8 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
-import { CurrentUser } from '../common/caller/caller';
+import { CurrentUser, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Input } from '../common/params/params';
-import { User } from '../users/user.entity';
 import { BranchesService } from './branches.service';
 import { CreateBranchDto, ProtectBranchDto } from './dto/branches.dto';
 import { joinedPath } from './dto/path-param';
@@ -19,20 +18,20 @@ export class BranchesController {
 
   @ApiPageResponse(BranchResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
+  async list(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
     return (await this.branches.list(user, id, q)).map(presentBranchView);
   }
 
   @ApiCreated(BranchResponse)
   @Post()
-  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateBranchDto) {
+  async create(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateBranchDto) {
     return presentBranchView(await this.branches.create(user, id, dto));
   }
 
   /** Branch names may contain `/`, sent raw or as `%2F`: the route takes the rest of the path. */
   @ApiOkResponse({ type: BranchResponse })
   @Get('*branch')
-  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('branch') branch: string | string[]) {
+  async show(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('branch') branch: string | string[]) {
     return presentBranchView(await this.branches.get(user, id, joinedPath(branch)));
   }
 
@@ -40,7 +39,7 @@ export class BranchesController {
   @ApiOkResponse({ type: BranchResponse })
   @Put('*branch')
   async protect(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('branch') branch: string | string[],
     @Input() dto: ProtectBranchDto,
@@ -50,7 +49,7 @@ export class BranchesController {
 
   @ApiOkResponse({ type: BranchNameResponse })
   @Delete('*branch')
-  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('branch') branch: string | string[]) {
+  async remove(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('branch') branch: string | string[]) {
     return presentDeletedBranch(await this.branches.remove(user, id, joinedPath(branch)));
   }
 }

@@ -4,13 +4,13 @@ import { PageParams, Paginated, paginateAll } from '../common/pagination/paginat
 import { branchRef, parseNewRefName, parseRef, RefName } from '../git/names';
 import { Branch, ZERO_SHA } from '../git/objects';
 import { RefUpdateRejected } from '../git/repository';
-import { User } from '../users/user.entity';
 import { CreateBranchDto, ProtectBranchDto } from './dto/branches.dto';
 import { RepositoryLocks } from '../database/repository-locks';
 import { PushService } from './push.service';
 import { RepoContext, RepositoryAccess } from './repository-access.service';
 import { RepositoryRecords } from './repo-api.repository';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 export interface BranchView {
   branch: Branch;
@@ -36,14 +36,14 @@ export class BranchesService {
   }
 
   /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
-  async list(user: User, ref: ProjectRef, q: PageParams): Promise<Paginated<BranchView>> {
+  async list(user: Caller, ref: ProjectRef, q: PageParams): Promise<Paginated<BranchView>> {
     const ctx = await this.access.open(user, ref);
     // the refs are paged first and only the page's commits read (20 of 2,000 branches: 20 commits)
     const page = paginateAll(await ctx.repo.branchRefs(), q, { whole: true });
     return new Paginated(await this.withProtection(ctx, await ctx.repo.branchCommits(page.items)), page.total, page.page);
   }
 
-  async get(user: User, ref: ProjectRef, name: string): Promise<BranchView> {
+  async get(user: Caller, ref: ProjectRef, name: string): Promise<BranchView> {
     const ctx = await this.access.open(user, ref);
     return this.getIn(ctx, name);
   }
@@ -56,14 +56,14 @@ export class BranchesService {
   }
 
   /** `PUT .../branches/<branch>/protect` or `/unprotect` (the route takes the rest of the path). */
-  protection(user: User, ref: ProjectRef, path: string, dto: ProtectBranchDto): Promise<BranchView> {
+  protection(user: Caller, ref: ProjectRef, path: string, dto: ProtectBranchDto): Promise<BranchView> {
     const m = /^(.+)\/(protect|unprotect)$/.exec(path);
     if (!m) throw new NotFound();
     return this.setProtection(user, ref, m[1], m[2] === 'protect', dto);
   }
 
   /** Protect (idempotent; `developers_can_push` optional) or unprotect a branch: master+. */
-  async setProtection(user: User, ref: ProjectRef, name: string, protect: boolean, dto: ProtectBranchDto): Promise<BranchView> {
+  async setProtection(user: Caller, ref: ProjectRef, name: string, protect: boolean, dto: ProtectBranchDto): Promise<BranchView> {
     const ctx = await this.access.open(user, ref, 'admin_project');
     const view = await this.getIn(ctx, name);
     if (protect) await this.records.protect(ctx.project.id, view.branch.name, dto.developers_can_push ?? false);
@@ -72,7 +72,7 @@ export class BranchesService {
   }
 
   /** `POST .../branches`: `branch_name` and `ref` (branch, tag or SHA); 201, or 400 with GitLab's messages. */
-  async create(user: User, ref: ProjectRef, dto: CreateBranchDto): Promise<BranchView> {
+  async create(user: Caller, ref: ProjectRef, dto: CreateBranchDto): Promise<BranchView> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name = parseNewRefName(dto.branch_name);
     if (name === null) throw new Rejected('Branch name is invalid');
@@ -95,7 +95,7 @@ export class BranchesService {
   }
 
   /** `DELETE .../branches/:branch`: not the default branch, not a protected one. */
-  async remove(user: User, ref: ProjectRef, raw: string): Promise<RefName> {
+  async remove(user: Caller, ref: ProjectRef, raw: string): Promise<RefName> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name: RefName | null = parseRef(raw);
     const branch = await this.locks.run(ctx.project.id, async () => {

@@ -1,9 +1,8 @@
 import { Controller, Delete, Get, Header, Param, Post, Put } from '@nestjs/common';
-import { CurrentUser } from '../common/caller/caller';
+import { CurrentUser, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Input } from '../common/params/params';
-import { User } from '../users/user.entity';
 import { ContentsService } from './contents.service';
 import { ArchiveDto, BlobDto, CompareDto, DeleteFileDto, GetFileDto, TreeDto, WriteFileDto } from './dto/contents.dto';
 import { presentCompare, presentContributor, presentFileWrite, presentRepositoryFile, presentTreeEntry } from './repo-api.presenter';
@@ -18,7 +17,7 @@ export class ContentsController {
 
   @ApiPageResponse(TreeEntryResponse)
   @Get('tree')
-  async tree(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: TreeDto) {
+  async tree(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: TreeDto) {
     return (await this.contents.tree(user, id, q)).map(presentTreeEntry);
   }
 
@@ -26,57 +25,57 @@ export class ContentsController {
   @ApiTextResponse('raw file content')
   @Get('blobs/:sha')
   @Header('X-Content-Type-Options', 'nosniff')
-  blob(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('sha') sha: string, @Input() q: BlobDto) {
+  blob(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('sha') sha: string, @Input() q: BlobDto) {
     return this.contents.blobAt(user, id, sha, q);
   }
 
   @ApiTextResponse('raw file content')
   @Get('commits/:sha/blob')
   @Header('X-Content-Type-Options', 'nosniff')
-  commitBlob(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('sha') sha: string, @Input() q: BlobDto) {
+  commitBlob(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('sha') sha: string, @Input() q: BlobDto) {
     return this.contents.blobAt(user, id, sha, q);
   }
 
   @ApiTextResponse('raw blob content')
   @Get('raw_blobs/:sha')
   @Header('X-Content-Type-Options', 'nosniff')
-  rawBlob(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('sha') sha: string) {
+  rawBlob(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('sha') sha: string) {
     return this.contents.rawBlob(user, id, sha);
   }
 
   @ApiOkResponse({ type: CompareResultResponse })
   @Get('compare')
-  async compare(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: CompareDto) {
+  async compare(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: CompareDto) {
     return presentCompare(await this.contents.compare(user, id, q));
   }
 
   @ApiPageResponse(ContributorResponse)
   @Get('contributors')
-  async contributors(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
+  async contributors(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
     return (await this.contents.contributors(user, id, q)).map(presentContributor);
   }
 
   @ApiOkResponse({ type: RepositoryFileResponse })
   @Get('files')
-  async file(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: GetFileDto) {
+  async file(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: GetFileDto) {
     return presentRepositoryFile(await this.contents.getFile(user, id, q));
   }
 
   @ApiCreated(FileCommitResponse)
   @Post('files')
-  async createFile(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: WriteFileDto) {
+  async createFile(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: WriteFileDto) {
     return presentFileWrite(await this.contents.createFile(user, id, dto));
   }
 
   @ApiOkResponse({ type: FileCommitResponse })
   @Put('files')
-  async updateFile(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: WriteFileDto) {
+  async updateFile(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: WriteFileDto) {
     return presentFileWrite(await this.contents.updateFile(user, id, dto));
   }
 
   @ApiOkResponse({ type: FileCommitResponse })
   @Delete('files')
-  async deleteFile(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: DeleteFileDto) {
+  async deleteFile(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: DeleteFileDto) {
     return presentFileWrite(await this.contents.deleteFile(user, id, dto));
   }
 
@@ -84,7 +83,7 @@ export class ContentsController {
   @ApiBinaryResponse('archive of the tree (tar.gz unless the suffix names another format)')
   @Get(':archive')
   @Header('Content-Transfer-Encoding', 'binary')
-  archive(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('archive') name: string, @Input() q: ArchiveDto) {
+  archive(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('archive') name: string, @Input() q: ArchiveDto) {
     return this.contents.archive(user, id, name, q);
   }
 }

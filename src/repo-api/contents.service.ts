@@ -6,12 +6,12 @@ import { GitService } from '../git/git.service';
 import { parseObjectId, parseRef, parseRepoPath, RefName, RepoPath, repoPathProblem, Sha } from '../git/names';
 import { Branch, Commit, DiffEntry, TreeEntry, ZERO_SHA } from '../git/objects';
 import { ArchiveFormat, BlobStream, FileChange, FileConflict, RefUpdateRejected, Repository } from '../git/repository';
-import { User } from '../users/user.entity';
 import { ArchiveDto, BlobDto, CompareDto, DeleteFileDto, GetFileDto, TreeDto, WriteFileDto } from './dto/contents.dto';
 import { RepositoryLocks } from '../database/repository-locks';
 import { PushService } from './push.service';
 import { RepositoryAccess } from './repository-access.service';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 export type { ArchiveFormat };
 
@@ -86,7 +86,7 @@ export class ContentsService {
   ) {}
 
   /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
-  async tree(user: User, ref: ProjectRef, q: TreeDto): Promise<Paginated<TreeEntry>> {
+  async tree(user: Caller, ref: ProjectRef, q: TreeDto): Promise<Paginated<TreeEntry>> {
     const ctx = await this.access.open(user, ref);
     const given = q.ref_name || q.ref;
     const refName = given ? parseRef(given) : await this.access.defaultRef(ctx);
@@ -97,7 +97,7 @@ export class ContentsService {
   }
 
   /** `GET .../blobs/:sha?filepath=`: the file's bytes at a commit, branch or tag. */
-  async blobAt(user: User, ref: ProjectRef, sha: string, q: BlobDto): Promise<StreamableFile> {
+  async blobAt(user: Caller, ref: ProjectRef, sha: string, q: BlobDto): Promise<StreamableFile> {
     const ctx = await this.access.open(user, ref);
     const path = readPath(q.filepath, 'filepath', () => new NotFound('File'));
     const commit = await this.access.commitOr404(ctx, sha);
@@ -106,7 +106,7 @@ export class ContentsService {
     return rawFile(blob);
   }
 
-  async rawBlob(user: User, ref: ProjectRef, sha: string): Promise<StreamableFile> {
+  async rawBlob(user: Caller, ref: ProjectRef, sha: string): Promise<StreamableFile> {
     const ctx = await this.access.open(user, ref);
     const id = parseObjectId(sha);
     const blob = id === null ? null : await ctx.repo.openBlob(id);
@@ -118,7 +118,7 @@ export class ContentsService {
    * `GET .../archive` or `.../archive.<format>` (the route's last segment): an archive of `sha`
    * (default: the default branch), cached per commit and format by GitService.
    */
-  async archive(user: User, ref: ProjectRef, route: string, q: ArchiveDto): Promise<StreamableFile> {
+  async archive(user: Caller, ref: ProjectRef, route: string, q: ArchiveDto): Promise<StreamableFile> {
     const m = ARCHIVE_ROUTE.exec(route);
     if (!m) throw new NotFound();
     const ctx = await this.access.open(user, ref);
@@ -137,7 +137,7 @@ export class ContentsService {
   }
 
   /** `GET .../compare?from=&to=`: commits in `to` not in `from` (oldest first) and the diff from their merge base. */
-  async compare(user: User, ref: ProjectRef, q: CompareDto): Promise<CompareResult> {
+  async compare(user: Caller, ref: ProjectRef, q: CompareDto): Promise<CompareResult> {
     const ctx = await this.access.open(user, ref);
     const [a, b] = await Promise.all([this.access.commitOr404(ctx, q.from), this.access.commitOr404(ctx, q.to)]);
     if (q.from === q.to || a.id === b.id) {
@@ -154,7 +154,7 @@ export class ContentsService {
     };
   }
 
-  async contributors(user: User, ref: ProjectRef, q: PageParams) {
+  async contributors(user: Caller, ref: ProjectRef, q: PageParams) {
     const ctx = await this.access.open(user, ref);
     const tip = await ctx.repo.commit(await this.access.defaultRef(ctx));
     return paginateAll(tip ? await ctx.repo.contributors(tip.id) : [], q, { whole: true });
@@ -162,7 +162,7 @@ export class ContentsService {
 
   // ------------------------------------------------------------------ files API
 
-  async getFile(user: User, ref: ProjectRef, q: GetFileDto): Promise<RepositoryFile> {
+  async getFile(user: Caller, ref: ProjectRef, q: GetFileDto): Promise<RepositoryFile> {
     const ctx = await this.access.open(user, ref);
     const filePath = readPath(q.file_path, 'file_path', () => new NotFound('File'));
     const commit = await this.access.commitOr404(ctx, q.ref);
@@ -189,15 +189,15 @@ export class ContentsService {
     };
   }
 
-  createFile(user: User, ref: ProjectRef, dto: WriteFileDto) {
+  createFile(user: Caller, ref: ProjectRef, dto: WriteFileDto) {
     return this.writeFile(user, ref, dto, 'create');
   }
 
-  updateFile(user: User, ref: ProjectRef, dto: WriteFileDto) {
+  updateFile(user: Caller, ref: ProjectRef, dto: WriteFileDto) {
     return this.writeFile(user, ref, dto, 'update');
   }
 
-  deleteFile(user: User, ref: ProjectRef, dto: DeleteFileDto) {
+  deleteFile(user: Caller, ref: ProjectRef, dto: DeleteFileDto) {
     return this.writeFile(user, ref, dto, 'delete');
   }
 
@@ -206,7 +206,7 @@ export class ContentsService {
    * branch moves compare-and-swap, so a push in between fails the write (400). Any failure is 400.
    */
   private async writeFile(
-    user: User,
+    user: Caller,
     ref: ProjectRef,
     dto: DeleteFileDto & Partial<WriteFileDto>,
     action: FileChange['action'],
@@ -242,7 +242,7 @@ export class ContentsService {
     return { path, branch };
   }
 
-  private async commitChange(repo: Repository, user: User, branch: RefName, base: Branch | null, change: FileChange, message: string) {
+  private async commitChange(repo: Repository, user: Caller, branch: RefName, base: Branch | null, change: FileChange, message: string) {
     const path = change.path;
     let head = base;
     const tip = await repo.branch(branch);

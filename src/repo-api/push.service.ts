@@ -13,11 +13,11 @@ import { Commit, ZERO_SHA } from '../git/objects';
 import { RefUpdate } from '../git/smart-http';
 import { Project } from '../projects/project.entity';
 import { projectFullPath } from '../projects/projects.presenter';
-import { User } from '../users/user.entity';
 import { ProjectsService } from '../projects/projects.service';
 import { ProtectedBranch } from './repo-api.entities';
 import { RepositoryJobs } from './repository-jobs.service';
 import { RepositoryRecords } from './repo-api.repository';
+import type { Caller } from '../common/caller/caller';
 
 const MAX_PUSH_COMMITS = 20;
 
@@ -76,7 +76,7 @@ export class PushService {
    * push events with GitLab's push data and `last_activity_at` with the `push.received` domain event
    * (one transaction: its durable handlers are the webhooks, CI and merge requests).
    */
-  async afterPush(project: Project, user: User, updates: RefUpdate[], via: 'http' | 'ssh' | 'api' = 'http'): Promise<void> {
+  async afterPush(project: Project, user: Caller, updates: RefUpdate[], via: 'http' | 'ssh' | 'api' = 'http'): Promise<void> {
     if (updates.length === 0) return;
     let data: Record<string, unknown>[] | undefined; // the push data, for the hooks
     let enqueued = false;
@@ -131,7 +131,7 @@ export class PushService {
   }
 
   /** GitLab's push payload (`data` of push events, and later of hooks). */
-  async pushData(project: Project, user: User, u: RefUpdate): Promise<Record<string, unknown>> {
+  async pushData(project: Project, user: Caller, u: RefUpdate): Promise<Record<string, unknown>> {
     const repo = this.git.repository(project.id);
     const isTag = u.ref.startsWith('refs/tags/');
     let commits: Commit[] = [];

@@ -21,6 +21,7 @@ import {
   TagResponse,
   TreeEntryResponse,
 } from './repo-api.responses';
+import type { Caller } from '../common/caller/caller';
 
 /** The raw commit shape GitLab embeds in branches and tags. */
 export function presentBranchCommit(c: Commit): GitCommitResponse {
@@ -197,7 +198,7 @@ export function presentCommitDetailView(v: { commit: Commit; status: string | nu
   return presentCommitDetail(v.commit, v.status);
 }
 
-export function presentCommitComment(c: CommitComment, author: User | undefined, viewer: User | undefined, ctx: PresentContext): CommitCommentResponse {
+export function presentCommitComment(c: CommitComment, author: User | undefined, viewer: Caller | undefined, ctx: PresentContext): CommitCommentResponse {
   return {
     note: c.note,
     path: c.path,
@@ -208,7 +209,7 @@ export function presentCommitComment(c: CommitComment, author: User | undefined,
   };
 }
 
-export function presentCommitStatus(s: CommitStatus, author: User | undefined, viewer: User | undefined, ctx: PresentContext): CommitStatusResponse {
+export function presentCommitStatus(s: CommitStatus, author: User | undefined, viewer: Caller | undefined, ctx: PresentContext): CommitStatusResponse {
   return {
     id: s.id,
     sha: s.sha,

@@ -7,8 +7,8 @@ import { Commit } from '../git/objects';
 import { Repository } from '../git/repository';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
-import { User } from '../users/user.entity';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 export interface RepoContext {
   project: Project;
@@ -30,7 +30,7 @@ export class RepositoryAccess {
     private readonly git: GitService,
   ) {}
 
-  async open(user: User, projectRef: ProjectRef, ability: ProjectAbility = 'download_code'): Promise<RepoContext> {
+  async open(user: Caller, projectRef: ProjectRef, ability: ProjectAbility = 'download_code'): Promise<RepoContext> {
     const { project, abilities } = await this.projects.resolve(user, projectRef, ability);
     return { project, abilities, repo: this.git.repository(project.id) };
   }

@@ -1,9 +1,8 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
-import { CurrentUser } from '../common/caller/caller';
+import { CurrentUser, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { Input } from '../common/params/params';
-import { User } from '../users/user.entity';
 import { joinedPath } from './dto/path-param';
 import { CreateTagDto, ReleaseDto } from './dto/tags.dto';
 import { presentDeletedTag, presentRelease, presentTagView } from './repo-api.presenter';
@@ -19,39 +18,49 @@ export class TagsController {
 
   @ApiPageResponse(TagResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
+  async list(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
     return (await this.tags.list(user, id, q)).map(presentTagView);
   }
 
   @ApiCreated(TagResponse)
   @Post()
-  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateTagDto) {
+  async create(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateTagDto) {
     return presentTagView(await this.tags.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: TagResponse })
   @Get('*tag')
-  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('tag') tag: string | string[]) {
+  async show(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('tag') tag: string | string[]) {
     return presentTagView(await this.tags.get(user, id, joinedPath(tag)));
   }
 
   /** `POST .../tags/:tag/release`. */
   @ApiCreated(ReleaseResponse)
   @Post('*tag')
-  async createRelease(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('tag') tag: string | string[], @Input() dto: ReleaseDto) {
+  async createRelease(
+    @CurrentUser() user: Caller,
+    @Param('id', ProjectRefParam) id: ProjectRef,
+    @Param('tag') tag: string | string[],
+    @Input() dto: ReleaseDto,
+  ) {
     return presentRelease(await this.tags.createRelease(user, id, joinedPath(tag), dto));
   }
 
   /** `PUT .../tags/:tag/release`. */
   @ApiOkResponse({ type: ReleaseResponse })
   @Put('*tag')
-  async updateRelease(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('tag') tag: string | string[], @Input() dto: ReleaseDto) {
+  async updateRelease(
+    @CurrentUser() user: Caller,
+    @Param('id', ProjectRefParam) id: ProjectRef,
+    @Param('tag') tag: string | string[],
+    @Input() dto: ReleaseDto,
+  ) {
     return presentRelease(await this.tags.updateRelease(user, id, joinedPath(tag), dto));
   }
 
   @ApiOkResponse({ type: TagNameResponse })
   @Delete('*tag')
-  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('tag') tag: string | string[]) {
+  async remove(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('tag') tag: string | string[]) {
     return presentDeletedTag(await this.tags.remove(user, id, joinedPath(tag)));
   }
 }

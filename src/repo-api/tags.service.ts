@@ -4,7 +4,6 @@ import { PageParams, Paginated, paginateAll } from '../common/pagination/paginat
 import { parseNewRefName, parseRef, RefName, tagRef } from '../git/names';
 import { Tag, ZERO_SHA } from '../git/objects';
 import { RefUpdateRejected } from '../git/repository';
-import { User } from '../users/user.entity';
 import { CreateTagDto, ReleaseDto } from './dto/tags.dto';
 import { RepositoryLocks } from '../database/repository-locks';
 import { PushService } from './push.service';
@@ -12,6 +11,7 @@ import { RepoContext, RepositoryAccess } from './repository-access.service';
 import { Release } from './repo-api.entities';
 import { RepositoryRecords } from './repo-api.repository';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 export interface TagView {
   tag: Tag;
@@ -33,7 +33,7 @@ export class TagsService {
 
   /** All tags, reverse-alphabetical, with their releases (one query). */
   /** Whole on the first page unless `per_page` says otherwise (clients search tags on their side). */
-  async list(user: User, ref: ProjectRef, q: PageParams): Promise<Paginated<TagView>> {
+  async list(user: Caller, ref: ProjectRef, q: PageParams): Promise<Paginated<TagView>> {
     const ctx = await this.access.open(user, ref);
     // the refs are paged first and only the page's tags and commits read
     const [refs, releases] = await Promise.all([ctx.repo.tagRefs(), this.records.releases(ctx.project.id)]);
@@ -42,7 +42,7 @@ export class TagsService {
     return new Paginated(tags, page.total, page.page).map((tag) => ({ tag, release: releases.get(tag.name) }));
   }
 
-  async get(user: User, ref: ProjectRef, name: string): Promise<TagView> {
+  async get(user: Caller, ref: ProjectRef, name: string): Promise<TagView> {
     return this.getIn(await this.access.open(user, ref), name);
   }
 
@@ -58,7 +58,7 @@ export class TagsService {
    * `POST .../tags`: lightweight, or annotated with `message`; optional `release_description`.
    * Failures answer 405 with a message, as the spec says.
    */
-  async create(user: User, ref: ProjectRef, dto: CreateTagDto): Promise<TagView> {
+  async create(user: Caller, ref: ProjectRef, dto: CreateTagDto): Promise<TagView> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name = parseNewRefName(dto.tag_name);
     if (name === null) throw new MethodNotAllowed('Tag name invalid');
@@ -90,7 +90,7 @@ export class TagsService {
    * `DELETE .../tags/:tag`: 404 for a tag that does not exist; a developer may push tags but not remove one
    * (GitLab 8.17's deletion runs the pre-receive hook, whose `tag_checks` need master): `403 <the hook's words>` (decision 32).
    */
-  async remove(user: User, ref: ProjectRef, raw: string): Promise<RefName> {
+  async remove(user: Caller, ref: ProjectRef, raw: string): Promise<RefName> {
     const ctx = await this.access.open(user, ref, 'push_code');
     const name: RefName | null = parseNewRefName(raw);
     if (name === null) throw new NotFound('Tag');
@@ -113,7 +113,7 @@ export class TagsService {
   }
 
   /** `POST .../tags/<tag>/release` (the route takes the rest of the path): 201; 404 `Tag does not exist`; 409 `Release already exists`. */
-  async createRelease(user: User, ref: ProjectRef, path: string, dto: ReleaseDto): Promise<Release> {
+  async createRelease(user: Caller, ref: ProjectRef, path: string, dto: ReleaseDto): Promise<Release> {
     const name = releaseTag(path);
     const ctx = await this.access.open(user, ref, 'push_code');
     const tag = await this.tagOr404(ctx, name);
@@ -126,7 +126,7 @@ export class TagsService {
   }
 
   /** `PUT .../tags/<tag>/release`: 200; 404 when the tag or its release is missing. */
-  async updateRelease(user: User, ref: ProjectRef, path: string, dto: ReleaseDto): Promise<Release> {
+  async updateRelease(user: Caller, ref: ProjectRef, path: string, dto: ReleaseDto): Promise<Release> {
     const name = releaseTag(path);
     const ctx = await this.access.open(user, ref, 'push_code');
     const tag = await this.tagOr404(ctx, name);

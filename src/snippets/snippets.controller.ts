@@ -1,8 +1,7 @@
 import { Controller, Delete, Get, Header, Param, Post, Put } from '@nestjs/common';
-import { CurrentUser } from '../common/caller/caller';
+import { CurrentUser, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { IdParam, Input } from '../common/params/params';
-import { User } from '../users/user.entity';
 import { CreateSnippetDto, ListSnippetsDto, UpdateSnippetDto } from './dto/snippet.dto';
 import { SnippetViews } from './snippet-views.service';
 import { presentSnippetRaw, presentSnippetRecord } from './snippets.presenter';
@@ -21,13 +20,13 @@ export class SnippetsController {
 
   @ApiPageResponse(SnippetResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListSnippetsDto) {
+  async list(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListSnippetsDto) {
     return this.views.page(user, await this.snippets.list(user, id, q));
   }
 
   @ApiOkResponse({ type: SnippetResponse })
   @Get(':snippetId')
-  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('snippetId', IdParam) snippetId: number) {
+  async show(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('snippetId', IdParam) snippetId: number) {
     return this.views.one(user, (await this.snippets.findReadable(user, id, snippetId)).snippet);
   }
 
@@ -35,20 +34,20 @@ export class SnippetsController {
   @ApiTextResponse('the snippet content')
   @Get(':snippetId/raw')
   @Header('X-Content-Type-Options', 'nosniff')
-  async raw(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('snippetId', IdParam) snippetId: number) {
+  async raw(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('snippetId', IdParam) snippetId: number) {
     return presentSnippetRaw((await this.snippets.findReadable(user, id, snippetId)).snippet);
   }
 
   @ApiCreated(SnippetResponse)
   @Post()
-  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateSnippetDto) {
+  async create(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateSnippetDto) {
     return this.views.one(user, await this.snippets.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: SnippetResponse })
   @Put(':snippetId')
   async update(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('snippetId', IdParam) snippetId: number,
     @Input() dto: UpdateSnippetDto,
@@ -59,7 +58,7 @@ export class SnippetsController {
   /** 200 even when the snippet does not exist (spec): the record when deleted, no body otherwise. */
   @ApiOkResponse({ type: SnippetRecordResponse, description: 'the deleted snippet record' })
   @Delete(':snippetId')
-  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('snippetId', IdParam) snippetId: number) {
+  async remove(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('snippetId', IdParam) snippetId: number) {
     return presentSnippetRecord(await this.snippets.remove(user, id, snippetId));
   }
 }

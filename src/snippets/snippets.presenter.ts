@@ -4,9 +4,10 @@ import { User } from '../users/user.entity';
 import { PresentContext } from '../users/users.presenter';
 import { Snippet } from './snippet.entity';
 import { SnippetRecordResponse, SnippetResponse } from './snippets.responses';
+import type { Caller } from '../common/caller/caller';
 
 /** GitLab's ProjectSnippet entity (keys in its order). */
-export function presentSnippet(s: Snippet, author: User | null | undefined, viewer: User | undefined, ctx: PresentContext): SnippetResponse {
+export function presentSnippet(s: Snippet, author: User | null | undefined, viewer: Caller | undefined, ctx: PresentContext): SnippetResponse {
   return {
     id: s.id,
     title: s.title,

@@ -7,7 +7,6 @@ import { ProjectAbility, ProjectAccess } from '../common/policy/policy';
 import { Transactions, Tx } from '../database/transactions';
 import { Project } from '../projects/project.entity';
 import { ProjectResolver } from '../projects/project-resolver.service';
-import { User } from '../users/user.entity';
 import { CreateSnippetDto, ListSnippetsDto, UpdateSnippetDto } from './dto/snippet.dto';
 import { Snippet } from './snippet.entity';
 import { canReadSnippet, canUpdateSnippet, seesAllSnippets, snippetVisibilityCondition } from './snippet-policy';
@@ -15,6 +14,7 @@ import { checkFileName, checkRestrictedVisibility, snippetVisibility } from './s
 import { SnippetsRepository } from './snippets.repository';
 import { SystemNotesService } from '../notes/system-notes.service';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 export interface SnippetInProject {
   project: Project;
@@ -39,7 +39,7 @@ export class SnippetsService {
   ) {}
 
   /** Newest first (created_at, then id), paginated; non-members see only what the visibility allows. */
-  async list(user: User, ref: ProjectRef, q: ListSnippetsDto): Promise<Paginated<Snippet>> {
+  async list(user: Caller, ref: ProjectRef, q: ListSnippetsDto): Promise<Paginated<Snippet>> {
     const { project, access } = await this.projects.resolve(user, ref, 'read_project_snippet');
     const page = pageRequest(q);
     const visible = seesAllSnippets(user, access) ? undefined : snippetVisibilityCondition(user);
@@ -48,14 +48,14 @@ export class SnippetsService {
   }
 
   /** The snippet with global id `id` in the project if the caller may read it, else `404 Snippet Not Found`. */
-  async findReadable(user: User, ref: ProjectRef, id: number): Promise<SnippetInProject> {
+  async findReadable(user: Caller, ref: ProjectRef, id: number): Promise<SnippetInProject> {
     const found = await this.find(user, ref, id);
     if (!found.snippet) throw new NotFound('Snippet');
     return found as SnippetInProject;
   }
 
   /** `title`, `file_name`, `code`, `visibility_level` (all required; an empty level takes the instance default). */
-  async create(user: User, ref: ProjectRef, dto: CreateSnippetDto): Promise<Snippet> {
+  async create(user: Caller, ref: ProjectRef, dto: CreateSnippetDto): Promise<Snippet> {
     const { project } = await this.projects.resolve(user, ref, 'create_project_snippet');
     const title = checkTitle(dto.title);
     if (dto.visibility_level === undefined) throw new MissingAttribute('visibility_level');
@@ -75,7 +75,7 @@ export class SnippetsService {
   }
 
   /** `title`, `file_name`, `code`, `visibility_level` (all optional; an empty level is ignored): master+ or the snippet's author. */
-  async update(user: User, ref: ProjectRef, id: number, dto: UpdateSnippetDto): Promise<Snippet> {
+  async update(user: Caller, ref: ProjectRef, id: number, dto: UpdateSnippetDto): Promise<Snippet> {
     const { abilities, snippet } = await this.findReadable(user, ref, id);
     if (!canUpdateSnippet(user, abilities, snippet)) throw new Forbidden();
     const changes: Partial<Snippet> = {};
@@ -97,7 +97,7 @@ export class SnippetsService {
    * Deletes the snippet and its notes; 200 even when it does not exist (spec), so an absent or
    * unreadable snippet gives `undefined`. Present but not the caller's to delete: 403.
    */
-  async remove(user: User, ref: ProjectRef, id: number): Promise<Snippet | undefined> {
+  async remove(user: Caller, ref: ProjectRef, id: number): Promise<Snippet | undefined> {
     const { abilities, snippet } = await this.find(user, ref, id);
     if (!snippet) return undefined;
     if (!canUpdateSnippet(user, abilities, snippet)) throw new Forbidden();
@@ -115,7 +115,7 @@ export class SnippetsService {
 
   // ---------------------------------------------------------------- helpers
 
-  private async find(user: User, ref: ProjectRef, id: number): Promise<Omit<SnippetInProject, 'snippet'> & { snippet: Snippet | null }> {
+  private async find(user: Caller, ref: ProjectRef, id: number): Promise<Omit<SnippetInProject, 'snippet'> & { snippet: Snippet | null }> {
     const { project, access, abilities } = await this.projects.resolve(user, ref, 'read_project_snippet');
     const snippet = await this.snippets.findInProject(project.id, id);
     const readable = !!snippet && canReadSnippet(user, abilities, access, snippet);

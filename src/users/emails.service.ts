@@ -9,6 +9,7 @@ import { Email } from './email.entity';
 import { EmailsRepository } from './emails.repository';
 import { User } from './user.entity';
 import { UsersRepository } from './users.repository';
+import type { Caller } from '../common/caller/caller';
 
 const TAKEN = () => new ValidationFailed({ email: ['has already been taken'] });
 
@@ -33,7 +34,7 @@ export class EmailsService {
   }
 
   /** Whole on the first page unless `per_page` says otherwise (clients read the list whole). */
-  async listOwn(user: User, q: PageParams): Promise<Paginated<Email>> {
+  async listOwn(user: Caller, q: PageParams): Promise<Paginated<Email>> {
     return paginateAll(await this.emails.listFor(user.id), q, { whole: true });
   }
 
@@ -41,13 +42,13 @@ export class EmailsService {
     return paginateAll(await this.emails.listFor((await this.owner(userId)).id), q, { whole: true });
   }
 
-  async getOwn(user: User, id: number): Promise<Email> {
+  async getOwn(user: Caller, id: number): Promise<Email> {
     const email = await this.emails.findOwn(user.id, id);
     if (!email) throw new NotFound('Email');
     return email;
   }
 
-  addOwn(user: User, dto: CreateEmailDto): Promise<Email> {
+  addOwn(user: Caller, dto: CreateEmailDto): Promise<Email> {
     return this.add(user, dto);
   }
 
@@ -55,7 +56,7 @@ export class EmailsService {
     return this.add(await this.owner(userId), dto);
   }
 
-  private async add(user: User, dto: CreateEmailDto): Promise<Email> {
+  private async add(user: Caller, dto: CreateEmailDto): Promise<Email> {
     const address = dto.email;
     const errors = emailErrors(address);
     if (errors.length) throw new ValidationFailed({ email: errors });
@@ -77,7 +78,7 @@ export class EmailsService {
    * Idempotent delete of one of the user's addresses: the deleted email or undefined. A notification
    * email that was this address goes back to the primary one (`user.emails_changed`).
    */
-  async removeOwn(user: User, id: number): Promise<Email | undefined> {
+  async removeOwn(user: Caller, id: number): Promise<Email | undefined> {
     return this.tx.run(async (tx) => {
       const email = await this.emails.findOwn(user.id, id, tx);
       if (!email) return undefined;

@@ -11,6 +11,7 @@ import { UserViews } from './user-views.service';
 import { User } from './user.entity';
 import { UserView } from './users.presenter';
 import { UsersRepository } from './users.repository';
+import type { Caller } from '../common/caller/caller';
 
 const ALLOWED_TYPES = new Set(['rsa', 'ed25519', 'ecdsa']);
 const MIN_RSA_BITS = 2048; // the SSH server accepts nothing smaller (src/ssh)
@@ -64,7 +65,7 @@ export class KeysService {
   }
 
   /** Whole on the first page unless `per_page` says otherwise (clients read the list whole). */
-  async listOwn(user: User, q: PageParams): Promise<Paginated<SshKey>> {
+  async listOwn(user: Caller, q: PageParams): Promise<Paginated<SshKey>> {
     return paginateAll(await this.keys.listFor(user.id), q, { whole: true });
   }
 
@@ -72,7 +73,7 @@ export class KeysService {
     return paginateAll(await this.keys.listFor((await this.owner(userId)).id), q, { whole: true });
   }
 
-  async getOwn(user: User, id: number): Promise<SshKey> {
+  async getOwn(user: Caller, id: number): Promise<SshKey> {
     const key = await this.keys.findOwn(user.id, id);
     if (!key) throw new NotFound('Key');
     return key;
@@ -87,7 +88,7 @@ export class KeysService {
     return { key, owner: await this.views.oneFull(user) };
   }
 
-  addOwn(user: User, dto: CreateKeyDto): Promise<SshKey> {
+  addOwn(user: Caller, dto: CreateKeyDto): Promise<SshKey> {
     return this.add(user, dto);
   }
 
@@ -96,7 +97,7 @@ export class KeysService {
   }
 
   /** Adds a key: invalid → 400 map; a taken fingerprint → 400 map. */
-  private async add(user: User, dto: CreateKeyDto): Promise<SshKey> {
+  private async add(user: Caller, dto: CreateKeyDto): Promise<SshKey> {
     const errors: ValidationMap = {};
     if (dto.title.length > 255) errors.title = ['is too long (maximum is 255 characters)'];
     const parsed = parsePublicKey(dto.key);
@@ -120,7 +121,7 @@ export class KeysService {
   }
 
   /** Own key delete: idempotent, the deleted key or undefined (GitLab swallows the errors). */
-  async removeOwn(user: User, id: number): Promise<SshKey | undefined> {
+  async removeOwn(user: Caller, id: number): Promise<SshKey | undefined> {
     const removed = await this.tx.run(async (tx) => {
       const key = await this.keys.findOwn(user.id, id, tx);
       if (key) {

@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { User } from './user.entity';
 import { PresentContext, UserView } from './users.presenter';
 import { UsersRepository } from './users.repository';
+import type { Caller } from '../common/caller/caller';
 
 /**
  * Chooses how much of a user a viewer sees and loads what that view needs (one query for any number
@@ -54,13 +55,13 @@ export class UserViews {
   }
 
   /** `GET /users/:id`: administrators get UserFull, others User. */
-  async forViewer(viewer: User, user: User): Promise<UserView> {
+  async forViewer(viewer: Caller, user: User): Promise<UserView> {
     if (viewer.admin) return this.oneFull(user);
     return { level: 'public', user, ctx: await this.context() };
   }
 
   /** `GET /users`: administrators get UserFull (the list query brought its data), others UserBasic. */
-  async list(viewer: User, users: User[]): Promise<UserView[]> {
+  async list(viewer: Caller, users: User[]): Promise<UserView[]> {
     if (viewer.admin) return this.full(users);
     const ctx = await this.context();
     return users.map((user) => ({ level: 'basic', user, ctx }));

@@ -13,6 +13,7 @@ import {
   UserLoginResponse,
   UserResponse,
 } from './users.responses';
+import type { Caller } from '../common/caller/caller';
 
 /** Whichever view of a user the viewer may see (UserView). */
 export type AnyUserResponse = UserBasicResponse | UserResponse | UserFullResponse | UserLoginResponse;
@@ -57,9 +58,9 @@ export function presentUserBasic(u: UserSummary, ctx: PresentContext): UserBasic
  * merge requests, snippets, commit comments and statuses, events): the user summary plus
  * `created_at`, and `email` only when the viewer is an administrator.
  */
-export function presentAuthor(u: UserSummary, viewer: User | undefined, ctx: PresentContext): AuthorResponse;
-export function presentAuthor(u: UserSummary | null | undefined, viewer: User | undefined, ctx: PresentContext): AuthorResponse | null;
-export function presentAuthor(u: UserSummary | null | undefined, viewer: User | undefined, ctx: PresentContext): AuthorResponse | null {
+export function presentAuthor(u: UserSummary, viewer: Caller | undefined, ctx: PresentContext): AuthorResponse;
+export function presentAuthor(u: UserSummary | null | undefined, viewer: Caller | undefined, ctx: PresentContext): AuthorResponse | null;
+export function presentAuthor(u: UserSummary | null | undefined, viewer: Caller | undefined, ctx: PresentContext): AuthorResponse | null {
   if (!u) return null;
   return { ...presentUserBasic(u, ctx), created_at: u.createdAt, ...(viewer?.admin ? { email: u.email } : {}) };
 }

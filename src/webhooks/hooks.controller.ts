@@ -1,9 +1,8 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
-import { CurrentUser } from '../common/caller/caller';
+import { CurrentUser, Caller } from '../common/caller/caller';
 import { API } from '../common/http/routes';
 import { PaginationDto } from '../common/pagination/pagination.dto';
 import { IdParam, Input } from '../common/params/params';
-import { User } from '../users/user.entity';
 import { CreateHookDto, UpdateHookDto } from './dto/hook.dto';
 import { presentDelivery, presentProjectHook } from './hooks.presenter';
 import { HooksService } from './hooks.service';
@@ -19,13 +18,13 @@ export class HooksController {
 
   @ApiPageResponse(ProjectHookResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
+  async list(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
     return (await this.hooks.list(user, id, q)).map(presentProjectHook);
   }
 
   @ApiOkResponse({ type: ProjectHookResponse })
   @Get(':hookId')
-  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('hookId', IdParam) hookId: number) {
+  async show(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('hookId', IdParam) hookId: number) {
     return presentProjectHook(await this.hooks.get(user, id, hookId));
   }
 
@@ -33,7 +32,7 @@ export class HooksController {
   @ApiPageResponse(HookDeliveryResponse, 'the last 100 deliveries, newest first; all on the first page unless `per_page` says otherwise')
   @Get(':hookId/events')
   async deliveries(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('hookId', IdParam) hookId: number,
     @Input() q: PaginationDto,
@@ -43,19 +42,24 @@ export class HooksController {
 
   @ApiCreated(ProjectHookResponse)
   @Post()
-  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateHookDto) {
+  async create(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateHookDto) {
     return presentProjectHook(await this.hooks.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: ProjectHookResponse })
   @Put(':hookId')
-  async update(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('hookId', IdParam) hookId: number, @Input() dto: UpdateHookDto) {
+  async update(
+    @CurrentUser() user: Caller,
+    @Param('id', ProjectRefParam) id: ProjectRef,
+    @Param('hookId', IdParam) hookId: number,
+    @Input() dto: UpdateHookDto,
+  ) {
     return presentProjectHook(await this.hooks.update(user, id, hookId, dto));
   }
 
   @ApiNullableResponse(ProjectHookResponse, 'the deleted hook; null when there was none')
   @Delete(':hookId')
-  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('hookId', IdParam) hookId: number) {
+  async remove(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('hookId', IdParam) hookId: number) {
     const hook = await this.hooks.remove(user, id, hookId);
     return hook ? presentProjectHook(hook) : null;
   }

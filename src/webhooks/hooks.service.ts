@@ -4,12 +4,12 @@ import { ApplicationSettingsService } from '../application-settings/application-
 import { SecretsService } from '../common/crypto/secrets.service';
 import { NotFound, Unprocessable } from '../common/errors/domain-errors';
 import { ProjectResolver } from '../projects/project-resolver.service';
-import { User } from '../users/user.entity';
 import { CreateHookDto, UpdateHookDto } from './dto/hook.dto';
 import { newHookColumns, optionColumns, urlColumnsOr } from './hook-attributes';
 import { HooksRepository } from './hooks.repository';
 import { WebHook, WebHookLog } from './web-hook.entity';
 import { ProjectRef } from '../common/params/refs';
+import type { Caller } from '../common/caller/caller';
 
 /** GitLab's 422; a URL refused for where it leads says why (and which setting allows it). */
 const invalidUrl = (blocked?: string) => new Unprocessable(blocked ? `Invalid url given: url ${blocked}` : 'Invalid url given');
@@ -25,25 +25,25 @@ export class HooksService {
   ) {}
 
   /** Whole on the first page unless `per_page` says otherwise (as it was answered before it was paged). */
-  async list(user: User, ref: ProjectRef, q: PageParams): Promise<Paginated<WebHook>> {
+  async list(user: Caller, ref: ProjectRef, q: PageParams): Promise<Paginated<WebHook>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     return paginateAll(await this.hooks.projectHooks(project.id), q, { whole: true });
   }
 
-  async get(user: User, ref: ProjectRef, id: number): Promise<WebHook> {
+  async get(user: Caller, ref: ProjectRef, id: number): Promise<WebHook> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     return this.find(project.id, id);
   }
 
   /** `url` (http/https; a local address only when the admin allows it) → 422 "Invalid url given" otherwise. */
-  async create(user: User, ref: ProjectRef, dto: CreateHookDto): Promise<WebHook> {
+  async create(user: Caller, ref: ProjectRef, dto: CreateHookDto): Promise<WebHook> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const url = await this.vet(dto.url);
     return this.hooks.insert(undefined, newHookColumns('ProjectHook', project.id, url, optionColumns(this.secrets, dto)));
   }
 
   /** `url` (required, as 8.17) and any switch; saving a hook also re-enables it when failures had disabled it. */
-  async update(user: User, ref: ProjectRef, id: number, dto: UpdateHookDto): Promise<WebHook> {
+  async update(user: Caller, ref: ProjectRef, id: number, dto: UpdateHookDto): Promise<WebHook> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const hook = await this.find(project.id, id);
     const url = await this.vet(dto.url);
@@ -51,7 +51,7 @@ export class HooksService {
   }
 
   /** GitLab 8.8: 200 with the hook, or `null` when there is none. */
-  async remove(user: User, ref: ProjectRef, id: number): Promise<WebHook | null> {
+  async remove(user: Caller, ref: ProjectRef, id: number): Promise<WebHook | null> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const hook = await this.hooks.findInProject(project.id, id);
     if (hook) await this.hooks.delete(hook.id);
@@ -59,7 +59,7 @@ export class HooksService {
   }
 
   /** The hook's last 100 deliveries, newest first. */
-  async deliveries(user: User, ref: ProjectRef, id: number, q: PageParams): Promise<Paginated<WebHookLog>> {
+  async deliveries(user: Caller, ref: ProjectRef, id: number, q: PageParams): Promise<Paginated<WebHookLog>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const hook = await this.find(project.id, id);
     return paginateAll(await this.hooks.deliveries(hook.id), q, { whole: true });

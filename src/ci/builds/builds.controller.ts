@@ -1,9 +1,8 @@
 import { Controller, Get, Header, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { CurrentUser } from '../../common/caller/caller';
+import { CurrentUser, Caller } from '../../common/caller/caller';
 import { API } from '../../common/http/routes';
 import { IdParam, Input } from '../../common/params/params';
-import { User } from '../../users/user.entity';
 import { BuildViews } from './build-views.service';
 import { presentArtifactsFile } from './builds.presenter';
 import { ListBuildsDto, TraceDto } from './dto/builds.dto';
@@ -26,26 +25,26 @@ export class BuildsController {
 
   @ApiPageResponse(BuildResponse)
   @Get('builds')
-  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListBuildsDto) {
+  async list(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListBuildsDto) {
     return this.views.page(await this.builds.list(user, id, q));
   }
 
   @ApiPageResponse(BuildResponse)
   @Get('repository/commits/:sha/builds')
-  async forCommit(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('sha') sha: string, @Input() q: ListBuildsDto) {
+  async forCommit(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('sha') sha: string, @Input() q: ListBuildsDto) {
     return this.views.page(await this.builds.listForCommit(user, id, sha, q));
   }
 
   @ApiOkResponse({ type: BuildResponse })
   @Get('builds/:buildId')
-  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
+  async show(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.get(user, id, buildId));
   }
 
   @ApiBinaryResponse('the artifacts file')
   @Get('builds/:buildId/artifacts')
   @Header('Content-Transfer-Encoding', 'binary')
-  async artifacts(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
+  async artifacts(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
     return presentArtifactsFile(await this.builds.artifacts(user, id, buildId));
   }
 
@@ -56,7 +55,7 @@ export class BuildsController {
   @ApiTextResponse('the build trace (server-sent events with Accept: text/event-stream or follow=true)')
   @Get('builds/:buildId/trace')
   async trace(
-    @CurrentUser() user: User,
+    @CurrentUser() user: Caller,
     @Param('id', ProjectRefParam) id: ProjectRef,
     @Param('buildId', IdParam) buildId: number,
     @Input() q: TraceDto,
@@ -78,19 +77,19 @@ export class BuildsController {
 
   @ApiCreated(BuildResponse)
   @Post('builds/:buildId/cancel')
-  async cancel(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
+  async cancel(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.cancel(user, id, buildId));
   }
 
   @ApiCreated(BuildResponse, 'the new build')
   @Post('builds/:buildId/retry')
-  async retry(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
+  async retry(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.retry(user, id, buildId));
   }
 
   @ApiCreated(BuildResponse)
   @Post('builds/:buildId/erase')
-  async erase(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
+  async erase(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.erase(user, id, buildId), { erased: true });
   }
 }

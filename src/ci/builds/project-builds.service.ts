@@ -7,7 +7,6 @@ import { parseRef, parseSha } from '../../git/names';
 import { ProjectResolver } from '../../projects/project-resolver.service';
 import { Project } from '../../projects/project.entity';
 import { SecretsService } from '../../common/crypto/secrets.service';
-import { User } from '../../users/user.entity';
 import { UserDirectory } from '../../users/user-directory.service';
 import { PipelinesService } from '../pipelines/pipelines.service';
 import { FINISHED } from './build.entity';
@@ -16,6 +15,7 @@ import { BuildRow, BuildsRepository, BuildWithPeople } from './builds.repository
 import { BuildsService } from './builds.service';
 import { ListBuildsDto } from './dto/builds.dto';
 import { ProjectRef } from '../../common/params/refs';
+import type { Caller } from '../../common/caller/caller';
 
 const SCOPES = ['pending', 'running', 'failed', 'success', 'canceled', 'skipped'];
 
@@ -41,7 +41,7 @@ export class ProjectBuildsService {
     private readonly secrets: SecretsService,
   ) {}
 
-  async list(user: User, ref: ProjectRef, q: ListBuildsDto): Promise<Paginated<BuildView>> {
+  async list(user: Caller, ref: ProjectRef, q: ListBuildsDto): Promise<Paginated<BuildView>> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     const scope = parseScope(q.scope);
     const page = pageRequest(q);
@@ -53,7 +53,7 @@ export class ProjectBuildsService {
    * The builds of a commit's pipelines, a page at a time (GitLab paginates them too): `[]` for a
    * commit without pipeline, 404 for a sha the repository does not have (8.17's lib/api/builds.rb).
    */
-  async listForCommit(user: User, ref: ProjectRef, sha: string, q: ListBuildsDto): Promise<Paginated<BuildView>> {
+  async listForCommit(user: Caller, ref: ProjectRef, sha: string, q: ListBuildsDto): Promise<Paginated<BuildView>> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     const scope = parseScope(q.scope);
     const rev = parseRef(sha);
@@ -69,32 +69,32 @@ export class ProjectBuildsService {
     return new Paginated(await this.withCommits(project, items), total, page);
   }
 
-  async get(user: User, ref: ProjectRef, id: number): Promise<BuildView> {
+  async get(user: Caller, ref: ProjectRef, id: number): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     return (await this.withCommits(project, [await this.findWithPeople(project, id)]))[0];
   }
 
-  async artifacts(user: User, ref: ProjectRef, id: number) {
+  async artifacts(user: Caller, ref: ProjectRef, id: number) {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     return this.builds.artifactsStream(await this.find(project, id));
   }
 
   /** The stored trace, streamed, with the build token and the project's runners token masked. */
-  async trace(user: User, ref: ProjectRef, id: number): Promise<{ id: number; stream: NodeJS.ReadableStream }> {
+  async trace(user: Caller, ref: ProjectRef, id: number): Promise<{ id: number; stream: NodeJS.ReadableStream }> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     const build = await this.find(project, id);
     return { id: build.id, stream: this.builds.traceStream(build, this.secrets.decrypt(project.runnersTokenEncrypted)) };
   }
 
   /** What a live follow of the trace needs: the build and the secrets to mask (read access as for the trace). */
-  async traceToFollow(user: User, ref: ProjectRef, id: number): Promise<{ build: BuildRow; secrets: string[] }> {
+  async traceToFollow(user: Caller, ref: ProjectRef, id: number): Promise<{ build: BuildRow; secrets: string[] }> {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
     const build = await this.find(project, id);
     return { build, secrets: this.builds.traceSecrets(build, this.secrets.decrypt(project.runnersTokenEncrypted)) };
   }
 
   /** Pending or running → canceled (finished builds are returned unchanged); the pipeline moves on. */
-  async cancel(user: User, ref: ProjectRef, id: number): Promise<BuildView> {
+  async cancel(user: Caller, ref: ProjectRef, id: number): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'update_build');
     const build = await this.find(project, id);
     const finished = await this.builds.end(build, ['pending', 'running'], 'canceled');
@@ -106,7 +106,7 @@ export class ProjectBuildsService {
   }
 
   /** A finished build → a new pending build with the same job (decision 2); the old one keeps its status. */
-  async retry(user: User, ref: ProjectRef, id: number): Promise<BuildView> {
+  async retry(user: Caller, ref: ProjectRef, id: number): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'update_build');
     const build = await this.find(project, id);
     if (!(FINISHED as string[]).includes(build.status) || !build.commands) throw new Forbidden('Build is not retryable');
@@ -115,7 +115,7 @@ export class ProjectBuildsService {
   }
 
   /** A finished build with a trace or artifacts: both removed, `erased_at`/`erased_by` set, status unchanged. */
-  async erase(user: User, ref: ProjectRef, id: number): Promise<BuildView> {
+  async erase(user: Caller, ref: ProjectRef, id: number): Promise<BuildView> {
     const { project } = await this.projects.resolve(user, ref, 'update_build');
     const build = await this.find(project, id);
     const erasable = (FINISHED as string[]).includes(build.status) && (build.traceSize > 0 || !!build.artifactsFile);

@@ -1,9 +1,8 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { CurrentUser } from '../../common/caller/caller';
+import { CurrentUser, Caller } from '../../common/caller/caller';
 import { API } from '../../common/http/routes';
 import { IdParam, Input } from '../../common/params/params';
 import { ProjectViews } from '../../projects/project-views.service';
-import { User } from '../../users/user.entity';
 import { CreatePipelineDto, LintDto, ListPipelinesDto } from './dto/pipelines.dto';
 import { presentLint, presentPipeline } from './pipelines.presenter';
 import { ProjectPipelinesService } from './project-pipelines.service';
@@ -22,26 +21,26 @@ export class PipelinesController {
 
   @ApiPageResponse(PipelineResponse)
   @Get('projects/:id/pipelines')
-  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListPipelinesDto) {
+  async list(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListPipelinesDto) {
     const [page, ctx] = await Promise.all([this.pipelines.list(user, id, q), this.views.context()]);
     return page.map((v) => presentPipeline(v, ctx));
   }
 
   @ApiOkResponse({ type: PipelineResponse })
   @Get('projects/:id/pipelines/:pipelineId')
-  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('pipelineId', IdParam) pipelineId: number) {
+  async show(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('pipelineId', IdParam) pipelineId: number) {
     return presentPipeline(await this.pipelines.get(user, id, pipelineId), await this.views.context());
   }
 
   @ApiCreated(PipelineResponse, 'the new pipeline of the head of `ref` (a failed one with `yaml_errors` for an invalid file)')
   @Post('projects/:id/pipeline')
-  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreatePipelineDto) {
+  async create(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreatePipelineDto) {
     return presentPipeline(await this.pipelines.create(user, id, dto), await this.views.context());
   }
 
   @ApiCreated(PipelineResponse, 'the pipeline, its failed and canceled builds retried')
   @Post('projects/:id/pipelines/:pipelineId/retry')
-  async retry(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('pipelineId', IdParam) pipelineId: number) {
+  async retry(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('pipelineId', IdParam) pipelineId: number) {
     return presentPipeline(await this.pipelines.retry(user, id, pipelineId), await this.views.context());
   }
 
@@ -49,7 +48,7 @@ export class PipelinesController {
   @ApiOkResponse({ type: PipelineResponse, description: 'the pipeline, its pending and running builds canceled' })
   @Post('projects/:id/pipelines/:pipelineId/cancel')
   @HttpCode(200)
-  async cancel(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('pipelineId', IdParam) pipelineId: number) {
+  async cancel(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('pipelineId', IdParam) pipelineId: number) {
     return presentPipeline(await this.pipelines.cancel(user, id, pipelineId), await this.views.context());
   }
 

@@ -6,7 +6,6 @@ import { ZERO_SHA } from '../../git/objects';
 import { parseRef, parseSha } from '../../git/names';
 import { ProjectResolver } from '../../projects/project-resolver.service';
 import { Project } from '../../projects/project.entity';
-import { User } from '../../users/user.entity';
 import { UserDirectory } from '../../users/user-directory.service';
 import { BuildsService } from '../builds/builds.service';
 import { CiConfigWorkers } from './ci-config-workers';
@@ -17,6 +16,7 @@ import { PipelineView } from './pipelines.presenter';
 import { PipelineFilter, PipelinesRepository } from './pipelines.repository';
 import { PipelinesService } from './pipelines.service';
 import { ProjectRef } from '../../common/params/refs';
+import type { Caller } from '../../common/caller/caller';
 
 const FINISHED_STATUSES = ['success', 'failed', 'canceled', 'skipped'];
 
@@ -36,7 +36,7 @@ export class ProjectPipelinesService {
     private readonly ciConfig: CiConfigWorkers,
   ) {}
 
-  async list(user: User, ref: ProjectRef, q: ListPipelinesDto): Promise<Paginated<PipelineView>> {
+  async list(user: Caller, ref: ProjectRef, q: ListPipelinesDto): Promise<Paginated<PipelineView>> {
     const { project } = await this.projects.resolve(user, ref, 'read_pipeline');
     const f: PipelineFilter = {};
     if (q.scope === 'running' || q.scope === 'pending') f.statuses = [q.scope];
@@ -53,7 +53,7 @@ export class ProjectPipelinesService {
     return new Paginated(await this.views(project, rows, coverage), total, page);
   }
 
-  async get(user: User, ref: ProjectRef, id: number): Promise<PipelineView> {
+  async get(user: Caller, ref: ProjectRef, id: number): Promise<PipelineView> {
     const { project } = await this.projects.resolve(user, ref, 'read_pipeline');
     return (await this.views(project, [await this.find(project, id)]))[0];
   }
@@ -63,7 +63,7 @@ export class ProjectPipelinesService {
    * one (the same builds, a failed pipeline with `yaml_errors` for an invalid file); `[ci skip]` is
    * ignored. Unknown ref, no `.gitlab-ci.yml`, or no job for the ref: 400 and nothing saved.
    */
-  async create(user: User, ref: ProjectRef, dto: CreatePipelineDto): Promise<PipelineView> {
+  async create(user: Caller, ref: ProjectRef, dto: CreatePipelineDto): Promise<PipelineView> {
     const { project } = await this.projects.resolve(user, ref, 'create_pipeline');
     const name = parseRef(dto.ref);
     const repo = this.git.exists(project.id) ? this.git.repository(project.id) : undefined;
@@ -81,7 +81,7 @@ export class ProjectPipelinesService {
   }
 
   /** Retries the latest failed or canceled builds (GitLab's `retry_failed`): a new pending build each. */
-  async retry(user: User, ref: ProjectRef, id: number): Promise<PipelineView> {
+  async retry(user: Caller, ref: ProjectRef, id: number): Promise<PipelineView> {
     const { project } = await this.projects.resolve(user, ref, 'update_pipeline');
     const pipeline = await this.find(project, id);
     const latest = latestByName(await this.builds.pipelineBuilds(pipeline.id));
@@ -93,7 +93,7 @@ export class ProjectPipelinesService {
   }
 
   /** Cancels every pending or running build (GitLab's `cancel_running`); the pipeline's status follows. */
-  async cancel(user: User, ref: ProjectRef, id: number): Promise<PipelineView> {
+  async cancel(user: Caller, ref: ProjectRef, id: number): Promise<PipelineView> {
     const { project } = await this.projects.resolve(user, ref, 'update_pipeline');
     const pipeline = await this.find(project, id);
     for (const b of await this.builds.pipelineBuilds(pipeline.id)) {

@@ -3,13 +3,13 @@ import { SecretsService } from '../../common/crypto/secrets.service';
 import { Forbidden, NotFound, RecordNotFound, Rejected, ValidationFailed } from '../../common/errors/domain-errors';
 import { Paginated, pageRequest } from '../../common/pagination/pagination';
 import { ProjectResolver } from '../../projects/project-resolver.service';
-import { User } from '../../users/user.entity';
 import { EnableRunnerDto, ListRunnersDto, UpdateRunnerDto } from './dto/runners.dto';
 import { Runner } from './runner.entity';
 import { RunnerDetailView } from './runners.presenter';
 import { RunnersRepository } from './runners.repository';
 import { parseTagList } from './runners.service';
 import { ProjectRef } from '../../common/params/refs';
+import type { Caller } from '../../common/caller/caller';
 
 const USER_SCOPES = ['active', 'paused', 'online'];
 const ADMIN_SCOPES = ['specific', 'shared', ...USER_SCOPES];
@@ -30,7 +30,7 @@ export class RunnersApiService {
   ) {}
 
   /** The specific runners of the projects the user masters. */
-  async listOwned(user: User, q: ListRunnersDto): Promise<Paginated<Runner>> {
+  async listOwned(user: Caller, q: ListRunnersDto): Promise<Paginated<Runner>> {
     const scope = parseScope(q.scope, USER_SCOPES);
     const page = pageRequest(q);
     const [rows, total] = await this.repo.list(user.id, scope, page);
@@ -46,13 +46,13 @@ export class RunnersApiService {
   }
 
   /** Shared runners are visible to everyone; a specific one to admins and the masters of its projects. */
-  async get(user: User, id: number): Promise<RunnerDetailView> {
+  async get(user: Caller, id: number): Promise<RunnerDetailView> {
     const runner = await this.find(id);
     if (!runner.isShared && !user.admin && !(await this.repo.ownedBy(runner.id, user.id))) throw new Forbidden('No access granted');
     return this.detail(user, runner);
   }
 
-  async update(user: User, id: number, dto: UpdateRunnerDto): Promise<RunnerDetailView> {
+  async update(user: Caller, id: number, dto: UpdateRunnerDto): Promise<RunnerDetailView> {
     const runner = await this.find(id);
     if (!user.admin) {
       if (runner.isShared) throw new Forbidden('Runner is shared');
@@ -67,7 +67,7 @@ export class RunnersApiService {
     return this.detail(user, (await this.repo.byId(runner.id))!);
   }
 
-  async remove(user: User, id: number): Promise<Runner> {
+  async remove(user: Caller, id: number): Promise<Runner> {
     const runner = await this.find(id);
     if (!user.admin) {
       if (runner.isShared) throw new Forbidden('Runner is shared');
@@ -83,7 +83,7 @@ export class RunnersApiService {
    * `shared_runners_enabled` (decision 27; masters). The instance's setting is, as in GitLab 8.8, only
    * the default of new projects.
    */
-  async listForProject(user: User, ref: ProjectRef, q: ListRunnersDto): Promise<Paginated<Runner>> {
+  async listForProject(user: Caller, ref: ProjectRef, q: ListRunnersDto): Promise<Paginated<Runner>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const page = pageRequest(q);
     const withShared = project.sharedRunnersEnabled;
@@ -92,7 +92,7 @@ export class RunnersApiService {
   }
 
   /** Enables a specific runner the user masters elsewhere (admins: any specific runner); 201 even when enabled. */
-  async enable(user: User, ref: ProjectRef, dto: EnableRunnerDto): Promise<Runner> {
+  async enable(user: Caller, ref: ProjectRef, dto: EnableRunnerDto): Promise<Runner> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const runner = await this.find(dto.runner_id);
     if (runner.isShared) throw new Forbidden('Runner is shared');
@@ -102,7 +102,7 @@ export class RunnersApiService {
   }
 
   /** Disables a runner in the project; not its only project (remove the runner instead). */
-  async disable(user: User, ref: ProjectRef, runnerId: number): Promise<Runner> {
+  async disable(user: Caller, ref: ProjectRef, runnerId: number): Promise<Runner> {
     const { project } = await this.projects.resolve(user, ref, 'admin_project');
     const runner = await this.repo.byId(runnerId);
     if (!runner || !(await this.repo.isEnabled(runner.id, project.id))) throw new NotFound('Runner');
@@ -113,7 +113,7 @@ export class RunnersApiService {
     return runner;
   }
 
-  private async detail(user: User, runner: Runner): Promise<RunnerDetailView> {
+  private async detail(user: Caller, runner: Runner): Promise<RunnerDetailView> {
     const projects = await this.repo.projectsOf(runner.id, user.admin ? null : user.id);
     const token = user.admin || !runner.isShared ? this.secrets.decrypt(runner.tokenEncrypted) : null;
     return { runner, token, projects };

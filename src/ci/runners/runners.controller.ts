@@ -1,8 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
-import { Admin, CurrentUser } from '../../common/caller/caller';
+import { Admin, CurrentUser, Caller } from '../../common/caller/caller';
 import { API } from '../../common/http/routes';
 import { IdParam, Input } from '../../common/params/params';
-import { User } from '../../users/user.entity';
 import { EnableRunnerDto, ListRunnersDto, UpdateRunnerDto } from './dto/runners.dto';
 import { presentRunner, presentRunnerDetail } from './runners.presenter';
 import { RunnersApiService } from './runners-api.service';
@@ -18,7 +17,7 @@ export class RunnersController {
 
   @ApiPageResponse(RunnerResponse)
   @Get('runners')
-  async list(@CurrentUser() user: User, @Input() q: ListRunnersDto) {
+  async list(@CurrentUser() user: Caller, @Input() q: ListRunnersDto) {
     return (await this.runners.listOwned(user, q)).map(presentRunner);
   }
 
@@ -31,37 +30,37 @@ export class RunnersController {
 
   @ApiOkResponse({ type: RunnerDetailResponse })
   @Get('runners/:runnerId')
-  async show(@CurrentUser() user: User, @Param('runnerId', IdParam) id: number) {
+  async show(@CurrentUser() user: Caller, @Param('runnerId', IdParam) id: number) {
     return presentRunnerDetail(await this.runners.get(user, id));
   }
 
   @ApiOkResponse({ type: RunnerDetailResponse })
   @Put('runners/:runnerId')
-  async update(@CurrentUser() user: User, @Param('runnerId', IdParam) id: number, @Input() dto: UpdateRunnerDto) {
+  async update(@CurrentUser() user: Caller, @Param('runnerId', IdParam) id: number, @Input() dto: UpdateRunnerDto) {
     return presentRunnerDetail(await this.runners.update(user, id, dto));
   }
 
   @ApiOkResponse({ type: RunnerResponse })
   @Delete('runners/:runnerId')
-  async remove(@CurrentUser() user: User, @Param('runnerId', IdParam) id: number) {
+  async remove(@CurrentUser() user: Caller, @Param('runnerId', IdParam) id: number) {
     return presentRunner(await this.runners.remove(user, id));
   }
 
   @ApiPageResponse(RunnerResponse)
   @Get('projects/:id/runners')
-  async listForProject(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListRunnersDto) {
+  async listForProject(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: ListRunnersDto) {
     return (await this.runners.listForProject(user, id, q)).map(presentRunner);
   }
 
   @ApiCreated(RunnerResponse)
   @Post('projects/:id/runners')
-  async enable(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: EnableRunnerDto) {
+  async enable(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: EnableRunnerDto) {
     return presentRunner(await this.runners.enable(user, id, dto));
   }
 
   @ApiOkResponse({ type: RunnerResponse })
   @Delete('projects/:id/runners/:runnerId')
-  async disable(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('runnerId', IdParam) runnerId: number) {
+  async disable(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('runnerId', IdParam) runnerId: number) {
     return presentRunner(await this.runners.disable(user, id, runnerId));
   }
 }

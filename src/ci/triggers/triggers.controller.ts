@@ -1,9 +1,8 @@
 import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
-import { CurrentUser, Public } from '../../common/caller/caller';
+import { CurrentUser, Public, Caller } from '../../common/caller/caller';
 import { API } from '../../common/http/routes';
 import { PaginationDto } from '../../common/pagination/pagination.dto';
 import { Input } from '../../common/params/params';
-import { User } from '../../users/user.entity';
 import { TriggerBuildsDto } from './dto/triggers.dto';
 import { presentTrigger } from './triggers.presenter';
 import { TriggersService } from './triggers.service';
@@ -18,25 +17,25 @@ export class TriggersController {
 
   @ApiPageResponse(TriggerResponse)
   @Get('triggers')
-  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
+  async list(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
     return (await this.triggers.list(user, id, q)).map(presentTrigger);
   }
 
   @ApiOkResponse({ type: TriggerResponse })
   @Get('triggers/:token')
-  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('token') token: string) {
+  async show(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('token') token: string) {
     return presentTrigger(await this.triggers.get(user, id, token));
   }
 
   @ApiCreated(TriggerResponse)
   @Post('triggers')
-  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef) {
+  async create(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef) {
     return presentTrigger(await this.triggers.create(user, id));
   }
 
   @ApiOkResponse({ type: TriggerResponse })
   @Delete('triggers/:token')
-  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('token') token: string) {
+  async remove(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('token') token: string) {
     return presentTrigger(await this.triggers.remove(user, id, token));
   }
 

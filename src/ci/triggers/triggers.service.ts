@@ -5,11 +5,11 @@ import { NotFound, Rejected, Unauthorized } from '../../common/errors/domain-err
 import { GitService } from '../../git/git.service';
 import { parseRef } from '../../git/names';
 import { ProjectResolver } from '../../projects/project-resolver.service';
-import { User } from '../../users/user.entity';
 import { PipelinesService } from '../pipelines/pipelines.service';
 import { TriggerBuildsDto } from './dto/triggers.dto';
 import { TriggerRow, TriggersRepository } from './triggers.repository';
 import { ProjectRef } from '../../common/params/refs';
+import type { Caller } from '../../common/caller/caller';
 
 export interface TriggerView {
   token: string;
@@ -31,17 +31,17 @@ export class TriggersService {
   ) {}
 
   /** Whole on the first page unless `per_page` says otherwise (as it was answered before it was paged). */
-  async list(user: User, ref: ProjectRef, q: PageParams): Promise<Paginated<TriggerView>> {
+  async list(user: Caller, ref: ProjectRef, q: PageParams): Promise<Paginated<TriggerView>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_build');
     return paginateAll(await this.triggers.list(project.id), q, { whole: true }).map((t) => this.view(t));
   }
 
-  async get(user: User, ref: ProjectRef, token: string): Promise<TriggerView> {
+  async get(user: Caller, ref: ProjectRef, token: string): Promise<TriggerView> {
     const { project } = await this.projects.resolve(user, ref, 'admin_build');
     return this.view(await this.find(project.id, token));
   }
 
-  async create(user: User, ref: ProjectRef): Promise<TriggerView> {
+  async create(user: Caller, ref: ProjectRef): Promise<TriggerView> {
     const { project } = await this.projects.resolve(user, ref, 'admin_build');
     const token = this.secrets.generateToken(30);
     const t = await this.triggers.insert(project.id, this.secrets.digest(token), this.secrets.encrypt(token));
@@ -49,7 +49,7 @@ export class TriggersService {
   }
 
   /** Soft delete: the trigger is returned with `deleted_at` set. */
-  async remove(user: User, ref: ProjectRef, token: string): Promise<TriggerView> {
+  async remove(user: Caller, ref: ProjectRef, token: string): Promise<TriggerView> {
     const { project } = await this.projects.resolve(user, ref, 'admin_build');
     const t = await this.find(project.id, token);
     await this.triggers.softDelete(t.id);

@@ -1,9 +1,8 @@
 import { Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
-import { CurrentUser } from '../../common/caller/caller';
+import { CurrentUser, Caller } from '../../common/caller/caller';
 import { API } from '../../common/http/routes';
 import { PaginationDto } from '../../common/pagination/pagination.dto';
 import { Input } from '../../common/params/params';
-import { User } from '../../users/user.entity';
 import { CreateVariableDto, UpdateVariableDto } from './dto/variables.dto';
 import { presentVariable } from './variables.presenter';
 import { VariablesService } from './variables.service';
@@ -18,31 +17,31 @@ export class VariablesController {
 
   @ApiPageResponse(VariableResponse)
   @Get()
-  async list(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
+  async list(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() q: PaginationDto) {
     return (await this.variables.list(user, id, q)).map(presentVariable);
   }
 
   @ApiOkResponse({ type: VariableResponse })
   @Get(':key')
-  async show(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('key') key: string) {
+  async show(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('key') key: string) {
     return presentVariable(await this.variables.get(user, id, key));
   }
 
   @ApiCreated(VariableResponse)
   @Post()
-  async create(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateVariableDto) {
+  async create(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: CreateVariableDto) {
     return presentVariable(await this.variables.create(user, id, dto));
   }
 
   @ApiOkResponse({ type: VariableResponse })
   @Put(':key')
-  async update(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('key') key: string, @Input() dto: UpdateVariableDto) {
+  async update(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('key') key: string, @Input() dto: UpdateVariableDto) {
     return presentVariable(await this.variables.update(user, id, key, dto));
   }
 
   @ApiOkResponse({ type: VariableResponse })
   @Delete(':key')
-  async remove(@CurrentUser() user: User, @Param('id', ProjectRefParam) id: ProjectRef, @Param('key') key: string) {
+  async remove(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('key') key: string) {
     return presentVariable(await this.variables.remove(user, id, key));
   }
 }

@@ -3,10 +3,10 @@ import { PageParams, Paginated, paginateAll } from '../../common/pagination/pagi
 import { SecretsService } from '../../common/crypto/secrets.service';
 import { isUniqueViolation, NotFound, ValidationFailed } from '../../common/errors/domain-errors';
 import { ProjectResolver } from '../../projects/project-resolver.service';
-import { User } from '../../users/user.entity';
 import { CreateVariableDto, UpdateVariableDto } from './dto/variables.dto';
 import { VariablesRepository } from './variables.repository';
 import { ProjectRef } from '../../common/params/refs';
+import type { Caller } from '../../common/caller/caller';
 
 const KEY = /^[A-Za-z0-9_]+$/;
 const taken = () => new ValidationFailed({ key: ['has already been taken'] });
@@ -26,17 +26,17 @@ export class VariablesService {
   ) {}
 
   /** Whole on the first page unless `per_page` says otherwise (as it was answered before it was paged). */
-  async list(user: User, ref: ProjectRef, q: PageParams): Promise<Paginated<PlainVariable>> {
+  async list(user: Caller, ref: ProjectRef, q: PageParams): Promise<Paginated<PlainVariable>> {
     const { project } = await this.projects.resolve(user, ref, 'admin_build');
     return paginateAll(await this.variables.list(project.id), q, { whole: true }).map((v) => this.plain(v));
   }
 
-  async get(user: User, ref: ProjectRef, key: string): Promise<PlainVariable> {
+  async get(user: Caller, ref: ProjectRef, key: string): Promise<PlainVariable> {
     const { project } = await this.projects.resolve(user, ref, 'admin_build');
     return this.plain(await this.find(project.id, key));
   }
 
-  async create(user: User, ref: ProjectRef, dto: CreateVariableDto): Promise<PlainVariable> {
+  async create(user: Caller, ref: ProjectRef, dto: CreateVariableDto): Promise<PlainVariable> {
     const { project } = await this.projects.resolve(user, ref, 'admin_build');
     const errors: string[] = [];
     if (dto.key.length > 255) errors.push('is too long (maximum is 255 characters)');
@@ -51,13 +51,13 @@ export class VariablesService {
     }
   }
 
-  async update(user: User, ref: ProjectRef, key: string, dto: UpdateVariableDto): Promise<PlainVariable> {
+  async update(user: Caller, ref: ProjectRef, key: string, dto: UpdateVariableDto): Promise<PlainVariable> {
     const { project } = await this.projects.resolve(user, ref, 'admin_build');
     const v = await this.find(project.id, key);
     return this.plain(await this.variables.update(v, this.secrets.encrypt(dto.value)));
   }
 
-  async remove(user: User, ref: ProjectRef, key: string): Promise<PlainVariable> {
+  async remove(user: Caller, ref: ProjectRef, key: string): Promise<PlainVariable> {
     const { project } = await this.projects.resolve(user, ref, 'admin_build');
     const v = await this.find(project.id, key);
     await this.variables.delete(v);
