@@ -3,6 +3,7 @@ import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DataSource, QueryRunner } from 'typeorm';
+import { rowsOf } from './query-rows';
 
 /**
  * The database half of the admin CLI's backup and restore: a logical dump of every table of the
@@ -39,7 +40,7 @@ export async function dumpDatabase(ds: DataSource, dir: string): Promise<DumpRes
       // ordered by the first column (the id), so rows that refer to earlier rows of the same table load after them
       await qr.query(`DECLARE backup_rows NO SCROLL CURSOR FOR SELECT row_to_json(t)::text AS j FROM (SELECT * FROM ${t.ident} ORDER BY 1) t`);
       for (;;) {
-        const batch = (await qr.query(`FETCH ${BATCH} FROM backup_rows`)) as { j: string }[];
+        const batch = rowsOf<JsonRow>(await qr.query(`FETCH ${BATCH} FROM backup_rows`));
         for (const r of batch) {
           if (!file.write(r.j + '\n')) await once(file, 'drain');
         }
@@ -51,7 +52,7 @@ export async function dumpDatabase(ds: DataSource, dir: string): Promise<DumpRes
       await once(file, 'close');
       out.tables.push({ name: t.name, rows });
       if (t.name === 'schema_migrations') {
-        const names = (await qr.query(`SELECT name FROM schema_migrations ORDER BY id`)) as { name: string }[];
+        const names = rowsOf<MigrationRow>(await qr.query(`SELECT name FROM schema_migrations ORDER BY id`));
         out.migrations = names.map((n) => n.name);
       }
     }
@@ -137,11 +138,22 @@ export async function loadDatabase(ds: DataSource, dir: string, names: string[])
   return result;
 }
 
-async function publicTables(q: QueryRunner | DataSource): Promise<{ name: string; ident: string }[]> {
-  return (await q.query(`SELECT tablename AS name, quote_ident(tablename) AS ident FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`)) as {
-    name: string;
-    ident: string;
-  }[];
+/** A row of each statement below: a table's row as JSON, a migration's name, a public table. */
+interface JsonRow {
+  j: string;
+}
+interface MigrationRow {
+  name: string;
+}
+interface TableRow {
+  name: string;
+  ident: string;
+}
+
+async function publicTables(q: QueryRunner | DataSource): Promise<TableRow[]> {
+  return rowsOf<TableRow>(
+    await q.query(`SELECT tablename AS name, quote_ident(tablename) AS ident FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`),
+  );
 }
 
 /** Tables ordered so that every table comes after the tables its foreign keys point at. */

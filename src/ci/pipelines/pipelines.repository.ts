@@ -27,6 +27,13 @@ const coverageOf = (id: string) =>
       AND s.id = (SELECT max(s2.id) FROM commit_statuses s2 WHERE s2.pipeline_id = ${id} AND s2.name = s.name))`;
 
 /** All SQL of pipelines. */
+/** The raw columns of the pipelines page statement beside its entities: the id, the coverage and the window total. */
+interface PipelinePageRow {
+  p_id: number;
+  pipeline_coverage: string | null;
+  window_total: string;
+}
+
 @Injectable()
 export class PipelinesRepository {
   constructor(@InjectRepository(Pipeline) private readonly pipelines: Repository<Pipeline>) {}
@@ -112,7 +119,7 @@ export class PipelinesRepository {
       .addSelect('count(*) OVER ()', 'window_total')
       .getRawAndEntities();
     if (!entities.length) return [[], page.offset ? await qb.clone().offset(undefined).limit(undefined).orderBy().getCount() : 0, new Map()];
-    const rows = raw as { p_id: number; pipeline_coverage: string | null; window_total: string }[];
+    const rows = rowsOf<PipelinePageRow>(raw);
     const coverage = new Map<number, string>();
     for (const r of rows) if (r.pipeline_coverage !== null) coverage.set(Number(r.p_id), r.pipeline_coverage);
     return [entities, Number(rows[0].window_total), coverage];
