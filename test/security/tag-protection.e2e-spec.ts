@@ -127,7 +127,7 @@ describe('tag protection: developers cannot move or delete existing tags', () =>
     });
   });
 
-  describe('over the API', () => {
+  describe('DELETE /projects/:id/repository/tags/:tag', () => {
     it('DELETE .../tags/:tag by a developer: 403 with GitLab’s words, and the tag (and its release) stay', async () => {
       await as(owner, t.http.post(`${API}/projects/${project.id}/repository/tags`))
         .send({ tag_name: 'api-v1', ref: c1, release_description: 'notes' })
