@@ -41,6 +41,10 @@ describe('CiConfig: GitLab error texts (8.8, and 8.11+ for a job without script)
     ['stage not in list', job('  stage: nope\n'), 'rspec job: stage parameter should be build, test, deploy'],
     ['type not in custom list', 'stages: [a, b]\n' + job('  type: c\n'), 'rspec job: stage parameter should be a, b'],
     ['default stage not in custom list', 'stages: [a]\n' + job('  stage: test\n'), 'rspec job: stage parameter should be a'],
+    // GitLab 8.17: a job without stage/type is on `test`, which must be in `stages` (not silently dropped)
+    ['implicit default stage test not in custom list', 'stages: [build, deploy]\n' + job(), 'rspec job: stage parameter should be build, deploy'],
+    ['implicit default stage test not in custom types', 'types: [build]\n' + job(), 'rspec job: stage parameter should be build'],
+    ['null stage is the default test', 'stages: [build, deploy]\n' + job('  stage: ~\n'), 'rspec job: stage parameter should be build, deploy'],
     ['job variables', job('  variables:\n    A: [1]\n'), 'rspec job: variables should be a map of key-value strings'],
     ['job cache unknown', job('  cache:\n    foo: 1\n'), 'rspec job: cache unknown parameter foo'],
     ['job cache key', job('  cache:\n    key: 1\n'), 'rspec job: cache:key parameter should be a string'],

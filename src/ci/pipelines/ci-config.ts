@@ -542,10 +542,10 @@ export class CiConfig {
     if (present(j.when) && !WHEN.includes(j.when as string)) {
       throw new CiConfigError(`${p}when parameter should be on_success, on_failure or always`);
     }
-    if (present(j.stage ?? j.type)) {
-      if (!isStr(job.stage) || !this.stageIndex.has(job.stage)) {
-        throw new CiConfigError(`${p}stage parameter should be ${this.stages.join(', ')}`);
-      }
+    // the stage a job runs in, given or the default `test`, must be one of `stages` (8.17: the Stage
+    // entry's default is `test`; a job on it when `stages:` omits `test` is refused, never dropped)
+    if (!isStr(job.stage) || !this.stageIndex.has(job.stage)) {
+      throw new CiConfigError(`${p}stage parameter should be ${this.stages.join(', ')}`);
     }
     if (present(j.variables) && !isVariables(j.variables)) throw new CiConfigError(`${p}variables should be a map of key-value strings`);
     if (present(j.cache)) this.validateCache(p, j.cache);
