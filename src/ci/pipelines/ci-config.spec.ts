@@ -42,6 +42,11 @@ describe('CiConfig: GitLab error texts (8.8, and 8.11+ for a job without script)
     ['type not in custom list', 'stages: [a, b]\n' + job('  type: c\n'), 'rspec job: stage parameter should be a, b'],
     ['default stage not in custom list', 'stages: [a]\n' + job('  stage: test\n'), 'rspec job: stage parameter should be a'],
     // GitLab 8.17: a job without stage/type is on `test`, which must be in `stages` (not silently dropped)
+    // GitLab 8.17: a job name must be a string (symbol); an integer key is refused
+    ['integer job name', '10:\n  script: test\n', 'jobs:10 name should be a symbol'],
+    ['float job name', '1.5:\n  script: test\n', 'jobs:1.5 name should be a symbol'],
+    ['boolean job name', 'true:\n  script: test\n', 'jobs:true name should be a symbol'],
+    ['integer job name beside a valid job', job() + '10:\n  script: test\n', 'jobs:10 name should be a symbol'],
     ['implicit default stage test not in custom list', 'stages: [build, deploy]\n' + job(), 'rspec job: stage parameter should be build, deploy'],
     ['implicit default stage test not in custom types', 'types: [build]\n' + job(), 'rspec job: stage parameter should be build'],
     ['null stage is the default test', 'stages: [build, deploy]\n' + job('  stage: ~\n'), 'rspec job: stage parameter should be build, deploy'],
@@ -89,6 +94,11 @@ describe('CiConfig: GitLab error texts (8.8, and 8.11+ for a job without script)
   it('validationMessage returns null for a valid file', () => {
     expect(CiConfig.validationMessage(job())).toBeNull();
     expect(CiConfig.validationMessage('x: 1')).toBe('Unknown parameter: x');
+  });
+
+  it('a quoted number is a job name (a string, as in GitLab 8.17); only the unquoted number is refused', () => {
+    expect(CiConfig.validationMessage('"10":\n  script: test\n')).toBeNull();
+    expect(new CiConfig("'10':\n  script: test\n").jobNames()).toEqual(['10']);
   });
 });
 

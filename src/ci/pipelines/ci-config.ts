@@ -249,6 +249,27 @@ function* tokens(source: string) {
 
 /** Parses YAML text to plain data, safely. Errors read like Psych's ("(<unknown>): ..."). */
 export function loadYaml(content: string): unknown {
+  return load(content).data;
+}
+
+/**
+ * The top-level keys that are not strings in the YAML (`10:`, `1.5:`, `true:`), by the name the
+ * plain data gives them: GitLab 8.17 keeps such a key as a number (`deep_symbolize_keys` cannot make
+ * it a symbol) and refuses it as a job name.
+ */
+function nonStringKeys(doc: Document): Set<string> {
+  const keys = new Set<string>();
+  if (!isMap(doc.contents)) return keys;
+  for (const pair of doc.contents.items) {
+    const key = pair.key;
+    if (isScalar(key) && (typeof key.value === 'number' || typeof key.value === 'boolean' || typeof key.value === 'bigint')) {
+      keys.add(String(key.value));
+    }
+  }
+  return keys;
+}
+
+function load(content: string): { data: unknown; nonStringKeys: Set<string> } {
   if (Buffer.byteLength(content, 'utf8') > MAX_CONFIG_BYTES) {
     throw new CiConfigError(`The .gitlab-ci.yml is larger than ${MAX_CONFIG_BYTES / MB} MB`);
   }
@@ -263,7 +284,7 @@ export function loadYaml(content: string): unknown {
     if (doc.errors.length > 0) throw doc.errors[0];
     measure(doc);
     // aliases resolve to the object of their anchor (shared, not copied); measure() bounded the rest
-    return doc.toJS({ maxAliasCount: -1 });
+    return { data: doc.toJS({ maxAliasCount: -1 }), nonStringKeys: nonStringKeys(doc) };
   } catch (e) {
     if (e instanceof CiConfigError) throw e;
     if (e instanceof RangeError || (e instanceof Error && /call stack/i.test(e.message))) throw new CiConfigError(TOO_DEEP);
@@ -338,7 +359,7 @@ export class CiConfig {
     readonly path?: string,
   ) {
     if (!content || !content.trim()) throw new CiConfigError('Please provide content of .gitlab-ci.yml');
-    const config = loadYaml(content);
+    const { data: config, nonStringKeys } = load(content);
     if (!isObj(config)) throw new CiConfigError('YAML should be a hash');
 
     this.beforeScript = (config.before_script ?? []) as string[];
@@ -358,6 +379,8 @@ export class CiConfig {
       // which needs a `script` (GitLab 8.11+'s message: 8.8 called that an unknown parameter too)
       if (!isObj(job)) throw new CiConfigError(`Unknown parameter: ${name}`);
       if (!('script' in job)) throw new CiConfigError(`jobs:${name} script can't be blank`);
+      // GitLab 8.17's Job entry: `validates :name, type: Symbol` (an integer key stays an Integer)
+      if (nonStringKeys.has(name)) throw new CiConfigError(`jobs:${name} name should be a symbol`);
       const stage = (job.stage ?? job.type ?? DEFAULT_STAGE) as string;
       this.jobs.set(name, { name, stage, raw: job });
       if (this.jobs.size > MAX_JOBS) throw new CiConfigError(`The .gitlab-ci.yml defines more than ${MAX_JOBS} jobs`);
