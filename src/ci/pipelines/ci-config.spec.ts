@@ -63,6 +63,18 @@ describe('CiConfig: GitLab error texts (8.8, and 8.11+ for a job without script)
     ['artifacts expire_in', job('  artifacts:\n    expire_in: soon\n'), 'rspec job: artifacts:expire_in parameter should be a duration'],
     ['dependencies type', job('  dependencies: "a"\n'), 'rspec job: dependencies parameter should be an array of strings'],
     ['undefined dependency', job('  dependencies: ["nope"]\n'), 'rspec job: undefined dependency: nope'],
+    // GitLab 8.17 reads Ruby symbols (`:build1`) and looks a dependency up by `to_sym`; a quoted ":x" is a string
+    ['undefined symbol dependency', job('  dependencies: [:nope]\n'), 'rspec job: undefined dependency: nope'],
+    [
+      'quoted ":x" is a string, not a symbol',
+      'build1:\n  stage: build\n  script: x\n' + job('  dependencies: [":build1"]\n'),
+      'rspec job: undefined dependency: :build1',
+    ],
+    [
+      'symbol dependency in the same stage',
+      'lint:\n  script: x\n' + job('  dependencies: [:lint]\n'),
+      'rspec job: dependency lint is not defined in prior stages',
+    ],
     ['dependency in same stage', 'lint:\n  script: x\n' + job('  dependencies: ["lint"]\n'), 'rspec job: dependency lint is not defined in prior stages'],
     ['invalid regexp', job('  only: ["/(/"]\n'), 'rspec job: only parameter contains an invalid regexp /(/'],
     ['overlong regexp', job(`  except: ["/${'a'.repeat(300)}/"]\n`), 'rspec job: except parameter regexp is longer than 256 characters'],
@@ -94,6 +106,26 @@ describe('CiConfig: GitLab error texts (8.8, and 8.11+ for a job without script)
   it('validationMessage returns null for a valid file', () => {
     expect(CiConfig.validationMessage(job())).toBeNull();
     expect(CiConfig.validationMessage('x: 1')).toBe('Unknown parameter: x');
+  });
+
+  it('dependencies named by Ruby symbols (:build1, :"build 2") are the jobs build1 and build 2, as GitLab 8.17', () => {
+    const yml = 'build1:\n  stage: build\n  script: x\n"build 2":\n  stage: build\n  script: x\ntest1:\n  script: y\n  dependencies: [:build1, :"build 2"]\n';
+    expect(CiConfig.validationMessage(yml)).toBeNull();
+    const test1 = new CiConfig(yml).buildsForRef('master').find((b) => b.name === 'test1');
+    expect(test1?.options.dependencies).toEqual(['build1', 'build 2']);
+  });
+
+  it('a symbol elsewhere stays the text it was written as (only dependencies name jobs by symbol), also through an alias', () => {
+    const yml = 'build1:\n  stage: build\n  script: [:x]\n  tags: &t [:build1]\ntest1:\n  script: y\n  tags: *t\n  dependencies: *t\n';
+    const builds = new CiConfig(yml).buildsForRef('master');
+    expect(builds.map((b) => [b.name, b.commands, b.tagList, b.options.dependencies])).toEqual([
+      ['build1', ':x', [':build1'], undefined],
+      ['test1', 'y', [':build1'], ['build1']],
+    ]);
+    // a symbol key is its text, as before (no object key stringified)
+    expect(new CiConfig(':a:\n  script: x\n  variables:\n    :B: :c\n').buildsForRef('master')).toMatchObject([
+      { name: ':a', yamlVariables: [{ key: ':B', value: ':c', public: true }] },
+    ]);
   });
 
   it('a quoted number is a job name (a string, as in GitLab 8.17); only the unquoted number is refused', () => {

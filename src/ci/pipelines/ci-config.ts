@@ -1,5 +1,5 @@
 import { Script, createContext } from 'node:vm';
-import { Composer, Document, isAlias, isMap, isPair, isScalar, isSeq, Lexer, Parser } from 'yaml';
+import { Composer, Document, isAlias, isMap, isPair, isScalar, isSeq, Lexer, Parser, type ScalarTag } from 'yaml';
 
 /**
  * `.gitlab-ci.yml` → jobs, with GitLab 8.8's semantics and error texts (`Ci::GitlabCiYamlProcessor`).
@@ -215,6 +215,8 @@ function measure(doc: Document): void {
     } else if (isMap(node) || isSeq(node)) {
       for (const item of node.items as unknown[]) {
         if (isPair(item)) {
+          // a symbol key (`:a:`) is the text it was written as, as before (a JS object key is a string)
+          if (isScalar(item.key) && item.key.value instanceof RubySymbol) item.key.value = item.key.value.source;
           add(item.key);
           add(item.value);
         } else add(item);
@@ -247,6 +249,56 @@ function* tokens(source: string) {
   yield* parser.end();
 }
 
+/**
+ * A Ruby symbol: a plain (unquoted) scalar `:name` or `:"name"`, which GitLab's loader reads
+ * (`YAML.safe_load(config, [Symbol])`, Psych's ScalarScanner: /^:./). A quoted `":name"` is a string.
+ */
+class RubySymbol {
+  constructor(readonly source: string) {}
+  /** The symbol's name, as Ruby interpolates it (`"#{:build1}"` is `build1`). */
+  get name(): string {
+    // Psych: string =~ /^:(["'])(.*)\1/ ? $2.sub(/^:/, '') : string.sub(/^:/, '')
+    const quoted = /^:(["'])(.*)\1/.exec(this.source);
+    return quoted ? quoted[2].replace(/^:/, '') : this.source.slice(1);
+  }
+  toString(): string {
+    return this.source;
+  }
+}
+
+const rubySymbolTag: ScalarTag = {
+  tag: 'tag:gitlab.com,2017:ruby/symbol',
+  default: true,
+  test: /^:./,
+  identify: (v) => v instanceof RubySymbol,
+  resolve: (source) => new RubySymbol(source),
+};
+
+/**
+ * Where GitLab 8.17 takes a symbol for a job's name (`dependencies: [:build1]`: `@jobs[dependency.to_sym]`),
+ * the symbol's name; every other symbol stays the text it was written as (`:x`), a string as before.
+ */
+function resolveSymbols(data: unknown): unknown {
+  if (isObj(data)) {
+    for (const job of Object.values(data)) {
+      if (isObj(job) && Array.isArray(job.dependencies)) {
+        // a new list: an aliased list used elsewhere keeps its own meaning there
+        job.dependencies = job.dependencies.map((d: unknown) => (d instanceof RubySymbol ? d.name : d));
+      }
+    }
+  }
+  const seen = new Set<object>();
+  const walk = (v: unknown): unknown => {
+    if (v instanceof RubySymbol) return v.source;
+    if (typeof v !== 'object' || v === null || seen.has(v)) return v;
+    seen.add(v);
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) v[i] = walk(v[i]);
+    else for (const [k, x] of Object.entries(v)) (v as Obj)[k] = walk(x);
+    return v;
+  };
+  return walk(data);
+}
+
 /** Parses YAML text to plain data, safely. Errors read like Psych's ("(<unknown>): ..."). */
 export function loadYaml(content: string): unknown {
   return load(content).data;
@@ -276,7 +328,11 @@ function load(content: string): { data: unknown; nonStringKeys: Set<string> } {
   try {
     // YAML.parseDocument, with the nesting checked while lexing
     let doc: Document.Parsed | undefined;
-    for (const d of new Composer({ schema: 'core', uniqueKeys: false, merge: true }).compose(tokens(content), true, content.length)) {
+    for (const d of new Composer({ schema: 'core', customTags: [rubySymbolTag], uniqueKeys: false, merge: true }).compose(
+      tokens(content),
+      true,
+      content.length,
+    )) {
       if (doc) throw new Error('Source contains multiple documents; please use YAML.parseAllDocuments()');
       doc = d;
     }
@@ -284,7 +340,7 @@ function load(content: string): { data: unknown; nonStringKeys: Set<string> } {
     if (doc.errors.length > 0) throw doc.errors[0];
     measure(doc);
     // aliases resolve to the object of their anchor (shared, not copied); measure() bounded the rest
-    return { data: doc.toJS({ maxAliasCount: -1 }), nonStringKeys: nonStringKeys(doc) };
+    return { data: resolveSymbols(doc.toJS({ maxAliasCount: -1 })), nonStringKeys: nonStringKeys(doc) };
   } catch (e) {
     if (e instanceof CiConfigError) throw e;
     if (e instanceof RangeError || (e instanceof Error && /call stack/i.test(e.message))) throw new CiConfigError(TOO_DEEP);
