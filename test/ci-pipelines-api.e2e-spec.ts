@@ -98,6 +98,21 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       expect(after.body.map((s: Json) => s.id)).toEqual(before.body.map((s: Json) => s.id));
     });
 
+    it('a trigger runs the builds of a [ci skip] head (GitLab 8.17 ignores [ci skip] for triggers)', async () => {
+      const p = await c.project(owner, null);
+      await as(owner)
+        .post(`/projects/${p.id}/repository/files`, { file_path: '.gitlab-ci.yml', branch_name: 'master', content: SIMPLE, commit_message: 'ci [Skip CI]' })
+        .expect(201);
+      await waitFor(async () => (await c.pipelines(p.id)).length === 1, 'the skipped pipeline of the push');
+      expect((await c.pipelines(p.id))[0].status).toBe('skipped');
+      const token = (await as(owner).post(`/projects/${p.id}/triggers`).expect(201)).body.token;
+      await t.http.post(`/api/v3/projects/${p.id}/trigger/builds`).send({ token, ref: 'master' }).expect(201);
+      expect((await c.builds(p.id)).map((b: Json) => b.name)).toEqual(['build']);
+      const pls = await c.pipelines(p.id);
+      expect(pls.map((x) => x.status)).toEqual(['skipped', 'pending']);
+      await as(owner).post(`/projects/${p.id}/pipelines/${pls[1].id}/cancel`).expect(200); // no pending build left for other tests
+    });
+
     it('a valid file gets no such status', async () => {
       const p = await c.project(owner, SIMPLE);
       const statuses = await as(owner).get(`/projects/${p.id}/repository/commits/${p.sha}/statuses`).expect(200);

@@ -79,6 +79,47 @@ describe('CI pipelines from pushes', () => {
     expect(await c.builds(p.id)).toEqual([]);
   });
 
+  // GitLab 8.17's skip_ci?: /\[(ci skip|skip ci)\]/i; the pipeline is saved `skipped`, with no builds
+  it.each(['docs [CI SKIP]', 'docs [Skip CI]', 'docs [skip ci]'])('%s in the commit message: a skipped pipeline without builds', async (message) => {
+    const p = await c.project(owner, null);
+    await t.http
+      .post(`/api/v3/projects/${p.id}/repository/files`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ file_path: '.gitlab-ci.yml', branch_name: 'master', content: SIMPLE, commit_message: message })
+      .expect(201);
+    const [pl] = await waitFor(async () => {
+      const list = await c.pipelines(p.id);
+      return list.length ? list : undefined;
+    });
+    expect(pl.status).toBe('skipped');
+    expect(await c.builds(p.id)).toEqual([]);
+  });
+
+  it('git over HTTP: a push whose head commit says [Skip CI] creates no builds; the next push without it does', async () => {
+    const p = await c.project(owner, null);
+    const work = join(home, `skip-${p.id}`);
+    await git.ok(['clone', '-q', git.url(p.path, owner.username, owner.password), work]);
+    await git.commit(work, { '.gitlab-ci.yml': SIMPLE }, 'add ci\n\n[Skip CI]');
+    await git.ok(['push', '-q', 'origin', 'master'], work);
+    const [skipped] = await waitFor(async () => {
+      const list = await c.pipelines(p.id);
+      return list.length ? list : undefined;
+    }, 'pipeline of the push');
+    expect(skipped.status).toBe('skipped');
+    expect(await c.builds(p.id)).toEqual([]);
+    await git.commit(work, { 'x.txt': 'x' }, 'code');
+    await git.ok(['push', '-q', 'origin', 'master'], work);
+    const builds = await waitFor(async () => {
+      const list = await c.builds(p.id);
+      return list.length ? list : undefined;
+    }, 'builds of the second push');
+    expect(builds.map((b: Json) => b.name)).toEqual(['build']);
+    const pls = await c.pipelines(p.id);
+    expect(pls.map((x) => x.status)).toEqual(['skipped', 'pending']);
+    // its pending build is not left for the shared runners of the tests that follow
+    await t.http.post(`/api/v3/projects/${p.id}/pipelines/${pls[1].id}/cancel`).set('PRIVATE-TOKEN', owner.token).expect(200);
+  });
+
   it('branch and tag creation through the API create pipelines; only/except and CI_BUILD_TAG', async () => {
     const yml = 'rel:\n  script: release\n  only: [tags]\nall:\n  script: x\n  except: ["/^wip-/"]\n';
     const p = await c.project(owner, yml);

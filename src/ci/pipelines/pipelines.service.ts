@@ -18,6 +18,8 @@ import { combinedStatus, latestByName, whenAllows } from './pipeline-status';
 import { CiProject, PipelinesRepository } from './pipelines.repository';
 
 export const CI_CONFIG_FILE = parseRepoPath('.gitlab-ci.yml') as RepoPath;
+/** GitLab 8.17's `skip_ci?`: `[ci skip]` or `[skip ci]` in the commit message, in any case. */
+export const SKIP_CI = /\[(ci skip|skip ci)\]/i;
 
 export interface NewPipeline {
   projectId: number;
@@ -135,7 +137,7 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
 
   /**
    * Creates the pipeline of `sha` when the project has builds enabled and a `.gitlab-ci.yml` there:
-   * `skipped` for `[ci skip]`, `failed` with `yaml_errors` for an invalid file, else its first stage.
+   * `skipped` for `[ci skip]`/`[skip ci]`, `failed` with `yaml_errors` for an invalid file, else its first stage.
    */
   async create(n: NewPipeline, opts: CreateOptions = {}): Promise<Pipeline | undefined> {
     const project = await this.pipelines.project(n.projectId);
@@ -150,7 +152,7 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     // parsed, validated and planned in a worker thread, within its time budget (CiConfigWorkers)
     let plan: CiPlan | undefined;
     let yamlErrors: string | null = null;
-    const skip = !opts.ignoreSkipCi && /\[ci skip\]/i.test(commit.message);
+    const skip = !opts.ignoreSkipCi && SKIP_CI.test(commit.message);
     if (!skip) {
       try {
         plan = await this.ciConfig.plan(

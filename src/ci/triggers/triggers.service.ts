@@ -70,15 +70,19 @@ export class TriggersService {
     const commit = branch?.commit ?? tag?.commit;
     if (!name || !commit) throw new Rejected('No builds created');
     const request = await this.triggers.addRequest(t.id, variables);
-    const pipeline = await this.pipelines.create({
-      projectId: project.id,
-      sha: commit.id,
-      beforeSha: '0000000000000000000000000000000000000000',
-      ref: name,
-      tag: !!tag,
-      userId: null,
-      triggerRequestId: request.id,
-    });
+    // GitLab 8.17's CreateTriggerRequestService: `execute(ignore_skip_ci: true, …)`, a trigger runs a `[ci skip]` head
+    const pipeline = await this.pipelines.create(
+      {
+        projectId: project.id,
+        sha: commit.id,
+        beforeSha: '0000000000000000000000000000000000000000',
+        ref: name,
+        tag: !!tag,
+        userId: null,
+        triggerRequestId: request.id,
+      },
+      { ignoreSkipCi: true },
+    );
     if (!pipeline || !(await this.pipelines.hasBuilds(pipeline.id))) {
       if (pipeline) await this.pipelines.remove(pipeline.id);
       await this.triggers.removeRequest(request.id);
