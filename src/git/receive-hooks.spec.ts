@@ -137,6 +137,13 @@ describe('receive hooks', () => {
     expect(existsSync(join(bare, 'pwned'))).toBe(false);
   });
 
+  it('a pattern naming $HOME is not expanded by the hook', async () => {
+    const pb = rules([{ name: '${HOME}*', developersCanPush: false }]);
+    const home = process.env.HOME ?? '/root';
+    for (const b of [home, `${home}x`]) await allowed(pb, update(b));
+    await denied(pb, update('${HOME}'), NOT_PROTECTED);
+  });
+
   it('a pattern that cannot be written on a line (newline, NUL) protects every branch it reaches, strictly', async () => {
     const pb = [
       { name: 'open-*', developersCanPush: true },
