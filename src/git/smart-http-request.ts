@@ -144,9 +144,11 @@ function bodyStream(req: IncomingMessage, service: 'upload-pack' | 'receive-pack
 
 /**
  * Tells, chunk by chunk, when a pkt-line stream has reached its first flush-pkt (`0000`): the end of
- * a push's list of ref updates. Also true at anything that is no pkt-line (git answers it).
+ * a push's list of ref updates, or of the first request of a client over SSH. Also true at anything
+ * that is no pkt-line (git answers it). With `v2Markers`, protocol v2's delimiter (`0001`) and
+ * response end (`0002`) do not end the request (a v2 command goes on after them).
  */
-export function pktFlushSeeker(): (chunk: Buffer) => boolean {
+export function pktFlushSeeker(o: { v2Markers?: boolean } = {}): (chunk: Buffer) => boolean {
   let header = '';
   let skip = 0;
   let done = false;
@@ -163,6 +165,7 @@ export function pktFlushSeeker(): (chunk: Buffer) => boolean {
       if (header.length < 4) continue;
       const length = /^[0-9a-f]{4}$/i.test(header) ? parseInt(header, 16) : -1;
       header = '';
+      if (o.v2Markers && (length === 1 || length === 2)) continue;
       if (length < 4)
         done = true; // 0000 flush (or a delimiter, or no pkt-line at all)
       else skip = length - 4;

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { GitRunner } from './git-runner';
 import { PushLog, PushRules, RefUpdate } from './receive-hooks';
-import { GIT_REQUEST_MAX_BYTES } from './smart-http-request';
+import { GIT_REQUEST_MAX_BYTES, pktFlushSeeker } from './smart-http-request';
 import { TransferService, transferConfigEnv } from './transfer-config';
 import { TransferAborted, TransferLimiter, TransfersBusy } from './transfer-limiter';
 
@@ -162,7 +162,7 @@ function firstRequest(
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const seek = flushSeeker();
+    const seek = pktFlushSeeker({ v2Markers: true });
     let settled = false;
     const finish = (r: FirstRequest | 'timeout' | 'too_large' | 'gone' | 'git_ended') => {
       if (settled) return;
@@ -187,31 +187,4 @@ function firstRequest(
     void o.gitEnded.then(() => finish('git_ended'));
     if (o.signal.aborted) finish('gone');
   });
-}
-
-/** Tells, chunk by chunk, when a pkt-line stream has reached its first flush-pkt (or something that is no pkt-line). */
-function flushSeeker(): (chunk: Buffer) => boolean {
-  let header = '';
-  let skip = 0;
-  let done = false;
-  return (chunk) => {
-    let i = 0;
-    while (!done && i < chunk.length) {
-      if (skip > 0) {
-        const n = Math.min(skip, chunk.length - i);
-        skip -= n;
-        i += n;
-        continue;
-      }
-      header += String.fromCharCode(chunk[i++]);
-      if (header.length < 4) continue;
-      const length = /^[0-9a-f]{4}$/i.test(header) ? parseInt(header, 16) : -1;
-      header = '';
-      if (length === 1 || length === 2) continue; // v2's delimiter and response end: the request goes on
-      if (length < 4)
-        done = true; // the flush-pkt (or no pkt-line at all)
-      else skip = length - 4;
-    }
-    return done;
-  };
 }
