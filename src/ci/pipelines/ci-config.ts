@@ -69,7 +69,16 @@ const CACHE_KEYS = ['key', 'untracked', 'paths'];
 const ARTIFACTS_KEYS = ['name', 'untracked', 'paths', 'when', 'expire_in'];
 const WHEN = ['on_success', 'on_failure', 'always'];
 
-export type When = 'on_success' | 'on_failure' | 'always';
+/** A job's `when` (8.17 adds `manual`: an action a person starts, `POST /projects/:id/builds/:id/play`). */
+export type When = 'on_success' | 'on_failure' | 'always' | 'manual';
+
+/** A job's `environment`, as 8.17 keeps it in the build's options (`name` unexpanded: `$CI_BUILD_REF_NAME` stays). */
+export interface JobEnvironment {
+  name: string;
+  url?: string;
+  action?: 'start' | 'stop';
+  on_stop?: string;
+}
 
 export interface YamlVariable {
   key: string;
@@ -84,6 +93,7 @@ export interface JobOptions {
   cache?: Record<string, unknown>;
   dependencies?: string[];
   after_script?: string[];
+  environment?: JobEnvironment;
 }
 
 /** What a build is created from. */
@@ -97,6 +107,10 @@ export interface BuildAttributes {
   when: When;
   yamlVariables: YamlVariable[];
   options: JobOptions;
+  /** The environment's name as written (8.17's `ci_builds.environment`), when the job has one. */
+  environment?: string;
+  /** The job's `coverage` regex source, without its slashes (8.17's `ci_builds.coverage_regex`). */
+  coverageRegex?: string;
 }
 
 interface Job {
