@@ -19,6 +19,7 @@ import { NotificationSettings1734100000000 } from './1734100000000-notification-
 import { ProjectAuthorizations1734200000000 } from './1734200000000-project-authorizations';
 import { ProjectsPageIndex1734200001000 } from './1734200001000-projects-page-index';
 import { KeysAuthChangedNotify1734300500000 } from './1734300500000-keys-auth-changed-notify';
+import { CiBuildsStates1734400000000 } from './1734400000000-ci-builds-8-17';
 
 /** Every migration, in order. A migration is frozen SQL and never imports entities. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   ProjectAuthorizations1734200000000,
   ProjectsPageIndex1734200001000,
   KeysAuthChangedNotify1734300500000,
+  CiBuildsStates1734400000000,
 ];
