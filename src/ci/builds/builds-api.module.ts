@@ -19,5 +19,6 @@ import { ProjectBuildsService } from './project-builds.service';
   imports: [TypeOrmModule.forFeature([BuildDetails]), BuildsModule, PipelinesModule, ProjectsModule, UsersModule],
   controllers: [BuildsController],
   providers: [BuildsRepository, ProjectBuildsService, BuildViews],
+  exports: [ProjectBuildsService, BuildViews],
 })
 export class BuildsApiModule {}

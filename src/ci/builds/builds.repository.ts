@@ -139,6 +139,14 @@ export class BuildsRepository {
     return row && this.withPeople(row);
   }
 
+  /** Builds of a project by id, each with its runner: one statement (deployments show their builds). */
+  async findManyWithPeople(projectId: number, ids: number[]): Promise<BuildWithPeople[]> {
+    const wanted = ids.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2147483647);
+    if (wanted.length === 0) return [];
+    const rows = await this.q<Record<string, unknown>>(`${this.selectWithPeople} WHERE b.project_id = $1 AND b.id = ANY($2::int[])`, [projectId, wanted]);
+    return rows.map((r) => this.withPeople(r));
+  }
+
   async find(id: number, m?: EntityManager): Promise<BuildRow | undefined> {
     if (!Number.isSafeInteger(id) || id <= 0 || id > 2147483647) return undefined;
     return (await this.q<BuildRow>(`${SELECT_BUILD} WHERE b.id = $1`, [id], m))[0];

@@ -125,6 +125,15 @@ export class ProjectBuildsService {
     return (await this.withCommits(project, [(await this.repo.findWithPeople(build.id))!]))[0];
   }
 
+  /**
+   * Builds of a project as the builds API shows them (with commit, user and runner), by id, for other
+   * areas that embed a build (a deployment's `deployable`): two statements and the commits, whatever the count.
+   */
+  async viewsOf(project: Project, ids: number[]): Promise<Map<number, BuildView>> {
+    const views = await this.withCommits(project, await this.repo.findManyWithPeople(project.id, [...new Set(ids)]));
+    return new Map(views.map((v) => [v.build.id, v]));
+  }
+
   private async find(project: Project, id: number): Promise<BuildRow> {
     return (await this.findWithPeople(project, id)).build;
   }
