@@ -28,6 +28,8 @@ export class ApplicationSettings {
   @Column({ name: 'shared_runners_enabled' }) sharedRunnersEnabled: boolean;
   /** MB; a larger artifacts upload is 413. */
   @Column({ name: 'max_artifacts_size' }) maxArtifactsSize: number;
+  /** MB; a `pages` build whose `public/` folder is larger is not published (GitLab 8.17's setting). */
+  @Column({ name: 'max_pages_size' }) maxPagesSize: number;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

@@ -30,5 +30,6 @@ export function presentSettings(s: ApplicationSettings): Omit<ApplicationSetting
     allow_local_requests_from_hooks_and_services: s.allowLocalRequestsFromHooksAndServices,
     shared_runners_enabled: s.sharedRunnersEnabled,
     max_artifacts_size: s.maxArtifactsSize,
+    max_pages_size: s.maxPagesSize,
   };
 }

@@ -78,6 +78,9 @@ export class ApplicationSettingsResponse {
   @ApiProperty({ type: 'integer', description: 'MB' })
   max_artifacts_size!: number;
 
+  @ApiProperty({ type: 'integer', description: 'MB: the largest public/ folder a pages build publishes' })
+  max_pages_size!: number;
+
   @ApiProperty({ type: String, description: 'the token that registers shared runners' })
   runners_registration_token!: string;
 }

@@ -31,6 +31,8 @@ export class UpdateApplicationSettingsDto {
   @Int() max_attachment_size?: number;
   /** MB. */
   @Int() max_artifacts_size?: number;
+  /** MB (GitLab 8.17's Pages setting). */
+  @Int() max_pages_size?: number;
   @Int() session_expire_delay?: number;
   @Int() container_registry_token_expire_delay?: number;
   @List() restricted_signup_domains?: string[];

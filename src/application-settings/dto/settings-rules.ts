@@ -102,6 +102,12 @@ export function checkSettings(dto: Dto): Changes {
     else if (artifacts > 1_000_000) fail('max_artifacts_size', 'must be less than or equal to 1000000');
     else next.maxArtifactsSize = artifacts;
   }
+  const pages = read('max_pages_size');
+  if (pages !== undefined) {
+    if (pages < 1) fail('max_pages_size', 'must be greater than 0');
+    else if (pages > 1_000_000) fail('max_pages_size', 'must be less than or equal to 1000000');
+    else next.maxPagesSize = pages;
+  }
   for (const [field, key] of DELAYS) {
     const v = read(field) as number | undefined;
     if (v === undefined) continue;
