@@ -42,7 +42,11 @@ export function combinedStatus(statuses: CommitStatus[]): string | null {
   for (const s of statuses) if (!latest.has(s.name) || latest.get(s.name)!.id < s.id) latest.set(s.name, s);
   const all = [...latest.values()];
   if (all.length === 0) return null;
-  const st = all.map((s) => (s.status === 'failed' && s.allowFailure ? 'success' : s.status));
+  // 8.17's states (decision 36): a build not yet reached (`created`) still waits, a manual action does not hold the commit
+  const st = all
+    .filter((s) => s.status !== 'manual' && s.status !== 'skipped')
+    .map((s) => (s.status === 'failed' && s.allowFailure ? 'success' : s.status === 'created' ? 'pending' : s.status));
+  if (st.length === 0) return 'skipped';
   if (st.every((s) => s === 'success')) return 'success';
   if (st.some((s) => s === 'running') || (st.some((s) => s === 'pending') && st.some((s) => FINISHED.includes(s)))) return 'running';
   if (st.every((s) => s === 'pending')) return 'pending';

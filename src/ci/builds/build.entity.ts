@@ -1,7 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { JobOptions, When, YamlVariable } from '../pipelines/ci-config';
 
-export type BuildStatus = 'pending' | 'running' | 'success' | 'failed' | 'canceled' | 'skipped';
+/** GitLab 8.17's build states, and `manual` for a manual action reached (decision 36). */
+export type BuildStatus = 'created' | 'pending' | 'running' | 'success' | 'failed' | 'canceled' | 'skipped' | 'manual';
 export const FINISHED: BuildStatus[] = ['success', 'failed', 'canceled'];
 
 /**

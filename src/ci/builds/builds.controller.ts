@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CurrentUser, Caller } from '../../common/caller/caller';
 import { API } from '../../common/http/routes';
@@ -85,6 +85,14 @@ export class BuildsController {
   @Post('builds/:buildId/retry')
   async retry(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
     return this.views.one(await this.builds.retry(user, id, buildId));
+  }
+
+  /** Starts a manual action (GitLab 8.17): 200 with the build that will run. */
+  @ApiOkResponse({ type: BuildResponse })
+  @Post('builds/:buildId/play')
+  @HttpCode(200)
+  async play(@CurrentUser() user: Caller, @Param('id', ProjectRefParam) id: ProjectRef, @Param('buildId', IdParam) buildId: number) {
+    return this.views.one(await this.builds.play(user, id, buildId));
   }
 
   @ApiCreated(BuildResponse)

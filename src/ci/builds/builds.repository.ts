@@ -32,6 +32,12 @@ export interface BuildRow {
   triggerRequestId: number | null;
   userId: number | null;
   coverage: number | null;
+  /** The job's `environment` name as written (unexpanded), 8.17's `ci_builds.environment`. */
+  environment: string | null;
+  /** The job's `coverage` regex source (8.17's `ci_builds.coverage_regex`). */
+  coverageRegex: string | null;
+  /** The project's `build_coverage_regex`, used when the job has none (8.8's project setting). */
+  projectCoverageRegex: string | null;
   traceSize: number;
   artifactsFile: string | null;
   artifactsSize: number | null;
@@ -53,6 +59,7 @@ const SELECT_BUILD = `
          b.commands, b.options, b.yaml_variables AS "yamlVariables", b.tag_list AS "tagList", b."when",
          b.runner_id AS "runnerId", b.token_digest AS "tokenDigest", b.token_encrypted AS "tokenEncrypted",
          b.trigger_request_id AS "triggerRequestId", b.user_id AS "userId", b.coverage,
+         b.environment, b.coverage_regex AS "coverageRegex", p.build_coverage_regex AS "projectCoverageRegex",
          b.trace_size::float8 AS "traceSize", b.artifacts_file AS "artifactsFile",
          b.artifacts_size::float8 AS "artifactsSize", b.artifacts_expire_at AS "artifactsExpireAt",
          b.erased_at AS "erasedAt", s.started_at AS "startedAt", s.finished_at AS "finishedAt", s.created_at AS "createdAt",
@@ -64,6 +71,16 @@ const SELECT_BUILD = `
   JOIN ci_pipelines pl ON pl.id = b.pipeline_id
   JOIN projects p ON p.id = b.project_id
   JOIN namespaces n ON n.id = p.namespace_id`;
+
+/** A build of a pipeline as stage processing reads it. */
+export interface PipelineBuild {
+  id: number;
+  name: string;
+  status: BuildStatus;
+  allowFailure: boolean;
+  stageIdx: number;
+  when: When;
+}
 
 /** A runner as a build names it. */
 export interface RunnerSummary {
@@ -214,9 +231,9 @@ export class BuildsRepository {
   }
 
   /** Builds of a pipeline (every try), for stage processing. */
-  pipelineBuilds(pipelineId: number, m?: EntityManager): Promise<{ id: number; name: string; status: BuildStatus; allowFailure: boolean; stageIdx: number }[]> {
+  pipelineBuilds(pipelineId: number, m?: EntityManager): Promise<PipelineBuild[]> {
     return this.q(
-      `SELECT s.id, s.name, s.status, s.allow_failure AS "allowFailure", b.stage_idx AS "stageIdx"
+      `SELECT s.id, s.name, s.status, s.allow_failure AS "allowFailure", b.stage_idx AS "stageIdx", b."when"
        FROM ci_builds b JOIN commit_statuses s ON s.id = b.id WHERE b.pipeline_id = $1 ORDER BY s.id`,
       [pipelineId],
       m,
@@ -252,19 +269,20 @@ export class BuildsRepository {
     );
   }
 
-  /** Creates a pending build (its commit status row and its build row). */
+  /** Creates a build (its commit status row and its build row): `created` at a pipeline's creation, `pending` for a retry. */
   async insert(
     m: EntityManager,
     p: { projectId: number; pipelineId: number; sha: string; ref: string; tag: boolean; userId: number | null; triggerRequestId: number | null },
     a: BuildAttributes,
+    status: 'created' | 'pending' = 'pending',
   ): Promise<number> {
     const rows = await this.q<{ id: number }>(
       `WITH s AS (
          INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, allow_failure, author_id, pipeline_id)
-         VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8) RETURNING id)
+         VALUES ($1, $2, $3, $4, $5, $17, $6, $7, $8) RETURNING id)
        INSERT INTO ci_builds (id, pipeline_id, project_id, stage_idx, commands, options, yaml_variables, tag_list, "when", tag,
-                              trigger_request_id, user_id)
-       SELECT s.id, $8, $1, $9, $10, $11, $12, $13, $14, $15, $16, $7 FROM s RETURNING id`,
+                              trigger_request_id, user_id, environment, coverage_regex)
+       SELECT s.id, $8, $1, $9, $10, $11, $12, $13, $14, $15, $16, $7, $18, $19 FROM s RETURNING id`,
       [
         p.projectId,
         p.sha,
@@ -282,10 +300,54 @@ export class BuildsRepository {
         a.when,
         p.tag,
         p.triggerRequestId,
+        status,
+        a.environment ?? null,
+        a.coverageRegex ?? null,
       ],
       m,
     );
     return rows[0].id;
+  }
+
+  /**
+   * Writes what stage processing decided (`created` builds → pending, skipped or manual), each only
+   * from `created` (the pipeline's lock serialises processing; the guard keeps a write idempotent).
+   */
+  async setProcessed(m: EntityManager, changes: Map<number, BuildStatus>): Promise<void> {
+    if (changes.size === 0) return;
+    await this.q(
+      `UPDATE commit_statuses s SET status = c.status, updated_at = now()
+       FROM unnest($1::int[], $2::varchar[]) AS c (id, status) WHERE s.id = c.id AND s.status = 'created'`,
+      [[...changes.keys()], [...changes.values()]],
+      m,
+    );
+  }
+
+  /** GitLab 8.17's `mark_as_processable_after_stage`: skipped builds of later stages go back to `created` (after a retry). */
+  async markProcessableAfterStage(m: EntityManager, pipelineId: number, stageIdx: number): Promise<void> {
+    await this.q(
+      `UPDATE commit_statuses s SET status = 'created', updated_at = now() FROM ci_builds b
+       WHERE b.id = s.id AND b.pipeline_id = $1 AND b.stage_idx > $2 AND s.status = 'skipped'`,
+      [pipelineId, stageIdx],
+      m,
+    );
+  }
+
+  /** A manual action played (GitLab 8.17's `enqueue` then `update(user:)`): created, skipped or manual → pending, as `userId`'s. */
+  async enqueueAs(m: EntityManager, id: number, userId: number): Promise<boolean> {
+    const rows = await this.q<{ id: number }>(
+      `WITH s AS (UPDATE commit_statuses SET status = 'pending', author_id = $2, updated_at = now()
+                  WHERE id = $1 AND status IN ('created', 'skipped', 'manual') RETURNING id)
+       UPDATE ci_builds b SET user_id = $2 FROM s WHERE b.id = s.id RETURNING b.id`,
+      [id, userId],
+      m,
+    );
+    return rows.length > 0;
+  }
+
+  /** Stores the coverage taken from the trace of a finished build. */
+  async setCoverage(id: number, coverage: number | null, m?: EntityManager): Promise<void> {
+    await this.q(`UPDATE ci_builds SET coverage = $2 WHERE id = $1`, [id, coverage], m);
   }
 
   /**

@@ -12,7 +12,7 @@ class BuildHead {
   @ApiProperty({ type: 'integer' })
   id!: number;
 
-  @ApiProperty({ type: String, enum: ['pending', 'running', 'failed', 'success', 'canceled', 'skipped'] })
+  @ApiProperty({ type: String, enum: ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'manual'] })
   status!: string;
 
   @ApiProperty({ type: String })

@@ -102,6 +102,21 @@ export class BuildsService {
     return this.builds.insert(...args);
   }
 
+  /** Stage processing's decisions for `created` builds (pending, skipped, manual), in the pipeline's transaction. */
+  setProcessed(...args: Parameters<BuildsRepository['setProcessed']>): Promise<void> {
+    return this.builds.setProcessed(...args);
+  }
+
+  /** Skipped builds after a stage back to `created` (a retry), in the pipeline's transaction. */
+  markProcessableAfterStage(...args: Parameters<BuildsRepository['markProcessableAfterStage']>): Promise<void> {
+    return this.builds.markProcessableAfterStage(...args);
+  }
+
+  /** A manual action enqueued as the user who played it; false when it was not waiting (created, skipped, manual). */
+  enqueueAs(...args: Parameters<BuildsRepository['enqueueAs']>): Promise<boolean> {
+    return this.builds.enqueueAs(...args);
+  }
+
   /** The failed commit status of a pipeline whose `.gitlab-ci.yml` is invalid (no build), in the pipeline's transaction. */
   insertConfigErrorStatus(...args: Parameters<BuildsRepository['insertConfigErrorStatus']>): Promise<void> {
     return this.builds.insertConfigErrorStatus(...args);

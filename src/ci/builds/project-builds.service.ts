@@ -17,7 +17,8 @@ import { ListBuildsDto } from './dto/builds.dto';
 import { ProjectRef } from '../../common/params/refs';
 import type { Caller } from '../../common/caller/caller';
 
-const SCOPES = ['pending', 'running', 'failed', 'success', 'canceled', 'skipped'];
+/** GitLab 8.17's build scopes (HasStatus::AVAILABLE_STATUSES), and `manual` (decision 36). */
+const SCOPES = ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'manual'];
 
 /** Reads `scope` (a string or an array); an unknown value is GitLab's 400. */
 function parseScope(raw: unknown): string[] | undefined {
@@ -26,6 +27,14 @@ function parseScope(raw: unknown): string[] | undefined {
   if (list.length === 0) return undefined;
   if (list.some((s) => !SCOPES.includes(s))) throw new Rejected('Scope contains invalid value(s)');
   return list;
+}
+
+/**
+ * GitLab 8.17's `Ci::Build#playable?`: a manual action with commands, of a project with builds, that
+ * waits (`manual` once reached, decision 36; `skipped` as 8.17 saved actions, and when not reached).
+ */
+export function isPlayable(build: Pick<BuildRow, 'when' | 'status' | 'commands'>, buildsEnabled: boolean): boolean {
+  return buildsEnabled && !!build.commands && build.when === 'manual' && (build.status === 'manual' || build.status === 'skipped');
 }
 
 /** The v3 builds API (`/projects/:id/builds`): reading with `read_build`, steering with `update_build`. */
@@ -112,6 +121,19 @@ export class ProjectBuildsService {
     if (!(FINISHED as string[]).includes(build.status) || !build.commands) throw new Forbidden('Build is not retryable');
     const retried = await this.pipelines.retry(build, user.id);
     return (await this.withCommits(project, [(await this.repo.findWithPeople(retried))!]))[0];
+  }
+
+  /**
+   * `POST .../builds/:id/play` (GitLab 8.17): a manual action waiting to be started is enqueued as the
+   * caller's; anything else is `400 Unplayable Job`. 8.17 asked only `read_build` here; a reporter
+   * could then start a deployment, so this asks `update_build` as cancel and retry do (security first).
+   */
+  async play(user: Caller, ref: ProjectRef, id: number): Promise<BuildView> {
+    const { project } = await this.projects.resolve(user, ref, 'update_build');
+    const build = await this.find(project, id);
+    if (!isPlayable(build, project.buildsEnabled)) throw new Rejected('Unplayable Job');
+    const played = await this.pipelines.play(build.id, user.id);
+    return (await this.withCommits(project, [(await this.repo.findWithPeople(played))!]))[0];
   }
 
   /** A finished build with a trace or artifacts: both removed, `erased_at`/`erased_by` set, status unchanged. */

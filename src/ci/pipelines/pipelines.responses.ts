@@ -5,7 +5,7 @@ import { ResponseEntity } from '../../openapi/response-types';
 
 @ResponseEntity('Pipeline')
 export class PipelineResponse extends CommitRunFields {
-  @ApiProperty({ type: String, enum: ['pending', 'running', 'success', 'failed', 'canceled', 'skipped'], nullable: true })
+  @ApiProperty({ type: String, enum: ['created', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual'], nullable: true })
   status!: string | null;
 
   @ApiProperty({ type: String, nullable: true })

@@ -3,18 +3,17 @@ import { Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common
 import { Transactions } from '../../database/transactions';
 import { EntityManager } from 'typeorm';
 import { Logger } from '../../common/logging/logger';
-import { ValidationFailed } from '../../common/errors/domain-errors';
+import { NotFound, ValidationFailed } from '../../common/errors/domain-errors';
 import { DomainEvents, OnDomainEvent, PushReceived } from '../../domain-events/domain-events';
 import { GitService } from '../../git/git.service';
 import { QueueService } from '../../queue/queue.service';
 import { BUILD_FINISHED_QUEUE, BuildFinishedJob, Finished } from '../builds/builds.service';
 import { ZERO_SHA } from '../../git/objects';
-import { BuildStatus } from '../builds/build.entity';
 import { BuildRow, BuildsService } from '../builds/builds.service';
 import { BuildAttributes, CiConfigError, CiPlan } from './ci-config';
-import { CiConfigBudgetError, CiConfigWorkers } from './ci-config-workers';
+import { CiConfigWorkers } from './ci-config-workers';
 import { Pipeline } from './pipeline.entity';
-import { combinedStatus, latestByName, whenAllows } from './pipeline-status';
+import { combinedStatus, latestByName, processPipeline } from './pipeline-status';
 import { CiProject, PipelinesRepository } from './pipelines.repository';
 
 export const CI_CONFIG_FILE = parseRepoPath('.gitlab-ci.yml') as RepoPath;
@@ -176,13 +175,13 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
         status: skip ? 'skipped' : yamlErrors ? 'failed' : 'pending',
       });
       if (plan) {
+        // GitLab 8.17's CreatePipelineBuildsService: every build of every stage, `created`, then processed
         let made = 0;
-        for (const builds of plan.builds) {
-          if ((made = await this.createStage(m, pipeline, builds, 'success', n.triggerRequestId ?? null)) > 0) break;
-        }
+        for (const builds of plan.builds) made += await this.createStage(m, pipeline, builds, n.triggerRequestId ?? null);
         if (opts.requireBuilds && made === 0) {
           throw new ValidationFailed({ base: ['No builds for this pipeline.'] }); // rolls the pipeline back
         }
+        await this.process(m, pipeline.id);
       }
       // an invalid file: the commit gets a failed status that says why (else the push seems ignored)
       if (pipeline.yamlErrors) await this.builds.insertConfigErrorStatus(m, pipeline, CI_CONFIG_STATUS_NAME);
@@ -209,31 +208,17 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
   }
 
   /**
-   * After a build of the pipeline ended (success, failed, canceled): when it is the latest of its
-   * name, create the first later stage that yields builds for the status of the stages up to its own.
-   * Serialised per pipeline by a row lock, after the build's transition committed. Runs at once
-   * in-process and takes over the durable job the transition wrote (`f.job`): exactly one of the two
-   * does the work; a worker runs the job (with `job: null`) only when the in-process step never did.
+   * After a build of the pipeline ended (success, failed, canceled): GitLab 8.17's
+   * ProcessPipelineService — the `created` builds of the stages now reached become pending, manual or
+   * skipped — and the pipeline's status. Serialised per pipeline by a row lock, after the build's
+   * transition committed. Runs at once in-process and takes over the durable job the transition wrote
+   * (`f.job`): exactly one of the two does the work; a worker runs the job (with `job: null`) only
+   * when the in-process step never did.
    */
   async buildFinished(f: Finished): Promise<void> {
     const { pipelineId, buildId } = f;
     // read outside the transaction: on the embedded database the pool has a single connection
-    const current = await this.pipelines.find(pipelineId);
-    if (!current) return;
     const ended = await this.builds.find(buildId);
-    const triggerRequestId = ended?.triggerRequestId ?? null;
-    let plan: CiPlan | undefined;
-    try {
-      plan = current.yamlErrors ? undefined : await this.loadPlan(current, triggerRequestId !== null);
-    } catch (e) {
-      if (!f.job) throw e; // the queue's worker: retried with backoff
-      // in-process (a runner's or a user's request): the durable job does it, in a minute
-      this.logger.warn('next stage left to the queue: the .gitlab-ci.yml could not be planned now', {
-        pipeline_id: pipelineId,
-        error: e instanceof Error ? e.message : String(e),
-      });
-      return;
-    }
     const sha = ended ? parseSha(ended.sha) : null;
     const commit =
       sha && ended
@@ -246,24 +231,18 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
       if (f.job && !(await this.queue.takeOver(BUILD_FINISHED_QUEUE, f.job, { tx: m }))) return undefined; // a worker has it
       const pipeline = await this.pipelines.lock(m, pipelineId);
       if (!pipeline) return undefined;
-      const all = await this.builds.pipelineBuilds(pipelineId, m);
-      const latest = latestByName(all);
-      const build = latest.find((b) => b.id === buildId);
-      if (build && !pipeline.yamlErrors) {
-        if (plan) {
-          const prior = combinedStatus(latest.filter((b) => b.stageIdx <= build.stageIdx));
-          const existing = new Set(all.map((b) => b.name));
-          for (const builds of plan.builds.slice(build.stageIdx + 1)) {
-            if ((await this.createStage(m, pipeline, builds, prior, triggerRequestId, existing)) > 0) break;
-          }
-        }
-      }
+      if (!pipeline.yamlErrors) await this.process(m, pipeline.id);
       await this.refreshStatus(m, pipeline);
       // project build hooks (GitLab 8.8 fires them when a build ends) and build.failed, with the change
       if (ended) await this.announceBuild(m, ended, pipeline, commit);
       return pipeline;
     });
     this.outcome(finished);
+  }
+
+  /** ProcessPipelineService's step under the pipeline's lock: the decisions of processPipeline written. */
+  private async process(m: EntityManager, pipelineId: number): Promise<void> {
+    await this.builds.setProcessed(m, processPipeline(await this.builds.pipelineBuilds(pipelineId, m)));
   }
 
   /** In the transaction that moved the pipeline on after a build ended: `build.changed` (the build hooks), and `build.failed`. */
@@ -305,39 +284,9 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     });
   }
 
-  /**
-   * The pipeline's plan again (its file at its sha, for its ref), or undefined when it no longer has
-   * one. A file past its time or memory budget throws: the step is retried (the durable job), not dropped.
-   */
-  private async loadPlan(pipeline: Pipeline, trigger: boolean): Promise<CiPlan | undefined> {
-    const project = await this.pipelines.project(pipeline.projectId);
-    if (!project) return undefined;
-    const sha = parseSha(pipeline.sha);
-    const file = sha ? await this.git.repository(project.id).blobAt(sha, CI_CONFIG_FILE) : null;
-    if (!file) return undefined;
-    try {
-      return await this.ciConfig.plan({
-        content: file.data.toString('utf8'),
-        path: project.fullPath,
-        ref: { name: pipeline.ref ?? '', tag: pipeline.tag, trigger },
-      });
-    } catch (e) {
-      if (!(e instanceof CiConfigError) || e instanceof CiConfigBudgetError) throw e;
-      return undefined;
-    }
-  }
-
-  /** Creates the builds of one stage (`builds`, from the plan) that run after `prior`, except names the pipeline already has. */
-  private async createStage(
-    m: EntityManager,
-    pipeline: Pipeline,
-    builds: BuildAttributes[],
-    prior: BuildStatus | null,
-    triggerRequestId: number | null,
-    existing: Set<string> = new Set(),
-  ): Promise<number> {
-    const attrs = builds.filter((a) => whenAllows(a.when, prior) && !existing.has(a.name));
-    for (const a of attrs) {
+  /** Creates the builds of one stage (`builds`, from the plan), `created`: processing decides what runs. */
+  private async createStage(m: EntityManager, pipeline: Pipeline, builds: BuildAttributes[], triggerRequestId: number | null): Promise<number> {
+    for (const a of builds) {
       await this.builds.insert(
         m,
         {
@@ -350,9 +299,10 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
           triggerRequestId,
         },
         a,
+        'created',
       );
     }
-    return attrs.length;
+    return builds.length;
   }
 
   private async refreshStatus(m: EntityManager, pipeline: Pipeline): Promise<void> {
@@ -366,37 +316,69 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     pipeline.status = status;
   }
 
-  /** A new pending build of the same job (retry); the old build keeps its status. */
+  /**
+   * A new pending build of the same job (retry, decision 2); the old one keeps its status, and the
+   * skipped builds of later stages are processed again when it ends (8.17's `Ci::Build.retry`).
+   */
   async retry(build: BuildRow, userId: number): Promise<number> {
     return this.tx.run(async (m) => {
       const pipeline = await this.pipelines.lock(m, build.pipelineId);
       if (!pipeline) throw new Error('pipeline of the build is gone');
-      const id = await this.builds.insert(
-        m,
-        {
-          projectId: build.projectId,
-          pipelineId: build.pipelineId,
-          sha: build.sha,
-          ref: build.ref,
-          tag: build.tag,
-          userId,
-          triggerRequestId: build.triggerRequestId,
-        },
-        {
-          name: build.name,
-          stage: build.stage,
-          stageIdx: build.stageIdx,
-          commands: build.commands,
-          tagList: build.tagList ?? [],
-          allowFailure: build.allowFailure,
-          when: build.when,
-          yamlVariables: build.yamlVariables ?? [],
-          options: build.options ?? {},
-        },
-      );
+      const id = await this.retryIn(m, build, userId);
       await this.refreshStatus(m, pipeline);
       return id;
     });
+  }
+
+  /**
+   * GitLab 8.17's `Ci::Build#play`: a manual action waiting (manual, skipped, created) is enqueued as
+   * `userId`'s; any other build (an action already run, e.g. an environment's stop action) gets a new
+   * pending build of the same job. Returns the id of the build that will run. Whether the caller may
+   * play it (`playable`) is the caller's check; this is what the builds API and environments call.
+   */
+  async play(buildId: number, userId: number): Promise<number> {
+    const build = await this.builds.find(buildId);
+    if (!build) throw new NotFound('Build');
+    const id = await this.tx.run(async (m) => {
+      const pipeline = await this.pipelines.lock(m, build.pipelineId);
+      if (!pipeline) throw new NotFound('Build');
+      const played = (await this.builds.enqueueAs(m, build.id, userId)) ? build.id : await this.retryIn(m, build, userId);
+      await this.refreshStatus(m, pipeline);
+      return played;
+    });
+    await this.builds.signalTrace(id);
+    this.outcome((await this.pipelines.find(build.pipelineId)) ?? undefined);
+    return id;
+  }
+
+  private async retryIn(m: EntityManager, build: BuildRow, userId: number): Promise<number> {
+    const id = await this.builds.insert(
+      m,
+      {
+        projectId: build.projectId,
+        pipelineId: build.pipelineId,
+        sha: build.sha,
+        ref: build.ref,
+        tag: build.tag,
+        userId,
+        triggerRequestId: build.triggerRequestId,
+      },
+      {
+        name: build.name,
+        stage: build.stage,
+        stageIdx: build.stageIdx,
+        commands: build.commands,
+        tagList: build.tagList ?? [],
+        allowFailure: build.allowFailure,
+        when: build.when,
+        yamlVariables: build.yamlVariables ?? [],
+        options: build.options ?? {},
+        environment: build.environment ?? undefined,
+        coverageRegex: build.coverageRegex ?? undefined,
+      },
+    );
+    await this.builds.markProcessableAfterStage(m, build.pipelineId, build.stageIdx);
+    return id;
   }
 
   async hasBuilds(pipelineId: number): Promise<boolean> {

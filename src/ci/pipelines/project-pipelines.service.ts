@@ -7,7 +7,8 @@ import { parseRef, parseSha } from '../../git/names';
 import { ProjectResolver } from '../../projects/project-resolver.service';
 import { Project } from '../../projects/project.entity';
 import { UserDirectory } from '../../users/user-directory.service';
-import { BuildsService } from '../builds/builds.service';
+import { BuildStatus } from '../builds/build.entity';
+import { BuildsService, Finished } from '../builds/builds.service';
 import { CiConfigWorkers } from './ci-config-workers';
 import { CreatePipelineDto, ListPipelinesDto } from './dto/pipelines.dto';
 import { Pipeline } from './pipeline.entity';
@@ -19,6 +20,8 @@ import { ProjectRef } from '../../common/params/refs';
 import type { Caller } from '../../common/caller/caller';
 
 const FINISHED_STATUSES = ['success', 'failed', 'canceled', 'skipped'];
+/** GitLab 8.17's `HasStatus.cancelable`: what canceling a pipeline cancels. */
+const CANCELABLE: BuildStatus[] = ['created', 'pending', 'running'];
 
 /**
  * The v3 pipelines API (GitLab 8.11–8.14's lib/api/pipelines.rb): reading with `read_pipeline`,
@@ -92,15 +95,21 @@ export class ProjectPipelinesService {
     return (await this.views(project, [await this.find(project, id)]))[0];
   }
 
-  /** Cancels every pending or running build (GitLab's `cancel_running`); the pipeline's status follows. */
+  /**
+   * Cancels every created, pending or running build (GitLab 8.17's `cancel_running` over `cancelable`);
+   * all of them first, then the pipeline moves on (so no later stage starts in between).
+   */
   async cancel(user: Caller, ref: ProjectRef, id: number): Promise<PipelineView> {
     const { project } = await this.projects.resolve(user, ref, 'update_pipeline');
     const pipeline = await this.find(project, id);
+    const ended: Finished[] = [];
     for (const b of await this.builds.pipelineBuilds(pipeline.id)) {
-      if (b.status !== 'pending' && b.status !== 'running') continue;
-      const finished = await this.builds.end({ id: b.id, pipelineId: pipeline.id }, ['pending', 'running'], 'canceled');
-      if (!finished) continue;
-      await this.builds.signalTrace(b.id);
+      if (!CANCELABLE.includes(b.status)) continue;
+      const finished = await this.builds.end({ id: b.id, pipelineId: pipeline.id }, CANCELABLE, 'canceled');
+      if (finished) ended.push(finished);
+    }
+    for (const finished of ended) {
+      await this.builds.signalTrace(finished.buildId);
       await this.pipelines.buildFinished(finished);
     }
     return (await this.views(project, [await this.find(project, id)]))[0];

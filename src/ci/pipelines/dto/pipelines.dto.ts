@@ -2,7 +2,7 @@ import { Str } from '../../../common/dto/fields';
 import { PaginationDto } from '../../../common/pagination/pagination.dto';
 
 export const PIPELINE_SCOPES = ['running', 'pending', 'finished', 'branches', 'tags'] as const;
-/** GitLab's `HasStatus::AVAILABLE_STATUSES` (8.x): `created` and `manual` match nothing here. */
+/** GitLab's `HasStatus::AVAILABLE_STATUSES` (8.17), and `manual` (decision 36). */
 export const PIPELINE_STATUSES = ['created', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual'] as const;
 
 /** `GET /projects/:id/pipelines` (GitLab 8.11+; `status`, `ref` and the finished/pending scopes as later 8.x/9.0). */
