@@ -2,7 +2,8 @@ import { Script, createContext } from 'node:vm';
 import { Composer, Document, isAlias, isMap, isPair, isScalar, isSeq, Lexer, Parser, type ScalarTag } from 'yaml';
 
 /**
- * `.gitlab-ci.yml` → jobs, with GitLab 8.8's semantics and error texts (`Ci::GitlabCiYamlProcessor`).
+ * `.gitlab-ci.yml` → jobs, with GitLab 8.17's grammar and error texts (`Ci::GitlabCiYamlProcessor` and
+ * its `Gitlab::Ci::Config::Entry` tree: see `CiConfig`).
  * Pure: no I/O. The server runs it in a worker thread with a time budget (`ci-config-workers.ts`:
  * `processCiConfig` below is the whole of what the worker does), and the work is linear in the
  * file's size once its aliases are resolved: jobs are grouped by stage once, stages are looked up in
@@ -45,7 +46,9 @@ const MAX_REGEX_LENGTH = 256;
 const REGEX_TIMEOUT_MS = 50;
 const MB = 1024 * 1024;
 
-const GLOBAL_KEYS = ['before_script', 'after_script', 'image', 'services', 'types', 'stages', 'variables', 'cache'];
+/** GitLab 8.17's Global entry: these keys configure the pipeline; every other top-level key is a job. */
+const GLOBAL_KEYS = ['before_script', 'image', 'services', 'after_script', 'variables', 'stages', 'types', 'cache'];
+/** 8.17's `Job::ALLOWED_KEYS`, in its order. */
 const JOB_KEYS = [
   'tags',
   'script',
@@ -63,11 +66,19 @@ const JOB_KEYS = [
   'before_script',
   'after_script',
   'variables',
+  'environment',
+  'coverage',
 ];
 const CACHE_KEYS = ['key', 'untracked', 'paths'];
-// 8.8 had name/untracked/paths; `when` and `expire_in` are what runner 1.3 reads (additive)
 const ARTIFACTS_KEYS = ['name', 'untracked', 'paths', 'when', 'expire_in'];
-const WHEN = ['on_success', 'on_failure', 'always'];
+const ENVIRONMENT_KEYS = ['name', 'url', 'action', 'on_stop'];
+const JOB_WHEN = ['on_success', 'on_failure', 'always', 'manual'];
+const ARTIFACTS_WHEN = ['on_success', 'on_failure', 'always'];
+/** The keys a job takes from the global ones when it does not give its own (8.17's `Job#inherit!`). */
+const INHERITED = ['before_script', 'image', 'services', 'after_script', 'variables', 'cache'] as const;
+/** GitLab 8.17's `Gitlab::Regex.environment_name_regex` and its message. */
+const ENVIRONMENT_NAME = /^[a-zA-Z0-9_\\/${}. -]+$/;
+const ENVIRONMENT_NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.' and spaces";
 
 /** A job's `when` (8.17 adds `manual`: an action a person starts, `POST /projects/:id/builds/:id/play`). */
 export type When = 'on_success' | 'on_failure' | 'always' | 'manual';
@@ -115,20 +126,34 @@ export interface BuildAttributes {
 
 interface Job {
   name: string;
+  /** The stage as given (`stage`, else `type`, else `test`); a valid file's is one of `stages`. */
   stage: string;
   raw: Record<string, unknown>;
-  only?: string[];
-  except?: string[];
 }
 
 type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStr = (v: unknown): v is string => typeof v === 'string';
+/** 8.17's `validate_array_of_strings` (a Ruby symbol is a string here: the text it was written as). */
 const isStrArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isStr);
 const isBool = (v: unknown): v is boolean => v === true || v === false;
+/** 8.17's `validate_variables`: a hash of string keys and string values. */
 const isVariables = (v: unknown): v is Record<string, string> => isObj(v) && Object.values(v).every(isStr);
-const present = (v: unknown) => v !== undefined && v !== null && v !== false;
+/** Given: 8.17's entry factory takes a nil (or absent) value as unspecified, and anything else, `false` too, as given. */
+const given = (v: unknown) => v !== undefined && v !== null;
+/** Rails' `blank?`: nil, false, a string of white space, an empty array or hash. */
+const blank = (v: unknown) =>
+  v === undefined ||
+  v === null ||
+  v === false ||
+  (typeof v === 'string' && /^\s*$/.test(v)) ||
+  (Array.isArray(v) && v.length === 0) ||
+  (isObj(v) && Object.keys(v).length === 0);
+/** Ruby 2.3's `String#downcase` (ASCII letters only), which 8.17's entry messages go through. */
+const downcase = (s: string) => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+/** `/…/`, as 8.17 tells a regexp from a string (`value.first == '/' && value.last == '/'`). */
+const looksLikeRegexp = (v: string) => v.startsWith('/') && v.endsWith('/');
 
 /** `1 week`, `3 days 4 hrs`, `30 mins`, `2h`, `3600` (seconds): ChronicDuration's common forms. */
 export function parseDuration(text: string): number | undefined {
@@ -160,10 +185,48 @@ export function parseDuration(text: string): number | undefined {
 const regexContext = createContext({ re: /$^/, s: '' });
 const regexTest = new Script('re.test(s)');
 
+/**
+ * A Ruby regexp's source (what GitLab 8.17 gives `Regexp.new`) as a JavaScript RegExp with Ruby's
+ * meaning where the two differ in what `.gitlab-ci.yml` files write: `^` and `$` match at each line's
+ * ends (the `m` flag), `\A`, `\z` and `\Z` at the ends of the text, `\h` and `\H` a hex digit or not.
+ * Throws a SyntaxError for a source that is no regexp.
+ */
+export function rubyRegExp(source: string): RegExp {
+  let out = '';
+  let inClass = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\' && i + 1 < source.length) {
+      const n = source[++i];
+      if (n === 'h') out += inClass ? '0-9a-fA-F' : '[0-9a-fA-F]';
+      else if (n === 'H' && !inClass) out += '[^0-9a-fA-F]';
+      else if (n === 'A' && !inClass) out += '(?<![\\s\\S])';
+      else if (n === 'z' && !inClass) out += '(?![\\s\\S])';
+      else if (n === 'Z' && !inClass) out += '(?=\\n?(?![\\s\\S]))';
+      else out += c + n;
+      continue;
+    }
+    if (c === '[') inClass++;
+    else if (c === ']' && inClass > 0) inClass--;
+    out += c;
+  }
+  return new RegExp(out, 'm');
+}
+
+/** Whether `source` is a regexp GitLab would compile (and this server can evaluate). */
+function validRegexp(source: string): boolean {
+  try {
+    rubyRegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function testRegex(source: string, ref: string): boolean {
   let re: RegExp;
   try {
-    re = new RegExp(source);
+    re = rubyRegExp(source);
   } catch {
     return false;
   }
@@ -386,6 +449,8 @@ export interface CiConfigRequest {
   /** The project's full path, for `only`/`except` patterns with `@namespace/project`. */
   path?: string;
   ref?: { name: string; tag: boolean; trigger: boolean };
+  /** Every error the file has (`CiConfig.allErrors`: a push's `remote:` lines), not only GitLab's first; no plan. */
+  all?: boolean;
 }
 
 /** A pipeline's builds for one ref: `builds[i]` are the builds of `stages[i]`, in the file's order. */
@@ -394,14 +459,21 @@ export interface CiPlan {
   builds: BuildAttributes[][];
 }
 
-/** The answer: valid (with the plan when a ref was given), or GitLab's error text. */
-export type CiConfigResult = { ok: true; plan?: CiPlan } | { ok: false; error: string };
+/** The answer: valid (with the plan when a ref was given), or GitLab's error text (and, asked for `all`, every error). */
+export type CiConfigResult = { ok: true; plan?: CiPlan } | { ok: false; error: string; errors?: string[] };
 
 /** The whole of what the worker thread does for one request; never throws CiConfigError. */
 export function processCiConfig(req: CiConfigRequest): CiConfigResult {
   try {
+    if (req.all) {
+      const errors = CiConfig.allErrors(req.content, req.path);
+      return errors.length > 0 ? { ok: false, error: errors[0], errors } : { ok: true };
+    }
+    if (!req.ref) {
+      const error = CiConfig.validationMessage(req.content);
+      return error === null ? { ok: true } : { ok: false, error };
+    }
     const config = new CiConfig(req.content, req.path);
-    if (!req.ref) return { ok: true };
     return { ok: true, plan: config.plan(req.ref.name, req.ref.tag, req.ref.trigger) };
   } catch (e) {
     if (e instanceof CiConfigError) return { ok: false, error: e.message };
@@ -409,63 +481,136 @@ export function processCiConfig(req: CiConfigRequest): CiConfigResult {
   }
 }
 
-/** A validated `.gitlab-ci.yml`. */
+/** At most this many errors are listed by `CiConfig.allErrors` (a last line says how many more). */
+export const MAX_LISTED_ERRORS = 50;
+
+/**
+ * Where the checks' errors go: the first one ends the check (GitLab 8.17's answer: its processor
+ * raises `errors.first`), or, for `all`, each is collected (once) and the check goes on where it can.
+ */
+class Errors {
+  readonly list: string[] = [];
+  private readonly seen = new Set<string>();
+  private more = 0;
+
+  constructor(readonly all: boolean) {}
+
+  add(message: string): void {
+    if (!this.all) throw new CiConfigError(message);
+    if (this.seen.has(message)) return;
+    this.seen.add(message);
+    if (this.list.length < MAX_LISTED_ERRORS) this.list.push(message);
+    else this.more++;
+  }
+
+  /**
+   * An entry's error as 8.17's `Validator#messages` words it: the entry's location (`jobs:rspec:cache`),
+   * the attribute (`config`, `name`, `expire in`…) and the message, downcased.
+   */
+  entry(location: string, message: string): void {
+    this.add(downcase(`${location} ${message}`));
+  }
+
+  messages(): string[] {
+    return this.more > 0 ? [...this.list, `… and ${this.more} more`] : this.list;
+  }
+}
+
+/** A job's `environment` as 8.17 keeps it (`Entry::Environment#value`): a string is the name of a `start`. */
+function environmentValue(env: unknown): JobEnvironment | undefined {
+  if (isStr(env)) return { name: env, action: 'start' };
+  if (isObj(env)) return env as unknown as JobEnvironment;
+  return undefined;
+}
+
+/**
+ * A validated `.gitlab-ci.yml`, with GitLab 8.17's grammar and error texts (`Ci::GitlabCiYamlProcessor`
+ * over the `Gitlab::Ci::Config::Entry` tree). The checks run in 8.17's order, so that the first error
+ * is 8.17's `errors.first`: the global entries (before_script, image, services, after_script,
+ * variables, stages or types, cache and its keys), then `jobs` (at least one visible), then each job
+ * in the file's order — its own attributes (config, script, name, tags, allow_failure, when,
+ * dependencies), then its entries (before_script, script, stage or type, after_script, cache, image,
+ * services, only, except, variables, artifacts, environment, coverage) — and once all of that is
+ * valid, the processor's checks per job: its stage, its dependencies, its environment's `on_stop`.
+ * This server's own limits (sizes, names, regexps) are checked along the way with their own texts.
+ */
 export class CiConfig {
   readonly stages: string[];
   /** Each stage's index in `stages` (its first occurrence, as GitLab's `stages.index`). */
   private readonly stageIndex = new Map<string, number>();
   private readonly jobs = new Map<string, Job>();
-  private readonly beforeScript: string[];
-  private readonly afterScript?: string[];
-  private readonly image?: string;
-  private readonly services?: string[];
+  private readonly global: Obj;
   private readonly variables: Record<string, string>;
-  private readonly cache?: Obj;
   private globalYamlVariables?: YamlVariable[];
 
-  /** Throws CiConfigError with GitLab's message when the file is invalid. */
+  /** Throws CiConfigError with GitLab's message when the file is invalid (with `check` collecting all: only when it cannot go on). */
   constructor(
     content: string,
     readonly path?: string,
+    check = new Errors(false),
   ) {
-    if (!content || !content.trim()) throw new CiConfigError('Please provide content of .gitlab-ci.yml');
+    // 8.17's Loader: what YAML reads as anything but a hash (nothing, for an empty file) is refused
+    if (!content || !content.trim()) throw new CiConfigError('Invalid configuration format');
     const { data: config, nonStringKeys } = load(content);
-    if (!isObj(config)) throw new CiConfigError('YAML should be a hash');
+    if (!isObj(config)) throw new CiConfigError('Invalid configuration format');
+    this.global = config;
+    this.variables = isVariables(config.variables) ? config.variables : {};
 
-    this.beforeScript = (config.before_script ?? []) as string[];
-    this.afterScript = config.after_script as string[] | undefined;
-    this.image = config.image as string | undefined;
-    this.services = config.services as string[] | undefined;
-    const stages = config.stages ?? config.types;
-    this.variables = (config.variables ?? {}) as Record<string, string>;
-    this.cache = config.cache as Obj | undefined;
-
-    for (const [name, job] of Object.entries(config)) {
-      if (GLOBAL_KEYS.includes(name) || name.startsWith('.')) continue;
-      if (name.length > MAX_NAME_LENGTH) {
-        throw new CiConfigError(`jobs:${shorten(name)} name is too long (maximum is ${MAX_NAME_LENGTH} characters)`);
+    // the global entries
+    this.checkScript('before_script', config.before_script, check);
+    if (given(config.image) && !isStr(config.image)) check.entry('image', 'config should be a string');
+    if (given(config.services) && !isStrArray(config.services)) check.entry('services', 'config should be an array of strings');
+    this.checkScript('after_script', config.after_script, check);
+    if (given(config.variables) && !isVariables(config.variables)) check.entry('variables', 'config should be a hash of key value pairs');
+    // `types` is `stages` when `stages` is not given (8.17's compose_deprecated_entries!)
+    const stagesKey = given(config.stages) ? 'stages' : given(config.types) ? 'types' : undefined;
+    let stages = DEFAULT_STAGES;
+    if (stagesKey) {
+      const list = config[stagesKey];
+      if (!isStrArray(list)) check.entry(stagesKey, 'config should be an array of strings');
+      else {
+        if (list.length > MAX_STAGES) check.add(`The .gitlab-ci.yml defines more than ${MAX_STAGES} stages`);
+        const long = list.find((s) => s.length > MAX_NAME_LENGTH);
+        if (long !== undefined) check.add(`stages: ${shorten(long)} is too long (maximum is ${MAX_NAME_LENGTH} characters)`);
+        stages = list;
       }
-      // a key that is neither global nor a hash is an unknown parameter (GitLab 8.8); a hash is a job,
-      // which needs a `script` (GitLab 8.11+'s message: 8.8 called that an unknown parameter too)
-      if (!isObj(job)) throw new CiConfigError(`Unknown parameter: ${name}`);
-      if (!('script' in job)) throw new CiConfigError(`jobs:${name} script can't be blank`);
-      // GitLab 8.17's Job entry: `validates :name, type: Symbol` (an integer key stays an Integer)
-      if (nonStringKeys.has(name)) throw new CiConfigError(`jobs:${name} name should be a symbol`);
-      const stage = (job.stage ?? job.type ?? DEFAULT_STAGE) as string;
-      this.jobs.set(name, { name, stage, raw: job });
-      if (this.jobs.size > MAX_JOBS) throw new CiConfigError(`The .gitlab-ci.yml defines more than ${MAX_JOBS} jobs`);
     }
-    if (this.jobs.size === 0) throw new CiConfigError('Please define at least one job');
+    if (given(config.cache)) this.checkCache('cache', config.cache, check);
 
-    this.validateGlobal(stages);
-    this.stages = (stages as string[] | undefined) ?? DEFAULT_STAGES;
+    // the jobs: every other key, a job or (named `.…`) a hidden one
+    const entries = Object.entries(config).filter(([name]) => !GLOBAL_KEYS.includes(name));
+    if (!entries.some(([name]) => !name.startsWith('.'))) check.entry('jobs', 'config should contain at least one visible job');
+    for (const [name, value] of entries) {
+      if (name.startsWith('.')) {
+        // a hidden job (a template for anchors) is not a job: it only has to be something
+        if (blank(value)) check.entry(`jobs:${name}`, "config can't be blank");
+        continue;
+      }
+      if (name.length > MAX_NAME_LENGTH) {
+        check.add(`jobs:${shorten(name)} name is too long (maximum is ${MAX_NAME_LENGTH} characters)`);
+        continue;
+      }
+      const job = this.checkJob(name, value ?? {}, nonStringKeys.has(name), check);
+      if (job) {
+        this.jobs.set(name, job);
+        if (this.jobs.size > MAX_JOBS) {
+          check.add(`The .gitlab-ci.yml defines more than ${MAX_JOBS} jobs`);
+          break;
+        }
+      }
+    }
+
+    this.stages = stages;
     this.stages.forEach((s, i) => this.stageIndex.has(s) || this.stageIndex.set(s, i));
-    for (const job of this.jobs.values()) this.validateJob(job);
-    this.checkBuildsSize();
+    // the processor's own checks, once the entries are valid (collecting all: for what can be checked)
+    if (check.all && stagesKey && !isStrArray(config[stagesKey])) return;
+    for (const job of this.jobs.values()) this.checkJobLinks(job, check);
+    this.checkBuildsSize(check);
   }
 
-  /** GitLab's `validation_message`: the error text, or null when the file is valid. */
+  /** GitLab's `validation_message` (`POST /ci/lint`): the error text, or null when the file is valid. */
   static validationMessage(content: string): string | null {
+    if (!content || !content.trim()) return 'Please provide content of .gitlab-ci.yml';
     try {
       new CiConfig(content);
       return null;
@@ -473,6 +618,23 @@ export class CiConfig {
       if (e instanceof CiConfigError) return e.message;
       throw e;
     }
+  }
+
+  /**
+   * Every error of the file (none when it is valid), each once, in the order GitLab 8.17 would find
+   * them: where 8.17 stops at its first, this goes on — to every key of every job, and to each job's
+   * stage, dependencies and environment links. A file that cannot be read (YAML, not a hash, a limit
+   * on its size) has that one error. At most MAX_LISTED_ERRORS, then a line with how many more.
+   */
+  static allErrors(content: string, path?: string): string[] {
+    const check = new Errors(true);
+    try {
+      new CiConfig(content, path, check);
+    } catch (e) {
+      if (!(e instanceof CiConfigError)) throw e;
+      check.add(e.message);
+    }
+    return check.messages();
   }
 
   jobNames(): string[] {
@@ -496,51 +658,192 @@ export class CiConfig {
     return { stages: [...this.stages], builds };
   }
 
+  /** A script entry (`before_script`, `after_script`): an array of strings. */
+  private checkScript(location: string, v: unknown, check: Errors): void {
+    if (given(v) && !isStrArray(v)) check.entry(location, 'config should be an array of strings');
+  }
+
+  /** 8.17's `Entry::Cache`: a hash of `key` (a string), `untracked` (a boolean), `paths` (strings). */
+  private checkCache(location: string, cache: unknown, check: Errors): void {
+    if (!isObj(cache)) return check.entry(location, 'config should be a hash');
+    const unknown = Object.keys(cache).filter((k) => !CACHE_KEYS.includes(k));
+    if (unknown.length > 0) check.entry(location, `config contains unknown keys: ${unknown.join(', ')}`);
+    if (given(cache.key) && !isStr(cache.key)) check.entry(`${location}:key`, 'config should be a string or symbol');
+    if (given(cache.untracked) && !isBool(cache.untracked)) check.entry(`${location}:untracked`, 'config should be a boolean value');
+    if (given(cache.paths) && !isStrArray(cache.paths)) check.entry(`${location}:paths`, 'config should be an array of strings');
+  }
+
+  /**
+   * One job (8.17's `Entry::Job` and its entries). The job, unless its value is not a hash (then
+   * there is nothing more to check, nor a job to plan).
+   */
+  private checkJob(name: string, value: unknown, nonString: boolean, check: Errors): Job | undefined {
+    // an empty name is located by the entry's class (8.17: "jobs:job name can't be blank")
+    const at = `jobs:${name === '' ? 'job' : name}`;
+    const j = isObj(value) ? value : undefined;
+    if (!j) check.entry(at, 'config should be a hash');
+    else {
+      const unknown = Object.keys(j).filter((k) => !JOB_KEYS.includes(k));
+      if (unknown.length > 0) check.entry(at, `config contains unknown keys: ${unknown.join(', ')}`);
+    }
+    if (blank(value)) check.entry(at, "config can't be blank");
+    if (blank(j?.script)) check.entry(at, "script can't be blank");
+    if (name === '') check.entry(at, "name can't be blank");
+    // 8.17: `validates :name, type: Symbol` (an integer key stays an Integer)
+    if (nonString) check.entry(at, 'name should be a symbol');
+    if (!j) return undefined;
+    if (given(j.tags) && !isStrArray(j.tags)) check.entry(at, 'tags should be an array of strings');
+    if (given(j.allow_failure) && !isBool(j.allow_failure)) check.entry(at, 'allow failure should be a boolean value');
+    if (given(j.when) && !JOB_WHEN.includes(j.when as string)) check.entry(at, 'when should be on_success, on_failure, always or manual');
+    if (given(j.dependencies) && !isStrArray(j.dependencies)) check.entry(at, 'dependencies should be an array of strings');
+
+    // its entries, in 8.17's order
+    this.checkScript(`${at}:before_script`, j.before_script, check);
+    if (given(j.script) && !isStr(j.script) && !isStrArray(j.script)) check.entry(`${at}:script`, 'config should be a string or an array of strings');
+    // `type` is `stage` when `stage` is not given; the stage is `test` when neither is
+    const stageKey = given(j.stage) ? 'stage' : given(j.type) ? 'type' : undefined;
+    if (stageKey && !isStr(j[stageKey])) check.entry(`${at}:${stageKey}`, 'config should be a string');
+    this.checkScript(`${at}:after_script`, j.after_script, check);
+    if (given(j.cache)) this.checkCache(`${at}:cache`, j.cache, check);
+    if (given(j.image) && !isStr(j.image)) check.entry(`${at}:image`, 'config should be a string');
+    if (given(j.services) && !isStrArray(j.services)) check.entry(`${at}:services`, 'config should be an array of strings');
+    for (const key of ['only', 'except'] as const) this.checkRefs(name, key, j[key], check);
+    if (given(j.variables) && !isVariables(j.variables)) check.entry(`${at}:variables`, 'config should be a hash of key value pairs');
+    if (given(j.artifacts)) this.checkArtifacts(`${at}:artifacts`, j.artifacts, check);
+    if (given(j.environment)) this.checkEnvironment(`${at}:environment`, j.environment, check);
+    if (given(j.coverage)) {
+      const c = j.coverage;
+      if (!(isStr(c) && looksLikeRegexp(c) && validRegexp(c.slice(1, -1)))) check.entry(`${at}:coverage`, 'config must be a regular expression');
+      else if (c.length - 2 > MAX_REGEX_LENGTH) check.add(`${name} job: coverage parameter regexp is longer than ${MAX_REGEX_LENGTH} characters`);
+    }
+    return { name, stage: stageKey ? (j[stageKey] as string) : DEFAULT_STAGE, raw: j };
+  }
+
+  /** `only`/`except` (8.17's `Entry::Trigger`): strings, or `/regexps/`; the part before `@` of each is what is matched. */
+  private checkRefs(name: string, key: 'only' | 'except', v: unknown, check: Errors): void {
+    if (!given(v)) return;
+    const at = `jobs:${name}:${key}`;
+    if (!(Array.isArray(v) && v.every((p) => isStr(p) && (!looksLikeRegexp(p) || validRegexp(p.slice(1, -1)))))) {
+      return check.entry(at, 'config should be an array of strings or regexps');
+    }
+    // this server's own: a regexp is bounded, and one before an `@project` compiles too (8.17 failed when matching)
+    for (const spec of v as string[]) {
+      const pattern = spec.split('@')[0];
+      if (!looksLikeRegexp(pattern)) continue;
+      const source = pattern.slice(1, -1);
+      if (source.length > MAX_REGEX_LENGTH) check.add(`${name} job: ${key} parameter regexp is longer than ${MAX_REGEX_LENGTH} characters`);
+      else if (!validRegexp(source)) check.entry(at, 'config should be an array of strings or regexps');
+    }
+  }
+
+  /** 8.17's `Entry::Artifacts`. */
+  private checkArtifacts(at: string, a: unknown, check: Errors): void {
+    if (!isObj(a)) return check.entry(at, 'config should be a hash');
+    const unknown = Object.keys(a).filter((k) => !ARTIFACTS_KEYS.includes(k));
+    if (unknown.length > 0) check.entry(at, `config contains unknown keys: ${unknown.join(', ')}`);
+    if (given(a.name) && !isStr(a.name)) check.entry(at, 'name should be a string');
+    if (given(a.untracked) && !isBool(a.untracked)) check.entry(at, 'untracked should be a boolean value');
+    if (given(a.paths) && !isStrArray(a.paths)) check.entry(at, 'paths should be an array of strings');
+    if (given(a.when) && !ARTIFACTS_WHEN.includes(a.when as string)) check.entry(at, 'when should be on_success, on_failure or always');
+    if (given(a.expire_in) && !(isStr(a.expire_in) && parseDuration(a.expire_in) !== undefined)) check.entry(at, 'expire in should be a duration');
+  }
+
+  /**
+   * 8.17's `Entry::Environment`: a name (string), or a hash of `name`, `url` (at most 255 characters),
+   * `action` (`start` or `stop`) and `on_stop` (a job's name). Names keep their `$VARIABLES`: they are
+   * expanded when the build deploys. A `url` that is not a string is refused (8.17 took a number too).
+   */
+  private checkEnvironment(at: string, env: unknown, check: Errors): void {
+    const hash = isObj(env);
+    if (!hash && !isStr(env)) check.entry(at, 'config should be a hash or a string');
+    const name = hash ? env.name : isStr(env) ? env : undefined;
+    if (blank(name)) check.entry(at, "name can't be blank");
+    if (!isStr(name) || !ENVIRONMENT_NAME.test(name)) check.entry(at, `name ${ENVIRONMENT_NAME_MESSAGE}`);
+    if (!hash) return;
+    const unknown = Object.keys(env).filter((k) => !ENVIRONMENT_KEYS.includes(k));
+    if (unknown.length > 0) check.entry(at, `config contains unknown keys: ${unknown.join(', ')}`);
+    if (given(env.url)) {
+      if (!isStr(env.url)) check.entry(at, 'url should be a string');
+      else if ([...env.url].length > 255) check.entry(at, 'url is too long (maximum is 255 characters)');
+    }
+    if (given(env.action) && env.action !== 'start' && env.action !== 'stop') check.entry(at, 'action should be start or stop');
+    if (given(env.on_stop) && !isStr(env.on_stop)) check.entry(at, 'on stop should be a string');
+  }
+
+  /** 8.17's processor checks of a job (`validate_job_stage!`, `validate_job_dependencies!`, `validate_job_environment!`). */
+  private checkJobLinks(job: Job, check: Errors): void {
+    const { name, raw: j } = job;
+    const p = `${name} job: `;
+    const idx = this.stageIndex.get(job.stage);
+    // the stage a job runs in, given or the default `test`, must be one of `stages` (a job on `test`
+    // when `stages:` omits it is refused, never dropped)
+    if (!isStr(job.stage) || idx === undefined) check.add(`${p}stage parameter should be ${this.stages.join(', ')}`);
+    if (isStrArray(j.dependencies) && idx !== undefined) {
+      for (const dep of j.dependencies) {
+        const other = this.jobs.get(dep);
+        if (!other) check.add(`${p}undefined dependency: ${dep}`);
+        else if (!((this.stageIndex.get(other.stage) ?? Infinity) < idx)) check.add(`${p}dependency ${dep} is not defined in prior stages`);
+      }
+    }
+    const env = j.environment;
+    if (isObj(env) && given(env.on_stop) && isStr(env.on_stop)) {
+      const on = env.on_stop;
+      const other = this.jobs.get(on);
+      const theirs = other && environmentValue(other.raw.environment);
+      if (!other) check.add(`${p}on_stop job ${on} is not defined`);
+      else if (!theirs) check.add(`${p}on_stop job ${on} does not have environment defined`);
+      else if (theirs.name !== env.name) check.add(`${p}on_stop job ${on} have different environment name`);
+      else if (theirs.action !== 'stop') check.add(`${p}on_stop job ${on} needs to have action stop defined`);
+    }
+  }
+
+  /** A key of the job, or the global one when the job does not give it (8.17's `Job#inherit!`). */
+  private inherited(j: Obj, key: (typeof INHERITED)[number]): unknown {
+    return given(j[key]) ? j[key] : this.global[key];
+  }
+
   /**
    * Refuses a file whose builds would be too large together: each build carries its own keys and
    * the global ones it does not override (linear: the globals are measured once).
    */
-  private checkBuildsSize(): void {
-    const global = {
-      before_script: sizeOf(this.beforeScript),
-      after_script: sizeOf(this.afterScript),
-      image: sizeOf(this.image),
-      services: sizeOf(this.services),
-      cache: sizeOf(this.cache),
-      variables: sizeOf(this.variables),
-    };
+  private checkBuildsSize(check: Errors): void {
+    const global = Object.fromEntries(INHERITED.map((key) => [key, sizeOf(this.global[key])]));
     let total = 0;
     for (const job of this.jobs.values()) {
       total += sizeOf(job.raw);
-      for (const [key, size] of Object.entries(global)) if (!present(job.raw[key]) || key === 'variables') total += size;
+      for (const [key, size] of Object.entries(global)) if (!given(job.raw[key]) || key === 'variables') total += size;
       if (total > MAX_BUILDS_SIZE) {
-        throw new CiConfigError(
+        return check.add(
           `The .gitlab-ci.yml makes builds of more than ${MAX_BUILDS_SIZE / MB} MB in all (the global before_script, variables, cache… are copied into every job)`,
         );
       }
     }
   }
 
+  /** What 8.17's `build_attributes` makes of a job: the build's row and its options. */
   private buildAttributes(job: Job): BuildAttributes {
     const j = job.raw;
-    const before = (j.before_script as string[] | undefined) ?? this.beforeScript;
+    const before = (this.inherited(j, 'before_script') as string[] | undefined) ?? [];
     const script = isStr(j.script) ? [j.script] : (j.script as string[]);
     const options: JobOptions = {};
-    const image = (j.image as string | undefined) ?? this.image;
-    const services = (j.services as string[] | undefined) ?? this.services;
-    const cache = (j.cache as Obj | undefined) ?? this.cache;
-    const after = (j.after_script as string[] | undefined) ?? this.afterScript;
-    if (present(image)) options.image = image;
-    if (present(services)) options.services = services;
-    if (present(j.artifacts)) options.artifacts = j.artifacts as Obj;
-    if (present(cache)) options.cache = cache;
-    if (present(j.dependencies)) options.dependencies = j.dependencies as string[];
-    if (present(after)) options.after_script = after;
+    const image = this.inherited(j, 'image') as string | undefined;
+    const services = this.inherited(j, 'services') as string[] | undefined;
+    const cache = this.inherited(j, 'cache') as Obj | undefined;
+    const after = this.inherited(j, 'after_script') as string[] | undefined;
+    const environment = environmentValue(j.environment);
+    if (given(image)) options.image = image;
+    if (given(services)) options.services = services;
+    if (given(j.artifacts)) options.artifacts = j.artifacts as Obj;
+    // 8.17's cache value: the keys given, in its order
+    if (given(cache)) options.cache = Object.fromEntries(CACHE_KEYS.filter((k) => given(cache[k])).map((k) => [k, cache[k]]));
+    if (given(j.dependencies)) options.dependencies = j.dependencies as string[];
+    if (given(after)) options.after_script = after;
+    if (environment) options.environment = environment;
     const own = j.variables as Record<string, string> | null | undefined;
     const toYaml = (vars: Record<string, string>) => Object.entries(vars).map(([key, value]) => ({ key, value, public: true }));
     // the global variables alone are listed once and shared by the builds that add none
     const yamlVariables = own && Object.keys(own).length > 0 ? toYaml({ ...this.variables, ...own }) : (this.globalYamlVariables ??= toYaml(this.variables));
-    return {
+    const build: BuildAttributes = {
       name: job.name,
       stage: job.stage,
       stageIdx: this.stageIndex.get(job.stage) ?? -1,
@@ -551,6 +854,9 @@ export class CiConfig {
       yamlVariables,
       options,
     };
+    if (environment) build.environment = environment.name;
+    if (isStr(j.coverage)) build.coverageRegex = j.coverage.slice(1, -1);
+    return build;
   }
 
   private process(job: Job, ref: string, tag: boolean, trigger: boolean, matches: Map<string, boolean>): boolean {
@@ -566,6 +872,7 @@ export class CiConfig {
     return true;
   }
 
+  /** 8.17's `match_ref?`: `branches`, `tags`, `triggers`, a `/regexp/` or the ref's name, before an optional `@namespace/project`. */
   private matchRef(spec: string, ref: string, tag: boolean, trigger: boolean): boolean {
     const at = spec.indexOf('@');
     const pattern = at === -1 ? spec : spec.slice(0, at);
@@ -574,113 +881,7 @@ export class CiConfig {
     if (tag && pattern === 'tags') return true;
     if (!tag && pattern === 'branches') return true;
     if (trigger && pattern === 'triggers') return true;
-    if (pattern.length >= 2 && pattern.startsWith('/') && pattern.endsWith('/')) {
-      return testRegex(pattern.slice(1, -1), ref);
-    }
+    if (looksLikeRegexp(pattern)) return testRegex(pattern.slice(1, -1), ref);
     return pattern === ref;
-  }
-
-  private validateGlobal(stages: unknown): void {
-    if (!isStrArray(this.beforeScript)) throw new CiConfigError('before_script should be an array of strings');
-    if (this.afterScript !== undefined && this.afterScript !== null && !isStrArray(this.afterScript)) {
-      throw new CiConfigError('after_script should be an array of strings');
-    }
-    if (this.image !== undefined && this.image !== null && !isStr(this.image)) throw new CiConfigError('image should be a string');
-    if (this.services !== undefined && this.services !== null && !isStrArray(this.services)) {
-      throw new CiConfigError('services should be an array of strings');
-    }
-    if (stages !== undefined && stages !== null) {
-      if (!isStrArray(stages)) throw new CiConfigError('stages should be an array of strings');
-      if (stages.length > MAX_STAGES) throw new CiConfigError(`The .gitlab-ci.yml defines more than ${MAX_STAGES} stages`);
-      const long = stages.find((s) => s.length > MAX_NAME_LENGTH);
-      if (long !== undefined) throw new CiConfigError(`stages: ${shorten(long)} is too long (maximum is ${MAX_NAME_LENGTH} characters)`);
-    }
-    if (this.variables !== null && !isVariables(this.variables)) throw new CiConfigError('variables should be a map of key-value strings');
-    if (present(this.cache)) this.validateCache('', this.cache);
-  }
-
-  private validateCache(prefix: string, cache: unknown): void {
-    if (!isObj(cache)) throw new CiConfigError(`${prefix}cache should be a hash`);
-    for (const key of Object.keys(cache)) {
-      if (!CACHE_KEYS.includes(key)) throw new CiConfigError(`${prefix}cache unknown parameter ${key}`);
-    }
-    if (present(cache.key) && !isStr(cache.key)) throw new CiConfigError(`${prefix}cache:key parameter should be a string`);
-    if (present(cache.untracked) && !isBool(cache.untracked)) {
-      throw new CiConfigError(`${prefix}cache:untracked parameter should be an boolean`);
-    }
-    if (present(cache.paths) && !isStrArray(cache.paths)) {
-      throw new CiConfigError(`${prefix}cache:paths parameter should be an array of strings`);
-    }
-  }
-
-  private validateJob(job: Job): void {
-    const { name, raw: j } = job;
-    const p = `${name} job: `;
-    if (!name) throw new CiConfigError('job name should be non-empty string');
-    for (const key of Object.keys(j)) {
-      if (!JOB_KEYS.includes(key)) throw new CiConfigError(`${p}unknown parameter ${key}`);
-    }
-    if (!isStr(j.script) && !isStrArray(j.script)) throw new CiConfigError(`${p}script should be a string or an array of a strings`);
-    if (present(j.before_script) && !isStrArray(j.before_script)) throw new CiConfigError(`${p}before_script should be an array of strings`);
-    if (present(j.after_script) && !isStrArray(j.after_script)) throw new CiConfigError(`${p}after_script should be an array of strings`);
-    if (present(j.image) && !isStr(j.image)) throw new CiConfigError(`${p}image should be a string`);
-    if (present(j.services) && !isStrArray(j.services)) throw new CiConfigError(`${p}services should be an array of strings`);
-    if (present(j.tags) && !isStrArray(j.tags)) throw new CiConfigError(`${p}tags parameter should be an array of strings`);
-    for (const key of ['only', 'except'] as const) {
-      if (!present(j[key])) continue;
-      if (!isStrArray(j[key])) throw new CiConfigError(`${p}${key} parameter should be an array of strings`);
-      for (const spec of j[key]) this.validatePattern(p, key, spec);
-    }
-    if (present(j.allow_failure) && !isBool(j.allow_failure)) throw new CiConfigError(`${p}allow_failure parameter should be an boolean`);
-    if (present(j.when) && !WHEN.includes(j.when as string)) {
-      throw new CiConfigError(`${p}when parameter should be on_success, on_failure or always`);
-    }
-    // the stage a job runs in, given or the default `test`, must be one of `stages` (8.17: the Stage
-    // entry's default is `test`; a job on it when `stages:` omits `test` is refused, never dropped)
-    if (!isStr(job.stage) || !this.stageIndex.has(job.stage)) {
-      throw new CiConfigError(`${p}stage parameter should be ${this.stages.join(', ')}`);
-    }
-    if (present(j.variables) && !isVariables(j.variables)) throw new CiConfigError(`${p}variables should be a map of key-value strings`);
-    if (present(j.cache)) this.validateCache(p, j.cache);
-    if (present(j.artifacts)) this.validateArtifacts(p, j.artifacts);
-    if (present(j.dependencies)) {
-      if (!isStrArray(j.dependencies)) throw new CiConfigError(`${p}dependencies parameter should be an array of strings`);
-      const idx = this.stageIndex.get(job.stage) ?? -1;
-      for (const dep of j.dependencies) {
-        const other = this.jobs.get(dep);
-        if (!other) throw new CiConfigError(`${p}undefined dependency: ${dep}`);
-        if (!((this.stageIndex.get(other.stage) ?? -1) < idx)) throw new CiConfigError(`${p}dependency ${dep} is not defined in prior stages`);
-      }
-    }
-  }
-
-  private validatePattern(p: string, key: string, spec: string): void {
-    const pattern = spec.split('@')[0];
-    if (!(pattern.length >= 2 && pattern.startsWith('/') && pattern.endsWith('/'))) return;
-    const source = pattern.slice(1, -1);
-    if (source.length > MAX_REGEX_LENGTH) {
-      throw new CiConfigError(`${p}${key} parameter regexp is longer than ${MAX_REGEX_LENGTH} characters`);
-    }
-    try {
-      new RegExp(source);
-    } catch {
-      throw new CiConfigError(`${p}${key} parameter contains an invalid regexp ${pattern}`);
-    }
-  }
-
-  private validateArtifacts(p: string, a: unknown): void {
-    if (!isObj(a)) throw new CiConfigError(`${p}artifacts should be a hash`);
-    for (const key of Object.keys(a)) {
-      if (!ARTIFACTS_KEYS.includes(key)) throw new CiConfigError(`${p}artifacts unknown parameter ${key}`);
-    }
-    if (present(a.name) && !isStr(a.name)) throw new CiConfigError(`${p}artifacts:name parameter should be a string`);
-    if (present(a.untracked) && !isBool(a.untracked)) throw new CiConfigError(`${p}artifacts:untracked parameter should be an boolean`);
-    if (present(a.paths) && !isStrArray(a.paths)) throw new CiConfigError(`${p}artifacts:paths parameter should be an array of strings`);
-    if (present(a.when) && !WHEN.includes(a.when as string)) {
-      throw new CiConfigError(`${p}artifacts:when parameter should be on_success, on_failure or always`);
-    }
-    if (present(a.expire_in) && !(isStr(a.expire_in) && parseDuration(a.expire_in) !== undefined)) {
-      throw new CiConfigError(`${p}artifacts:expire_in parameter should be a duration`);
-    }
   }
 }
