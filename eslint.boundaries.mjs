@@ -114,6 +114,7 @@ export const LAYERS = [
       'auth',
       'ci',
       'ci/runner-api',
+      'ci/badges',
       // what reads or reacts across areas: the notes API, the activity feed, hooks, notifications
       'notes-api',
       'events',

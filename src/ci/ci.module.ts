@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BadgesModule } from './badges/badges.module';
 import { BuildsApiModule } from './builds/builds-api.module';
 import { BuildsModule } from './builds/builds.module';
 import { PipelinesModule } from './pipelines/pipelines.module';
@@ -8,5 +9,5 @@ import { TriggersModule } from './triggers/triggers.module';
 import { VariablesModule } from './variables/variables.module';
 
 /** CI: pipelines from `.gitlab-ci.yml`, builds, runners, the runner API v1 and the v3 builds API. */
-@Module({ imports: [PipelinesModule, BuildsModule, RunnersModule, RunnerApiModule, BuildsApiModule, VariablesModule, TriggersModule] })
+@Module({ imports: [PipelinesModule, BuildsModule, RunnersModule, RunnerApiModule, BuildsApiModule, VariablesModule, TriggersModule, BadgesModule] })
 export class CiModule {}

@@ -47,6 +47,7 @@ const OUTSIDE_THE_DOCUMENT: Record<string, string> = {
   'GET /-/health': 'unauthenticated probe, no data (operations.e2e-spec.ts)',
   'GET /-/readiness': 'unauthenticated probe, no data (operations.e2e-spec.ts)',
   'GET /-/metrics': 'metrics, loopback and METRICS_ALLOWED_IPS only (operations.e2e-spec.ts)',
+  'GET /:namespace/:project/badges/*path': 'build and coverage badges (SVG), below (and ci-artifacts-badges.e2e-spec.ts)',
 };
 
 function paramValue(name: string, path: string, c: Ctx, rule: Rule): string | number {
@@ -561,5 +562,30 @@ describe('access matrix (routes × actors × resources)', () => {
       console.log(`git over SSH: ${n} real git operations (fetch, push, protected branch) with the stock OpenSSH client`);
       expect(failures).toEqual([]);
     }, 300_000);
+  });
+
+  it('badges (issue 38): build.svg and coverage.svg for every actor and project: readers see them, anyone else 404 (anonymous too), no body leaks', async () => {
+    const failures: string[] = [];
+    let n = 0;
+    for (const p of PROJECTS.map((x) => fx.projects[x])) {
+      for (const a of ACTORS.map((x) => fx.actors[x])) {
+        for (const kind of ['build', 'coverage']) {
+          let req = t.http.get(`/${p.path}/badges/master/${kind}.svg`);
+          if (a.token && a.name !== 'anonymous') req = req.set('PRIVATE-TOKEN', a.token);
+          const res = await req.buffer(true);
+          n++;
+          // a stale or blocked credential on a public route is no credential: the blocked user is anonymous here
+          const want = abilitiesOf(a, p).has('read_project') ? 200 : 404;
+          const text = Buffer.isBuffer(res.body) ? res.body.toString() : res.text;
+          const leak = forbiddenMarkers(a, fx).find((m) => text?.includes(m));
+          if (res.status !== want || leak)
+            failures.push(`${kind}.svg ${p.name} as ${a.name}: ${res.status}, expected ${want}${leak ? `, leaked ${leak}` : ''}`);
+          if (want === 200 && !/^image\/svg\+xml/.test(res.headers['content-type'] ?? ''))
+            failures.push(`${kind}.svg ${p.name} as ${a.name}: ${res.headers['content-type']}`);
+        }
+      }
+    }
+    console.log(`badges: ${n} requests (${PROJECTS.length} projects × ${ACTORS.length} actors × 2 badges)`);
+    expect(failures).toEqual([]);
   });
 });

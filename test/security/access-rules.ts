@@ -270,6 +270,12 @@ export const RULES: Record<string, Rule> = {
     // another project's trigger token is never a way in (401, ../shared/docs/gitlab-compat.md §1.8); the right token is the credential, whoever calls
     body: (c) => ({ token: (c.p.name === 'private' ? c.fx.projects.public : c.fx.projects.private).triggerToken, ref: 'master' }),
   }),
+  // the same with the ref in the path (8.x's other trigger path, issue 38)
+  [`POST ${PR}/ref/{ref}/trigger/builds`]: G(() => 401, {
+    anonymousAllowed: true,
+    params: () => ({ ref: 'master' }),
+    body: (c) => ({ token: (c.p.name === 'private' ? c.fx.projects.public : c.fx.projects.private).triggerToken }),
+  }),
   [`GET ${PR}/variables`]: P('admin_build'),
   [`POST ${PR}/variables`]: P('admin_build', { body: (c) => ({ key: `K_${c.n.replace(/-/g, '_')}`, value: 'v' }) }),
   [`GET ${PR}/variables/{key}`]: P('admin_build'),
@@ -365,6 +371,15 @@ export const RULES: Record<string, Rule> = {
   [`POST ${PR}/builds/{build_id}/cancel`]: P('update_build', BUILD),
   [`POST ${PR}/builds/{build_id}/retry`]: P('update_build', BUILD),
   [`POST ${PR}/builds/{build_id}/erase`]: P('update_build', { ...BUILD, destructive: 'erases the fixture build trace and artifacts' }),
+  // keeping artifacts clears an expiry the fixture build does not have (issue 38)
+  [`POST ${PR}/builds/{build_id}/artifacts/keep`]: P('update_build', BUILD),
+  // a ref's artifacts (issue 38): the fixture pipelines never succeed (the private one's test job never runs), so an
+  // allowed caller's 404 (no successful pipeline) is about the input; success is ci-artifacts-badges.e2e-spec.ts's
+  [`GET ${PR}/builds/artifacts/{ref_name}/download`]: P('read_build', {
+    params: () => ({ ref_name: 'master' }),
+    query: () => ({ job: 'build' }),
+    input: [404],
+  }),
   // pipelines (the private project's pipeline; elsewhere the id is another project's: 404 for allowed callers). Only
   // the private project has a .gitlab-ci.yml: creating one elsewhere is 400 "Missing .gitlab-ci.yml file" (input)
   [`GET ${PR}/pipelines`]: P('read_pipeline'),

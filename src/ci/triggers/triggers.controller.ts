@@ -3,7 +3,7 @@ import { CurrentUser, Public, Caller } from '../../common/caller/caller';
 import { API } from '../../common/http/routes';
 import { PaginationDto } from '../../common/pagination/pagination.dto';
 import { Input } from '../../common/params/params';
-import { TriggerBuildsDto } from './dto/triggers.dto';
+import { TriggerBuildsDto, TriggerRefBuildsDto } from './dto/triggers.dto';
 import { presentTrigger } from './triggers.presenter';
 import { TriggersService } from './triggers.service';
 import { ApiOkResponse } from '@nestjs/swagger';
@@ -45,5 +45,13 @@ export class TriggersController {
   @Post('trigger/builds')
   trigger(@Param('id', ProjectRefParam) id: ProjectRef, @Input() dto: TriggerBuildsDto): Promise<TriggerRequestResponse> {
     return this.triggers.trigger(id, dto);
+  }
+
+  /** The same with the ref in the path (GitLab 8.17's `post ":id/(ref/:ref/)trigger/builds"`); `%2F` for a `/` in it. */
+  @Public()
+  @ApiCreated(TriggerRequestResponse)
+  @Post('ref/:ref/trigger/builds')
+  triggerRef(@Param('id', ProjectRefParam) id: ProjectRef, @Param('ref') ref: string, @Input() dto: TriggerRefBuildsDto): Promise<TriggerRequestResponse> {
+    return this.triggers.trigger(id, { ...dto, ref });
   }
 }
