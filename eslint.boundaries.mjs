@@ -81,6 +81,8 @@ const TABLE_OWNERS = {
   ci_triggers: 'ci/triggers',
   ci_trigger_requests: 'ci/triggers',
   ci_variables: 'ci/variables',
+  environments: 'ci/environments',
+  deployments: 'ci/environments',
   web_hooks: 'webhooks',
   web_hook_logs: 'webhooks',
   application_settings: 'application-settings',
@@ -121,6 +123,7 @@ export const LAYERS = [
       'webhooks',
       'notifications',
       // CI and the repository
+      'ci/environments',
       'ci/triggers',
       'ci/variables',
       'git-access',

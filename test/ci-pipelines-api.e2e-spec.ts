@@ -347,10 +347,10 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       });
       expect((await as(stranger).post('/ci/lint', { content: 'rspec:\n  script: x\n  when: sometimes\n' }).expect(200)).body).toEqual({
         status: 'invalid',
-        errors: ['rspec job: when parameter should be on_success, on_failure or always'],
+        errors: ['jobs:rspec when should be on_success, on_failure, always or manual'],
       });
       expect((await as(stranger).post('/ci/lint', { content: 'rspec:\n  script: x\n  foo: 1\n' }).expect(200)).body.errors).toEqual([
-        'rspec job: unknown parameter foo',
+        'jobs:rspec config contains unknown keys: foo',
       ]);
       expect((await as(stranger).post('/ci/lint', { content: '' }).expect(200)).body).toEqual({
         status: 'invalid',

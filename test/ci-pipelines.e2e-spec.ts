@@ -34,7 +34,7 @@ describe('CI pipelines from pushes', () => {
   it("invalid YAML: a failed pipeline with GitLab's error text and no builds", async () => {
     const p = await c.project(owner, 'rspec:\n  script: x\n  when: sometimes\n');
     const [pl] = await c.pipelines(p.id);
-    expect(pl).toMatchObject({ status: 'failed', yaml_errors: 'rspec job: when parameter should be on_success, on_failure or always' });
+    expect(pl).toMatchObject({ status: 'failed', yaml_errors: 'jobs:rspec when should be on_success, on_failure, always or manual' });
     expect(await c.builds(p.id)).toEqual([]);
   });
 

@@ -2,9 +2,9 @@ import { EntityManager } from 'typeorm';
 
 /**
  * Per-project internal ids (`internal_ids`, GitLab's InternalId): the database layer owns the counter
- * table, shared by the areas that number their rows per project (issues, milestones, merge requests).
+ * table, shared by the areas that number their rows per project (issues, milestones, merge requests, deployments).
  */
-export type InternalIdUsage = 'issues' | 'milestones' | 'merge_requests';
+export type InternalIdUsage = 'issues' | 'milestones' | 'merge_requests' | 'deployments';
 
 /**
  * The statement per usage, written out whole (no interpolated identifiers): a missing counter row
@@ -21,6 +21,10 @@ const NEXT_IID_SQL: Readonly<Record<InternalIdUsage, string>> = {
      RETURNING last_value`,
   merge_requests: `INSERT INTO internal_ids (project_id, usage, last_value)
        VALUES ($1, $2, (SELECT coalesce(max(iid), 0) + 1 FROM merge_requests WHERE project_id = $1))
+     ON CONFLICT (project_id, usage) DO UPDATE SET last_value = internal_ids.last_value + 1
+     RETURNING last_value`,
+  deployments: `INSERT INTO internal_ids (project_id, usage, last_value)
+       VALUES ($1, $2, (SELECT coalesce(max(iid), 0) + 1 FROM deployments WHERE project_id = $1))
      ON CONFLICT (project_id, usage) DO UPDATE SET last_value = internal_ids.last_value + 1
      RETURNING last_value`,
 };

@@ -20,6 +20,7 @@ import { ProjectAuthorizations1734200000000 } from './1734200000000-project-auth
 import { ProjectsPageIndex1734200001000 } from './1734200001000-projects-page-index';
 import { KeysAuthChangedNotify1734300500000 } from './1734300500000-keys-auth-changed-notify';
 import { CiBuildsStates1734400000000 } from './1734400000000-ci-builds-8-17';
+import { Environments1734401000000 } from './1734401000000-environments';
 import { PagesSettings1734403000000 } from './1734403000000-pages-settings';
 
 /** Every migration, in order. A migration is frozen SQL and never imports entities. */
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   KeysAuthChangedNotify1734300500000,
   CiBuildsStates1734400000000,
   PagesSettings1734403000000,
+  Environments1734401000000,
 ];
