@@ -49,8 +49,12 @@ describe('v3 builds API (/projects/:id/builds)', () => {
   it('lists the project builds, newest first, with commit, user and runner', async () => {
     const res = await pl.get(team.developer, `/projects/${project.id}/builds`).expect(200);
     await expectSchema(res, 'Build[]');
-    expect(res.body).toHaveLength(1);
-    const b = res.body[0];
+    // 8.17: the later stage's build exists from the start, `created`
+    expect(res.body.map((x: Json) => [x.name, x.status])).toEqual([
+      ['test', 'created'],
+      ['build', 'running'],
+    ]);
+    const b = res.body[1];
     expect(b).toMatchObject({
       id: build.id,
       status: 'running',
@@ -66,11 +70,15 @@ describe('v3 builds API (/projects/:id/builds)', () => {
       artifacts_file: null, // present, null without artifacts (spec: "null or object")
     });
     expect(b.started_at).toMatch(/Z$/);
-    expect(res.headers['x-total']).toBe('1');
+    expect(res.headers['x-total']).toBe('2');
   });
 
   it('scope filters; an unknown scope is 400', async () => {
     expect((await pl.get(team.developer, `/projects/${project.id}/builds?scope=pending`).expect(200)).body).toEqual([]);
+    // 8.17's statuses are scopes too
+    const created = await pl.get(team.developer, `/projects/${project.id}/builds?scope=created`).expect(200);
+    expect(created.body.map((x: Json) => x.name)).toEqual(['test']);
+    expect((await pl.get(team.developer, `/projects/${project.id}/builds?scope[]=manual&scope[]=skipped`).expect(200)).body).toEqual([]);
     expect((await pl.get(team.developer, `/projects/${project.id}/builds?scope[]=running&scope[]=success`).expect(200)).body).toHaveLength(1);
     const bad = await pl.get(team.developer, `/projects/${project.id}/builds?scope=nope`).expect(400);
     expect(bad.body).toEqual({ message: '400 Scope contains invalid value(s)' });
@@ -86,8 +94,12 @@ describe('v3 builds API (/projects/:id/builds)', () => {
   it("a commit's builds; [] for a commit without pipeline; 404 for a sha the repository does not have (8.17)", async () => {
     const res = await pl.get(team.reporter, `/projects/${project.id}/repository/commits/${project.sha}/builds`).expect(200);
     await expectSchema(res, 'Build[]');
-    expect(res.body.map((b: Json) => b.id)).toEqual([build.id]);
-    expect(res.headers['x-total']).toBe('1');
+    expect(res.body.map((b: Json) => [b.name, b.status])).toEqual([
+      ['test', 'created'],
+      ['build', 'running'],
+    ]);
+    expect(res.body[1].id).toBe(build.id);
+    expect(res.headers['x-total']).toBe('2');
     // another project of the team whose commit has no .gitlab-ci.yml, so no pipeline
     const other = await pl.project(team, 0, { public_builds: false });
     await pl

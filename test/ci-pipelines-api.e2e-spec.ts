@@ -107,7 +107,11 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       expect((await c.pipelines(p.id))[0].status).toBe('skipped');
       const token = (await as(owner).post(`/projects/${p.id}/triggers`).expect(201)).body.token;
       await t.http.post(`/api/v3/projects/${p.id}/trigger/builds`).send({ token, ref: 'master' }).expect(201);
-      expect((await c.builds(p.id)).map((b: Json) => b.name)).toEqual(['build']);
+      // 8.17: the later stage exists from the start, `created`
+      expect((await c.builds(p.id)).map((b: Json) => [b.name, b.status])).toEqual([
+        ['build', 'pending'],
+        ['test', 'created'],
+      ]);
       const pls = await c.pipelines(p.id);
       expect(pls.map((x) => x.status)).toEqual(['skipped', 'pending']);
       await as(owner).post(`/projects/${p.id}/pipelines/${pls[1].id}/cancel`).expect(200); // no pending build left for other tests
@@ -116,7 +120,11 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
     it('a valid file gets no such status', async () => {
       const p = await c.project(owner, SIMPLE);
       const statuses = await as(owner).get(`/projects/${p.id}/repository/commits/${p.sha}/statuses`).expect(200);
-      expect(statuses.body.map((s: Json) => s.name)).toEqual(['build']);
+      // the commit's statuses are its builds (8.17: the later stage's too, `created`), no gitlab-ci.yml status
+      expect(statuses.body.map((s: Json) => [s.name, s.status])).toEqual([
+        ['test', 'created'],
+        ['build', 'pending'],
+      ]);
     });
   });
 
@@ -234,7 +242,10 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       expect(res.body).toMatchObject({ ref: 'master', tag: false, status: 'pending', yaml_errors: null, before_sha: '0'.repeat(40) });
       expect(res.body.user.id).toBe(owner.id);
       const builds = (await c.builds(p.id)).filter((b) => b.pipeline_id === res.body.id);
-      expect(builds.map((b) => [b.name, b.stage, b.status])).toEqual([['build', 'build', 'pending']]);
+      expect(builds.map((b) => [b.name, b.stage, b.status])).toEqual([
+        ['build', 'build', 'pending'],
+        ['test', 'test', 'created'],
+      ]);
       expect(res.body.sha).toBe(builds[0].sha);
 
       // the same as a push of the same file would create
@@ -329,7 +340,7 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
         await as(owner).post(`/projects/${p.id}/pipelines/999999/${action}`).expect(404);
         expect((await as(reporter).post(`/projects/${p.id}/pipelines/${p.pipelineId}/${action}`).expect(403)).body).toEqual({ message: '403 Forbidden' });
       }
-      expect((await c.builds(p.id)).map((b) => b.status)).toEqual(['pending']);
+      expect((await c.builds(p.id)).map((b) => b.status)).toEqual(['pending', 'created']);
     });
   });
 
@@ -347,10 +358,10 @@ describe('CI pipelines API (v3, GitLab 8.11–8.14) and the CI lint', () => {
       });
       expect((await as(stranger).post('/ci/lint', { content: 'rspec:\n  script: x\n  when: sometimes\n' }).expect(200)).body).toEqual({
         status: 'invalid',
-        errors: ['rspec job: when parameter should be on_success, on_failure or always'],
+        errors: ['jobs:rspec when should be on_success, on_failure, always or manual'],
       });
       expect((await as(stranger).post('/ci/lint', { content: 'rspec:\n  script: x\n  foo: 1\n' }).expect(200)).body.errors).toEqual([
-        'rspec job: unknown parameter foo',
+        'jobs:rspec config contains unknown keys: foo',
       ]);
       expect((await as(stranger).post('/ci/lint', { content: '' }).expect(200)).body).toEqual({
         status: 'invalid',

@@ -115,15 +115,27 @@ describe('CI runner API v1 (as runner 1.3.5 drives it)', () => {
       runner = (await c.api.register({ token: p.runnersToken, tag_list: 'ruby,mysql' })).body;
     });
 
-    it('a push creates the pipeline with its first stage only, pending', async () => {
+    it('a push creates the pipeline with all its builds (8.17): the first stage pending, the later ones created', async () => {
       const [pl] = await c.pipelines(p.id);
       expect(pl).toMatchObject({ sha: p.sha, ref: 'master', tag: false, status: 'pending', yaml_errors: null });
-      expect((await c.builds(p.id)).map((b) => [b.name, b.stage, b.status])).toEqual([['compile', 'build', 'pending']]);
+      expect((await c.builds(p.id)).map((b) => [b.name, b.stage, b.status])).toEqual([
+        ['compile', 'build', 'pending'],
+        ['rspec', 'test', 'created'],
+        ['spinach', 'test', 'created'],
+        ['deploy', 'deploy', 'created'],
+        ['on-fail', 'deploy', 'created'],
+      ]);
     });
 
     it('builds show up as commit statuses of their sha', async () => {
       const res = await t.http.get(`/api/v3/projects/${p.id}/repository/commits/${p.sha}/statuses`).set('PRIVATE-TOKEN', owner.token).expect(200);
-      expect(res.body.map((s: Json) => [s.id, s.name, s.status, s.ref, s.sha])).toEqual([[expect.any(Number), 'compile', 'pending', 'master', p.sha]]);
+      expect(res.body.map((s: Json) => [s.name, s.status, s.ref, s.sha])).toEqual([
+        ['on-fail', 'created', 'master', p.sha],
+        ['deploy', 'created', 'master', p.sha],
+        ['spinach', 'created', 'master', p.sha],
+        ['rspec', 'created', 'master', p.sha],
+        ['compile', 'pending', 'master', p.sha],
+      ]);
     });
 
     it('403 for an unknown runner token', async () => {
@@ -275,6 +287,8 @@ describe('CI runner API v1 (as runner 1.3.5 drives it)', () => {
         ['compile', 'success'],
         ['rspec', 'pending'],
         ['spinach', 'pending'],
+        ['deploy', 'created'],
+        ['on-fail', 'created'],
       ]);
       const [pl] = await c.pipelines(p.id);
       expect(pl.status).toBe('running');
@@ -308,12 +322,13 @@ describe('CI runner API v1 (as runner 1.3.5 drives it)', () => {
       expect(tagged.body.name).toBe('rspec');
       await c.api.update(first.body.id, { token: untaggedOnly.token, state: 'success' }).expect(200);
       await c.api.update(tagged.body.id, { token: runner.token, state: 'failed' }).expect(200);
-      // the test stage failed: only the on_failure job of the deploy stage is created
+      // the test stage failed: the on_failure job of the deploy stage runs, the on_success one is skipped
       const builds = await c.builds(p.id);
       expect(builds.map((b) => [b.name, b.status])).toEqual([
         ['compile', 'success'],
         ['rspec', 'failed'],
         ['spinach', 'success'],
+        ['deploy', 'skipped'],
         ['on-fail', 'pending'],
       ]);
       const [pl] = await c.pipelines(p.id);
