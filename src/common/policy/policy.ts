@@ -64,7 +64,16 @@ export type ProjectAbility =
   | 'archive_project'
   | 'remove_fork_project'
   | 'destroy_merge_request'
-  | 'destroy_issue';
+  | 'destroy_issue'
+  // GitLab 8.17's environments and deployments (issue 38)
+  | 'read_environment'
+  | 'read_deployment'
+  | 'create_environment'
+  | 'create_deployment'
+  | 'update_environment'
+  | 'update_deployment'
+  | 'admin_environment'
+  | 'admin_deployment';
 
 const GUEST: ProjectAbility[] = [
   'read_project',
@@ -99,6 +108,8 @@ const REPORTER: ProjectAbility[] = [
   'read_build',
   'read_container_image',
   'read_pipeline',
+  'read_environment',
+  'read_deployment',
 ];
 const DEVELOPER: ProjectAbility[] = [
   'admin_merge_request',
@@ -114,6 +125,8 @@ const DEVELOPER: ProjectAbility[] = [
   'push_code',
   'create_container_image',
   'update_container_image',
+  'create_environment',
+  'create_deployment',
 ];
 const MASTER: ProjectAbility[] = [
   'push_code_to_protected_branches',
@@ -130,6 +143,10 @@ const MASTER: ProjectAbility[] = [
   'admin_pipeline',
   // Deleting a label takes it off every issue: master+ (the issue's rule: "a reporter cannot delete a label").
   'destroy_label',
+  'update_environment',
+  'update_deployment',
+  'admin_environment',
+  'admin_deployment',
 ];
 const OWNER: ProjectAbility[] = [
   'change_namespace',
@@ -186,7 +203,7 @@ function featureOff(project: PolicyProject): RegExp[] {
   if (!project.issuesEnabled && !project.mergeRequestsEnabled) off.push(/_label$/, /_milestone$/);
   if (!project.snippetsEnabled) off.push(/_project_snippet$/);
   if (!project.wikiEnabled) off.push(/_wiki$/);
-  if (!project.buildsEnabled) off.push(/_build$/, /_pipeline$/);
+  if (!project.buildsEnabled) off.push(/_build$/, /_pipeline$/, /_environment$/, /_deployment$/);
   if (!project.containerRegistryEnabled) off.push(/_container_image$/);
   return off;
 }
