@@ -126,7 +126,13 @@ describe('CI: artifacts by ref, keep, badges, the ref trigger path (8.17)', () =
     });
 
     it("404 as 8.17's find_by!: no such ref, no such job, a job without artifacts (404 Not found)", async () => {
-      for (const path of [download('nope', 'pack'), download('master', 'nope'), download('master', 'lint'), download('%2e%2e', 'pack')]) {
+      for (const path of [
+        download('nope', 'pack'),
+        download('master', 'nope'),
+        download('master', 'lint'),
+        download('%2e%2e', 'pack'),
+        download('mas%00ter', 'pack'),
+      ]) {
         const res = await pl.get(team.reporter, path);
         expect([path, res.status, res.body]).toEqual([path, 404, { message: '404 Not found' }]);
       }
@@ -246,7 +252,7 @@ describe('CI: artifacts by ref, keep, badges, the ref trigger path (8.17)', () =
       expect(b.ref).toBe('master');
       const [head] = await finished(pub.id, 'master');
       const [{ sha }] = await t.sql<Json>(`SELECT sha FROM ci_pipelines WHERE id = $1`, [head.id]);
-      for (const ref of [sha, 'no-such-branch', '%2E%2E']) {
+      for (const ref of [sha, 'no-such-branch', '%2E%2E', 'mas%00ter']) {
         const svg = (
           await asUser(badge(pub, ref, 'build'))
             .buffer(true)
@@ -275,6 +281,13 @@ describe('CI: artifacts by ref, keep, badges, the ref trigger path (8.17)', () =
       await t.sql(`UPDATE ci_builds SET coverage = 12 WHERE id = $1`, [lint]);
       expect(await get('?job=lint')).toEqual({ key: 'coverage', value: '12%', color: '#e05d44', width: '98' });
       expect(await get('?job=nope')).toMatchObject({ value: 'unknown', color: '#9f9f9f' });
+      const nul = (
+        await asUser(badge(priv, 'mas%00ter', 'coverage'), team.guest.token)
+          .buffer(true)
+          .expect(200)
+      ).body.toString();
+      expect(read(nul)).toMatchObject({ value: 'unknown', color: '#9f9f9f' });
+      expect((await asUser(badge(priv, 'master', 'coverage', '?job=a%00b'), team.guest.token)).status).toBe(400);
       // a ref whose latest successful pipeline has no coverage, and one without any successful pipeline
       expect((await get('?job=')).value).toBe('56%'); // (100 + 12) / 2
       const none = (

@@ -11,6 +11,9 @@ import { BuildsRepository } from './builds.repository';
 import { BuildsService } from './builds.service';
 import { ProjectBuildsService } from './project-builds.service';
 
+/** Whether a name can be a stored ref at all (PostgreSQL's text takes no NUL: such a name names nothing). */
+const storable = (s: string) => !s.includes('\0');
+
 /** A badge's subject: the project (already resolved for the caller) and the ref it names. */
 export interface BadgeSubject {
   projectId: number;
@@ -39,7 +42,7 @@ export class BuildRefs {
    */
   async artifactsForRef(user: Caller, ref: ProjectRef, refName: string, job: string) {
     const { project } = await this.projects.resolve(user, ref, 'read_build');
-    const id = await this.refs.latestSuccessfulWithArtifacts(project.id, refName, job);
+    const id = storable(refName) && storable(job) ? await this.refs.latestSuccessfulWithArtifacts(project.id, refName, job) : undefined;
     const build = id === undefined ? undefined : await this.repo.find(id);
     if (!build) throw new RecordNotFound();
     return this.builds.artifactsStream(build);
@@ -80,6 +83,7 @@ export class BuildRefs {
    */
   async badgeCoverage(s: BadgeSubject, job: string | undefined): Promise<number | undefined> {
     const name = job === '' ? undefined : job;
+    if (!storable(s.ref) || (name !== undefined && !storable(name))) return undefined;
     const raw = await this.refs.coverage(s.projectId, s.ref, name);
     if (raw === undefined || raw === null || !Number.isFinite(raw)) return undefined;
     // a build's coverage is truncated as it is; a pipeline's is its "%.2f" text, truncated
