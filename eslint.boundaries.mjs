@@ -110,6 +110,7 @@ export const LAYERS = [
     nodes: [
       // the doors: pages, health, git transports and the runner API
       'home',
+      'pages',
       'health',
       'ssh',
       'git-http',

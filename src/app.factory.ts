@@ -11,6 +11,7 @@ import { AppConfig } from './config/config';
 import { Database, openDatabase } from './database/data-source';
 import { httpMetrics } from './metrics/registry';
 import { OpenApiService } from './openapi/openapi.service';
+import { PagesHost } from './pages/pages-host';
 import { RootUser } from './users/root-user';
 
 export interface App {
@@ -35,7 +36,9 @@ export async function createApp(config: AppConfig, existingDb?: Database): Promi
   app.disable('x-powered-by');
   app.disable('etag');
   const logger = app.get(Logger);
-  for (const mw of httpPipeline(logger, { bodyLimit: '10mb', corsOrigins: config.corsOrigins, metrics: httpMetrics })) app.use(mw);
+  // Pages hosts (<namespace>.PAGES_DOMAIN) are answered right after the request log line, before anything of the API
+  const hostHandler = app.get(PagesHost).middleware();
+  for (const mw of httpPipeline(logger, { bodyLimit: '10mb', corsOrigins: config.corsOrigins, metrics: httpMetrics, hostHandler })) app.use(mw);
   const limiter = app.get(RateLimiter);
   if (limiter.enabled) app.use(limiter.middleware()); // off by default: not even installed
   app.use(app.get(RunnerPollRoute).middleware()); // the runners' poll, before the router (see there)

@@ -33,6 +33,7 @@ import { CiModule } from './ci/ci.module';
 import { QueueModule } from './queue/queue.module';
 import { HooksModule } from './webhooks/hooks.module';
 import { NotificationsModule } from './notifications/notifications.module';
+import { PagesModule } from './pages/pages.module';
 
 @Module({})
 export class AppModule {
@@ -72,6 +73,7 @@ export class AppModule {
         CiModule,
         HooksModule,
         NotificationsModule.forRoot(config),
+        PagesModule.forRoot(config),
       ],
     };
   }

@@ -4,7 +4,8 @@ import { access, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { backup, restore, RestoreRefused } from './admin/backup';
 import { adminCommands } from './admin/users-admin';
-import { AppConfig, loadConfig } from './config/config';
+import { AppConfig, ConfigError, loadConfig } from './config/config';
+import { pagesDomainConflict } from './config/pages-config';
 import { DataFolderInUse } from './database/data-folder-lock';
 import { Database, openDatabase } from './database/data-source';
 import { setLockRole } from './database/embedded-postgres';
@@ -19,7 +20,7 @@ import { buildMail } from './notifications/notification-mails';
  * The admin CLI: `node dist/cli.js <command>` (or `npm run cli -- <command>`).
  *
  *   migrate                                   apply pending migrations
- *   check                                     database, migrations, DATA_DIR, git, secret key, SSH host keys, LDAP servers, SMTP (exit 0/1)
+ *   check                                     database, migrations, DATA_DIR, git, secret key, SSH host keys, LDAP servers, SMTP, Pages (exit 0/1)
  *   send-test-email --to ADDRESS              one mail through SMTP_URL, now (exit 0/1)
  *   create-admin --username U --email E [--password P]
  *   reset-password --username U [--password P]
@@ -172,6 +173,12 @@ export async function runChecks(config: AppConfig): Promise<boolean> {
   // each LDAP server: connect (with its TLS), bind as the service account
   if (!config.ldap.servers.length) out('ldap: off (no LDAP_SERVERS or LDAP_URL)');
   for (const r of await checkLdapServers(config.ldap.servers)) line(`ldap ${r.provider} (${r.url})`, r.result);
+  // GitLab Pages: on a host of its own, never the API's origin (loadConfig refuses that too)
+  if (!config.pages.domain) out('pages: off (PAGES_DOMAIN is not set)');
+  else {
+    const sites = `sites at ${config.pages.url!.replace('://', '://<namespace>.')}/<project>/`;
+    line('pages', pagesDomainConflict(config.pages.domain, config.externalUrl), sites);
+  }
   // the SMTP server: connect, EHLO, STARTTLS when offered, authenticate
   if (!config.email) out('smtp: off (SMTP_URL is not set: no email notifications)');
   else {
@@ -209,7 +216,15 @@ async function sendTestEmail(config: AppConfig, to: string): Promise<number> {
 
 export async function main(argv: string[]): Promise<number> {
   const { command, opts } = parseArgs(argv);
-  const config = loadConfig();
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    // `check` reports a setting the server would refuse to boot with as its failed check
+    if (command !== 'check' || !(e instanceof ConfigError)) throw e;
+    out(`config: FAILED: ${e.message}`);
+    return 1;
+  }
   setLockRole(`cli ${command}`);
   switch (command) {
     case 'migrate':

@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { LdapConfig, parseLdapConfig } from './ldap-config';
+import { PagesConfig, parsePagesConfig } from './pages-config';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
@@ -76,6 +77,8 @@ export interface AppConfig {
   email?: EmailConfig;
   /** LDAP sign-in and synchronisation (src/ldap); no servers: off. */
   ldap: LdapConfig;
+  /** GitLab Pages (src/pages): PAGES_DOMAIN unset: off. */
+  pages: PagesConfig;
 }
 
 export interface EmailConfig {
@@ -381,6 +384,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sshUrlPrefix,
     email: parseEmailConfig(env, externalUrl),
     ldap: parseLdapConfig(env, (msg) => new ConfigError(msg)),
+    pages: parsePagesConfig(env, externalUrl, dataDir, (msg) => new ConfigError(msg)),
   };
 }
 

@@ -15,10 +15,14 @@ export interface ExternalStatus {
   ref: string | null;
   name: string;
   state: string;
-  authorId: number;
+  /** Null: no user (a status the server itself sets for a build whose user is gone). */
+  authorId: number | null;
   targetUrl: string | null;
   description: string | null;
   at: Date;
+  /** `external` unless given (the `pages:deploy` status is in stage `deploy`, as GitLab 8.17's). */
+  stage?: string;
+  allowFailure?: boolean;
 }
 
 /**
@@ -53,12 +57,13 @@ export class CommitStatusesService {
         sha: s.sha,
         ref: s.ref,
         name: s.name,
-        stage: 'external',
-        allowFailure: false,
+        stage: s.stage ?? 'external',
+        allowFailure: s.allowFailure ?? false,
         startedAt: null,
         finishedAt: null,
       });
     row.status = s.state;
+    if (s.allowFailure !== undefined) row.allowFailure = s.allowFailure;
     row.authorId = s.authorId;
     if (s.targetUrl !== null) row.targetUrl = s.targetUrl;
     else if (!existing) row.targetUrl = null;

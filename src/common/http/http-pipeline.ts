@@ -136,10 +136,14 @@ function byteSize(limit: string): number {
 
 /**
  * Express-level middleware that runs before Nest's router, in this order:
- * request id and the per-request JSON log line; URL normalisation (extra slashes, `.json`);
+ * request id and the per-request JSON log line; the handler of other hosts (`hostHandler`: Pages sites,
+ * which never reach what follows); CORS; URL normalisation (extra slashes, `.json`);
  * `Content-Type: application/json` without a charset; body parsing with GitLab-style errors.
  */
-export function httpPipeline(logger: Logger, opts: { bodyLimit: string; corsOrigins?: string[]; metrics?: HttpMetrics }): RequestHandler[] {
+export function httpPipeline(
+  logger: Logger,
+  opts: { bodyLimit: string; corsOrigins?: string[]; metrics?: HttpMetrics; hostHandler?: RequestHandler },
+): RequestHandler[] {
   // not strict: `null` (what v3-era Go clients send on every write without options), arrays and scalars are valid JSON
   const json = express.json({ limit: opts.bodyLimit, type: ['application/json', 'application/*+json'], strict: false });
   const urlencoded = express.urlencoded({ extended: true, limit: opts.bodyLimit, parameterLimit: 2000 });
@@ -247,5 +251,6 @@ export function httpPipeline(logger: Logger, opts: { bodyLimit: string; corsOrig
     return json(req, res, (err?: unknown) => done(jsonBodyParsed(req, err)));
   };
 
-  return [requestLog, cors(opts.corsOrigins ?? []), normaliseUrl, jsonContentType, parseBody];
+  // hostHandler: requests for other host names (GitLab Pages sites), answered before CORS, bodies and routes
+  return [requestLog, ...(opts.hostHandler ? [opts.hostHandler] : []), cors(opts.corsOrigins ?? []), normaliseUrl, jsonContentType, parseBody];
 }

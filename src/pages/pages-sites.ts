@@ -1,0 +1,73 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { PagesConfig } from '../config/pages-config';
+import { ExtractedSite, extractSite } from './site-archive';
+
+/**
+ * The published sites on disk: `<DATA_DIR>/pages/<project id>/public`. Keyed by the project's id (as
+ * the repositories are), so a project renamed or moved to another namespace keeps its site with no
+ * files moved — the effect of GitLab 8.17's `PagesTransfer` moves on rename and transfer — and a
+ * half-moved site cannot exist. Backups take the folder with the rest of DATA_DIR.
+ */
+@Injectable()
+export class PagesSites {
+  readonly pages: PagesConfig;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.pages = config.pages;
+  }
+
+  /** The folder a project's site is served from (it may not exist). */
+  siteDir(projectId: number): string {
+    return join(this.pages.dir, String(projectId), 'public');
+  }
+
+  /**
+   * Extracts the archive's `public/` into a new folder beside the sites, then puts it in place with two
+   * renames (GitLab 8.17's `deploy_page!`): the site before it is replaced only when the whole
+   * extraction succeeded, and `stillLatest` is asked again right before the switch.
+   */
+  async publish(projectId: number, archive: string, maxBytes: number, stillLatest: () => Promise<boolean>): Promise<ExtractedSite> {
+    await mkdir(this.pages.tmpDir, { recursive: true, mode: 0o700 });
+    const work = await mkdtemp(join(this.pages.tmpDir, `${projectId}-`));
+    try {
+      const staged = join(work, 'public');
+      const extracted = await extractSite(archive, staged, maxBytes);
+      if (!(await stillLatest())) throw new OutdatedSite();
+      const projectDir = join(this.pages.dir, String(projectId));
+      await mkdir(projectDir, { recursive: true, mode: 0o755 });
+      const live = join(projectDir, 'public');
+      await rename(live, join(work, 'previous')).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
+      await rename(staged, live);
+      return extracted;
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  /** Removes a project's site (renamed aside first, so it stops being served at once). */
+  async remove(projectId: number): Promise<void> {
+    const projectDir = join(this.pages.dir, String(projectId));
+    await mkdir(this.pages.tmpDir, { recursive: true, mode: 0o700 });
+    const aside = join(this.pages.tmpDir, `${projectId}.${randomBytes(6).toString('hex')}.deleted`);
+    try {
+      await rename(projectDir, aside);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    await rm(aside, { recursive: true, force: true });
+  }
+}
+
+/** The ref moved on while the site was extracted (8.17's `pages are outdated`). */
+export class OutdatedSite extends Error {
+  constructor() {
+    super('pages are outdated');
+  }
+}
