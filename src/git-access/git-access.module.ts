@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { PipelinesModule } from '../ci/pipelines/pipelines.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { RepositoryModule } from '../repo-api/repo-api.module';
 import { GitAccess } from './git-access.service';
@@ -8,7 +9,7 @@ import { GitAccess } from './git-access.service';
  * the CI area declares the build-token port here (`@ResolvesBuildToken`, build-tokens.ts).
  */
 @Module({
-  imports: [ProjectsModule, RepositoryModule],
+  imports: [ProjectsModule, RepositoryModule, PipelinesModule],
   providers: [GitAccess],
   exports: [GitAccess],
 })

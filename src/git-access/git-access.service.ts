@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CiConfigPushCheck } from '../ci/pipelines/push-ci-check';
 import { NotFound } from '../common/errors/domain-errors';
 import { Logger } from '../common/logging/logger';
 import { ProjectAbility } from '../common/policy/policy';
@@ -50,6 +51,7 @@ export class GitAccess {
     private readonly push: PushService,
     private readonly locks: RepositoryLocks,
     private readonly logger: Logger,
+    private readonly ciConfigCheck: CiConfigPushCheck,
   ) {}
 
   /**
@@ -79,13 +81,14 @@ export class GitAccess {
    * the advertisement and the push are one git run) the lock is taken when `serve` calls `lock`, once the
    * client has sent its ref updates, so that a client that sends nothing holds no lock. `onUpdates` runs
    * the post-push reactions as the pusher once the refs moved: after the lock is given back (as the files
-   * API's reactions run after its commit), before the transfer's answer ends.
+   * API's reactions run after its commit), before the transfer's answer ends; it answers what the pushed
+   * `.gitlab-ci.yml` files have wrong, for the pusher's `remote:` lines (CiConfigPushCheck).
    */
   async run<T>(
     grant: GitGrant,
     caller: GitCaller,
     via: 'http' | 'ssh',
-    serve: (onUpdates?: (u: RefUpdate[]) => Promise<void>, lock?: () => Promise<void>) => Promise<T>,
+    serve: (onUpdates?: (u: RefUpdate[]) => Promise<string[] | void>, lock?: () => Promise<void>) => Promise<T>,
     o: { advertisement?: boolean; lockOnRequest?: boolean } = {},
   ): Promise<T> {
     const user = caller.user;
@@ -113,7 +116,9 @@ export class GitAccess {
         react &&
           (async (updates) => {
             await release();
+            const notices = this.ciConfigCheck.notices(grant.project, updates); // never fails, bounded in time
             await react(updates);
+            return notices;
           }),
         lock,
       );

@@ -33,7 +33,8 @@ export interface SmartHttpExchange {
   client: string;
   /** Given for pushes (receive-pack is refused without them). */
   pushRules?: PushRules;
-  onUpdates?: (updates: RefUpdate[]) => Promise<void>;
+  /** Runs once the refs moved; the lines it answers are shown to the pusher (`remote: …`). */
+  onUpdates?: (updates: RefUpdate[]) => Promise<string[] | void>;
   /** The POST's request, read first (`readSmartHttpRequest`). */
   body?: SmartHttpBody;
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Request, Response } from 'express';
 import { GitRunner } from './git-runner';
 import { PushLog, PushRules, RefUpdate } from './receive-hooks';
+import { FinalFlushHold, pushSideband } from './sideband';
 import { GitRequestRefused, readSmartHttpRequest, SmartHttpBody } from './smart-http-request';
 import { transferConfigEnv } from './transfer-config';
 import { TransferAborted, TransferLimiter, TRANSFERS_RETRY_AFTER_SECONDS, TransfersBusy } from './transfer-limiter';
@@ -22,9 +23,10 @@ export interface SmartHttpRequest {
   pushRules?: PushRules;
   /**
    * Runs with the applied ref updates of a push before the response ends, so that when `git push`
-   * returns, the push's consequences (default branch and its protection, events) are in place.
+   * returns, the push's consequences (default branch and its protection, events) are in place. The
+   * lines it answers are shown to the pusher (`remote: …`, on the side band the client asked for).
    */
-  onUpdates?: (updates: RefUpdate[]) => Promise<void>;
+  onUpdates?: (updates: RefUpdate[]) => Promise<string[] | void>;
   /** A POST's request, read by the caller (`readSmartHttpRequest`); read here, before the slot, when not given. */
   body?: SmartHttpBody;
   /** How long a POST's request may take to arrive when it is read here. */
@@ -182,8 +184,12 @@ async function serve(
   } else {
     child.stdin.end(body?.head);
   }
-  child.stdout.on('data', (chunk: Buffer) => {
-    if (!o.res.write(chunk)) {
+  // a push's last flush-pkt waits for what onUpdates has to say (sideband.ts)
+  const band = service === 'receive-pack' && body ? pushSideband(body.head) : undefined;
+  const hold = band ? new FinalFlushHold(band) : undefined;
+  child.stdout.on('data', (data: Buffer) => {
+    const chunk = hold ? hold.push(data) : data;
+    if (chunk.length > 0 && !o.res.write(chunk)) {
       child.stdout.pause();
       o.res.once('drain', () => child.stdout.resume());
     }
@@ -192,13 +198,13 @@ async function serve(
 
   const code: number | null = await new Promise((resolve) => child.on('close', resolve));
   const updates = (await pushLog?.close(code === 0)) ?? [];
-  if (updates.length && o.onUpdates) await o.onUpdates(updates); // the caller logs its own failures
+  const lines = updates.length && o.onUpdates ? await o.onUpdates(updates) : undefined; // the caller logs its own failures
   const refused = body?.error instanceof GitRequestRefused ? body.error : undefined;
   if (refused) {
     if (!o.res.headersSent) throw refused; // nothing was answered yet: the caller answers the refusal
     o.res.destroy();
     return updates;
   }
-  o.res.end();
+  o.res.end(hold?.end(lines));
   return updates;
 }

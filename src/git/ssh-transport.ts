@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { GitRunner } from './git-runner';
 import { PushLog, PushRules, RefUpdate } from './receive-hooks';
+import { FinalFlushHold, pushSideband } from './sideband';
 import { GIT_REQUEST_MAX_BYTES, pktFlushSeeker } from './smart-http-request';
 import { TransferService, transferConfigEnv } from './transfer-config';
 import { TransferAborted, TransferLimiter, TransfersBusy } from './transfer-limiter';
@@ -19,7 +20,8 @@ export interface SshGitExchange {
   stderr: Writable;
   /** Given for pushes (receive-pack is refused without them). */
   pushRules?: PushRules;
-  onUpdates?: (updates: RefUpdate[]) => Promise<void>;
+  /** Runs once the refs moved; the lines it answers are shown to the pusher (`remote: …`, on the side band it asked for). */
+  onUpdates?: (updates: RefUpdate[]) => Promise<string[] | void>;
   /** Called with a function that stops git (the connection went away, or the server is stopping). */
   onAbort?: (kill: () => void) => void;
   /** Whose transfer it is, for the transfer limit's fair shares (`transferClient`): the SSH user. */
@@ -82,7 +84,16 @@ export async function serveGitSsh(runner: GitRunner, limiter: TransferLimiter, x
   x.stderr.once('finish', kill).once('close', kill);
   if (x.stderr.writableEnded) kill();
   child.stdin.on('error', () => undefined); // git may exit before the client stops sending
-  child.stdout.pipe(x.stdout, { end: false });
+  // a push's last flush-pkt waits for what onUpdates has to say (sideband.ts); held only once the
+  // client's ref updates are in, when the advertisement (which ends with a flush-pkt too) is all out
+  let hold: FinalFlushHold | undefined;
+  child.stdout.on('data', (data: Buffer) => {
+    const chunk = hold ? hold.push(data) : data;
+    if (chunk.length > 0 && !x.stdout.write(chunk)) {
+      child.stdout.pause();
+      x.stdout.once('drain', () => child.stdout.resume());
+    }
+  });
   child.stderr.pipe(x.stderr, { end: false });
   try {
     const request = await firstRequest(x.stdin, { timeoutMs: x.requestTimeoutMs, signal: gone.signal, gitEnded: closed });
@@ -96,6 +107,8 @@ export async function serveGitSsh(runner: GitRunner, limiter: TransferLimiter, x
       );
       kill();
     } else if (await startWork(limiter, x, request, gone.signal, (r) => (release = r))) {
+      const band = x.service === 'git-receive-pack' ? pushSideband(request.head) : undefined;
+      if (band) hold = new FinalFlushHold(band);
       child.stdin.write(request.head);
       if (request.ended) child.stdin.end();
       else x.stdin.pipe(child.stdin);
@@ -112,7 +125,8 @@ export async function serveGitSsh(runner: GitRunner, limiter: TransferLimiter, x
   release?.(); // given back when git ended (also by its close handler)
   x.stdin.unpipe(child.stdin);
   const updates = (await pushLog?.close(code === 0)) ?? [];
-  if (updates.length && x.onUpdates) await x.onUpdates(updates);
+  const lines = updates.length && x.onUpdates ? await x.onUpdates(updates) : undefined;
+  if (hold) x.stdout.write(hold.end(lines));
   return code ?? 1;
 }
 

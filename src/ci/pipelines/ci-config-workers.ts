@@ -110,6 +110,17 @@ export class CiConfigWorkers implements OnModuleDestroy {
   }
 
   /**
+   * Every error of the file (`CiConfig.allErrors`: none when it is valid), for a push's `remote:`
+   * lines; undefined when it was refused for its time or memory (the pipeline says so). An
+   * interactive request: refused (TryAgainLater) rather than waiting behind a long queue.
+   */
+  async allErrors(content: string): Promise<string[] | undefined> {
+    const r = await this.run({ content, all: true }, true);
+    if (r.ok) return [];
+    return 'budget' in r ? undefined : (r.errors ?? [r.error]);
+  }
+
+  /**
    * The builds of the file for a ref, grouped by stage; throws CiConfigError with the reason when the
    * file is refused. `interactive` (an API request): 503 rather than waiting behind a long queue.
    */
