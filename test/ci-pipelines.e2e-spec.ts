@@ -164,24 +164,52 @@ describe('CI pipelines from pushes', () => {
     }
     const rel = claimed.find((b) => b.name === 'rel')!;
     expect(rel).toMatchObject({ ref: 'v1.0', tag: true, sha: p.sha });
-    expect(rel.variables.slice(0, 3)).toEqual([
-      { key: 'CI_BUILD_TAG', value: 'v1.0', public: true },
+    const ciBuild = rel.variables.filter((v: Json) =>
+      ['CI_BUILD_TAG', 'CI_BUILD_NAME', 'CI_BUILD_STAGE', 'CI_BUILD_REF_NAME', 'CI_BUILD_REF_SLUG'].includes(v.key),
+    );
+    expect(ciBuild).toEqual([
+      { key: 'CI_BUILD_REF_NAME', value: 'v1.0', public: true },
+      { key: 'CI_BUILD_REF_SLUG', value: 'v1-0', public: true },
       { key: 'CI_BUILD_NAME', value: 'rel', public: true },
       { key: 'CI_BUILD_STAGE', value: 'test', public: true },
+      { key: 'CI_BUILD_TAG', value: 'v1.0', public: true },
     ]);
   });
 
-  it('project secret variables come after the yaml ones, public: false', async () => {
+  it("GitLab 8.17's variables in its order: predefined (build, project, pipeline, runner), yaml, user, project secrets (public: false)", async () => {
     const p = await c.project(owner, 'variables:\n  DB_NAME: postgres\nspinach:\n  script: x\n  variables:\n    JOB: one\n');
     const secrets = t.app.app.get(SecretsService);
     await t.sql(`INSERT INTO ci_variables (project_id, key, value_encrypted) VALUES ($1, 'SECRET_KEY', $2)`, [p.id, secrets.encrypt('secret_value')]);
-    const runner = (await c.api.register({ token: p.runnersToken })).body;
+    const runner = (await c.api.register({ token: p.runnersToken, description: 'my runner', tag_list: 'docker, linux' })).body;
     const res = await c.api.requestBuild(runner.token).expect(201);
+    const [namespace, name] = p.path.split('/');
     expect(res.body.variables).toEqual([
+      { key: 'CI', value: 'true', public: true },
+      { key: 'GITLAB_CI', value: 'true', public: true },
+      { key: 'CI_BUILD_ID', value: String(res.body.id), public: true },
+      { key: 'CI_BUILD_TOKEN', value: res.body.token, public: false },
+      { key: 'CI_BUILD_REF', value: p.sha, public: true },
+      { key: 'CI_BUILD_BEFORE_SHA', value: expect.stringMatching(/^[0-9a-f]{40}$/), public: true },
+      { key: 'CI_BUILD_REF_NAME', value: 'master', public: true },
+      { key: 'CI_BUILD_REF_SLUG', value: 'master', public: true },
       { key: 'CI_BUILD_NAME', value: 'spinach', public: true },
       { key: 'CI_BUILD_STAGE', value: 'test', public: true },
+      { key: 'CI_SERVER_NAME', value: 'GitLab', public: true },
+      { key: 'CI_SERVER_VERSION', value: (await t.http.get('/api/v3/version').set('PRIVATE-TOKEN', owner.token).expect(200)).body.version, public: true },
+      { key: 'CI_SERVER_REVISION', value: expect.any(String), public: true },
+      { key: 'CI_PROJECT_ID', value: String(p.id), public: true },
+      { key: 'CI_PROJECT_NAME', value: name, public: true },
+      { key: 'CI_PROJECT_PATH', value: p.path, public: true },
+      { key: 'CI_PROJECT_NAMESPACE', value: namespace, public: true },
+      { key: 'CI_PROJECT_URL', value: `http://gitlab.test/${p.path}`, public: true },
+      { key: 'CI_PIPELINE_ID', value: String(p.pipelineId), public: true },
+      { key: 'CI_RUNNER_ID', value: String(runner.id), public: true },
+      { key: 'CI_RUNNER_DESCRIPTION', value: 'my runner', public: true },
+      { key: 'CI_RUNNER_TAGS', value: 'docker, linux', public: true },
       { key: 'DB_NAME', value: 'postgres', public: true },
       { key: 'JOB', value: 'one', public: true },
+      { key: 'GITLAB_USER_ID', value: String(owner.id), public: true },
+      { key: 'GITLAB_USER_EMAIL', value: owner.email, public: true },
       { key: 'SECRET_KEY', value: 'secret_value', public: false },
     ]);
   });

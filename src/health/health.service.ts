@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-errors';
 import { HealthRepository } from './health.repository';
 
-/** The GitLab version whose API this server speaks. */
-export const VERSION = { version: '8.8.0', revision: process.env.GIT_REVISION || 'unknown' };
+/** The GitLab version whose API this server speaks (config/version.ts, which builds' CI_SERVER_VERSION reads too). */
+import { VERSION } from '../config/version';
+export { VERSION };
 
 export interface Readiness {
   database: 'ok' | 'failed';

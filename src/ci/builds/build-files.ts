@@ -47,6 +47,21 @@ export class BuildFiles {
     return data.length;
   }
 
+  /** The last `max` bytes of the trace's first `size` bytes (the valid part), as text; empty when there is none. */
+  async traceTail(buildId: number, size: number, max: number): Promise<string> {
+    if (size <= 0) return '';
+    const start = Math.max(0, size - max);
+    const fh = await fs.open(this.tracePath(buildId), 'r').catch(() => undefined);
+    if (!fh) return '';
+    try {
+      const buf = Buffer.alloc(size - start);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, start);
+      return buf.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await fh.close();
+    }
+  }
+
   /** The first `size` bytes of the trace, streamed, with each secret replaced by `xxxxxx`. */
   readTrace(buildId: number, size: number, secrets: string[]): NodeJS.ReadableStream {
     if (size <= 0) return Readable.from([]);

@@ -52,6 +52,8 @@ export function presentBuild(v: BuildView, ctx: PresentContext, opts: { erased?:
         }
       : null,
     runner: v.runner ? presentRunnerSummary(v.runner) : null,
+    // 8.17's Entities::Build exposes its pipeline (PipelineBasic)
+    pipeline: { id: b.pipelineId, sha: b.sha, ref: b.ref, status: b.pipelineStatus },
   };
 }
 

@@ -31,6 +31,21 @@ class BuildHead {
   coverage!: number | null;
 }
 
+@ResponseEntity('BuildPipeline')
+export class BuildPipelineResponse {
+  @ApiProperty({ type: 'integer' })
+  id!: number;
+
+  @ApiProperty({ type: String })
+  sha!: string;
+
+  @ApiProperty({ type: String })
+  ref!: string;
+
+  @ApiProperty({ type: String, nullable: true, enum: ['created', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual'] })
+  status!: string | null;
+}
+
 @ResponseEntity('Build')
 export class BuildResponse extends IntersectionType(BuildHead, RunTimeFields) {
   @ApiProperty({ type: () => UserResponse, nullable: true })
@@ -52,6 +67,9 @@ export class BuildResponse extends IntersectionType(BuildHead, RunTimeFields) {
 
   @ApiProperty({ type: () => RunnerResponse, nullable: true })
   runner!: RunnerResponse | null;
+
+  @ApiProperty({ type: () => BuildPipelineResponse, description: "the build's pipeline (GitLab 8.17's PipelineBasic)" })
+  pipeline!: BuildPipelineResponse;
 }
 
 @ResponseEntity('BuildArtifactsFile')

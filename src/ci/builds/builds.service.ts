@@ -14,6 +14,9 @@ import { Logger } from '../../common/logging/logger';
 import { parseDuration } from '../pipelines/ci-config';
 import { BuildStatus, FINISHED } from './build.entity';
 import { BuildFiles } from './build-files';
+import { BuildVariable, BuildVariablesSource, predefinedVariables, userVariables, VariablesRunner } from './build-variables';
+import { UserDirectory } from '../../users/user-directory.service';
+import { COVERAGE_TRACE_TAIL, extractCoverage } from './coverage';
 import { BuildRow, BuildsRepository, Claimer } from './builds.repository';
 
 export type { BuildRow, Claimer } from './builds.repository';
@@ -66,6 +69,7 @@ export const TRACE_CHANNEL = 'ci_build_trace';
 @Injectable()
 export class BuildsService {
   readonly files: BuildFiles;
+  private readonly externalUrl: string;
 
   constructor(
     private readonly builds: BuildsRepository,
@@ -76,8 +80,10 @@ export class BuildsService {
     private readonly queue: QueueService,
     private readonly settings: ApplicationSettingsService,
     private readonly logger: Logger,
+    private readonly users: UserDirectory,
   ) {
     this.files = new BuildFiles(config.dataDir);
+    this.externalUrl = config.externalUrl;
   }
 
   /** Tells the live-trace followers of every instance that the build's trace or state changed (after commit). */
@@ -163,13 +169,17 @@ export class BuildsService {
     return this.builds.dependencies(build);
   }
 
-  /** `CI_*` variables, then yaml, project (secret) and trigger variables, in GitLab 8.8's order. */
-  async variables(build: BuildRow): Promise<{ key: string; value: string; public: boolean }[]> {
-    const vars: { key: string; value: string; public: boolean }[] = [];
-    if (build.tag) vars.push({ key: 'CI_BUILD_TAG', value: build.ref, public: true });
-    vars.push({ key: 'CI_BUILD_NAME', value: build.name, public: true }, { key: 'CI_BUILD_STAGE', value: build.stage, public: true });
-    if (build.triggerRequestId !== null) vars.push({ key: 'CI_BUILD_TRIGGERED', value: 'true', public: true });
+  /**
+   * GitLab 8.17's `Ci::Build#simple_variables`, in its order: the predefined variables of the build,
+   * project, pipeline and runner (`runner`: the one that took it, when known), the yaml variables,
+   * GITLAB_USER_ID/EMAIL of the build's user, the project's secret variables, the trigger's variables.
+   */
+  async variables(build: BuildRow, runner?: VariablesRunner): Promise<BuildVariable[]> {
+    const user = build.userId === null ? undefined : (await this.users.byIds([build.userId])).get(build.userId);
+    const who = user ? { id: user.id, email: user.email } : undefined;
+    const vars = predefinedVariables(build, { token: this.tokenOf(build), externalUrl: this.externalUrl, runner, user: who });
     vars.push(...(build.yamlVariables ?? []));
+    vars.push(...userVariables(who));
     for (const v of await this.builds.projectVariables(build.projectId)) {
       vars.push({ key: v.key, value: this.secrets.decrypt(v.valueEncrypted), public: false });
     }
@@ -180,6 +190,23 @@ export class BuildsService {
     }
     return vars;
   }
+
+  /**
+   * What the runner receives (8.17's `Ci::Build#variables`): the simple variables, then those of the
+   * sources other areas registered (the environment's CI_ENVIRONMENT_*).
+   */
+  async runnerVariables(build: BuildRow, runner?: VariablesRunner): Promise<BuildVariable[]> {
+    const vars = await this.variables(build, runner);
+    for (const source of this.variableSources) vars.push(...(await source(build)));
+    return vars;
+  }
+
+  /** Adds variables to every build's payload, after 8.17's simple ones (the environments area's port; see BuildVariablesSource). */
+  addVariablesSource(source: BuildVariablesSource): void {
+    this.variableSources.push(source);
+  }
+
+  private readonly variableSources: BuildVariablesSource[] = [];
 
   /** The running build of this runner (`PUT builds/:id`), else `404 Not found`. */
   async runningBuildOf(runnerId: number, id: number): Promise<BuildRow> {
@@ -199,6 +226,24 @@ export class BuildsService {
     if (state === 'success' || state === 'failed') finished = await this.end(build, ['pending', 'running'], state);
     if (finished || typeof trace === 'string') await this.signalTrace(build.id);
     return finished;
+  }
+
+  /**
+   * GitLab 8.17's `update_coverage` when a build ended: the coverage its trace shows by the job's
+   * `coverage` regex (else the project's `build_coverage_regex`), read from the trace's last MiB with a
+   * time limit (coverage.ts); stored when found. Never throws (8.17 ignored failures there too).
+   */
+  async updateCoverage(build: BuildRow): Promise<number | null> {
+    const regex = build.coverageRegex ?? build.projectCoverageRegex;
+    if (!regex || build.traceSize <= 0) return null;
+    try {
+      const coverage = extractCoverage(await this.files.traceTail(build.id, build.traceSize, COVERAGE_TRACE_TAIL), regex);
+      if (coverage !== null) await this.builds.setCoverage(build.id, coverage);
+      return coverage;
+    } catch (e) {
+      this.logger.warn('coverage not read from the trace', { build_id: build.id, error: e instanceof Error ? e.message : String(e) });
+      return null;
+    }
   }
 
   /** Moves a build to an end state, with the job that moves its pipeline on, in one transaction. */

@@ -182,6 +182,7 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
           throw new ValidationFailed({ base: ['No builds for this pipeline.'] }); // rolls the pipeline back
         }
         await this.process(m, pipeline.id);
+        await this.domainEvents.emit(m, 'pipeline.created', { pipelineId: pipeline.id, projectId: project.id });
       }
       // an invalid file: the commit gets a failed status that says why (else the push seems ignored)
       if (pipeline.yamlErrors) await this.builds.insertConfigErrorStatus(m, pipeline, CI_CONFIG_STATUS_NAME);
@@ -219,6 +220,10 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     const { pipelineId, buildId } = f;
     // read outside the transaction: on the embedded database the pool has a single connection
     const ended = await this.builds.find(buildId);
+    if (ended && this.builds.isFinished(ended.status)) {
+      const coverage = await this.builds.updateCoverage(ended);
+      if (coverage !== null) ended.coverage = coverage;
+    }
     const sha = ended ? parseSha(ended.sha) : null;
     const commit =
       sha && ended

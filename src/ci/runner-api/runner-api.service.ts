@@ -66,11 +66,11 @@ export class RunnerApiService {
       runUntagged: runner.runUntagged,
     });
     if (!claimed) return undefined;
-    return this.payload(claimed.build, claimed.token);
+    return this.payload(claimed.build, claimed.token, runner);
   }
 
-  private async payload(build: BuildRow, token: string) {
-    const [variables, deps] = await Promise.all([this.builds.variables(build), this.builds.dependencies(build)]);
+  private async payload(build: BuildRow, token: string, runner?: { id: number; description: string | null; tagList: string[] | null }) {
+    const [variables, deps] = await Promise.all([this.builds.runnerVariables(build, runner), this.builds.dependencies(build)]);
     return presentBuildDetails(build, {
       token,
       externalUrl: this.config.externalUrl,
