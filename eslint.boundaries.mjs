@@ -56,6 +56,7 @@ const TABLE_OWNERS = {
   identities: 'users',
   keys: 'users',
   emails: 'users',
+  deploy_keys_projects: 'deploy-keys',
   namespaces: 'namespaces',
   projects: 'projects',
   users_star_projects: 'projects',
@@ -133,6 +134,8 @@ export const LAYERS = [
       'ci/builds',
       'ci/pipelines',
       'ci/runners',
+      // deploy keys: enabled on projects, read by git access and the SSH server
+      'deploy-keys',
       // issues and what they are made of
       'issues',
       'issuables',

@@ -22,6 +22,7 @@ import { ProjectsModule } from './projects/projects.module';
 import { RepositoryModule } from './repo-api/repo-api.module';
 import { GitHttpModule } from './git-http/git-http.module';
 import { SshModule } from './ssh/ssh.module';
+import { DeployKeysModule } from './deploy-keys/deploy-keys.module';
 import { IssuesModule } from './issues/issues.module';
 import { MilestonesModule } from './milestones/milestones.module';
 import { LabelsModule } from './labels/labels.module';
@@ -61,6 +62,7 @@ export class AppModule {
         GroupsModule,
         MembersModule,
         RepositoryModule,
+        DeployKeysModule,
         GitHttpModule,
         SshModule,
         IssuesModule,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PipelinesModule } from '../ci/pipelines/pipelines.module';
+import { DeployKeysModule } from '../deploy-keys/deploy-keys.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { RepositoryModule } from '../repo-api/repo-api.module';
 import { GitAccess } from './git-access.service';
@@ -9,7 +10,7 @@ import { GitAccess } from './git-access.service';
  * the CI area declares the build-token port here (`@ResolvesBuildToken`, build-tokens.ts).
  */
 @Module({
-  imports: [ProjectsModule, RepositoryModule, PipelinesModule],
+  imports: [ProjectsModule, RepositoryModule, DeployKeysModule, PipelinesModule],
   providers: [GitAccess],
   exports: [GitAccess],
 })

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { CiConfigPushCheck } from '../ci/pipelines/push-ci-check';
 import { NotFound } from '../common/errors/domain-errors';
 import { Logger } from '../common/logging/logger';
-import { ProjectAbility } from '../common/policy/policy';
+import { deployKeyAbilities, ProjectAbility } from '../common/policy/policy';
+import { DeployKeysService } from '../deploy-keys/deploy-keys.service';
 import { RepositoryLocks } from '../database/repository-locks';
 import { GitService } from '../git/git.service';
 import { PushRules } from '../git/receive-hooks';
@@ -22,10 +23,12 @@ export interface BuildTokenGrant {
   user?: User;
 }
 
-/** Who asks: a user, a CI build (HTTP only), or nobody (anonymous, HTTP only). */
+/** Who asks: a user, a CI build (HTTP only), a deploy key (SSH only), or nobody (anonymous, HTTP only). */
 export interface GitCaller {
   user?: User;
   build?: BuildTokenGrant;
+  /** A deploy key: the projects it is enabled on only, read-only unless `can_push`; no user. */
+  deployKey?: { id: number };
 }
 
 /** The caller may see the project but not run this service on it; `message` is GitLab's wording. */
@@ -49,6 +52,7 @@ export class GitAccess {
     private readonly projects: ProjectResolver,
     private readonly git: GitService,
     private readonly push: PushService,
+    private readonly deployKeys: DeployKeysService,
     private readonly locks: RepositoryLocks,
     private readonly logger: Logger,
     private readonly ciConfigCheck: CiConfigPushCheck,
@@ -66,7 +70,11 @@ export class GitAccess {
     const needed: ProjectAbility = service === 'git-receive-pack' ? 'push_code' : 'download_code';
     if (!abilities.has(needed)) {
       throw new GitAccessDenied(
-        service === 'git-receive-pack' ? 'You are not allowed to push code to this project.' : 'You are not allowed to download code from this project.',
+        service !== 'git-receive-pack'
+          ? 'You are not allowed to download code from this project.'
+          : caller.deployKey
+            ? 'This deploy key does not have write access to this project.' // GitLab 8.17's git_access text
+            : 'You are not allowed to push code to this project.',
       );
     }
     if (!this.git.exists(project.id)) await this.git.create(project.id);
@@ -92,15 +100,14 @@ export class GitAccess {
     o: { advertisement?: boolean; lockOnRequest?: boolean } = {},
   ): Promise<T> {
     const user = caller.user;
+    const failed = (e: unknown) =>
+      this.logger.error('post-push processing failed', { project_id: grant.project.id, via, error: e instanceof Error ? e.message : String(e) });
     // the refs moved whatever happens next: a failure after the push is logged, and the transfer still ends normally
     const react = user
-      ? (updates: RefUpdate[]) =>
-          this.push
-            .afterPush(grant.project, user, updates, via)
-            .catch((e: unknown) =>
-              this.logger.error('post-push processing failed', { project_id: grant.project.id, via, error: e instanceof Error ? e.message : String(e) }),
-            )
-      : undefined;
+      ? (updates: RefUpdate[]) => this.push.afterPush(grant.project, user, updates, via).catch(failed)
+      : caller.deployKey
+        ? (updates: RefUpdate[]) => this.push.afterUserlessPush(grant.project, updates).catch(failed)
+        : undefined;
     if (!grant.pushRules || o.advertisement) return serve(react);
     let held: Promise<() => Promise<void>> | undefined;
     const lock = async () => {
@@ -132,6 +139,12 @@ export class GitAccess {
    * project from the one resolver (one SQL statement); a build token reads its own project only.
    */
   private async resolve(caller: GitCaller, ref: ProjectRef): Promise<{ project: Project; abilities: Set<ProjectAbility> }> {
+    if (caller.deployKey) {
+      // only the projects the key is enabled on exist for it (whatever their visibility)
+      const project = await this.projects.find(ref);
+      const access = await this.deployKeys.accessTo(caller.deployKey.id, project.id);
+      return { project, abilities: access ? deployKeyAbilities(project, access.canPush) : new Set<ProjectAbility>() };
+    }
     if (caller.build) {
       const project = await this.projects.find(ref);
       const own = caller.build.projectId === project.id;

@@ -26,12 +26,13 @@ export function defaultClientShares(maxRunning: number, maxQueued: number): { ma
 
 /**
  * Whom a transfer is for, the key of the limiter's fair shares: the signed-in user, a CI build's project
- * (`gitlab-ci-token`), or else the remote address — an IPv6 address by its /64, the block one host
+ * (`gitlab-ci-token`), a deploy key (SSH), or else the remote address — an IPv6 address by its /64, the block one host
  * is usually given, so that one host cannot take a share per address.
  */
-export function transferClient(who: { userId?: number; buildProjectId?: number; address?: string }): string {
+export function transferClient(who: { userId?: number; buildProjectId?: number; deployKeyId?: number; address?: string }): string {
   if (who.userId !== undefined) return `user:${who.userId}`;
   if (who.buildProjectId !== undefined) return `ci:${who.buildProjectId}`;
+  if (who.deployKeyId !== undefined) return `key:${who.deployKeyId}`;
   return `ip:${addressBlock(who.address ?? '')}`;
 }
 

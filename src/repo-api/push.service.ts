@@ -114,6 +114,21 @@ export class PushService {
       .catch((e) => this.logger.error('housekeeping could not be scheduled', { project_id: project.id, error: e instanceof Error ? e.message : String(e) }));
   }
 
+  /**
+   * After a push no user made (a deploy key's): the default branch on the first push and the
+   * housekeeping, and nothing else — GitLab 8.17's PostReceive found no user for a deploy key
+   * (`key-N` of a DeployKey) and recorded no event, hook, pipeline or merge-request update for it.
+   */
+  async afterUserlessPush(project: Project, updates: RefUpdate[]): Promise<void> {
+    if (updates.length === 0) return;
+    await this.ensureDefaultBranch(project, updates).catch((e: unknown) =>
+      this.logger.error('post-push processing failed', { project_id: project.id, via: 'ssh', error: e instanceof Error ? e.message : String(e) }),
+    );
+    await this.jobs
+      .housekeepingAfterPush(project.id)
+      .catch((e) => this.logger.error('housekeeping could not be scheduled', { project_id: project.id, error: e instanceof Error ? e.message : String(e) }));
+  }
+
   private async ensureDefaultBranch(project: Project, updates: RefUpdate[]): Promise<void> {
     if (project.defaultBranch && (await this.git.branchExists(project.id, project.defaultBranch))) return;
     const repo = this.git.repository(project.id);

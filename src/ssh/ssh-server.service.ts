@@ -9,7 +9,8 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { DbNotifications } from '../database/notifications';
 import { GitService } from '../git/git.service';
 import { transferClient } from '../git/transfer-limiter';
-import { GitAccess, GitAccessDenied, GitGrant } from '../git-access/git-access.service';
+import { GitAccess, GitAccessDenied, GitCaller, GitGrant } from '../git-access/git-access.service';
+import { DeployKeysService } from '../deploy-keys/deploy-keys.service';
 import { GitAuthBan } from '../throttle/git-auth-ban';
 import { sshSessionStarted } from '../metrics/registry';
 import { SshKey } from '../users/key.entity';
@@ -44,7 +45,11 @@ const NOT_FOUND = 'GitLab: The project you were looking for could not be found.'
 /** GitLab 8's answer (`/internal/allowed`) to a command of a blocked user. */
 const BLOCKED = 'GitLab: Your account has been blocked.';
 const KEY_REMOVED = 'GitLab: The SSH key this connection was opened with has been removed.';
-/** Notified (database trigger) with a user's id on every change to the user row or to one of its SSH keys. */
+const KEY_DISABLED = 'GitLab: The deploy key this connection was opened with has been disabled on this project.';
+/**
+ * Notified (database triggers) with a user's id on every change to the user row or to one of its SSH
+ * keys, and with `key-<id>` when a deploy key changes, goes, or is disabled on a project.
+ */
 const AUTH_CHANGED = 'auth_changed';
 /** How long a closed connection's client is given to hang up after the disconnect message, before the socket is cut. */
 const CLOSE_GRACE_MS = 1000;
@@ -55,7 +60,8 @@ export const MAX_CHANNELS_PER_CONNECTION = 10;
 interface AuthenticatedKey {
   id: number;
   fingerprint: string;
-  userId: number;
+  /** The owner of a user's key; null for a deploy key (no user: GitLab 8.17's `key-N` of a DeployKey). */
+  userId: number | null;
 }
 
 interface Session {
@@ -71,10 +77,15 @@ interface Session {
   closing?: boolean;
   /** Session channels open now (at most MAX_CHANNELS_PER_CONNECTION). */
   channels: number;
+  /** A deploy key's connection: the projects its running commands use (each must stay enabled), with their counts. */
+  projects: Map<number, number>;
 }
 
-/** Whether the key a connection authenticated with may still act, and as whom (the owner as stored now). */
-type KeyState = { ok: true; owner: User } | { ok: false; message: string; result: 'blocked' | 'key_removed' };
+/**
+ * Whether the key a connection authenticated with may still act, and as whom (the owner as stored now;
+ * none for a deploy key).
+ */
+type KeyState = { ok: true; owner?: User } | { ok: false; message: string; result: 'blocked' | 'key_removed' | 'key_disabled' };
 
 /** GitLab 8's MD5 fingerprint (`aa:bb:…`) of a public key blob, as the keys API stores it. */
 export function md5Fingerprint(blob: Buffer): string {
@@ -110,6 +121,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly keys: KeysService,
+    private readonly deployKeys: DeployKeysService,
     private readonly access: GitAccess,
     private readonly git: GitService,
     private readonly ban: GitAuthBan,
@@ -208,7 +220,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     const finish = sshSessionStarted();
     client.on('error', () => undefined);
     const sock = (client as unknown as { _sock: Socket })._sock;
-    const session: Session = { client, ip, busy: 0, channels: 0 };
+    const session: Session = { client, ip, busy: 0, channels: 0, projects: new Map() };
     this.sessions.add(session);
     let failedAttempt = false;
     let bannedChecked: Promise<boolean> | undefined;
@@ -233,7 +245,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
           }
           if (owner === 'query') return;
           if (owner) {
-            session.key = { id: owner.key.id, fingerprint: owner.key.fingerprint, userId: owner.owner.id };
+            session.key = { id: owner.key.id, fingerprint: owner.key.fingerprint, userId: owner.owner?.id ?? null };
             ctx.accept();
             void this.ban.succeeded(ip).catch(this.banFailure('succeeded'));
           } else {
@@ -287,7 +299,8 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
               result = this.revoke(session, ch, state);
               return;
             }
-            ch.write(`Welcome to GitLab, @${state.owner.username}!\n`);
+            // a deploy key is no user: gitlab-shell's greeting for it
+            ch.write(state.owner ? `Welcome to GitLab, @${state.owner.username}!\n` : 'Welcome to GitLab, Anonymous!\n');
             ch.exit(0);
             ch.end();
           })
@@ -334,16 +347,18 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
   /**
    * One authentication attempt: the owner of the offered key when it is acceptable (for a signed
    * attempt: the signature checked against the stored key), `query` when a key without a signature was
-   * acceptable (answered here with PK_OK), undefined when refused.
+   * acceptable (answered here with PK_OK), undefined when refused. A deploy key has no owner.
    */
-  private async authenticate(ctx: AuthContext, banned: Promise<boolean>): Promise<{ key: SshKey; owner: User } | undefined | 'query' | 'banned'> {
+  private async authenticate(ctx: AuthContext, banned: Promise<boolean>): Promise<{ key: SshKey; owner?: User } | undefined | 'query' | 'banned'> {
     if (await banned) return 'banned';
     if (ctx.method !== 'publickey') return undefined; // no password, no keyboard-interactive
     const algo = ctx.key.algo;
     if (!ACCEPTED_KEY_TYPES.has(algo)) return undefined; // DSA and anything unknown
     if (algo === 'ssh-rsa' && ctx.signature && !ctx.hashAlgo) return undefined; // RSA with SHA-1
-    const found = await this.keys.withOwnerByFingerprint(md5Fingerprint(ctx.key.data));
-    if (!found || found.owner.state !== 'active') return undefined;
+    const fingerprint = md5Fingerprint(ctx.key.data);
+    const found: { key: SshKey; owner?: User } | null =
+      (await this.keys.withOwnerByFingerprint(fingerprint)) ?? (await this.keys.deployKeyByFingerprint(fingerprint).then((key) => key && { key }));
+    if (!found || (found.owner && found.owner.state !== 'active')) return undefined;
     const stored = utils.parseKey(found.key.key);
     if (stored instanceof Error || stored.type !== algo || !stored.getPublicSSH().equals(ctx.key.data)) return undefined;
     if (algo === 'ssh-rsa' && sshpk.parseKey(found.key.key, 'ssh').size < MIN_RSA_BITS) return undefined;
@@ -361,10 +376,24 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
    */
   private async keyState(session: Session): Promise<KeyState> {
     const key = session.key;
+    if (key && key.userId === null) return this.deployKeyState(session, key);
     const found = key && !session.revoked ? await this.keys.withOwnerByFingerprint(key.fingerprint) : null;
     if (!key || !found || found.key.id !== key.id || found.owner.id !== key.userId) return { ok: false, message: KEY_REMOVED, result: 'key_removed' };
     if (found.owner.state !== 'active') return { ok: false, message: BLOCKED, result: 'blocked' };
     return { ok: true, owner: found.owner };
+  }
+
+  /**
+   * A deploy key's connection: the key as stored now (the same id), and still enabled on every project
+   * its running commands use (disabled on one: the connection is closed, its transfers with it).
+   */
+  private async deployKeyState(session: Session, key: AuthenticatedKey): Promise<KeyState> {
+    const found = session.revoked ? null : await this.keys.deployKeyByFingerprint(key.fingerprint);
+    if (!found || found.id !== key.id) return { ok: false, message: KEY_REMOVED, result: 'key_removed' };
+    const inUse = [...session.projects.keys()];
+    const enabled = await this.deployKeys.enabledOn(key.id, inUse);
+    if (inUse.some((id) => !enabled.has(id))) return { ok: false, message: KEY_DISABLED, result: 'key_disabled' };
+    return { ok: true };
   }
 
   /** A command of a connection that lost its access: GitLab's line on stderr, exit 1, and the connection closed. */
@@ -398,10 +427,12 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
    * ones whose key is gone or whose owner is blocked are closed.
    */
   private readonly onAuthChanged = (payload: string): void => {
+    const deployKey = /^key-(\d+)$/.exec(payload);
     const userId = Number(payload);
-    const all = payload === '' || !Number.isSafeInteger(userId);
+    const all = !deployKey && (payload === '' || !Number.isSafeInteger(userId));
+    const concerned = (k: AuthenticatedKey) => all || (deployKey ? k.userId === null && k.id === Number(deployKey[1]) : k.userId === userId);
     for (const session of this.sessions) {
-      if (!session.key || session.closing || (!all && session.key.userId !== userId)) continue;
+      if (!session.key || session.closing || !concerned(session.key)) continue;
       this.keyState(session).then(
         (state) => {
           if (!state.ok) this.close(session, state.result);
@@ -422,13 +453,14 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     const cmd = parseGitSshCommand(raw);
     if (!cmd) return refuse('GitLab: Disallowed command', 'disallowed', 'refused');
     let grant: GitGrant;
-    let user: User;
+    let caller: GitCaller;
     try {
       // every command, as gitlab-shell's /allowed: the key and its owner as they are now, then the access as that owner
+      // (a deploy key: as itself, on the projects it is enabled on)
       const state = await this.keyState(session);
       if (!state.ok) return { command: cmd.service, result: this.revoke(session, ch, state) };
-      user = state.owner;
-      grant = await this.access.authorize({ user }, parseProjectRef(cmd.path), cmd.service);
+      caller = state.owner ? { user: state.owner } : { deployKey: { id: session.key!.id } };
+      grant = await this.access.authorize(caller, parseProjectRef(cmd.path), cmd.service);
     } catch (e) {
       if (e instanceof NotFound) return refuse(NOT_FOUND, cmd.service, 'not_found');
       if (e instanceof GitAccessDenied) return refuse(`GitLab: ${e.message}`, cmd.service, 'forbidden');
@@ -437,12 +469,17 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     }
     if (!paceSendWindow(ch)) this.logger.warn('SSH send pacing is off: ssh2 channel without outgoing.window');
     const started = Date.now();
+    const user = caller.user;
+    const who = user ? user.username : `key-${session.key!.id}`;
+    const projectId = grant.project.id;
+    // a deploy key's transfer holds its project: disabling the key there closes the connection
+    if (caller.deployKey) session.projects.set(projectId, (session.projects.get(projectId) ?? 0) + 1);
     let code: number;
     try {
-      const client = transferClient({ userId: user.id });
+      const client = transferClient(user ? { userId: user.id } : { deployKeyId: session.key!.id });
       code = await this.access.run(
         grant,
-        { user },
+        caller,
         'ssh',
         (onUpdates, lock) =>
           this.git.serveSsh(grant.project.id, {
@@ -462,10 +499,16 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
         { lockOnRequest: true },
       );
     } catch (e) {
-      this.logger.error('SSH git command failed', { user: user.username, command: cmd.service, error: e instanceof Error ? e.message : String(e) });
+      this.logger.error('SSH git command failed', { user: who, command: cmd.service, error: e instanceof Error ? e.message : String(e) });
       return refuse('GitLab: Internal server error', cmd.service, 'error');
+    } finally {
+      if (caller.deployKey) {
+        const left = (session.projects.get(projectId) ?? 1) - 1;
+        if (left > 0) session.projects.set(projectId, left);
+        else session.projects.delete(projectId);
+      }
     }
-    this.logger.info('ssh git', { user: user.username, ip, command: cmd.service, project: cmd.path, exit: code, duration_ms: Date.now() - started });
+    this.logger.info('ssh git', { user: who, ip, command: cmd.service, project: cmd.path, exit: code, duration_ms: Date.now() - started });
     ch.exit(code);
     ch.end();
     return { command: cmd.service, result: code === 0 ? 'ok' : 'git_failed' };

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Tx } from '../database/transactions';
-import { SshKey } from './key.entity';
+import { DEPLOY_KEY, SshKey } from './key.entity';
 import { User } from './user.entity';
 
-/** Every query on `keys` (users' SSH keys). */
+/** Every query on `keys` (users' SSH keys and deploy keys). */
 @Injectable()
 export class KeysRepository {
   constructor(@InjectRepository(SshKey) private readonly keys: Repository<SshKey>) {}
@@ -32,6 +32,21 @@ export class KeysRepository {
 
   byId(id: number): Promise<SshKey | null> {
     return this.keys.findOne({ where: { id } });
+  }
+
+  /** A deploy key by its fingerprint (SSH authentication of a key no user owns), or null. */
+  deployKeyByFingerprint(fingerprint: string): Promise<SshKey | null> {
+    return this.keys.findOne({ where: { fingerprint, type: DEPLOY_KEY } });
+  }
+
+  /** A deploy key row, written in the deploy-keys area's transaction. */
+  insertDeployKey(tx: Tx, values: { title: string; key: string; fingerprint: string; canPush: boolean }): Promise<SshKey> {
+    const repo = tx.getRepository(SshKey);
+    return repo.save(repo.create({ ...values, userId: null, type: DEPLOY_KEY }));
+  }
+
+  async deleteDeployKey(tx: Tx, id: number): Promise<void> {
+    await tx.getRepository(SshKey).delete({ id, type: DEPLOY_KEY });
   }
 
   findOwn(userId: number, id: number, tx?: Tx): Promise<SshKey | null> {

@@ -3,7 +3,7 @@ import { PageParams, Paginated, paginateAll } from '../common/pagination/paginat
 import { DomainEvents, keySnapshot } from '../domain-events/domain-events';
 import sshpk from 'sshpk';
 import { isUniqueViolation, NotFound, ValidationFailed, ValidationMap } from '../common/errors/domain-errors';
-import { Transactions } from '../database/transactions';
+import { Transactions, Tx } from '../database/transactions';
 import { CreateKeyDto } from './dto/key.dto';
 import { SshKey } from './key.entity';
 import { KeysRepository } from './keys.repository';
@@ -36,6 +36,24 @@ export function parsePublicKey(raw: string): ParsedKey | undefined {
   } catch {
     return undefined;
   }
+}
+
+const fingerprintTaken = () => new ValidationFailed({ fingerprint: ['has already been taken'], key: ['has already been taken'] });
+
+/**
+ * A key's title and text checked as GitLab 8.17's `Key` validations (user keys and deploy keys alike):
+ * the parsed key, or `400` with the map (`title` too long, `key` invalid and `fingerprint cannot be generated`).
+ */
+export function validKey(title: string, raw: string): ParsedKey {
+  const errors: ValidationMap = {};
+  if (title.length > 255) errors.title = ['is too long (maximum is 255 characters)'];
+  const parsed = parsePublicKey(raw);
+  if (!parsed) {
+    errors.key = ['is invalid'];
+    errors.fingerprint = ['cannot be generated'];
+  }
+  if (Object.keys(errors).length || !parsed) throw new ValidationFailed(errors);
+  return parsed;
 }
 
 /**
@@ -83,7 +101,7 @@ export class KeysService {
   async getWithOwner(id: number): Promise<{ key: SshKey; owner: UserView }> {
     const key = await this.keys.byId(id);
     if (!key) throw new NotFound('Key');
-    const user = await this.users.byId(key.userId);
+    const user = key.userId === null ? null : await this.users.byId(key.userId);
     if (!user) throw new NotFound('Key');
     return { key, owner: await this.views.oneFull(user) };
   }
@@ -98,14 +116,7 @@ export class KeysService {
 
   /** Adds a key: invalid → 400 map; a taken fingerprint → 400 map. */
   private async add(user: Caller, dto: CreateKeyDto): Promise<SshKey> {
-    const errors: ValidationMap = {};
-    if (dto.title.length > 255) errors.title = ['is too long (maximum is 255 characters)'];
-    const parsed = parsePublicKey(dto.key);
-    if (!parsed) {
-      errors.key = ['is invalid'];
-      errors.fingerprint = ['cannot be generated'];
-    }
-    if (Object.keys(errors).length || !parsed) throw new ValidationFailed(errors);
+    const parsed = validKey(dto.title, dto.key);
     try {
       return await this.tx.run(async (tx) => {
         const key = await this.keys.insert({ userId: user.id, title: dto.title, key: parsed.text, fingerprint: parsed.fingerprint }, tx);
@@ -113,11 +124,33 @@ export class KeysService {
         return key;
       });
     } catch (e) {
-      if (isUniqueViolation(e, 'keys_fingerprint_key')) {
-        throw new ValidationFailed({ fingerprint: ['has already been taken'], key: ['has already been taken'] });
-      }
+      if (isUniqueViolation(e, 'keys_fingerprint_key')) throw fingerprintTaken();
       throw e;
     }
+  }
+
+  /** A deploy key (SSH authentication of a key no user owns), by its fingerprint, or null. */
+  deployKeyByFingerprint(fingerprint: string): Promise<SshKey | null> {
+    return this.keys.deployKeyByFingerprint(fingerprint);
+  }
+
+  /**
+   * Writes a new deploy key row in the caller's transaction (the deploy-keys area enables it on its
+   * project in the same one). The key's rules are a user key's (`validKey`); a fingerprint already
+   * stored — a user's key or another deploy key — is GitLab's `has already been taken`.
+   */
+  async insertDeployKey(tx: Tx, values: { title: string; key: ParsedKey; canPush: boolean }): Promise<SshKey> {
+    try {
+      return await this.keys.insertDeployKey(tx, { title: values.title, key: values.key.text, fingerprint: values.key.fingerprint, canPush: values.canPush });
+    } catch (e) {
+      if (isUniqueViolation(e, 'keys_fingerprint_key')) throw fingerprintTaken();
+      throw e;
+    }
+  }
+
+  /** Removes a deploy key row (its project links go with it), in the caller's transaction. */
+  deleteDeployKey(tx: Tx, id: number): Promise<void> {
+    return this.keys.deleteDeployKey(tx, id);
   }
 
   /** Own key delete: idempotent, the deleted key or undefined (GitLab swallows the errors). */

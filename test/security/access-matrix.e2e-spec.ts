@@ -562,6 +562,85 @@ describe('access matrix (routes × actors × resources)', () => {
       console.log(`git over SSH: ${n} real git operations (fetch, push, protected branch) with the stock OpenSSH client`);
       expect(failures).toEqual([]);
     }, 300_000);
+
+    it('deploy keys (issue 39): fetch, push, a protected branch and a tag, enabled or not, with and without can_push', async () => {
+      const ssh = SshCli.of(t.app.app.get(SshServerService), home);
+      const owner = fx.actors.owner.user!;
+      const notFound = 'GitLab: The project you were looking for could not be found.';
+      // a project of its own that the "not enabled" keys are enabled on: valid keys, just not for the matrix's projects
+      const elsewhere = await t.http
+        .post('/api/v3/projects')
+        .set('PRIVATE-TOKEN', owner.token)
+        .send({ name: `dk-elsewhere-${Date.now()}` })
+        .expect(201);
+      const keys: { name: string; file: string; enabled: boolean; canPush: boolean }[] = [];
+      for (const [enabled, canPush] of [
+        [true, false],
+        [true, true],
+        [false, false],
+        [false, true],
+      ] as const) {
+        const name = `dk-${enabled ? 'on' : 'off'}-${canPush ? 'rw' : 'ro'}`;
+        const k = await ssh.keygen(`matrix-${name}`);
+        const targets = enabled ? PROJECTS.map((x) => fx.projects[x].id) : [elsewhere.body.id as number];
+        let id = 0;
+        for (const pid of targets) {
+          const r = await t.http
+            .post(`/api/v3/projects/${pid}/deploy_keys`)
+            .set('PRIVATE-TOKEN', owner.token)
+            .send({ title: name, key: k.pub, can_push: canPush });
+          expect(r.status).toBe(201);
+          id ||= r.body.id;
+          expect(r.body.id).toBe(id); // one key, enabled on every target
+        }
+        keys.push({ name, file: k.file, enabled, canPush });
+      }
+      const failures: string[] = [];
+      let n = 0;
+      const cloner = keys.find((k) => k.enabled && k.canPush)!;
+      for (const p of PROJECTS.map((x) => fx.projects[x])) {
+        const work = join(home, `ssh-dk-${p.name}`);
+        if ((await ssh.git(cloner.file, ['clone', '-q', ssh.url(p.path), work])).code !== 0) failures.push(`deploy key clone of ${p.name} failed`);
+        for (const k of keys) {
+          const what = `${p.name} with ${k.name}`;
+          const ls = await ssh.git(k.file, ['ls-remote', ssh.url(p.path), 'refs/heads/master']);
+          n++;
+          if ((ls.code === 0) !== k.enabled) failures.push(`deploy key fetch ${what}: exit ${ls.code}: ${ls.stderr}`);
+          if (!k.enabled && !ls.stderr.includes(notFound)) failures.push(`deploy key fetch ${what}: not the not-found answer: ${ls.stderr}`);
+          const leaked = forbiddenMarkers(fx.actors.anonymous, fx).find((m) => ls.stderr.split(p.path).join('').includes(m));
+          if (ls.code !== 0 && leaked) failures.push(`deploy key fetch ${what}: leaked ${leaked}`);
+          await ssh.git(cloner.file, ['checkout', '-q', '-B', `dk-${k.name}`, 'origin/master'], work);
+          writeFileSync(join(work, `${k.name}.txt`), `${k.name}\n`);
+          await ssh.git(cloner.file, ['add', '.'], work);
+          await ssh.git(cloner.file, ['commit', '-qm', `by ${k.name}`], work);
+          const push = await ssh.git(k.file, ['push', ssh.url(p.path), `HEAD:refs/heads/dk-push-${k.name}`], work);
+          n++;
+          if ((push.code === 0) !== (k.enabled && k.canPush)) failures.push(`deploy key push ${what}: exit ${push.code}: ${push.stderr}`);
+          if (k.enabled && !k.canPush && !push.stderr.includes('GitLab: This deploy key does not have write access to this project.'))
+            failures.push(`deploy key push ${what}: not 8.17's answer: ${push.stderr}`);
+          // the protected branch "stable" (no developer pushes): refused to every deploy key
+          const stable = await ssh.git(k.file, ['push', ssh.url(p.path), 'HEAD:refs/heads/stable'], work);
+          n++;
+          if (stable.code === 0) failures.push(`deploy key pushed to the protected stable of ${what}`);
+          // a new tag with can_push; moving it never (master and above only)
+          const tag = `dk-${k.name}`;
+          const created = await ssh.git(k.file, ['push', ssh.url(p.path), `HEAD:refs/tags/${tag}`], work);
+          n++;
+          if ((created.code === 0) !== (k.enabled && k.canPush)) failures.push(`deploy key tag ${what}: exit ${created.code}: ${created.stderr}`);
+          if (created.code === 0) {
+            await ssh.git(cloner.file, ['commit', '-qm', 'moved', '--allow-empty'], work);
+            const moved = await ssh.git(k.file, ['push', '-f', ssh.url(p.path), `HEAD:refs/tags/${tag}`], work);
+            n++;
+            if (moved.code === 0) failures.push(`deploy key moved a tag of ${what}`);
+          }
+        }
+      }
+      // nothing through the API: the key text is no credential
+      const api = await t.http.get('/api/v3/user').set('PRIVATE-TOKEN', keys[0].name);
+      if (api.status !== 401) failures.push(`API answered ${api.status} to a deploy key's name`);
+      console.log(`deploy keys over SSH: ${n} real git operations (fetch, push, protected branch, tags) with the stock OpenSSH client`);
+      expect(failures).toEqual([]);
+    }, 300_000);
   });
 
   it('badges (issue 38): build.svg and coverage.svg for every actor and project: readers see them, anyone else 404 (anonymous too), no body leaks', async () => {

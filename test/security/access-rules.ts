@@ -136,6 +136,7 @@ export const RULES: Record<string, Rule> = {
   'GET /namespaces': G(any),
   'GET /keys/{id}': G(adminOnly, { params: (c) => ({ id: c.fx.developerKeyId }) }),
   // system hooks
+  'GET /deploy_keys': G(adminOnly),
   'GET /hooks': G(adminOnly),
   'POST /hooks': G(adminOnly, { body: (c) => ({ url: `http://93.184.216.34/new-${c.n}` }) }),
   'GET /hooks/{id}': G(adminOnly, { params: (c) => ({ id: c.fx.systemHookId }), destructive: 'sends the test payload to the hook URL' }),
@@ -258,6 +259,23 @@ export const RULES: Record<string, Rule> = {
   [`PUT ${PR}/hooks/{hook_id}`]: P('admin_project', { body: (c) => ({ url: `http://93.184.216.34/${c.p.markers.master[3]}` }) }),
   [`DELETE ${PR}/hooks/{hook_id}`]: P('admin_project', { destructive: 'deletes the fixture hook' }),
   [`GET ${PR}/hooks/{hook_id}/events`]: P('admin_project'),
+  // deploy keys (issue 39): masters of the project; v3 serves each route under deploy_keys and keys
+  ...Object.fromEntries(
+    ['deploy_keys', 'keys'].flatMap((path): [string, Rule][] => {
+      const dk = `${PR}/${path}`;
+      const fixtureKey = { params: (c: Ctx) => ({ key_id: c.p.deployKeyId }) };
+      return [
+        [`GET ${dk}`, P('admin_project')],
+        [`POST ${dk}`, P('admin_project', { body: (c) => ({ title: `dk ${c.n}`, key: newKey() }) })],
+        [`GET ${dk}/{key_id}`, P('admin_project', fixtureKey)],
+        [`DELETE ${dk}/{key_id}`, P('admin_project', { ...fixtureKey, destructive: 'disables the fixture deploy key' })],
+        // enabling the project's own key again changes nothing
+        [`POST ${dk}/{key_id}/enable`, P('admin_project', fixtureKey)],
+        [`DELETE ${dk}/{key_id}/disable`, P('admin_project', { ...fixtureKey, destructive: 'disables the fixture deploy key' })],
+        [`POST ${dk}/{key_id}/disable`, P('admin_project', { ...fixtureKey, destructive: 'disables the fixture deploy key' })],
+      ];
+    }),
+  ),
   [`GET ${PR}/runners`]: P('admin_project'),
   [`POST ${PR}/runners`]: P('admin_project', { destructive: 'enables the private project runner elsewhere', body: (c) => ({ runner_id: c.fx.runner.id }) }),
   [`DELETE ${PR}/runners/{runner_id}`]: P('admin_project', { destructive: 'disables the fixture runner' }),

@@ -49,6 +49,8 @@ export interface ProjectFixture {
   labelId: number;
   milestoneId: number;
   hookId: number;
+  /** A deploy key enabled on this project (by its owner). */
+  deployKeyId: number;
   triggerToken: string;
   variableKey: string;
   /** Markers of this project: its name, issue titles, notes, snippets, build trace (by what may see them). */
@@ -205,6 +207,7 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
     // the confidential issue in the label and the milestone: their issue lists and counts are more places it must not show
     await call(owner, 'put', `/projects/${id}/issues/${conf.id}`, { labels: label.name, milestone_id: milestone.id });
     const hook = await call(owner, 'post', `/projects/${id}/hooks`, { url: `http://93.184.216.34/hook-${m}` });
+    const deployKey = await call(owner, 'post', `/projects/${id}/deploy_keys`, { title: `deploy-${m}`, key: sshKey() });
     const trigger = await call(owner, 'post', `/projects/${id}/triggers`);
     const variableKey = `VAR_${m.toUpperCase()}`;
     await call(owner, 'post', `/projects/${id}/variables`, { key: variableKey, value: `varvalue-${m}` });
@@ -230,6 +233,7 @@ export async function buildFixtures(t: TestApp): Promise<Fixtures> {
       labelId: label.id,
       milestoneId: milestone.id,
       hookId: hook.id,
+      deployKeyId: deployKey.id,
       triggerToken: trigger.token,
       variableKey,
       markers: {

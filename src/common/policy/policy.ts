@@ -242,6 +242,17 @@ export function projectAbilities(user: PolicyUser | undefined, project: PolicyPr
   return out;
 }
 
+/**
+ * What a deploy key may do on a project it is enabled on (GitLab 8.17's git_access: download, and push
+ * with `can_push`; no other ability, it is no user). An archived project is read-only for it too.
+ */
+export function deployKeyAbilities(project: Pick<PolicyProject, 'archived'>, canPush: boolean): Set<ProjectAbility> {
+  const out = new Set<ProjectAbility>(['read_project', 'download_code']);
+  if (canPush) out.add('push_code');
+  if (project.archived) ARCHIVED_REMOVES.forEach((a) => out.delete(a));
+  return out;
+}
+
 export type GroupAbility = 'read_group' | 'create_projects' | 'admin_group' | 'admin_group_member';
 
 /** Abilities on a group from the caller's group membership level (0 for none) and the group's visibility. */

@@ -22,6 +22,7 @@ import { KeysAuthChangedNotify1734300500000 } from './1734300500000-keys-auth-ch
 import { CiBuildsStates1734400000000 } from './1734400000000-ci-builds-8-17';
 import { Environments1734401000000 } from './1734401000000-environments';
 import { PagesSettings1734403000000 } from './1734403000000-pages-settings';
+import { DeployKeys1734404000000 } from './1734404000000-deploy-keys';
 
 /** Every migration, in order. A migration is frozen SQL and never imports entities. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   CiBuildsStates1734400000000,
   PagesSettings1734403000000,
   Environments1734401000000,
+  DeployKeys1734404000000,
 ];
