@@ -200,10 +200,19 @@ describe('CiConfig: GitLab 8.17 error texts (its Entry tree: "<location> <attrib
       ['build1', ':x', [':build1'], undefined],
       ['test1', 'y', [':build1'], ['build1']],
     ]);
-    // a symbol key is its text, as before (no object key stringified)
+    // a symbol key is its name (8.17's deep_symbolize_keys: `:a:` and `a:` are one key); a symbol value its text
     expect(new CiConfig(':a:\n  script: x\n  variables:\n    :B: :c\n').buildsForRef('master')).toMatchObject([
-      { name: ':a', yamlVariables: [{ key: ':B', value: ':c', public: true }] },
+      { name: 'a', yamlVariables: [{ key: 'B', value: ':c', public: true }] },
     ]);
+  });
+
+  it("a file as Ruby's YAML.dump writes a hash of symbols (`:rspec:`, `:script:`) is the same file", () => {
+    const yml = '---\n:before_script:\n- pwd\n:rspec:\n  :script: rspec\n  :stage: test\n  :environment:\n    :name: production\n    :url: http://x\n';
+    expect(CiConfig.validationMessage(yml)).toBeNull();
+    expect(new CiConfig(yml).buildsForRef('master')).toMatchObject([
+      { name: 'rspec', commands: 'pwd\nrspec', environment: 'production', options: { environment: { name: 'production', url: 'http://x' } } },
+    ]);
+    expect(CiConfig.validationMessage('---\n:rspec:\n  :script: test\n  :tags: mysql\n')).toBe('jobs:rspec tags should be an array of strings');
   });
 
   it('a quoted number is a job name (a string, as in GitLab 8.17); only the unquoted number is refused', () => {

@@ -292,8 +292,9 @@ function measure(doc: Document): void {
     } else if (isMap(node) || isSeq(node)) {
       for (const item of node.items as unknown[]) {
         if (isPair(item)) {
-          // a symbol key (`:a:`) is the text it was written as, as before (a JS object key is a string)
-          if (isScalar(item.key) && item.key.value instanceof RubySymbol) item.key.value = item.key.value.source;
+          // a symbol key (`:a:`) is its name, as 8.17's `deep_symbolize_keys` makes `a:` and `:a:` one key
+          // (Ruby's `YAML.dump` of a hash of symbols writes `:rspec:` and `:script:`)
+          if (isScalar(item.key) && item.key.value instanceof RubySymbol) item.key.value = item.key.value.name;
           add(item.key);
           add(item.value);
         } else add(item);
