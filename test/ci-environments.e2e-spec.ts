@@ -229,7 +229,16 @@ describe('environments and deployments (GitLab 8.17)', () => {
       runner = await c.registerRunner({ token: p.runnersToken });
     });
 
-    it('a successful build with an environment records a deployment (iid 1), expands the name and URL, creates the environment', async () => {
+    it("the environments of a pipeline's builds exist from its creation, before any build ran (8.17's CreatePipelineBuildsService)", async () => {
+      const env = await waitFor(async () => (await envNamed('plain/master')) && (await envNamed('review/master')), 'environments of the pipeline');
+      expect(env).toMatchObject({ state: 'available', external_url: null });
+      expect(env.slug).toMatch(/^review-master-[a-z0-9]{6}$/);
+      expect(await envNamed('plain/master')).toBeDefined();
+      expect(await t.sql(`SELECT id FROM deployments WHERE project_id = $1`, [p.id])).toEqual([]);
+    });
+
+    it('a successful build with an environment records a deployment (iid 1), expands the name and URL, sets the environment URL, keeps its slug', async () => {
+      const slugBefore = (await envNamed('review/master')).slug;
       const first = await run();
       const second = await run();
       const byName = new Map([first, second].map((b) => [b.name, b]));
@@ -240,8 +249,14 @@ describe('environments and deployments (GitLab 8.17)', () => {
       expect(d).toMatchObject({ ref: 'master', sha: p.sha, tag: false, user_id: owner.id, on_stop: 'stop_review' });
       const env = await envNamed('review/master');
       expect(env).toMatchObject({ state: 'available', external_url: 'https://master.review.example.com' });
-      expect(env.slug).toMatch(/^review-master-[a-z0-9]{6}$/);
+      expect(env.slug).toBe(slugBefore);
       expect(d.environment_id).toBe(env.id);
+      // 8.17's persisted_environment.predefined_variables in the payload (no CI_ENVIRONMENT_URL in 8.17)
+      const vars = new Map<string, string>(review.variables.map((v: Json) => [v.key, v.value]));
+      expect(vars.get('CI_ENVIRONMENT_NAME')).toBe('review/master');
+      expect(vars.get('CI_ENVIRONMENT_SLUG')).toBe(env.slug);
+      expect(vars.has('CI_ENVIRONMENT_URL')).toBe(false);
+      expect(review.variables.slice(-2).map((v: Json) => v.key)).toEqual(['CI_ENVIRONMENT_NAME', 'CI_ENVIRONMENT_SLUG']);
       expect((await envNamed('plain/master')).external_url).toBeNull();
 
       const list = await t.http.get(ciApi('/deployments')).set('PRIVATE-TOKEN', reporter.token);

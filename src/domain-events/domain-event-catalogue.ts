@@ -162,6 +162,8 @@ export interface DomainEventCatalogue {
   /** The assignee changed (see issue.reassigned). */
   'merge_request.reassigned': { mergeRequestId: number; projectId: number; userId: number; previousAssigneeId: number | null };
 
+  /** A pipeline was created with its builds (all `created`, GitLab 8.17): environments make theirs (8.17's CreatePipelineBuildsService). */
+  'pipeline.created': { pipelineId: number; projectId: number };
   /** Every build status change (see webhooks/hook-payloads.ts, buildHookPayload). */
   'build.changed': { projectId: number; build: BuildHookInput };
   /** A build ended failed (`userId`: who triggered it, when known). */

@@ -14,43 +14,6 @@ import { environmentErrors, expandVariables, normalizeUrl, Variable } from './en
 import { EnvironmentsRepository } from './environments.repository';
 import { EnvironmentsService } from './environments.service';
 
-/**
- * The ref's predefined variables of 8.17's `Ci::Build#predefined_variables` that an environment name
- * or URL uses (`review/$CI_BUILD_REF_NAME`), ahead of the build's own variables (which win, being later:
- * ExpandVariables keeps the last value of a key).
- */
-export function refVariables(b: {
-  id: number;
-  sha: string;
-  beforeSha: string | null;
-  ref: string;
-  name: string;
-  stage: string;
-  projectId: number;
-  pipelineId: number;
-  projectPath: string;
-  projectName: string;
-}): Variable[] {
-  const slug = b.ref
-    .toLowerCase()
-    .replace(/[^a-z0-9]/g, '-')
-    .slice(0, 63)
-    .replace(/^-+|-+$/g, '');
-  return [
-    { key: 'CI_BUILD_ID', value: String(b.id) },
-    { key: 'CI_BUILD_REF', value: b.sha },
-    { key: 'CI_BUILD_BEFORE_SHA', value: b.beforeSha ?? '' },
-    { key: 'CI_BUILD_REF_NAME', value: b.ref },
-    { key: 'CI_BUILD_REF_SLUG', value: slug },
-    { key: 'CI_BUILD_NAME', value: b.name },
-    { key: 'CI_BUILD_STAGE', value: b.stage },
-    { key: 'CI_PROJECT_ID', value: String(b.projectId) },
-    { key: 'CI_PROJECT_NAME', value: b.projectName },
-    { key: 'CI_PROJECT_PATH', value: b.projectPath },
-    { key: 'CI_PIPELINE_ID', value: String(b.pipelineId) },
-  ];
-}
-
 /** The queue of "a build succeeded: record its deployment" (one job per successful build, written with its end). */
 export const DEPLOY_QUEUE = 'ci.environments.deploy';
 interface DeployJob {
@@ -78,6 +41,10 @@ export class EnvironmentDeployments implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    // CI_ENVIRONMENT_NAME and CI_ENVIRONMENT_SLUG in the payload of a build with an environment (8.17's Ci::Build#variables)
+    this.builds.addVariablesSource(async (b) =>
+      b.environment ? this.environments.buildVariables(b.projectId, expandVariables(b.environment, await this.builds.variables(b))) : [],
+    );
     this.queue
       .register<DeployJob>(DEPLOY_QUEUE, { handler: (job) => this.deploy(job.data.buildId), retryLimit: 5, retryDelay: 5, retryBackoff: true })
       .catch((e) => this.logger.error('deployments queue setup failed', { error: e instanceof Error ? e.message : String(e) }));
@@ -95,6 +62,22 @@ export class EnvironmentDeployments implements OnModuleInit {
   }
 
   /**
+   * A pipeline was created (8.17's CreatePipelineBuildsService): the environment of each of its builds
+   * that names one is found or created with the build's expanded name, so its slug exists before the
+   * build runs. After the pipeline commits, from a durable job; the deployment makes it too if this
+   * did not.
+   */
+  @OnDomainEvent('pipeline.created', { durable: true, queue: 'ci.environments.pipeline', retryLimit: 2 })
+  async onPipelineCreated(e: DomainEventCatalogue['pipeline.created']): Promise<void> {
+    for (const id of await this.repo.buildsWithEnvironment(e.pipelineId)) {
+      const build = await this.builds.find(id);
+      if (!build?.environment) continue;
+      const name = expandVariables(build.environment, await this.builds.variables(build));
+      await this.tx.run((m) => this.environments.ensure(m, build.projectId, name));
+    }
+  }
+
+  /**
    * CreateDeploymentService for a successful build with an environment: its name and URL expanded with
    * the build's variables, the environment found or created, its URL set, started (`start`) or stopped
    * (`stop`); a deployment recorded unless it ends stopped. Once per build (a second run finds it).
@@ -105,7 +88,7 @@ export class EnvironmentDeployments implements OnModuleInit {
     if (!build || !environment || build.status !== 'success') return;
     if (await this.repo.deploymentOfBuild(build.id)) return;
     const options: Partial<JobEnvironment> = build.options?.environment ?? {};
-    const variables: Variable[] = [...refVariables(build), ...(await this.builds.variables(build))];
+    const variables: Variable[] = await this.builds.variables(build);
     const name = expandVariables(environment, variables);
     const url = options.url ? normalizeUrl(expandVariables(options.url, variables)) : null;
     const action = options.action ?? 'start';

@@ -152,6 +152,12 @@ export class EnvironmentsRepository {
     return (await this.q<DeploymentRow>(`${DEPLOYMENT_SELECT} WHERE d.project_id = $1 AND d.id = $2`, [projectId, id]))[0];
   }
 
+  /** The builds of a pipeline that name an environment (read with the builds' table, in one statement). */
+  async buildsWithEnvironment(pipelineId: number): Promise<number[]> {
+    const rows = await this.q<{ id: number }>(`SELECT id FROM ci_builds WHERE pipeline_id = $1 AND environment IS NOT NULL ORDER BY id`, [pipelineId]);
+    return rows.map((r) => r.id);
+  }
+
   async deploymentOfBuild(buildId: number, m?: EntityManager): Promise<{ id: number } | undefined> {
     return (await this.q<{ id: number }>(`SELECT id FROM deployments WHERE deployable_id = $1`, [buildId], m))[0];
   }

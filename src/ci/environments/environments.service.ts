@@ -105,6 +105,20 @@ export class EnvironmentsService {
     return (await this.insert(m, projectId, name, null)) ?? (await this.repo.findByName(projectId, name, m));
   }
 
+  /**
+   * 8.17's `persisted_environment.predefined_variables` for a build's payload: CI_ENVIRONMENT_NAME and
+   * CI_ENVIRONMENT_SLUG of the project's environment `name` (the build's expanded environment name),
+   * created if it is not yet; none for a name that is no valid environment name.
+   */
+  async buildVariables(projectId: number, name: string): Promise<{ key: string; value: string; public: boolean }[]> {
+    const env = (await this.repo.findByName(projectId, name)) ?? (await this.tx.run((m) => this.ensure(m, projectId, name)));
+    if (!env) return [];
+    return [
+      { key: 'CI_ENVIRONMENT_NAME', value: env.name, public: true },
+      { key: 'CI_ENVIRONMENT_SLUG', value: env.slug, public: true },
+    ];
+  }
+
   /** Inserts with a generated slug; undefined when the name was taken meanwhile. */
   private async insert(m: Tx, projectId: number, name: string, externalUrl: string | null): Promise<EnvironmentRow | undefined> {
     for (let i = 0; i < SLUG_ATTEMPTS; i++) {
