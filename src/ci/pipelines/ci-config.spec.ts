@@ -267,7 +267,7 @@ deploy:
   when: on_failure
 `;
 
-  it('maps every keyword as GitLab 8.8 does', () => {
+  it('maps every keyword as GitLab 8.17 does', () => {
     const c = new CiConfig(yml);
     expect(c.stages).toEqual(['build', 'test', 'deploy']);
     const builds = c.buildsForRef('master');
