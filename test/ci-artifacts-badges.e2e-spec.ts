@@ -331,7 +331,7 @@ describe('CI: artifacts by ref, keep, badges, the ref trigger path (8.17)', () =
         badge(pub, encodeURIComponent(evil), 'coverage', `?job=${encodeURIComponent(evil)}`),
       ]) {
         const res = await t.http.get(path).buffer(true).expect(200);
-        const svg = res.body.toString();
+        const svg = (res.body as Buffer).toString();
         expect(svg).not.toMatch(/<script|alert\(1\)|<a_b/);
         expect(svg.match(/<[a-zA-Z]+/g)!.every((tag) => ['<svg', '<linearGradient', '<stop', '<mask', '<rect', '<g', '<path', '<text'].includes(tag))).toBe(
           true,
