@@ -209,6 +209,9 @@ describe('.gitlab-ci.yml of GitLab 8.17 (issue 38 items 1 and 7)', () => {
       ['before_script: [1]\n.x: {script: y}\n', 'before_script config should be an array of strings'],
       ['.x: {script: y}\n', 'jobs config should contain at least one visible job'],
       ['[a, b]\n', 'Invalid configuration format'],
+      // 8.17's own lint spec (spec/requests/api/lint_spec.rb)
+      ['invalid content', 'Invalid configuration format'],
+      ['{ image: "ruby:2.1",  services: ["postgres"] }', 'jobs config should contain at least one visible job'],
     ];
     it.each(cases)('%j', async (content, error) => {
       const res = await lint(content).expect(200);
