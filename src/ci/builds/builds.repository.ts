@@ -310,6 +310,50 @@ export class BuildsRepository {
   }
 
   /**
+   * Creates the builds of a new pipeline, `created`, in two statements whatever their number (a
+   * 200-job file costs no 200 round trips): the commit status rows, then the build rows joined to them
+   * by name (job names are unique in a plan).
+   */
+  async insertCreated(
+    m: EntityManager,
+    p: { projectId: number; pipelineId: number; sha: string; ref: string; tag: boolean; userId: number | null; triggerRequestId: number | null },
+    attrs: BuildAttributes[],
+  ): Promise<number> {
+    if (attrs.length === 0) return 0;
+    const jobs = JSON.stringify(
+      attrs.map((a, ord) => ({
+        ord,
+        name: a.name,
+        stage: a.stage,
+        allow_failure: a.allowFailure,
+        stage_idx: a.stageIdx,
+        commands: a.commands,
+        options: a.options,
+        yaml_variables: a.yamlVariables,
+        tag_list: a.tagList,
+        when: a.when,
+        environment: a.environment ?? null,
+        coverage_regex: a.coverageRegex ?? null,
+      })),
+    );
+    const rows = await this.q<{ id: number }>(
+      `WITH j AS (
+         SELECT * FROM jsonb_to_recordset($8::jsonb) AS x (ord int, name text, stage text, allow_failure boolean, stage_idx int, commands text,
+           options jsonb, yaml_variables jsonb, tag_list text[], "when" text, environment text, coverage_regex text)),
+       s AS (
+         INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, allow_failure, author_id, pipeline_id)
+         SELECT $1, $2, $3, j.name, j.stage, 'created', j.allow_failure, $6, $4 FROM j ORDER BY j.ord RETURNING id, name)
+       INSERT INTO ci_builds (id, pipeline_id, project_id, stage_idx, commands, options, yaml_variables, tag_list, "when", tag,
+                              trigger_request_id, user_id, environment, coverage_regex)
+       SELECT s.id, $4, $1, j.stage_idx, j.commands, j.options, j.yaml_variables, j.tag_list, j."when", $5, $7, $6, j.environment, j.coverage_regex
+       FROM s JOIN j ON j.name = s.name RETURNING id`,
+      [p.projectId, p.sha, p.ref, p.pipelineId, p.tag, p.userId, p.triggerRequestId, jobs],
+      m,
+    );
+    return rows.length;
+  }
+
+  /**
    * Writes what stage processing decided (`created` builds → pending, skipped or manual), each only
    * from `created` (the pipeline's lock serialises processing; the guard keeps a write idempotent).
    */

@@ -108,6 +108,11 @@ export class BuildsService {
     return this.builds.insert(...args);
   }
 
+  /** The builds of a new pipeline, `created`, in its transaction (two statements for any number). */
+  insertCreated(...args: Parameters<BuildsRepository['insertCreated']>): Promise<number> {
+    return this.builds.insertCreated(...args);
+  }
+
   /** Stage processing's decisions for `created` builds (pending, skipped, manual), in the pipeline's transaction. */
   setProcessed(...args: Parameters<BuildsRepository['setProcessed']>): Promise<void> {
     return this.builds.setProcessed(...args);

@@ -10,7 +10,7 @@ import { QueueService } from '../../queue/queue.service';
 import { BUILD_FINISHED_QUEUE, BuildFinishedJob, Finished } from '../builds/builds.service';
 import { ZERO_SHA } from '../../git/objects';
 import { BuildRow, BuildsService } from '../builds/builds.service';
-import { BuildAttributes, CiConfigError, CiPlan } from './ci-config';
+import { CiConfigError, CiPlan } from './ci-config';
 import { CiConfigWorkers } from './ci-config-workers';
 import { Pipeline } from './pipeline.entity';
 import { combinedStatus, latestByName, processPipeline } from './pipeline-status';
@@ -176,8 +176,19 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
       });
       if (plan) {
         // GitLab 8.17's CreatePipelineBuildsService: every build of every stage, `created`, then processed
-        let made = 0;
-        for (const builds of plan.builds) made += await this.createStage(m, pipeline, builds, n.triggerRequestId ?? null);
+        const made = await this.builds.insertCreated(
+          m,
+          {
+            projectId: project.id,
+            pipelineId: pipeline.id,
+            sha: pipeline.sha,
+            ref: n.ref,
+            tag: n.tag,
+            userId: n.userId,
+            triggerRequestId: n.triggerRequestId ?? null,
+          },
+          plan.builds.flat(),
+        );
         if (opts.requireBuilds && made === 0) {
           throw new ValidationFailed({ base: ['No builds for this pipeline.'] }); // rolls the pipeline back
         }
@@ -287,27 +298,6 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
         },
       },
     });
-  }
-
-  /** Creates the builds of one stage (`builds`, from the plan), `created`: processing decides what runs. */
-  private async createStage(m: EntityManager, pipeline: Pipeline, builds: BuildAttributes[], triggerRequestId: number | null): Promise<number> {
-    for (const a of builds) {
-      await this.builds.insert(
-        m,
-        {
-          projectId: pipeline.projectId,
-          pipelineId: pipeline.id,
-          sha: pipeline.sha,
-          ref: pipeline.ref ?? '',
-          tag: pipeline.tag,
-          userId: pipeline.userId,
-          triggerRequestId,
-        },
-        a,
-        'created',
-      );
-    }
-    return builds.length;
   }
 
   private async refreshStatus(m: EntityManager, pipeline: Pipeline): Promise<void> {
