@@ -42,6 +42,33 @@ check:
     MY_VAR: hello
 `;
 
+/** GitLab 8.17's keywords the runner meets: coverage, dependencies, environment, when: manual; the job prints the predefined variables. */
+const YML_817 = `
+stages: [build, test, deploy]
+compile:
+  stage: build
+  coverage: /Coverage \\d+\\.\\d+%/
+  script:
+    - mkdir -p out
+    - echo dep-ok > out/dep.txt
+    - echo "Coverage 12.50% (partial)"
+    - echo "Coverage 91.30% (total)"
+  artifacts:
+    paths: [out/]
+vars:
+  stage: test
+  dependencies: [compile]
+  environment: staging
+  script:
+    - echo "dependency $(cat out/dep.txt)"
+    - echo "slug=$CI_BUILD_REF_SLUG pipeline=$CI_PIPELINE_ID server=$CI_SERVER_NAME project=$CI_PROJECT_PATH name=$CI_PROJECT_NAME ns=$CI_PROJECT_NAMESPACE url=$CI_PROJECT_URL user=$GITLAB_USER_ID runner=$CI_RUNNER_DESCRIPTION"
+deploy:
+  stage: deploy
+  when: manual
+  script:
+    - echo "deployed manual=$CI_BUILD_MANUAL by $GITLAB_USER_ID"
+`;
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -202,4 +229,101 @@ function freePort(): Promise<number> {
     expect(unreg.code).toBe(0);
     expect(await t.sql(`SELECT id FROM ci_runners`)).toEqual([]);
   }, 240_000);
+
+  it('runs 8.17 jobs: coverage from the trace, dependencies, a job with an environment, the predefined variables, and a manual action once played', async () => {
+    const config = join(dir, 'config-817.toml');
+    const reg = await run([
+      'register',
+      '--non-interactive',
+      '--config',
+      config,
+      '--url',
+      `${url}/ci`,
+      '--registration-token',
+      await c.registrationToken(),
+      '--name',
+      'runner-817',
+      '--executor',
+      'shell',
+    ]);
+    expect(reg.code).toBe(0);
+    const token = /token = "([0-9a-f]{30})"/.exec(readFileSync(config, 'utf8'))?.[1];
+    const p = await c.project(owner, null);
+    await t.http
+      .post(`/api/v3/projects/${p.id}/repository/files`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ file_path: '.gitlab-ci.yml', branch_name: 'master', content: YML_817, commit_message: 'ci 8.17' })
+      .expect(201);
+    const [pl] = await waitFor(async () => {
+      const list = await c.pipelines(p.id);
+      return list.length ? list : undefined;
+    }, 'pipeline');
+    let out = '';
+    const runner817 = spawn(
+      BIN,
+      ['run-single', '-u', `${url}/ci`, '-t', token!, '--executor', 'shell', '--builds-dir', join(dir, 'builds-817'), '--name', 'runner-817'],
+      {
+        cwd: dir,
+        env: env(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    runner817.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    runner817.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const stop = async () => {
+      if (runner817.exitCode !== null) return;
+      runner817.kill('SIGKILL');
+      await new Promise((r) => runner817.once('close', r));
+    };
+    try {
+      const statuses = async () => (await c.builds(p.id)).map((b) => [b.name, b.status]);
+      // the manual action waits; the pipeline is done without it (8.17)
+      await waitFor(async () => ['success', 'failed', 'canceled'].includes((await c.pipelines(p.id))[0].status), 'the pipeline to finish', 150_000).catch(
+        (e) => {
+          throw new Error(`${e.message}\nrunner output:\n${out}`);
+        },
+      );
+      expect({ status: (await c.pipelines(p.id))[0].status, builds: await statuses() }).toEqual({
+        status: 'success',
+        builds: [
+          ['compile', 'success'],
+          ['vars', 'success'],
+          ['deploy', 'manual'],
+        ],
+      });
+      const deploy = (await c.builds(p.id)).find((b) => b.name === 'deploy')!;
+      const played = await t.http.post(`/api/v3/projects/${p.id}/builds/${deploy.id}/play`).set('PRIVATE-TOKEN', owner.token).expect(200);
+      expect(played.body.status).toBe('pending');
+      await waitFor(async () => (await c.builds(p.id)).find((b) => b.name === 'deploy')!.status === 'success', 'the played action', 90_000).catch((e) => {
+        throw new Error(`${e.message}\nrunner output:\n${out}`);
+      });
+      // the pipeline follows the build once its step ran
+      await waitFor(async () => (await c.pipelines(p.id))[0].status === 'success', 'the pipeline after the action');
+
+      const svc = t.app.app.get(BuildsService);
+      const traces: Record<string, string> = {};
+      for (const b of await c.builds(p.id)) {
+        const chunks: Buffer[] = [];
+        for await (const ch of svc.traceStream((await svc.find(b.id))!, p.runnersToken) as AsyncIterable<Buffer>) chunks.push(Buffer.from(ch));
+        traces[b.name] = Buffer.concat(chunks).toString();
+      }
+      const [namespace, name] = p.path.split('/');
+      expect(traces.vars).toContain('dependency dep-ok');
+      expect(traces.vars).toContain(
+        `slug=master pipeline=${pl.id} server=GitLab project=${p.path} name=${name} ns=${namespace} url=${url}/${p.path} user=${owner.id} runner=runner-817`,
+      );
+      expect(traces.deploy).toContain(`deployed manual=true by ${owner.id}`);
+      // the coverage line's last match, and the pipeline's mean
+      const compile = (await c.builds(p.id)).find((b) => b.name === 'compile')!;
+      const shown = await t.http.get(`/api/v3/projects/${p.id}/builds/${compile.id}`).set('PRIVATE-TOKEN', owner.token).expect(200);
+      expect(shown.body.coverage).toBe(91.3);
+      const pipeline = await t.http.get(`/api/v3/projects/${p.id}/pipelines/${pl.id}`).set('PRIVATE-TOKEN', owner.token).expect(200);
+      expect(pipeline.body.coverage).toBe('91.30');
+      const [vars] = await t.sql<Json>(`SELECT environment FROM ci_builds WHERE id = $1`, [(await c.builds(p.id)).find((b) => b.name === 'vars')!.id]);
+      expect(vars.environment).toBe('staging');
+    } finally {
+      await stop();
+    }
+    expect((await run(['unregister', '--config', config, '--name', 'runner-817'])).code).toBe(0);
+  }, 300_000);
 });
