@@ -205,6 +205,8 @@ describe('GitLab Pages', () => {
       ({ ns, p } = d);
       host = `${ns}.${DOMAIN}`;
       expect(d.status).toMatchObject({ status: 'success', description: null, stage: 'deploy', allow_failure: false, ref: 'master', author_id: owner.id });
+      // one status, moved from running to success (as 8.17's enqueue!, run!, success)
+      expect(await t.sql(`SELECT status FROM commit_statuses WHERE project_id = $1 AND name = 'pages:deploy'`, [p.id])).toEqual([{ status: 'success' }]);
     });
 
     it('serves the project at http://<namespace>.<domain>/<project>/, with types by extension', async () => {
@@ -505,7 +507,10 @@ describe('GitLab Pages', () => {
       try {
         const status = await waitFor(
           async () => {
-            const [row] = await t.sql<Json>(`SELECT status, description FROM commit_statuses WHERE project_id = $1 AND name = 'pages:deploy'`, [p.id]);
+            const [row] = await t.sql<Json>(
+              `SELECT status, description FROM commit_statuses WHERE project_id = $1 AND name = 'pages:deploy' ORDER BY id DESC LIMIT 1`,
+              [p.id],
+            );
             return row && ['success', 'failed'].includes(row.status) ? row : undefined;
           },
           'the pages:deploy status',

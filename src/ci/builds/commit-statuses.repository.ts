@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, IsNull, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import { PageRequest } from '../../common/pagination/pagination';
 import { manyWithTotal } from '../../database/joined-rows';
 import { Tx } from '../../database/transactions';
@@ -42,12 +42,17 @@ export class CommitStatusesRepository {
   }
 
   /** The newest pending or running status of this name and ref, which a new state updates. */
-  openStatus(tx: Tx, projectId: number, sha: string, name: string, ref: string | null): Promise<CommitStatus | null> {
-    return tx.getRepository(CommitStatus).findOne({
-      // only external statuses (GitLab's GenericCommitStatus): CI builds are commit statuses too
-      where: { projectId, sha, name, ref: ref === null ? IsNull() : ref, stage: 'external', status: In(['pending', 'running']) },
-      order: { id: 'DESC' },
-    });
+  openStatus(tx: Tx, projectId: number, sha: string, name: string, ref: string | null, stage = 'external'): Promise<CommitStatus | null> {
+    const q = tx
+      .getRepository(CommitStatus)
+      .createQueryBuilder('s')
+      .where('s.project_id = :projectId AND s.sha = :sha AND s.name = :name AND s.stage = :stage', { projectId, sha, name, stage })
+      .andWhere(ref === null ? 's.ref IS NULL' : 's.ref = :ref', { ref })
+      .andWhere(`s.status IN ('pending', 'running')`)
+      // only generic statuses (GitLab's GenericCommitStatus): CI builds are commit statuses too
+      .andWhere('NOT EXISTS (SELECT 1 FROM ci_builds b WHERE b.id = s.id)')
+      .orderBy('s.id', 'DESC');
+    return q.getOne();
   }
 
   newStatus(values: Partial<CommitStatus>): CommitStatus {

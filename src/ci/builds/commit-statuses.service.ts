@@ -49,7 +49,7 @@ export class CommitStatusesService {
    */
   async setExternal(tx: Tx, s: ExternalStatus): Promise<CommitStatus> {
     await this.statuses.lockStatusName(tx, s.projectId, s.sha, s.name);
-    const existing = await this.statuses.openStatus(tx, s.projectId, s.sha, s.name, s.ref);
+    const existing = await this.statuses.openStatus(tx, s.projectId, s.sha, s.name, s.ref, s.stage);
     const row =
       existing ??
       this.statuses.newStatus({
