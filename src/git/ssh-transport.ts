@@ -86,14 +86,19 @@ export async function serveGitSsh(runner: GitRunner, limiter: TransferLimiter, x
   child.stdin.on('error', () => undefined); // git may exit before the client stops sending
   // a push's last flush-pkt waits for what onUpdates has to say (sideband.ts); held only once the
   // client's ref updates are in, when the advertisement (which ends with a flush-pkt too) is all out
+  // (fetches are piped as they were)
   let hold: FinalFlushHold | undefined;
-  child.stdout.on('data', (data: Buffer) => {
-    const chunk = hold ? hold.push(data) : data;
-    if (chunk.length > 0 && !x.stdout.write(chunk)) {
-      child.stdout.pause();
-      x.stdout.once('drain', () => child.stdout.resume());
-    }
-  });
+  if (x.service === 'git-receive-pack') {
+    child.stdout.on('data', (data: Buffer) => {
+      const chunk = hold ? hold.push(data) : data;
+      if (chunk.length > 0 && !x.stdout.write(chunk)) {
+        child.stdout.pause();
+        x.stdout.once('drain', () => child.stdout.resume());
+      }
+    });
+  } else {
+    child.stdout.pipe(x.stdout, { end: false });
+  }
   child.stderr.pipe(x.stderr, { end: false });
   try {
     const request = await firstRequest(x.stdin, { timeoutMs: x.requestTimeoutMs, signal: gone.signal, gitEnded: closed });
