@@ -1,6 +1,6 @@
 import { ci, Json, waitFor } from './helpers/ci';
 import { expectSchema } from './helpers/schema';
-import { startTestApp, TestApp, TestUser } from './helpers/test-app';
+import { countQueries, startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 /**
  * Environments and deployments as GitLab 8.17 (lib/api/environments.rb, lib/api/deployments.rb,
@@ -277,6 +277,16 @@ describe('environments and deployments (GitLab 8.17)', () => {
         deployable: { id: review.id, name: 'deploy_review', status: 'success', ref: 'master', commit: { id: p.sha }, runner: { id: runner.id } },
       });
       expect(Object.keys(shown.body.environment)).toEqual(['id', 'name', 'slug', 'external_url']);
+    });
+
+    it('the lists cost the same for 1 and 100 rows: at most 4 statements with authentication (deployments 5: their builds\' users, as query-counts)', async () => {
+      const count = (path: string) => countQueries(t, () => t.http.get(ciApi(path)).set('PRIVATE-TOKEN', owner.token).expect(200));
+      await count('/deployments');
+      for (const path of ['/deployments', '/environments']) {
+        const [one, all] = [await count(`${path}?per_page=1`), await count(`${path}?per_page=100`)];
+        expect(one).toBe(all);
+        expect(all).toBeLessThanOrEqual(path === '/deployments' ? 5 : 4);
+      }
     });
 
     it('deployments: 401, 403 for a guest, 404 for a stranger, 404 Not found for an unknown id, paginated', async () => {

@@ -21,7 +21,11 @@ const MAX_STATEMENTS = 4;
  * same). Each is held to exactly that figure, so that neither a regression nor a fix goes
  * unnoticed: a fix must remove its line here.
  */
-const OVER_BUDGET: Record<string, number> = {};
+const OVER_BUDGET: Record<string, number> = {
+  // authentication, the project, the deployments (with environments and users), their builds (with runners), and
+  // the builds' users (the builds API's own batch): the deployable is a whole Build entity
+  '/projects/{id}/deployments': 5,
+};
 
 interface Row {
   route: string;
@@ -232,6 +236,14 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
     );
     const statusIds = await dup('commit_statuses', build.id, { name: `src.name || '-' || g`, author_id: `($2::int[])[g]` }, [userIds]);
     await dup('ci_builds', build.id, { id: `($2::int[])[g]`, token_digest: digest('build'), user_id: `($3::int[])[g]` }, [statusIds, userIds]);
+    // ---- environments: ROWS; deployments: one per copied build, each by its build's user, in one environment
+    await t.sql(`INSERT INTO environments (project_id, name, slug) SELECT $1, 'env ' || g, 'env-' || g FROM generate_series(1, ${ROWS}) AS x(g)`, [p.id]);
+    await t.sql(
+      `INSERT INTO deployments (iid, project_id, environment_id, ref, sha, user_id, deployable_type, deployable_id)
+       SELECT g, $1, (SELECT min(id) FROM environments WHERE project_id = $1), 'master', 'abc', ($2::int[])[g], 'CommitStatus', ($3::int[])[g]
+       FROM generate_series(1, ${ROWS}) AS x(g)`,
+      [p.id, userIds, statusIds],
+    );
     // ---- pipelines: ROWS more, each by another user
     const pipeline = (await t.sql<{ id: number }>(`SELECT id FROM ci_pipelines WHERE project_id = $1 ORDER BY id LIMIT 1`, [p.id]))[0];
     await dup('ci_pipelines', pipeline.id, { user_id: `($2::int[])[g]` }, [userIds]);
@@ -354,6 +366,8 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
       '/projects/{id}/merge_requests',
       '/projects/{id}/builds',
       '/projects/{id}/pipelines',
+      '/projects/{id}/environments',
+      '/projects/{id}/deployments',
       '/users',
       '/projects',
       '/projects/{id}/members',

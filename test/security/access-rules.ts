@@ -388,6 +388,9 @@ export const RULES: Record<string, Rule> = {
   [`GET ${PR}/builds/{build_id}/artifacts`]: P('read_build', BUILD),
   [`POST ${PR}/builds/{build_id}/cancel`]: P('update_build', BUILD),
   [`POST ${PR}/builds/{build_id}/retry`]: P('update_build', BUILD),
+  // playing a manual action (GitLab 8.17; update_build here, security first): the fixture build is none, so an
+  // allowed caller's 400 Unplayable Job is about the input; success is ci-manual-actions.e2e-spec.ts's
+  [`POST ${PR}/builds/{build_id}/play`]: P('update_build', { ...BUILD, input: [400] }),
   [`POST ${PR}/builds/{build_id}/erase`]: P('update_build', { ...BUILD, destructive: 'erases the fixture build trace and artifacts' }),
   // keeping artifacts clears an expiry the fixture build does not have (issue 38)
   [`POST ${PR}/builds/{build_id}/artifacts/keep`]: P('update_build', BUILD),
@@ -405,6 +408,18 @@ export const RULES: Record<string, Rule> = {
   [`POST ${PR}/pipeline`]: P('create_pipeline', { body: () => ({ ref: 'master' }), input: [400] }),
   [`POST ${PR}/pipelines/{pipeline_id}/retry`]: P('update_pipeline', PIPELINE),
   [`POST ${PR}/pipelines/{pipeline_id}/cancel`]: P('update_pipeline', PIPELINE),
+  // environments and deployments (issue 38, GitLab 8.17's abilities). The fixtures have none: an id that names none is
+  // 404 Not found for an allowed caller (input); their success is ci-environments.e2e-spec.ts's
+  [`GET ${PR}/environments`]: P('read_environment'),
+  [`POST ${PR}/environments`]: P('create_environment', { body: (c) => ({ name: `env-${c.n}` }) }),
+  [`PUT ${PR}/environments/{environment_id}`]: P('update_environment', {
+    params: () => ({ environment_id: 2000000000 }),
+    body: () => ({ name: 'x' }),
+    input: [404],
+  }),
+  [`DELETE ${PR}/environments/{environment_id}`]: P('update_environment', { params: () => ({ environment_id: 2000000000 }), input: [404] }),
+  [`GET ${PR}/deployments`]: P('read_deployment'),
+  [`GET ${PR}/deployments/{deployment_id}`]: P('read_deployment', { params: () => ({ deployment_id: 2000000000 }), input: [404] }),
 };
 
 /** `GET /api/v3/projects/{id}` → `GET /projects/{id}` (the runner API and OAuth keep their prefix). */

@@ -4,7 +4,6 @@ import { PageParams, Paginated, pageRequest } from '../../common/pagination/pagi
 import { ProjectRef } from '../../common/params/refs';
 import { ProjectResolver } from '../../projects/project-resolver.service';
 import { Project } from '../../projects/project.entity';
-import { UserDirectory } from '../../users/user-directory.service';
 import type { Caller } from '../../common/caller/caller';
 import { ProjectBuildsService } from '../builds/project-builds.service';
 import { DeploymentView } from './environments.presenter';
@@ -12,15 +11,14 @@ import { DeploymentRow, EnvironmentsRepository } from './environments.repository
 
 /**
  * `/projects/:id/deployments` (GitLab 8.17's lib/api/deployments.rb): reporters and above
- * (`read_deployment`). A page is three statements (the deployments with their environments, their
- * users, their builds with runners) and the builds' commits from git.
+ * (`read_deployment`). A page is two statements (the deployments with their environments and users,
+ * their builds with runners) and the builds' commits from git.
  */
 @Injectable()
 export class DeploymentsService {
   constructor(
     private readonly projects: ProjectResolver,
     private readonly repo: EnvironmentsRepository,
-    private readonly users: UserDirectory,
     private readonly builds: ProjectBuildsService,
   ) {}
 
@@ -41,17 +39,10 @@ export class DeploymentsService {
 
   private async views(project: Project, rows: DeploymentRow[]): Promise<DeploymentView[]> {
     if (rows.length === 0) return [];
-    const [users, builds] = await Promise.all([
-      this.users.byIds(rows.map((r) => r.userId)),
-      this.builds.viewsOf(
-        project,
-        rows.map((r) => r.deployableId).filter((id): id is number => id !== null),
-      ),
-    ]);
-    return rows.map((deployment) => ({
-      deployment,
-      user: deployment.userId === null ? undefined : users.get(deployment.userId),
-      build: deployment.deployableId === null ? undefined : builds.get(deployment.deployableId),
-    }));
+    const builds = await this.builds.viewsOf(
+      project,
+      rows.map((r) => r.deployableId).filter((id): id is number => id !== null),
+    );
+    return rows.map((deployment) => ({ deployment, build: deployment.deployableId === null ? undefined : builds.get(deployment.deployableId) }));
   }
 }

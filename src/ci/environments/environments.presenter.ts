@@ -1,5 +1,5 @@
 import type { ProjectResponse } from '../../projects/projects.responses';
-import { PresentContext, presentUserBasic, UserSummary } from '../../users/users.presenter';
+import { PresentContext, presentUserBasic } from '../../users/users.presenter';
 import { BuildView, presentBuild } from '../builds/builds.presenter';
 import type { DeploymentRow, EnvironmentRow } from './environments.repository';
 import { DeploymentResponse, EnvironmentBasicResponse, EnvironmentResponse } from './environments.responses';
@@ -17,7 +17,6 @@ export function presentEnvironment(e: EnvironmentRow, project: ProjectResponse):
 /** A deployment with what it shows: its user and its build as the builds API shows them. */
 export interface DeploymentView {
   deployment: DeploymentRow;
-  user?: UserSummary;
   build?: BuildView;
 }
 
@@ -30,7 +29,7 @@ export function presentDeployment(v: DeploymentView, ctx: PresentContext): Deplo
     ref: d.ref,
     sha: d.sha,
     created_at: new Date(d.createdAt).toISOString(),
-    user: v.user ? presentUserBasic(v.user, ctx) : null,
+    user: d.user ? presentUserBasic({ ...d.user, createdAt: new Date(d.user.createdAt) }, ctx) : null,
     environment: presentEnvironmentBasic(d.environment),
     deployable: v.build ? presentBuild(v.build, ctx) : null,
   };

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { nextInternalId } from '../../database/internal-ids';
 import { rowsOf } from '../../database/query-rows';
+import type { UserState } from '../../users/user.entity';
 import { Environment, EnvironmentState } from './environment.entities';
 
 /** An environment as the API shows it. */
@@ -26,6 +27,18 @@ export interface DeploymentRow {
   userId: number | null;
   deployableId: number | null;
   environment: { id: number; name: string; slug: string; externalUrl: string | null };
+  /** Who deployed (the build's user), as UserBasic shows them; null when unknown or deleted. */
+  user: DeploymentUser | null;
+}
+
+/** The user columns a deployment shows (json: `createdAt` arrives as text). */
+export interface DeploymentUser {
+  id: number;
+  username: string;
+  name: string;
+  state: UserState;
+  email: string;
+  createdAt: string;
 }
 
 /** An available environment whose last deployment was on a ref, with what stops it. */
@@ -45,9 +58,11 @@ const ENV_COLUMNS = `e.id, e.project_id AS "projectId", e.name, e.slug, e.extern
 const DEPLOYMENT_SELECT = `
   SELECT d.id, d.iid, d.project_id AS "projectId", d.ref, d.sha, d.created_at AS "createdAt", d.user_id AS "userId",
          d.deployable_id AS "deployableId",
-         json_build_object('id', e.id, 'name', e.name, 'slug', e.slug, 'externalUrl', e.external_url) AS environment
+         json_build_object('id', e.id, 'name', e.name, 'slug', e.slug, 'externalUrl', e.external_url) AS environment,
+         CASE WHEN u.id IS NULL THEN NULL ELSE json_build_object('id', u.id, 'username', u.username, 'name', u.name, 'state', u.state, 'email', u.email, 'createdAt', u.created_at) END AS "user"
   FROM deployments d
-  JOIN environments e ON e.id = d.environment_id`;
+  JOIN environments e ON e.id = d.environment_id
+  LEFT JOIN users u ON u.id = d.user_id`;
 
 /** Every statement on `environments` and `deployments`. */
 @Injectable()
@@ -58,17 +73,26 @@ export class EnvironmentsRepository {
     return (m ?? this.environments.manager).query(sql, params).then((r) => rowsOf<T>(r));
   }
 
-  /** A page of a project's environments, by id, with the total. */
+  /**
+   * A page of a project's environments, by id, with the total: one statement (the total a sub-select),
+   * and a count of its own only for a page past the end.
+   */
   async list(projectId: number, page: { offset: number; perPage: number }): Promise<[EnvironmentRow[], number]> {
-    const [rows, count] = await Promise.all([
-      this.q<EnvironmentRow>(`SELECT ${ENV_COLUMNS} FROM environments e WHERE e.project_id = $1 ORDER BY e.id OFFSET $2 LIMIT $3`, [
-        projectId,
-        page.offset,
-        page.perPage,
-      ]),
-      this.q<{ n: number }>(`SELECT count(*)::int AS n FROM environments WHERE project_id = $1`, [projectId]),
-    ]);
-    return [rows, count[0].n];
+    const rows = await this.q<EnvironmentRow & { total: number }>(
+      `SELECT ${ENV_COLUMNS}, (SELECT count(*)::int FROM environments WHERE project_id = $1) AS total
+       FROM environments e WHERE e.project_id = $1 ORDER BY e.id OFFSET $2 LIMIT $3`,
+      [projectId, page.offset, page.perPage],
+    );
+    if (rows.length === 0) return [[], page.offset > 0 ? await this.count('environments', projectId) : 0];
+    return [rows.map(({ total: _total, ...row }) => row), rows[0].total];
+  }
+
+  private async count(table: 'environments' | 'deployments', projectId: number): Promise<number> {
+    const sql =
+      table === 'environments'
+        ? `SELECT count(*)::int AS n FROM environments WHERE project_id = $1`
+        : `SELECT count(*)::int AS n FROM deployments WHERE project_id = $1`;
+    return (await this.q<{ n: number }>(sql, [projectId]))[0].n;
   }
 
   async find(projectId: number, id: number, m?: EntityManager): Promise<EnvironmentRow | undefined> {
@@ -138,13 +162,15 @@ export class EnvironmentsRepository {
     await this.q(`DELETE FROM environments WHERE id = $1`, [id], m);
   }
 
-  /** A page of a project's deployments, by id, with their environments; and the total. */
+  /** A page of a project's deployments, by id, with their environments and users, and the total: one statement (as `list`). */
   async listDeployments(projectId: number, page: { offset: number; perPage: number }): Promise<[DeploymentRow[], number]> {
-    const [rows, count] = await Promise.all([
-      this.q<DeploymentRow>(`${DEPLOYMENT_SELECT} WHERE d.project_id = $1 ORDER BY d.id OFFSET $2 LIMIT $3`, [projectId, page.offset, page.perPage]),
-      this.q<{ n: number }>(`SELECT count(*)::int AS n FROM deployments WHERE project_id = $1`, [projectId]),
-    ]);
-    return [rows, count[0].n];
+    const rows = await this.q<DeploymentRow & { total: number }>(
+      `${DEPLOYMENT_SELECT.replace('SELECT d.id,', 'SELECT (SELECT count(*)::int FROM deployments WHERE project_id = $1) AS total, d.id,')}
+       WHERE d.project_id = $1 ORDER BY d.id OFFSET $2 LIMIT $3`,
+      [projectId, page.offset, page.perPage],
+    );
+    if (rows.length === 0) return [[], page.offset > 0 ? await this.count('deployments', projectId) : 0];
+    return [rows.map(({ total: _total, ...row }) => row), rows[0].total];
   }
 
   async findDeployment(projectId: number, id: number): Promise<DeploymentRow | undefined> {
