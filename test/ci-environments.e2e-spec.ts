@@ -279,7 +279,7 @@ describe('environments and deployments (GitLab 8.17)', () => {
       expect(Object.keys(shown.body.environment)).toEqual(['id', 'name', 'slug', 'external_url']);
     });
 
-    it('the lists cost the same for 1 and 100 rows: at most 4 statements with authentication (deployments 5: their builds\' users, as query-counts)', async () => {
+    it("the lists cost the same for 1 and 100 rows: at most 4 statements with authentication (deployments 5: their builds' users, as query-counts)", async () => {
       const count = (path: string) => countQueries(t, () => t.http.get(ciApi(path)).set('PRIVATE-TOKEN', owner.token).expect(200));
       await count('/deployments');
       for (const path of ['/deployments', '/environments']) {
