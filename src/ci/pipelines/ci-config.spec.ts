@@ -215,6 +215,22 @@ describe('CiConfig: GitLab 8.17 error texts (its Entry tree: "<location> <attrib
     expect(CiConfig.validationMessage('---\n:rspec:\n  :script: test\n  :tags: mysql\n')).toBe('jobs:rspec tags should be an array of strings');
   });
 
+  it("booleans are Psych's (YAML 1.1): yes/no/on/off in any case; y and n, and quoted ones, are strings", () => {
+    const b = new CiConfig('rspec:\n  script: x\n  allow_failure: Yes\n  cache:\n    untracked: on\n  artifacts:\n    untracked: OFF\n').buildsForRef('m')[0];
+    expect(b.allowFailure).toBe(true);
+    expect(b.options.cache).toEqual({ untracked: true });
+    expect(b.options.artifacts).toEqual({ untracked: false });
+    expect(CiConfig.validationMessage('rspec:\n  script: x\n  variables:\n    DEBUG: on\n')).toBe(
+      'jobs:rspec:variables config should be a hash of key value pairs',
+    );
+    expect(new CiConfig('rspec:\n  script: x\n  variables:\n    A: y\n    B: "yes"\n    C: n\n').buildsForRef('m')[0].yamlVariables).toEqual([
+      { key: 'A', value: 'y', public: true },
+      { key: 'B', value: 'yes', public: true },
+      { key: 'C', value: 'n', public: true },
+    ]);
+    expect(CiConfig.validationMessage('on:\n  script: x\n')).toBe('jobs:true name should be a symbol');
+  });
+
   it('a quoted number is a job name (a string, as in GitLab 8.17); only the unquoted number is refused', () => {
     expect(CiConfig.validationMessage('"10":\n  script: test\n')).toBeNull();
     expect(new CiConfig("'10':\n  script: test\n").jobNames()).toEqual(['10']);

@@ -1,5 +1,5 @@
 import { Script, createContext } from 'node:vm';
-import { Composer, Document, isAlias, isMap, isPair, isScalar, isSeq, Lexer, Parser, type ScalarTag } from 'yaml';
+import { Composer, Document, isAlias, isMap, isPair, isScalar, isSeq, Lexer, Parser, type ScalarTag, type Tags } from 'yaml';
 
 /**
  * `.gitlab-ci.yml` → jobs, with GitLab 8.17's grammar and error texts (`Ci::GitlabCiYamlProcessor` and
@@ -9,7 +9,8 @@ import { Composer, Document, isAlias, isMap, isPair, isScalar, isSeq, Lexer, Par
  * file's size once its aliases are resolved: jobs are grouped by stage once, stages are looked up in
  * a map, never a stage × job loop.
  *
- * Parsing is YAML 1.2 core schema (no custom tags, no code). GitLab 8.17 capped none of this (its
+ * Parsing is YAML 1.2's core schema with Psych's booleans (`yes`/`no`/`on`/`off`) and Ruby symbols (`:name`),
+ * as GitLab's loader reads them (no other custom tags, no code). GitLab 8.17 capped none of this (its
  * `YAML.safe_load` expands aliases without bound); a hostile file must be an error and never an
  * outage, so these are refused with a message that says which limit: the document's size, its
  * nesting, the size it expands to once aliases and merge keys are resolved (measured on the parsed
@@ -353,6 +354,22 @@ const rubySymbolTag: ScalarTag = {
 };
 
 /**
+ * Booleans as GitLab 8.17's YAML (Psych, YAML 1.1) reads them: `true`/`false`, `yes`/`no`, `on`/`off`, in
+ * any case (`allow_failure: yes` is true; `variables: {DEBUG: on}` a boolean, which 8.17 refused as a
+ * variable). `y` and `n` stay strings, as in Psych. Replaces the core schema's `true`/`false`.
+ */
+const psychBoolTag: ScalarTag = {
+  tag: 'tag:yaml.org,2002:bool',
+  default: true,
+  test: /^(?:[Yy][Ee][Ss]|[Tt][Rr][Uu][Ee]|[Oo][Nn]|[Nn][Oo]|[Ff][Aa][Ll][Ss][Ee]|[Oo][Ff][Ff])$/,
+  identify: (v) => typeof v === 'boolean',
+  resolve: (source) => /^(?:yes|true|on)$/i.test(source),
+};
+
+/** The core schema, with Psych's booleans and Ruby symbols. */
+const schemaTags = (tags: Tags): Tags => [...tags.map((t) => (typeof t === 'object' && t.tag === 'tag:yaml.org,2002:bool' ? psychBoolTag : t)), rubySymbolTag];
+
+/**
  * Where GitLab 8.17 takes a symbol for a job's name (`dependencies: [:build1]`: `@jobs[dependency.to_sym]`),
  * the symbol's name; every other symbol stays the text it was written as (`:x`), a string as before.
  */
@@ -406,11 +423,7 @@ function load(content: string): { data: unknown; nonStringKeys: Set<string> } {
   try {
     // YAML.parseDocument, with the nesting checked while lexing
     let doc: Document.Parsed | undefined;
-    for (const d of new Composer({ schema: 'core', customTags: [rubySymbolTag], uniqueKeys: false, merge: true }).compose(
-      tokens(content),
-      true,
-      content.length,
-    )) {
+    for (const d of new Composer({ schema: 'core', customTags: schemaTags, uniqueKeys: false, merge: true }).compose(tokens(content), true, content.length)) {
       if (doc) throw new Error('Source contains multiple documents; please use YAML.parseAllDocuments()');
       doc = d;
     }
