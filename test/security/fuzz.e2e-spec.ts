@@ -1,4 +1,7 @@
 import fc from 'fast-check';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import type { Test } from 'supertest';
 import { ci, waitFor } from '../helpers/ci';
 import { Json, planning } from '../helpers/planning';
@@ -6,9 +9,11 @@ import { startTestApp, TestApp, TestUser } from '../helpers/test-app';
 
 /**
  * Fuzzing (issue 16, point 3): a seeded property-based generator (fast-check) sends hostile requests
- * to every route of the OpenAPI document (plus git smart HTTP) as an administrator, a project member
- * and anonymously. Property: no response ≥ 500, no body with a stack trace, SQL, an error class name
- * or a file-system path, every API error a GitLab `{"message": ...}` body; /-/readiness green after.
+ * to every route of the OpenAPI document (plus git smart HTTP and the GitLab Pages hosts) as an
+ * administrator, a project member and anonymously. Property: no response ≥ 500, no body with a stack
+ * trace, SQL, an error class name or a file-system path, every API error a GitLab `{"message": ...}`
+ * body; on a Pages host, never the API (no JSON, no cookie) and never a byte from outside the site;
+ * /-/readiness green after.
  *
  *   FUZZ_RUNS=n   number of requests (default 2,000; `npm run test:fuzz` sends 10,000)
  *   FUZZ_SEED=s   replays a run (the seed is printed at the start and on failure)
@@ -25,6 +30,9 @@ const SEED =
       ? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0
       : 20261123;
 const COLLECT = process.env.FUZZ_COLLECT === '1';
+const PAGES_DOMAIN = 'pages.fuzz.test';
+/** In a file beside the site (DATA_DIR/pages/): a Pages answer holding it read outside its site. */
+const OUTSIDE_SITE = 'FUZZ-OUTSIDE-THE-SITE';
 const BATCH = 4;
 
 type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
@@ -242,6 +250,9 @@ describe('security: fuzzing every route', () => {
   const actors: Record<string, TestUser | undefined> = {};
   const valid: Record<string, string[]> = {};
   let gitPaths: string[] = [];
+  let pagesPort = 0;
+  let pagesProject = '';
+  let secretKey = '';
   const failures: string[] = [];
   let sent = 0;
   const statuses: Record<string, number> = {};
@@ -253,7 +264,10 @@ describe('security: fuzzing every route', () => {
       WEBHOOK_TIMEOUT_MS: '500',
       WEBHOOK_RETRY_LIMIT: '0',
       LOG_LEVEL: process.env.FUZZ_LOG_LEVEL ?? 'silent',
+      PAGES_DOMAIN,
     });
+    await t.app.app.listen(0, '127.0.0.1'); // Pages requests are sent raw (node:http), paths exactly as generated
+    pagesPort = (t.app.app.getHttpServer().address() as { port: number }).port;
     const api = planning(t);
     const c = ci(t);
     const doc = (await t.http.get('/api/v3/openapi.json').expect(200)).body;
@@ -314,6 +328,17 @@ describe('security: fuzzing every route', () => {
     await c.api.patchTrace(build.id, build.token, 0, 'trace\n').expect(202);
     const builds = await c.builds(p.id);
     const runnerRow = (await t.sql<Json>('SELECT id FROM ci_runners ORDER BY id LIMIT 1'))[0];
+
+    // a published site of the member's project (as a deploy leaves it), and files beside it that must never be served
+    const site = join(t.config.pages.dir, String(p.id), 'public');
+    mkdirSync(join(site, 'docs'), { recursive: true });
+    writeFileSync(join(site, 'index.html'), '<h1>fuzz site</h1>');
+    writeFileSync(join(site, '404.html'), 'site 404');
+    writeFileSync(join(site, 'docs', 'index.html'), 'docs');
+    writeFileSync(join(t.config.pages.dir, String(p.id), 'secret.txt'), OUTSIDE_SITE);
+    writeFileSync(join(t.config.pages.dir, 'secret.txt'), OUTSIDE_SITE);
+    pagesProject = p.path.split('/')[1];
+    secretKey = t.config.secretKey.toString();
 
     const S = (...xs: unknown[]) => xs.filter((x) => x !== undefined && x !== null).map(String);
     valid.project = S(p.id, pct(p.path));
@@ -413,6 +438,65 @@ describe('security: fuzzing every route', () => {
     body: fc.oneof(fc.constant(''), anyOf(HOSTILE_REFS), fc.constant('0032want 0000000000000000000000000000000000000000\n00000009done\n')),
   });
 
+  const pagesArb = fc.record({
+    host: fc.constantFrom(
+      `fuzzmember.${PAGES_DOMAIN}`,
+      `FUZZMEMBER.${PAGES_DOMAIN.toUpperCase()}:8080`,
+      `fuzzmember.${PAGES_DOMAIN}.`,
+      PAGES_DOMAIN,
+      `x.fuzzmember.${PAGES_DOMAIN}`,
+      `nobody.${PAGES_DOMAIN}`,
+    ),
+    method: fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'),
+    prefix: fc.constantFrom(
+      () => `/${pagesProject}/`,
+      () => '/',
+      () => `/${pagesProject}/docs/`,
+      () => '/api/v3/',
+      () => '/ci/api/v1/',
+    ),
+    segments: fc.array(
+      fc.oneof(
+        anyOf(HOSTILE_IDS),
+        anyOf(HOSTILE_REFS),
+        fc.constantFrom(
+          '..',
+          '%2e%2e',
+          '..%2f',
+          '%2e%2e%2f',
+          '..\\',
+          '%5c',
+          '%00',
+          'index.html',
+          'secret.txt',
+          '404.html',
+          'docs',
+          'user',
+          'projects',
+          '.',
+          '%2e',
+        ),
+      ),
+      { maxLength: 5 },
+    ),
+    token: fc.boolean(),
+  });
+
+  /** One request to a Pages host, its path exactly as generated (no client-side normalisation). */
+  function pagesRequest(host: string, method: string, path: string, token: string | undefined): Promise<{ status: number; headers: Json; body: string }> {
+    return new Promise((resolve, reject) => {
+      const headers: Record<string, string> = { Host: host };
+      if (token) headers['PRIVATE-TOKEN'] = token;
+      const req = httpRequest({ host: '127.0.0.1', port: pagesPort, method, path, headers, timeout: 30_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('latin1') }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
   function pathOf(r: Route, values: (string | null)[], encode: boolean): string {
     let i = 0;
     return r.path.replace(/\{(\w+)\}/g, () => {
@@ -493,6 +577,7 @@ describe('security: fuzzing every route', () => {
   it(`answers ${RUNS} hostile requests without a 5xx or a leak`, async () => {
     const started = Date.now();
     const gitShare = Math.max(1, Math.round(RUNS / 20));
+    const pagesShare = Math.max(1, Math.round(RUNS / 20));
     type Generated = ReturnType<typeof requestArb> extends fc.Arbitrary<infer T> ? T : never;
     const one = async (g: Generated) => {
       const qs = Object.entries(g.query)
@@ -507,7 +592,7 @@ describe('security: fuzzing every route', () => {
       fc.asyncProperty(fc.array(requestArb(), { minLength: BATCH, maxLength: BATCH }), async (batch) => {
         await Promise.all(batch.map(one));
       }),
-      { seed: SEED, numRuns: Math.ceil((RUNS - gitShare) / BATCH), endOnFailure: true },
+      { seed: SEED, numRuns: Math.ceil((RUNS - gitShare - pagesShare) / BATCH), endOnFailure: true },
     );
     await fc.assert(
       fc.asyncProperty(gitArb, async (g) => {
@@ -523,6 +608,35 @@ describe('security: fuzzing every route', () => {
       }),
       { seed: SEED, numRuns: gitShare, endOnFailure: true },
     );
+    // the Pages hosts: no 5xx, never the API, never a byte from outside the site
+    await fc.assert(
+      fc.asyncProperty(pagesArb, async (g) => {
+        // paths the HTTP client itself cannot send (control characters) are sent %-encoded
+        const path = (g.prefix() + g.segments.join('/')).replace(/[^\x21-\x7e]/g, (ch) => encodeURIComponent(ch));
+        const what = `pages ${g.method} ${g.host} ${short(path)}`;
+        sent++;
+        let problem: string | undefined;
+        try {
+          const res = await pagesRequest(g.host, g.method, path, g.token ? actors.member!.token : undefined);
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          if (res.status >= 500) problem = `status ${res.status}`;
+          else if (String(res.headers['content-type'] ?? '').startsWith('application/json')) problem = `an API answer: ${short(res.body)}`;
+          else if (res.headers['set-cookie']) problem = 'a cookie';
+          else if (res.body.includes(OUTSIDE_SITE) || res.body.includes(secretKey) || /root:.*:0:0:/.test(res.body)) problem = 'a file from outside the site';
+          else if (res.body.includes('fuzzmember@fuzz.test') || res.body.includes('"username"')) problem = `API data: ${short(res.body)}`;
+        } catch (e) {
+          problem = `no answer: ${(e as Error).message}`;
+        }
+        if (problem) {
+          failures.push(`${what} -> ${problem}`);
+          if (!COLLECT) throw new Error(`${what} -> ${problem}\n(replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS})`);
+        }
+      }),
+      { seed: SEED, numRuns: pagesShare, endOnFailure: true },
+    );
+    // and the site is there to be asked for: its home and 404 page are served
+    expect((await pagesRequest(`fuzzmember.${PAGES_DOMAIN}`, 'GET', `/${pagesProject}/`, undefined)).body).toBe('<h1>fuzz site</h1>');
+    expect(await pagesRequest(`fuzzmember.${PAGES_DOMAIN}`, 'GET', `/${pagesProject}/nope`, undefined)).toMatchObject({ status: 404, body: 'site 404' });
     // the over-the-limit body (10 MB) and a 200-deep query string, once each per actor; and the
     // 5,000-deep JSON bodies that overflowed the DTO transformer's stack (500) before bodies got a depth limit
     for (const [kind, url] of [
@@ -568,7 +682,7 @@ describe('security: fuzzing every route', () => {
     }
     const seconds = (Date.now() - started) / 1000;
     process.stderr.write(
-      `fuzz: ${sent} requests over ${routes.length} routes (+ git smart HTTP) in ${seconds.toFixed(1)} s, seed ${SEED}; statuses ${JSON.stringify(statuses)}\n`,
+      `fuzz: ${sent} requests over ${routes.length} routes (+ git smart HTTP, Pages hosts) in ${seconds.toFixed(1)} s, seed ${SEED}; statuses ${JSON.stringify(statuses)}\n`,
     );
     if (failures.length) process.stderr.write(`fuzz failures (${failures.length}):\n${[...new Set(failures)].slice(0, 200).join('\n')}\n`);
     expect(failures).toEqual([]);
