@@ -62,6 +62,7 @@ vars:
   script:
     - echo "dependency $(cat out/dep.txt)"
     - echo "slug=$CI_BUILD_REF_SLUG pipeline=$CI_PIPELINE_ID server=$CI_SERVER_NAME project=$CI_PROJECT_PATH name=$CI_PROJECT_NAME ns=$CI_PROJECT_NAMESPACE url=$CI_PROJECT_URL user=$GITLAB_USER_ID runner=$CI_RUNNER_DESCRIPTION"
+    - echo "environment=$CI_ENVIRONMENT_NAME/$CI_ENVIRONMENT_SLUG"
 deploy:
   stage: deploy
   when: manual
@@ -321,6 +322,13 @@ function freePort(): Promise<number> {
       expect(pipeline.body.coverage).toBe('91.30');
       const [vars] = await t.sql<Json>(`SELECT environment FROM ci_builds WHERE id = $1`, [(await c.builds(p.id)).find((b) => b.name === 'vars')!.id]);
       expect(vars.environment).toBe('staging');
+      // the environment's variables reached the job, and its success recorded a deployment (C's environments)
+      expect(traces.vars).toContain('environment=staging/staging');
+      const deployments = await waitFor(async () => {
+        const res = await t.http.get(`/api/v3/projects/${p.id}/deployments`).set('PRIVATE-TOKEN', owner.token).expect(200);
+        return res.body.length ? (res.body as Json[]) : undefined;
+      }, 'the deployment');
+      expect(deployments.map((d) => [d.iid, d.ref, d.environment.name, d.deployable.name, d.user.id])).toEqual([[1, 'master', 'staging', 'vars', owner.id]]);
     } finally {
       await stop();
     }
