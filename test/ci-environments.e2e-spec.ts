@@ -337,6 +337,19 @@ describe('environments and deployments (GitLab 8.17)', () => {
       await waitFor(async () => (await envNamed('review/master')).state === 'stopped', 'review/master stopped');
     });
 
+    it('a new deployment to a stopped environment makes it available again (8.17: start)', async () => {
+      await t.http.post(ciApi('/repository/branches')).set('PRIVATE-TOKEN', owner.token).send({ branch_name: 'feature', ref: 'master' }).expect(201);
+      await waitFor(async () => (await c.pipelines(p.id)).length === 3, 'the second feature pipeline');
+      const built = [await run(), await run()];
+      const review = built.find((b) => b.name === 'deploy_review')!;
+      const d = await deploymentOf(review.id);
+      await deploymentOf(built.find((b) => b.name === 'deploy_plain')!.id);
+      const env = await envNamed('review/feature');
+      expect(env.state).toBe('available');
+      expect(d).toMatchObject({ environment_id: env.id, ref: 'feature' });
+      expect((await t.sql<Json>(`SELECT max(iid) AS iid FROM deployments WHERE project_id = $1`, [p.id]))[0].iid).toBe(6);
+    });
+
     it('environments and deployments go with their project', async () => {
       const gone = await c.project(owner, YML);
       await t.http.post(`/api/v3/projects/${gone.id}/environments`).set('PRIVATE-TOKEN', owner.token).send({ name: 'x' }).expect(201);
