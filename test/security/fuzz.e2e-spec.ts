@@ -620,7 +620,9 @@ describe('security: fuzzing every route', () => {
           const res = await pagesRequest(g.host, g.method, path, g.token ? actors.member!.token : undefined);
           statuses[res.status] = (statuses[res.status] ?? 0) + 1;
           if (res.status >= 500) problem = `status ${res.status}`;
-          else if (String(res.headers['content-type'] ?? '').startsWith('application/json')) problem = `an API answer: ${short(res.body)}`;
+          // (431: Node's HTTP parser refuses a URL over 16 kB before any handler, whatever the host, with the one JSON error body)
+          else if (res.status !== 431 && String(res.headers['content-type'] ?? '').startsWith('application/json'))
+            problem = `an API answer: ${short(res.body)}`;
           else if (res.headers['set-cookie']) problem = 'a cookie';
           else if (res.body.includes(OUTSIDE_SITE) || res.body.includes(secretKey) || /root:.*:0:0:/.test(res.body)) problem = 'a file from outside the site';
           else if (res.body.includes('fuzzmember@fuzz.test') || res.body.includes('"username"')) problem = `API data: ${short(res.body)}`;
