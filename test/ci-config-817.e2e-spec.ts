@@ -271,6 +271,30 @@ describe('.gitlab-ci.yml of GitLab 8.17 (issue 38 items 1 and 7)', () => {
       expect(fixed.stderr).not.toContain('.gitlab-ci.yml');
     });
 
+    it('lists at most 10 distinct files and 5 refs of each (a push of many branches stays readable)', async () => {
+      const p = await cloned();
+      const branches: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        await git.ok(['checkout', '-q', '-B', `b${i}`, 'master'], p.work);
+        writeFileSync(join(p.work, '.gitlab-ci.yml'), `job${i}:\n  script: x\n  tags: t\n`);
+        await git.ok(['add', '.'], p.work);
+        await git.ok(['commit', '-qm', `ci ${i}`], p.work);
+        branches.push(`b${i}`);
+      }
+      for (let i = 0; i < 7; i++) await git.ok(['tag', `v${i}`, 'b0'], p.work);
+      // ten files checked one after another: time enough on a busy machine (the listing is what is tested here)
+      const check = t.app.app.get(CiConfigPushCheck);
+      check.timeoutMs = 20_000;
+      const push = await git
+        .run(['push', 'origin', ...branches, ...Array.from({ length: 7 }, (_, i) => `v${i}`)], p.work)
+        .finally(() => (check.timeoutMs = 2000));
+      expect(push.code).toBe(0);
+      const headers = push.stderr.split('\n').filter((l) => /^remote: \.gitlab-ci\.yml \(/.test(l));
+      expect(headers).toHaveLength(10);
+      expect(push.stderr).toMatch(/remote: \.gitlab-ci\.yml \(branch b0, tag v0, tag v1, tag v2, tag v3 and 3 more\) is invalid:/);
+      expect(push.stderr).toContain('remote: (2 more distinct .gitlab-ci.yml files of this push are not checked here: their pipelines say)');
+    });
+
     it('a check that takes longer than its time says nothing and never fails the push (the pipeline still says why)', async () => {
       const check = t.app.app.get(CiConfigPushCheck);
       const p = await cloned();

@@ -7,6 +7,9 @@ import { MAX_CONFIG_BYTES } from './ci-config';
 import { CI_CONFIG_TIME_BUDGET_MS, CiConfigWorkers } from './ci-config-workers';
 import { CI_CONFIG_FILE } from './pipelines.service';
 
+/** The most distinct files a push's output lists (each lists at most MAX_LISTED_ERRORS errors). */
+export const MAX_FILES = 10;
+
 /**
  * What a push of an invalid `.gitlab-ci.yml` tells its pusher (issue 38, item 7), on `remote:` lines
  * of the push's own output: GitLab 8.17 said nothing there, and its pipeline's reason named one
@@ -60,13 +63,20 @@ export class CiConfigPushCheck {
       files.set(blob.sha, file);
     }
     const lines: string[] = [];
+    let listed = 0;
     for (const [blob, file] of files) {
+      if (listed === MAX_FILES) {
+        lines.push('', `(${files.size - MAX_FILES} more distinct .gitlab-ci.yml files of this push are not checked here: their pipelines say)`);
+        break;
+      }
+      listed++;
       const errors =
         file.size > MAX_CONFIG_BYTES
           ? [`The .gitlab-ci.yml is larger than ${MAX_CONFIG_BYTES / (1024 * 1024)} MB`]
           : await this.workers.allErrors(((await repo.blob(blob)) ?? Buffer.alloc(0)).toString('utf8'));
       if (!errors || errors.length === 0) continue;
-      lines.push('', `.gitlab-ci.yml (${file.refs.join(', ')}) is invalid:`, ...errors.map((e) => `  - ${e}`));
+      const refs = file.refs.length > 5 ? `${file.refs.slice(0, 5).join(', ')} and ${file.refs.length - 5} more` : file.refs.join(', ');
+      lines.push('', `.gitlab-ci.yml (${refs}) is invalid:`, ...errors.map((e) => `  - ${e}`));
     }
     if (lines.length > 0) lines.push('');
     return lines;
