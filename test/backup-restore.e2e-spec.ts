@@ -22,9 +22,10 @@ interface Snapshot {
   tree: unknown;
   commits: unknown;
   users: unknown;
+  environments: unknown;
 }
 
-/** A project with two commits (files API), an issue and a second user: the state to carry over. */
+/** A project with two commits (files API), an issue, an environment and a second user: the state to carry over. */
 async function seed(t: TestApp): Promise<number> {
   const project = await t.http.post('/api/v3/projects').set('PRIVATE-TOKEN', t.root.token).send({ name: 'kept' }).expect(201);
   const id = project.body.id as number;
@@ -40,6 +41,11 @@ async function seed(t: TestApp): Promise<number> {
   }
   await t.http.post(`/api/v3/projects/${id}/issues`).set('PRIVATE-TOKEN', t.root.token).send({ title: 'carried over', labels: 'bug' }).expect(201);
   await t.createUser({ username: 'kept-user', email: 'kept@example.com' });
+  await t.http
+    .post(`/api/v3/projects/${id}/environments`)
+    .set('PRIVATE-TOKEN', t.root.token)
+    .send({ name: 'review/kept', external_url: 'https://kept.example.com' })
+    .expect(201);
   return id;
 }
 
@@ -52,6 +58,8 @@ async function snapshot(http: ReturnType<typeof request>, token: string, id: num
     tree: await get(`/api/v3/projects/${id}/repository/tree?recursive=1`),
     commits: await get(`/api/v3/projects/${id}/repository/commits`),
     users: await get(`/api/v3/users`),
+    // the slug is generated with a random suffix: the same after the restore only if the row was carried over
+    environments: await get(`/api/v3/projects/${id}/environments`),
   };
 }
 
