@@ -206,6 +206,21 @@ describe('pipeline processing (GitLab 8.17), manual actions and play, coverage',
     expect((await c.api.requestBuild(p.runner.token)).status).toBe(404);
   });
 
+  it('a pipeline made before 8.17 processing (only its first stage has builds) gets its later stages when a build ends (8.17 ensure_created_builds!)', async () => {
+    const p = await ciProject(YML);
+    // as the 8.8 processing left it: the later stages not created yet, the pipeline marked by the migration
+    await t.sql(`DELETE FROM commit_statuses WHERE pipeline_id = $1 AND name <> 'build'`, [p.pipelineId]);
+    await t.sql(`UPDATE ci_pipelines SET legacy_stages = true WHERE id = $1`, [p.pipelineId]);
+    await run(p, 'build', 'success');
+    expect(await statuses(p.id)).toEqual([
+      ['build', 'success'],
+      ['test', 'pending'],
+      ['cleanup', 'skipped'],
+      ['deploy', 'created'],
+    ]);
+    expect((await c.pipelines(p.id))[0]).toMatchObject({ status: 'running', legacy_stages: false });
+  });
+
   it("the project's build_coverage_regex applies when the job has none; a hostile regex gives no coverage and no error", async () => {
     const p = await ciProject('build:\n  script: make\n');
     await t.sql(`UPDATE projects SET build_coverage_regex = $2 WHERE id = $1`, [p.id, '\\(\\d+.\\d+\\%\\) covered']);

@@ -14,6 +14,8 @@ export class Pipeline {
   @Column({ name: 'yaml_errors', type: 'text', nullable: true }) yamlErrors: string | null;
   @Column({ type: 'varchar', nullable: true }) status: PipelineStatus | null;
   @Column({ name: 'user_id', type: 'integer', nullable: true }) userId: number | null;
+  /** Made before 8.17's processing, with only the stages reached so far: the rest is created when a build ends. */
+  @Column({ name: 'legacy_stages', default: false }) legacyStages: boolean;
   @Column({ name: 'started_at', type: 'timestamptz', nullable: true }) startedAt: Date | null;
   @Column({ name: 'finished_at', type: 'timestamptz', nullable: true }) finishedAt: Date | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;

@@ -87,6 +87,11 @@ export class PipelinesRepository {
     return (await m.getRepository(Pipeline).createQueryBuilder('p').setLock('pessimistic_write').where('p.id = :id', { id }).getOne()) ?? undefined;
   }
 
+  /** The pipeline's later stages were created (see Pipeline.legacyStages). */
+  async clearLegacyStages(m: EntityManager, id: number): Promise<void> {
+    await this.q(`UPDATE ci_pipelines SET legacy_stages = false WHERE id = $1`, [id], m);
+  }
+
   async setStatus(m: EntityManager, id: number, status: PipelineStatus | null): Promise<void> {
     await this.q(
       `UPDATE ci_pipelines SET status = $2::varchar, updated_at = now(),

@@ -11,7 +11,7 @@ import { BUILD_FINISHED_QUEUE, BuildFinishedJob, Finished } from '../builds/buil
 import { ZERO_SHA } from '../../git/objects';
 import { BuildRow, BuildsService } from '../builds/builds.service';
 import { CiConfigError, CiPlan } from './ci-config';
-import { CiConfigWorkers } from './ci-config-workers';
+import { CiConfigBudgetError, CiConfigWorkers } from './ci-config-workers';
 import { Pipeline } from './pipeline.entity';
 import { combinedStatus, latestByName, processPipeline } from './pipeline-status';
 import { CiProject, PipelinesRepository } from './pipelines.repository';
@@ -231,6 +231,21 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
     const { pipelineId, buildId } = f;
     // read outside the transaction: on the embedded database the pool has a single connection
     const ended = await this.builds.find(buildId);
+    const current = await this.pipelines.find(pipelineId);
+    let legacyPlan: CiPlan | undefined;
+    if (current?.legacyStages && !current.yamlErrors) {
+      try {
+        legacyPlan = await this.loadPlan(current, (ended?.triggerRequestId ?? null) !== null);
+      } catch (e) {
+        if (!f.job) throw e; // the queue's worker: retried with backoff
+        // in-process (a runner's or a user's request): the durable job does it, in a minute
+        this.logger.warn('later stages left to the queue: the .gitlab-ci.yml could not be planned now', {
+          pipeline_id: pipelineId,
+          error: e instanceof Error ? e.message : String(e),
+        });
+        return;
+      }
+    }
     if (ended && this.builds.isFinished(ended.status)) {
       const coverage = await this.builds.updateCoverage(ended);
       if (coverage !== null) ended.coverage = coverage;
@@ -247,6 +262,7 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
       if (f.job && !(await this.queue.takeOver(BUILD_FINISHED_QUEUE, f.job, { tx: m }))) return undefined; // a worker has it
       const pipeline = await this.pipelines.lock(m, pipelineId);
       if (!pipeline) return undefined;
+      if (pipeline.legacyStages) await this.createLegacyStages(m, pipeline, legacyPlan, ended?.triggerRequestId ?? null);
       if (!pipeline.yamlErrors) await this.process(m, pipeline.id);
       await this.refreshStatus(m, pipeline);
       // project build hooks (GitLab 8.8 fires them when a build ends) and build.failed, with the change
@@ -254,6 +270,59 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
       return pipeline;
     });
     this.outcome(finished);
+  }
+
+  /**
+   * GitLab 8.17's `ensure_created_builds!` for a pipeline made before its processing (Pipeline.legacyStages):
+   * the jobs of the stages after the last one it has builds in, created; nothing when its file is gone.
+   */
+  private async createLegacyStages(m: EntityManager, pipeline: Pipeline, plan: CiPlan | undefined, triggerRequestId: number | null): Promise<void> {
+    if (plan) {
+      const existing = await this.builds.pipelineBuilds(pipeline.id, m);
+      const last = Math.max(-1, ...existing.map((b) => b.stageIdx));
+      const names = new Set(existing.map((b) => b.name));
+      const later = plan.builds
+        .slice(last + 1)
+        .flat()
+        .filter((a) => !names.has(a.name));
+      await this.builds.insertCreated(
+        m,
+        {
+          projectId: pipeline.projectId,
+          pipelineId: pipeline.id,
+          sha: pipeline.sha,
+          ref: pipeline.ref ?? '',
+          tag: pipeline.tag,
+          userId: pipeline.userId,
+          triggerRequestId,
+        },
+        later,
+      );
+    }
+    await this.pipelines.clearLegacyStages(m, pipeline.id);
+    pipeline.legacyStages = false;
+  }
+
+  /**
+   * The pipeline's plan again (its file at its sha, for its ref), or undefined when it no longer has
+   * one. A file past its time or memory budget throws: the step is retried (the durable job), not dropped.
+   */
+  private async loadPlan(pipeline: Pipeline, trigger: boolean): Promise<CiPlan | undefined> {
+    const project = await this.pipelines.project(pipeline.projectId);
+    if (!project) return undefined;
+    const sha = parseSha(pipeline.sha);
+    const file = sha ? await this.git.repository(project.id).blobAt(sha, CI_CONFIG_FILE) : null;
+    if (!file) return undefined;
+    try {
+      return await this.ciConfig.plan({
+        content: file.data.toString('utf8'),
+        path: project.fullPath,
+        ref: { name: pipeline.ref ?? '', tag: pipeline.tag, trigger },
+      });
+    } catch (e) {
+      if (!(e instanceof CiConfigError) || e instanceof CiConfigBudgetError) throw e;
+      return undefined;
+    }
   }
 
   /** ProcessPipelineService's step under the pipeline's lock: the decisions of processPipeline written. */
