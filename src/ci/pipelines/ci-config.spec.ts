@@ -888,8 +888,9 @@ describe('CiConfig: GitLab 8.17 processor examples', () => {
   });
 
   describe('error handling', () => {
-    it('a YAML syntax error is reported as Psych does, (<unknown>): …', () => {
-      expect(failure('invalid: yaml: test')).toMatch(/^\(<unknown>\): /);
+    it('a YAML syntax error is reported as Psych does, (<unknown>): … at line L column C', () => {
+      expect(failure('invalid: yaml: test')).toMatch(/^\(<unknown>\): .+ at line 1 column 10$/);
+      expect(failure('rspec:\n\t script: x\n')).toMatch(/^\(<unknown>\): .+ at line 2 column 1$/);
     });
     it('a document that is no hash is "Invalid configuration format"', () => {
       expect(failure('invalid_yaml')).toBe('Invalid configuration format');

@@ -1,5 +1,5 @@
 import { Script, createContext } from 'node:vm';
-import { Composer, Document, isAlias, isMap, isPair, isScalar, isSeq, Lexer, Parser, type ScalarTag, type Tags } from 'yaml';
+import { Composer, Document, isAlias, isMap, isPair, isScalar, isSeq, Lexer, Parser, type ScalarTag, type Tags, YAMLError } from 'yaml';
 
 /**
  * `.gitlab-ci.yml` → jobs, with GitLab 8.17's grammar and error texts (`Ci::GitlabCiYamlProcessor` and
@@ -416,6 +416,14 @@ function nonStringKeys(doc: Document): Set<string> {
   return keys;
 }
 
+/** ` at line L column C` (1-based) of an offset in `content`. */
+function position(content: string, offset: number): string {
+  if (!Number.isInteger(offset) || offset < 0) return '';
+  const before = content.slice(0, Math.min(offset, content.length));
+  const line = before.split('\n').length;
+  return ` at line ${line} column ${before.length - before.lastIndexOf('\n')}`;
+}
+
 function load(content: string): { data: unknown; nonStringKeys: Set<string> } {
   if (Buffer.byteLength(content, 'utf8') > MAX_CONFIG_BYTES) {
     throw new CiConfigError(`The .gitlab-ci.yml is larger than ${MAX_CONFIG_BYTES / MB} MB`);
@@ -436,7 +444,9 @@ function load(content: string): { data: unknown; nonStringKeys: Set<string> } {
     if (e instanceof CiConfigError) throw e;
     if (e instanceof RangeError || (e instanceof Error && /call stack/i.test(e.message))) throw new CiConfigError(TOO_DEEP);
     const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
-    throw new CiConfigError(`(<unknown>): ${msg}`);
+    // where, as Psych says it ("… at line 1 column 14")
+    const at = e instanceof YAMLError && !/ at line \d/.test(msg) ? position(content, e.pos[0]) : '';
+    throw new CiConfigError(`(<unknown>): ${msg}${at}`);
   }
 }
 
