@@ -184,7 +184,8 @@ describe('GitLab Pages', () => {
   beforeAll(async () => {
     port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    t = await startTestApp({ EXTERNAL_URL: url, PAGES_DOMAIN: DOMAIN, LOG_LEVEL: process.env.CI_TEST_LOG ?? 'silent' });
+    // TRUST_PROXY: X-Forwarded-Host from this (loopback) client is believed, as from a reverse proxy
+    t = await startTestApp({ EXTERNAL_URL: url, PAGES_DOMAIN: DOMAIN, TRUST_PROXY: 'loopback', LOG_LEVEL: process.env.CI_TEST_LOG ?? 'silent' });
     await t.app.app.listen(port, '127.0.0.1');
     c = ci(t);
     owner = await t.createUser();
@@ -290,6 +291,11 @@ describe('GitLab Pages', () => {
       expect([evil.status, evil.body]).toEqual([200, expect.stringContaining(`"username":"${owner.username}"`)]);
       const api = await get(`127.0.0.1:${port}`, '/api/v3/user', { headers: { 'PRIVATE-TOKEN': owner.token } });
       expect(api.status).toBe(200);
+      // behind a trusted proxy, a forwarded host under PAGES_DOMAIN is a Pages request, and no forwarded host brings the API onto a site's origin
+      const forwarded = await get(`127.0.0.1:${port}`, '/api/v3/user', { headers: { 'PRIVATE-TOKEN': owner.token, 'X-Forwarded-Host': host } });
+      expect([forwarded.status, forwarded.headers['content-type']]).toEqual([404, 'text/html; charset=utf-8']);
+      const back = await get(host, '/api/v3/user', { headers: { 'PRIVATE-TOKEN': owner.token, 'X-Forwarded-Host': `127.0.0.1:${port}` } });
+      expect([back.status, back.headers['content-type']]).toEqual([404, 'text/html; charset=utf-8']);
       // a namespace without a site, and a host naming none
       expect((await get(`nobody-here.${DOMAIN}`, '/')).status).toBe(404);
     });

@@ -22,6 +22,11 @@ interface Site {
   prefix: string;
 }
 
+/** A Host header's name without its port (`[::1]:80` → `[::1]`). */
+export function hostOnly(header: string): string {
+  return header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : header.split(':')[0];
+}
+
 /**
  * The request path as decoded segments, or null when it is no path a site can have: a backslash, a
  * NUL or other control character (raw or %-encoded), a `.` or `..` segment (raw or %-encoded, as
@@ -80,7 +85,9 @@ export class PagesHost {
 
   middleware(): RequestHandler {
     return (req: Request, res: Response, next: NextFunction) => {
-      const namespace = this.namespaceOf(req.hostname ?? '');
+      // the Host header, and X-Forwarded-Host where TRUST_PROXY believes it (req.hostname): either one
+      // under PAGES_DOMAIN makes it a Pages request, so no forwarded header can bring the API onto a site's origin
+      const namespace = this.namespaceOf(hostOnly(req.headers.host ?? '')) ?? this.namespaceOf(req.hostname ?? '');
       if (namespace === undefined) return next();
       (req as Request & { route?: { path: string } }).route = ROUTE; // one metrics label for every site request
       res.setHeader('X-Frame-Options', 'SAMEORIGIN');

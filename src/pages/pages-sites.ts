@@ -40,11 +40,20 @@ export class PagesSites {
       const projectDir = join(this.pages.dir, String(projectId));
       await mkdir(projectDir, { recursive: true, mode: 0o755 });
       const live = join(projectDir, 'public');
-      await rename(live, join(work, 'previous')).catch((e: NodeJS.ErrnoException) => {
-        if (e.code !== 'ENOENT') throw e;
-      });
-      await rename(staged, live);
-      return extracted;
+      // two deploys of one project finishing together: the one whose switch meets the other's new
+      // site moves that aside too and tries again (the last to switch wins, each switch whole)
+      for (let attempt = 0; ; attempt++) {
+        await rename(live, join(work, `previous-${attempt}`)).catch((e: NodeJS.ErrnoException) => {
+          if (e.code !== 'ENOENT') throw e;
+        });
+        try {
+          await rename(staged, live);
+          return extracted;
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code;
+          if (attempt >= 5 || (code !== 'ENOTEMPTY' && code !== 'EEXIST')) throw e;
+        }
+      }
     } finally {
       await rm(work, { recursive: true, force: true });
     }
