@@ -231,6 +231,17 @@ describe('CiConfig: GitLab 8.17 error texts (its Entry tree: "<location> <attrib
     expect(CiConfig.validationMessage('on:\n  script: x\n')).toBe('jobs:true name should be a symbol');
   });
 
+  it('a hash key YAML reads as no string (1:, true:, ~:) is no variable name, and is listed as 8.17 prints it', () => {
+    expect(CiConfig.validationMessage('variables:\n  1: a\n' + job())).toBe('variables config should be a hash of key value pairs');
+    expect(CiConfig.validationMessage(job('  variables:\n    true: a\n'))).toBe('jobs:rspec:variables config should be a hash of key value pairs');
+    expect(CiConfig.validationMessage(job('  variables:\n    ~: a\n'))).toBe('jobs:rspec:variables config should be a hash of key value pairs');
+    expect(CiConfig.validationMessage(job('  1: x\n  cache:\n    2: y\n'))).toBe('jobs:rspec config contains unknown keys: 1');
+    expect(CiConfig.validationMessage(job('  cache:\n    2: y\n'))).toBe('jobs:rspec:cache config contains unknown keys: 2');
+    // quoted, they are strings; in a hidden job, nothing is checked
+    expect(new CiConfig(job('  variables:\n    "1": a\n')).buildsForRef('m')[0].yamlVariables).toEqual([{ key: '1', value: 'a', public: true }]);
+    expect(CiConfig.validationMessage('.x:\n  1: a\n' + job())).toBeNull();
+  });
+
   it('a quoted number is a job name (a string, as in GitLab 8.17); only the unquoted number is refused', () => {
     expect(CiConfig.validationMessage('"10":\n  script: test\n')).toBeNull();
     expect(new CiConfig("'10':\n  script: test\n").jobNames()).toEqual(['10']);

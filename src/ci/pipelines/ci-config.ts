@@ -140,7 +140,8 @@ const isStr = (v: unknown): v is string => typeof v === 'string';
 const isStrArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isStr);
 const isBool = (v: unknown): v is boolean => v === true || v === false;
 /** 8.17's `validate_variables`: a hash of string keys and string values. */
-const isVariables = (v: unknown): v is Record<string, string> => isObj(v) && Object.values(v).every(isStr);
+const isVariables = (v: unknown): v is Record<string, string> =>
+  isObj(v) && Object.values(v).every(isStr) && Object.keys(v).every((k) => !k.startsWith('\u0000'));
 /** Given: 8.17's entry factory takes a nil (or absent) value as unspecified, and anything else, `false` too, as given. */
 const given = (v: unknown) => v !== undefined && v !== null;
 /** Rails' `blank?`: nil, false, a string of white space, an empty array or hash. */
@@ -241,6 +242,10 @@ function testRegex(source: string, ref: string): boolean {
 }
 
 const TOO_DEEP = '(<unknown>): the document is nested too deeply';
+/** The mark of a hash key that YAML reads as no string (`1:`, `true:`): NUL, which no scalar of a valid file has. */
+const NON_STRING_KEY = '\u0000';
+/** A key as 8.17 prints it (`1`, not the mark). */
+const keyName = (k: string) => (k.startsWith(NON_STRING_KEY) ? k.slice(1) : k);
 /** What PostgreSQL's text and jsonb cannot store (YAML's `"\\0"` and `"\\ud800"` escapes make them). */
 // eslint-disable-next-line no-control-regex -- NUL is what is looked for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -297,6 +302,12 @@ function measure(doc: Document): void {
           // (Ruby's `YAML.dump` of a hash of symbols writes `:rspec:` and `:script:`)
           if (isScalar(item.key) && item.key.value instanceof RubySymbol) item.key.value = item.key.value.name;
           add(item.key);
+          // a key that is no string (`1:`, `true:`, `~:`) in a nested hash is marked, so that the checks of
+          // string keys (8.17's variables) see it (the top level's are the job names: nonStringKeys)
+          if (depth > 0 && isScalar(item.key) && typeof item.key.value !== 'string') {
+            const v = item.key.value;
+            item.key.value = NON_STRING_KEY + (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : '');
+          }
           add(item.value);
         } else add(item);
       }
@@ -691,7 +702,7 @@ export class CiConfig {
   private checkCache(location: string, cache: unknown, check: Errors): void {
     if (!isObj(cache)) return check.entry(location, 'config should be a hash');
     const unknown = Object.keys(cache).filter((k) => !CACHE_KEYS.includes(k));
-    if (unknown.length > 0) check.entry(location, `config contains unknown keys: ${unknown.join(', ')}`);
+    if (unknown.length > 0) check.entry(location, `config contains unknown keys: ${unknown.map(keyName).join(', ')}`);
     if (given(cache.key) && !isStr(cache.key)) check.entry(`${location}:key`, 'config should be a string or symbol');
     if (given(cache.untracked) && !isBool(cache.untracked)) check.entry(`${location}:untracked`, 'config should be a boolean value');
     if (given(cache.paths) && !isStrArray(cache.paths)) check.entry(`${location}:paths`, 'config should be an array of strings');
@@ -708,7 +719,7 @@ export class CiConfig {
     if (!j) check.entry(at, 'config should be a hash');
     else {
       const unknown = Object.keys(j).filter((k) => !JOB_KEYS.includes(k));
-      if (unknown.length > 0) check.entry(at, `config contains unknown keys: ${unknown.join(', ')}`);
+      if (unknown.length > 0) check.entry(at, `config contains unknown keys: ${unknown.map(keyName).join(', ')}`);
     }
     if (blank(value)) check.entry(at, "config can't be blank");
     if (blank(j?.script)) check.entry(at, "script can't be blank");
@@ -764,7 +775,7 @@ export class CiConfig {
   private checkArtifacts(at: string, a: unknown, check: Errors): void {
     if (!isObj(a)) return check.entry(at, 'config should be a hash');
     const unknown = Object.keys(a).filter((k) => !ARTIFACTS_KEYS.includes(k));
-    if (unknown.length > 0) check.entry(at, `config contains unknown keys: ${unknown.join(', ')}`);
+    if (unknown.length > 0) check.entry(at, `config contains unknown keys: ${unknown.map(keyName).join(', ')}`);
     if (given(a.name) && !isStr(a.name)) check.entry(at, 'name should be a string');
     if (given(a.untracked) && !isBool(a.untracked)) check.entry(at, 'untracked should be a boolean value');
     if (given(a.paths) && !isStrArray(a.paths)) check.entry(at, 'paths should be an array of strings');
@@ -785,7 +796,7 @@ export class CiConfig {
     if (!isStr(name) || !ENVIRONMENT_NAME.test(name)) check.entry(at, `name ${ENVIRONMENT_NAME_MESSAGE}`);
     if (!hash) return;
     const unknown = Object.keys(env).filter((k) => !ENVIRONMENT_KEYS.includes(k));
-    if (unknown.length > 0) check.entry(at, `config contains unknown keys: ${unknown.join(', ')}`);
+    if (unknown.length > 0) check.entry(at, `config contains unknown keys: ${unknown.map(keyName).join(', ')}`);
     if (given(env.url)) {
       if (!isStr(env.url)) check.entry(at, 'url should be a string');
       else if ([...env.url].length > 255) check.entry(at, 'url is too long (maximum is 255 characters)');
