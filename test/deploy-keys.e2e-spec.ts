@@ -270,7 +270,8 @@ describe('deploy keys', () => {
       expect(moveTag.code).not.toBe(0);
       expect(moveTag.stderr).toContain('GitLab: You are not allowed to change existing tags on this project.');
 
-      await t.http.put(`${API}/projects/${p1.id}/repository/branches/master/protect`).set(as(owner)).expect(200);
+      // master came protected with developers_can_push (default_branch_protection 1): protecting again keeps a flag not given
+      await t.http.put(`${API}/projects/${p1.id}/repository/branches/master/protect`).set(as(owner)).send({ developers_can_push: false }).expect(200);
       const refused = await cli.git(writer.file, ['push', 'origin', 'HEAD:master'], work);
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain('GitLab: You are not allowed to push code to protected branches on this project.');

@@ -100,7 +100,12 @@ describe('git over SSH (stock OpenSSH client)', () => {
 
   it('a developer cannot push to a protected branch: git shows the reason', async () => {
     await t.http.post(`${API}/projects/${project.id}/members`).set('PRIVATE-TOKEN', alice.token).send({ user_id: bob.id, access_level: 30 }).expect(201);
-    await t.http.put(`${API}/projects/${project.id}/repository/branches/master/protect`).set('PRIVATE-TOKEN', alice.token).expect(200);
+    // master came protected with developers_can_push (default_branch_protection 1); protecting again keeps a flag not given (8.17)
+    await t.http
+      .put(`${API}/projects/${project.id}/repository/branches/master/protect`)
+      .set('PRIVATE-TOKEN', alice.token)
+      .send({ developers_can_push: false })
+      .expect(200);
     const work = join(dir, 'bob');
     expect((await git(bobKey.file, ['clone', '-q', url(project.path_with_namespace), work])).code).toBe(0);
     writeFileSync(join(work, 'b.txt'), 'bob\n');

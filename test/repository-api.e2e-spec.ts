@@ -130,6 +130,7 @@ describe('repository API', () => {
         name: 'master',
         protected: true, // the first push protected the default branch
         developers_can_push: true,
+        developers_can_merge: false,
         commit: {
           id: c3,
           message: 'Update README\n\nWith a body.\n',

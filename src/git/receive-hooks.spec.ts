@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTECTED_BRANCH_CASES } from './protected-branch-cases';
-import { installHooks, PushLog, PushRules, shellQuote } from './receive-hooks';
+import { branchProtection, installHooks, mayMergeIntoBranch, mayWriteBranch, PushLog, PushRules, shellQuote } from './receive-hooks';
 
 const ZERO = '0'.repeat(40);
 
@@ -121,13 +121,40 @@ describe('receive hooks', () => {
     await allowed(rules(master), update('master2'));
   });
 
-  it('the first matching pattern decides', async () => {
+  it('any matching pattern protects; any matching pattern that lets developers push lets them (8.17), whatever the order', async () => {
     const pb = [
       { name: 'release-1', developersCanPush: true },
       { name: 'release-*', developersCanPush: false },
     ];
     await allowed(rules(pb), update('release-1'));
     await denied(rules(pb), update('release-2'), NOT_PROTECTED);
+    const reversed = [
+      { name: 'a*', developersCanPush: false },
+      { name: 'ab', developersCanPush: true },
+    ];
+    await allowed(rules(reversed), update('ab'));
+    await denied(rules(reversed), update('ac'), NOT_PROTECTED);
+    for (const b of ['release-1', 'release-2', 'ab', 'ac', 'zz']) {
+      const p = branchProtection([...pb, ...reversed], b);
+      const hook = await preReceive(rules([...pb, ...reversed]), update(b));
+      expect(hook.code === 0).toBe(mayWriteBranch(p, { canPush: true, canPushProtected: false }));
+    }
+  });
+
+  it('developers_can_merge: a developer may create a branch a pattern protects, not update it', async () => {
+    const pb = [{ name: 'release-*', developersCanPush: false, developersCanMerge: true }];
+    await allowed(rules(pb), update('release-3', ZERO, c1));
+    await denied(rules(pb), update('release-3'), NOT_PROTECTED);
+    await denied(rules([{ name: 'release-*', developersCanPush: false }]), update('release-3', ZERO, c1), NOT_PROTECTED);
+    // the same rule for the API's writes
+    const p = branchProtection(pb, 'release-3');
+    expect(mayWriteBranch(p, { canPush: true, canPushProtected: false }, true)).toBe(true);
+    expect(mayWriteBranch(p, { canPush: true, canPushProtected: false })).toBe(false);
+    expect(mayMergeIntoBranch(p, { canPush: true, canPushProtected: false })).toBe(true);
+    expect(mayMergeIntoBranch(p, { canPush: false, canPushProtected: false })).toBe(false);
+    expect(
+      mayMergeIntoBranch(branchProtection([{ name: 'release-*', developersCanPush: false }], 'release-3'), { canPush: true, canPushProtected: false }),
+    ).toBe(false);
   });
 
   it.each(PROTECTED_BRANCH_CASES)('pattern %j: literal apart from *', async (name, matching, other) => {

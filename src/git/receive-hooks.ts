@@ -14,10 +14,14 @@ import { join } from 'node:path';
  *  - a tag that exists (the update's old value is not zero: it is moved or deleted) needs GLV3_CAN_CHANGE_TAGS
  *    (master and above, GitLab 8.17's `tag_checks` in lib/gitlab/checks/change_access.rb); creating a tag
  *    needs only GLV3_CAN_PUSH;
- *  - GLV3_PROTECTED_BRANCHES: one protected-branch pattern a line, `<developers can push: 0|1> <pattern>`,
- *    in the server's order (the first match wins). A pattern that does not fit on a line (a newline or a
- *    NUL, which no ref name has) is written as `x`: the hook treats every branch it reaches as protected
- *    with no developer pushes, the strictest reading of any pattern.
+ *  - GLV3_PROTECTED_BRANCHES: one protected-branch pattern a line, `<developers can push: 0|1><developers
+ *    can merge: 0|1> <pattern>`. As GitLab 8.17 (`protected_branches.matching(ref)` and `any?` of their
+ *    access levels), a branch is protected when any pattern matches it, and developers may push to it
+ *    when any matching pattern lets them (`branchProtection`, the same rule for the API). Besides masters
+ *    (GLV3_CAN_PUSH_PROTECTED), a pusher with GLV3_CAN_PUSH may update it when developers may push, and
+ *    create it when developers may merge (8.17's `can_push_to_branch?`: `!branch_exists && can_merge_to_branch?`).
+ *    A pattern that does not fit on a line (a newline or a NUL, which no ref name has) is written as `x`:
+ *    the hook treats every branch it reaches as protected, granting developers nothing.
  * In a pattern `*` matches any string and every other character only itself. The script never evaluates
  * a value nor uses one as a glob: the pattern is cut at each `*` and its segments are compared as quoted
  * expansions (`case $s in "$seg"*)`, `${s#*"$seg"}`): the first as a prefix, the middle ones leftmost,
@@ -51,14 +55,21 @@ matches() {
     esac
   done
 }
-# protection BRANCH: sets pb to '' (not protected), or to 0 or 1 (developers can push) by the first match
+# protection BRANCH: pb=1 when any pattern matches it ('' when none); dp=1 when a matching pattern lets
+# developers push, dm=1 when one lets them merge
 protection() {
-  pb=
+  pb= dp=0 dm=0
   while IFS= read -r line; do
     case $line in
     '') ;;
-    [01]' '*) if matches "\${line#??}" "$1"; then pb=\${line%"\${line#?}"}; return; fi ;;
-    *) pb=0; return ;;
+    [01][01]' '*)
+      if matches "\${line#???}" "$1"; then
+        pb=1
+        case $line in 1*) dp=1 ;; esac
+        case $line in ?1*) dm=1 ;; esac
+      fi
+      ;;
+    *) pb=1 ;;
     esac
   done <<RULES
 $GLV3_PROTECTED_BRANCHES
@@ -88,7 +99,8 @@ while read -r old new ref || [ -n "$old" ]; do
   if [ "$old" != $zero ] && ! git merge-base --is-ancestor "$old" "$new" </dev/null >/dev/null 2>&1; then
     deny 'You are not allowed to force push code to a protected branch on this project.'
   fi
-  [ "$GLV3_CAN_PUSH_PROTECTED" = 1 ] || [ "$pb" = 1 ] || deny 'You are not allowed to push code to protected branches on this project.'
+  [ "$GLV3_CAN_PUSH_PROTECTED" = 1 ] || [ "$dp" = 1 ] || { [ "$old" = $zero ] && [ "$dm" = 1 ]; } ||
+    deny 'You are not allowed to push code to protected branches on this project.'
 done
 exit 0
 `;
@@ -119,7 +131,53 @@ export function protectedBranchMatches(pattern: string, branch: string): boolean
 }
 
 /** A protected-branch line of GLV3_PROTECTED_BRANCHES (see PRE_RECEIVE_SH). */
-const protectedLine = (p: PushRules['protected'][number]) => (/[\n\0]/.test(p.name) ? 'x' : `${p.developersCanPush ? 1 : 0} ${p.name}`);
+const protectedLine = (p: ProtectedBranchRule) => (/[\n\0]/.test(p.name) ? 'x' : `${p.developersCanPush ? 1 : 0}${p.developersCanMerge ? 1 : 0} ${p.name}`);
+
+/** One protected-branch rule of a project: its name or `*` pattern and what it leaves to developers. */
+export interface ProtectedBranchRule {
+  name: string;
+  developersCanPush: boolean;
+  developersCanMerge?: boolean;
+}
+
+/** How a branch is protected under a project's rules. */
+export interface BranchProtection {
+  protected: boolean;
+  developersCanPush: boolean;
+  developersCanMerge: boolean;
+}
+
+/**
+ * The protection of `branch`, as GitLab 8.17: protected when any rule's name matches it
+ * (`protectedBranchMatches`), and developers may push (merge) when any matching rule lets them — the
+ * rule the pre-receive hook applies to pushes (PRE_RECEIVE_SH's `protection`), and the API to its own
+ * writes, merges and the branch JSON.
+ */
+export function branchProtection(rules: readonly ProtectedBranchRule[], branch: string): BranchProtection {
+  const out: BranchProtection = { protected: false, developersCanPush: false, developersCanMerge: false };
+  for (const r of rules) {
+    if (!protectedBranchMatches(r.name, branch)) continue;
+    out.protected = true;
+    out.developersCanPush ||= r.developersCanPush;
+    out.developersCanMerge ||= !!r.developersCanMerge;
+  }
+  return out;
+}
+
+/**
+ * May a pusher write `branch` (its protection `p`)? Not protected: push access. Protected: masters
+ * (`canPushProtected`), or a developer when developers may push — or create it (`creating`) when they may
+ * merge, as 8.17's `can_push_to_branch?`. The hook applies the same rule to each pushed ref.
+ */
+export function mayWriteBranch(p: BranchProtection, who: { canPush: boolean; canPushProtected: boolean }, creating = false): boolean {
+  if (!who.canPush) return false;
+  return !p.protected || who.canPushProtected || p.developersCanPush || (creating && p.developersCanMerge);
+}
+
+/** May a user merge into `branch`? 8.17's `can_be_merged_by?`: push access to it, or merge access (developers may merge). */
+export function mayMergeIntoBranch(p: BranchProtection, who: { canPush: boolean; canPushProtected: boolean }): boolean {
+  return mayWriteBranch(p, who) || (who.canPush && p.protected && p.developersCanMerge);
+}
 
 /** One ref a push moved, as git's post-receive hook reports it. */
 export interface RefUpdate {
@@ -175,7 +233,7 @@ export interface PushRules {
   canPushProtected: boolean;
   /** May move and delete existing tags (GitLab 8: `admin_project`, master and above); creating one needs `canPush` only. */
   canChangeTags: boolean;
-  protected: { name: string; developersCanPush: boolean }[];
+  protected: ProtectedBranchRule[];
 }
 
 /** The file of the pack-objects hook (`uploadpack.packObjectsHook`) in the hooks folder. */

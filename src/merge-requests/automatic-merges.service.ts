@@ -83,7 +83,7 @@ export class AutomaticMerges {
         if (!user || user.state !== 'active') continue;
         const project = await this.projects.find({ id: mr.projectId });
         const abilities = await this.policy.projectAbilities(user, project);
-        if (!(await this.push.canWriteBranch(project.id, mr.targetBranch, abilities)) || isWorkInProgress(mr.title)) continue;
+        if (!(await this.push.canMergeIntoBranch(project.id, mr.targetBranch, abilities)) || isWorkInProgress(mr.title)) continue;
         await this.merges.mergeNow(user, project, mr, mr.mergeParams ?? {}, approved);
       } catch (err) {
         if (err instanceof SourceMoved) {

@@ -48,7 +48,7 @@ export class MergeService {
    */
   async merge(user: Caller, ref: ProjectRef, id: number, dto: MergeDto): Promise<MergeRequest> {
     const { project, abilities, mr } = await this.requests.findReadable(user, ref, id);
-    if (!(await this.push.canWriteBranch(project.id, mr.targetBranch, abilities))) throw new Unauthorized();
+    if (!(await this.push.canMergeIntoBranch(project.id, mr.targetBranch, abilities))) throw new Unauthorized();
     if (!isOpen(mr) || isWorkInProgress(mr.title)) throw new MethodNotAllowed();
     const params: MergeParams = {};
     if (dto.merge_commit_message !== undefined && dto.merge_commit_message.trim() !== '') params.merge_commit_message = dto.merge_commit_message;
@@ -78,7 +78,7 @@ export class MergeService {
   /** `PUT|POST .../cancel_merge_when_build_succeeds`: 401 unless the user may merge or wrote it; 405 when not open; 406 when not set. */
   async cancelMergeWhenBuildSucceeds(user: Caller, ref: ProjectRef, id: number): Promise<MergeRequest> {
     const { project, abilities, mr } = await this.requests.findReadable(user, ref, id);
-    const mayMerge = await this.push.canWriteBranch(project.id, mr.targetBranch, abilities);
+    const mayMerge = await this.push.canMergeIntoBranch(project.id, mr.targetBranch, abilities);
     if (!mayMerge && !involvedIn(user, { authorId: mr.authorId, assigneeId: null })) throw new Unauthorized();
     if (!isOpen(mr)) throw new MethodNotAllowed();
     if (!(await this.automatic.off(mr.id, user.id))) throw new NotAcceptable();

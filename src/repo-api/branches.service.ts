@@ -6,6 +6,7 @@ import { Branch, ZERO_SHA } from '../git/objects';
 import { RefUpdateRejected } from '../git/repository';
 import { CreateBranchDto, ProtectBranchDto } from './dto/branches.dto';
 import { RepositoryLocks } from '../database/repository-locks';
+import { branchProtection } from '../git/receive-hooks';
 import { PushService } from './push.service';
 import { RepoContext, RepositoryAccess } from './repository-access.service';
 import { RepositoryRecords } from './repo-api.repository';
@@ -16,6 +17,7 @@ export interface BranchView {
   branch: Branch;
   protected: boolean;
   developersCanPush: boolean;
+  developersCanMerge: boolean;
 }
 
 @Injectable()
@@ -29,10 +31,7 @@ export class BranchesService {
 
   private async withProtection(ctx: RepoContext, branches: Branch[]): Promise<BranchView[]> {
     const pb = await this.push.protectedBranches(ctx.project.id);
-    return branches.map((branch) => {
-      const p = PushService.matches(pb, branch.name);
-      return { branch, protected: !!p, developersCanPush: p?.developersCanPush ?? false };
-    });
+    return branches.map((branch) => ({ branch, ...branchProtection(pb, branch.name) }));
   }
 
   /** Whole on the first page unless `per_page` says otherwise (GitLab 8 answered it unpaginated). */
@@ -62,12 +61,16 @@ export class BranchesService {
     return this.setProtection(user, ref, m[1], m[2] === 'protect', dto);
   }
 
-  /** Protect (idempotent; `developers_can_push` optional) or unprotect a branch: master+. */
+  /** Protect (idempotent; `developers_can_push` and `developers_can_merge` optional) or unprotect a branch: master+. */
   async setProtection(user: Caller, ref: ProjectRef, name: string, protect: boolean, dto: ProtectBranchDto): Promise<BranchView> {
     const ctx = await this.access.open(user, ref, 'admin_project');
     const view = await this.getIn(ctx, name);
-    if (protect) await this.records.protect(ctx.project.id, view.branch.name, dto.developers_can_push ?? false);
-    else await this.records.unprotect(ctx.project.id, view.branch.name);
+    if (protect) {
+      await this.records.protect(ctx.project.id, view.branch.name, {
+        developersCanPush: dto.developers_can_push,
+        developersCanMerge: dto.developers_can_merge,
+      });
+    } else await this.records.unprotect(ctx.project.id, view.branch.name);
     return this.getIn(ctx, view.branch.name);
   }
 
@@ -81,7 +84,7 @@ export class BranchesService {
       const target = parseRef(dto.ref);
       const commit = target === null ? null : await ctx.repo.commit(target);
       if (!commit) throw new Rejected('Invalid reference name');
-      if (!(await this.push.canWriteBranch(ctx.project.id, name, ctx.abilities))) throw new Forbidden();
+      if (!(await this.push.canWriteBranch(ctx.project.id, name, ctx.abilities, true))) throw new Forbidden();
       try {
         await ctx.repo.updateRef(branchRef(name), commit.id, ZERO_SHA);
       } catch (e) {
@@ -103,7 +106,7 @@ export class BranchesService {
       if (!branch) throw new NotFound('Branch');
       const head = await this.access.defaultRef(ctx);
       if (head === branch.name) throw new Rejected('Cannot remove HEAD branch');
-      if (PushService.matches(await this.push.protectedBranches(ctx.project.id), branch.name)) {
+      if ((await this.push.protectionOf(ctx.project.id, branch.name)).protected) {
         throw new Rejected('Protected branch cant be removed');
       }
       try {

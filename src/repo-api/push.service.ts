@@ -7,7 +7,7 @@ import { Transactions } from '../database/transactions';
 import { DomainEvents } from '../domain-events/domain-events';
 import type { ActivityRecord } from '../domain-events/domain-event-catalogue';
 import { GitService } from '../git/git.service';
-import { protectedBranchMatches, PushRules } from '../git/receive-hooks';
+import { BranchProtection, branchProtection, mayMergeIntoBranch, mayWriteBranch, protectedBranchMatches, PushRules } from '../git/receive-hooks';
 import { parseRef, parseSha, Sha } from '../git/names';
 import { Commit, ZERO_SHA } from '../git/objects';
 import { RefUpdate } from '../git/smart-http';
@@ -52,7 +52,7 @@ export class PushService {
       canPush: abilities.has('push_code'),
       canPushProtected: abilities.has('push_code_to_protected_branches'),
       canChangeTags: PushService.canChangeTags(abilities),
-      protected: pb.map((p) => ({ name: p.name, developersCanPush: p.developersCanPush })),
+      protected: pb.map((p) => ({ name: p.name, developersCanPush: p.developersCanPush, developersCanMerge: p.developersCanMerge })),
     };
   }
 
@@ -64,11 +64,33 @@ export class PushService {
     return abilities.has('push_code') && abilities.has('admin_project');
   }
 
-  /** May `abilities` write to `branch` (file API, branch delete)? Protected branches need master unless developers may push. */
-  async canWriteBranch(projectId: number, branch: string, abilities: Set<ProjectAbility>): Promise<boolean> {
+  /** How `branch` is protected (any matching rule: `branchProtection`, the hook's rule). */
+  async protectionOf(projectId: number, branch: string): Promise<BranchProtection> {
+    return branchProtection(await this.protectedBranches(projectId), branch);
+  }
+
+  /**
+   * May `abilities` write to `branch` (files API, a new branch)? The pre-receive hook's rule
+   * (`mayWriteBranch`): a protected branch needs master unless developers may push to it, or, for a
+   * branch being created (`creating`), merge into it.
+   */
+  async canWriteBranch(projectId: number, branch: string, abilities: Set<ProjectAbility>, creating = false): Promise<boolean> {
     if (!abilities.has('push_code')) return false;
-    const pb = PushService.matches(await this.protectedBranches(projectId), branch);
-    return !pb || pb.developersCanPush || abilities.has('push_code_to_protected_branches');
+    return mayWriteBranch(await this.protectionOf(projectId, branch), PushService.pusher(abilities), creating);
+  }
+
+  /**
+   * May `abilities` merge a merge request into `branch` (`PUT …/merge`, merge when build succeeds, its
+   * cancellation)? GitLab 8.17's `can_be_merged_by?`: push access to the branch, or a developer when
+   * developers may merge into it (`mayMergeIntoBranch`).
+   */
+  async canMergeIntoBranch(projectId: number, branch: string, abilities: Set<ProjectAbility>): Promise<boolean> {
+    if (!abilities.has('push_code')) return false;
+    return mayMergeIntoBranch(await this.protectionOf(projectId, branch), PushService.pusher(abilities));
+  }
+
+  private static pusher(abilities: Set<ProjectAbility>): { canPush: boolean; canPushProtected: boolean } {
+    return { canPush: abilities.has('push_code'), canPushProtected: abilities.has('push_code_to_protected_branches') };
   }
 
   /**
@@ -142,7 +164,8 @@ export class PushService {
     await this.projects.recordDefaultBranch(project.id, choice);
     project.defaultBranch = choice;
     const protection = (await this.settings.get()).defaultBranchProtection;
-    if (protection > 0) await this.records.protectIfAbsent(project.id, choice, protection === 1);
+    // 8.17's GitPushService: 1 lets developers push, 3 lets them merge, 2 neither
+    if (protection > 0) await this.records.protectIfAbsent(project.id, choice, { developersCanPush: protection === 1, developersCanMerge: protection === 3 });
   }
 
   /** GitLab's push payload (`data` of push events, and later of hooks). */

@@ -6,6 +6,7 @@ export class ProtectedBranch {
   @Column({ name: 'project_id' }) projectId: number;
   @Column() name: string;
   @Column({ name: 'developers_can_push' }) developersCanPush: boolean;
+  @Column({ name: 'developers_can_merge' }) developersCanMerge: boolean;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

@@ -29,8 +29,9 @@ describe('repository presenter', () => {
   });
 
   it('branches and tags embed the raw commit', () => {
-    const b = presentBranch({ name: 'master', commit } as never, { protected: true, developersCanPush: false });
-    expect(Object.keys(b)).toEqual(['name', 'commit', 'protected', 'developers_can_push']);
+    const b = presentBranch({ name: 'master', commit } as never, { protected: true, developersCanPush: false, developersCanMerge: true });
+    expect(Object.keys(b)).toEqual(['name', 'commit', 'protected', 'developers_can_push', 'developers_can_merge']);
+    expect(b.developers_can_merge).toBe(true);
     expect(Object.keys(b.commit)).toEqual(GIT_COMMIT);
     const t = presentTag({ name: 'v1', message: null, commit } as never, undefined);
     expect(Object.keys(t)).toEqual(['name', 'message', 'commit', 'release']);

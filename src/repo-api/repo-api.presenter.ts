@@ -81,16 +81,18 @@ export function presentCommitDetail(c: Commit, status: string | null): CommitDet
   };
 }
 
-export function presentBranch(b: Branch, protection: { protected: boolean; developersCanPush: boolean }): BranchResponse {
+/** v3's RepoBranch (8.17: `developers_can_push` and `developers_can_merge` from the matching protection rules). */
+export function presentBranch(b: Branch, protection: { protected: boolean; developersCanPush: boolean; developersCanMerge: boolean }): BranchResponse {
   return {
     name: b.name,
     commit: presentBranchCommit(b.commit),
     protected: protection.protected,
     developers_can_push: protection.developersCanPush,
+    developers_can_merge: protection.developersCanMerge,
   };
 }
 
-export function presentBranchView(v: { branch: Branch; protected: boolean; developersCanPush: boolean }): BranchResponse {
+export function presentBranchView(v: { branch: Branch; protected: boolean; developersCanPush: boolean; developersCanMerge: boolean }): BranchResponse {
   return presentBranch(v.branch, v);
 }
 

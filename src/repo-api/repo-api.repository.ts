@@ -24,20 +24,31 @@ export class RepositoryRecords {
     return this.protectedBranchesRepo.find({ where: { projectId }, order: { name: 'ASC' } });
   }
 
-  /** Protects `name` (again: updates `developers_can_push`). */
-  async protect(projectId: number, name: string, developersCanPush: boolean): Promise<void> {
+  /**
+   * Protects `name`; protecting it again updates the flags given and keeps the others (GitLab 8.17's
+   * ApiUpdateService); a new protection takes `false` for a flag not given (ApiCreateService).
+   */
+  async protect(projectId: number, name: string, flags: { developersCanPush?: boolean; developersCanMerge?: boolean }): Promise<void> {
+    await this.protectedBranchesRepo.query(
+      `INSERT INTO protected_branches (project_id, name, developers_can_push, developers_can_merge)
+       VALUES ($1, $2, COALESCE($3::boolean, false), COALESCE($4::boolean, false))
+       ON CONFLICT (project_id, name) DO UPDATE
+         SET developers_can_push = COALESCE($3::boolean, protected_branches.developers_can_push),
+             developers_can_merge = COALESCE($4::boolean, protected_branches.developers_can_merge),
+             updated_at = now()`,
+      [projectId, name, flags.developersCanPush ?? null, flags.developersCanMerge ?? null],
+    );
+  }
+
+  /** Protects `name` unless it already is (the default branch on the first push). */
+  async protectIfAbsent(projectId: number, name: string, flags: { developersCanPush: boolean; developersCanMerge: boolean }): Promise<void> {
     await this.protectedBranchesRepo
       .createQueryBuilder()
       .insert()
       .into(ProtectedBranch)
-      .values({ projectId, name, developersCanPush })
-      .orUpdate(['developers_can_push', 'updated_at'], ['project_id', 'name'])
+      .values({ projectId, name, ...flags })
+      .orIgnore()
       .execute();
-  }
-
-  /** Protects `name` unless it already is (the default branch on the first push). */
-  async protectIfAbsent(projectId: number, name: string, developersCanPush: boolean): Promise<void> {
-    await this.protectedBranchesRepo.createQueryBuilder().insert().into(ProtectedBranch).values({ projectId, name, developersCanPush }).orIgnore().execute();
   }
 
   async unprotect(projectId: number, name: string): Promise<void> {

@@ -79,6 +79,9 @@ export class BranchResponse {
 
   @ApiProperty({ type: Boolean })
   developers_can_push!: boolean;
+
+  @ApiProperty({ type: Boolean, description: 'Developers may merge into it (GitLab 8.17).' })
+  developers_can_merge!: boolean;
 }
 
 @ResponseEntity('BranchName')

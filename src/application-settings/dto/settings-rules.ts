@@ -75,7 +75,8 @@ export function checkSettings(dto: Dto): Changes {
   }
   const protection = read('default_branch_protection');
   if (protection !== undefined) {
-    if (![0, 1, 2].includes(protection)) fail('default_branch_protection', 'is not included in the list');
+    // GitLab 8.17's Gitlab::Access: 0 none, 1 developers can push, 2 full, 3 developers can merge
+    if (![0, 1, 2, 3].includes(protection)) fail('default_branch_protection', 'is not included in the list');
     else next.defaultBranchProtection = protection;
   }
   for (const [field, key] of LEVELS) {

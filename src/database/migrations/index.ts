@@ -23,6 +23,7 @@ import { CiBuildsStates1734400000000 } from './1734400000000-ci-builds-8-17';
 import { Environments1734401000000 } from './1734401000000-environments';
 import { PagesSettings1734403000000 } from './1734403000000-pages-settings';
 import { DeployKeys1734404000000 } from './1734404000000-deploy-keys';
+import { ProtectedBranchesDevelopersCanMerge1734404100000 } from './1734404100000-protected-branches-developers-can-merge';
 import { CiPipelinesLegacyStages1734400100000 } from './1734400100000-ci-pipelines-legacy-stages';
 
 /** Every migration, in order. A migration is frozen SQL and never imports entities. */
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   Environments1734401000000,
   DeployKeys1734404000000,
   CiPipelinesLegacyStages1734400100000,
+  ProtectedBranchesDevelopersCanMerge1734404100000,
 ];

@@ -6,6 +6,8 @@ export class CreateBranchDto {
   @Str({ required: true, trim: true }) ref!: string;
 }
 
+/** GitLab 8.17's flags; protecting a protected branch again changes only the flags given. */
 export class ProtectBranchDto {
   @Bool() developers_can_push?: boolean;
+  @Bool() developers_can_merge?: boolean;
 }
