@@ -242,6 +242,12 @@ describe('CiConfig: GitLab 8.17 error texts (its Entry tree: "<location> <attrib
     expect(CiConfig.validationMessage('.x:\n  1: a\n' + job())).toBeNull();
   });
 
+  it("jobs keep the file's order, quoted numbers among them (a JS object would list them first)", () => {
+    const c = new CiConfig('build:\n  script: x\n"10":\n  script: x\n"2":\n  script: x\nlint:\n  script: x\n');
+    expect(c.jobNames()).toEqual(['build', '10', '2', 'lint']);
+    expect(c.buildsForRef('master').map((b) => b.name)).toEqual(['build', '10', '2', 'lint']);
+  });
+
   it('a quoted number is a job name (a string, as in GitLab 8.17); only the unquoted number is refused', () => {
     expect(CiConfig.validationMessage('"10":\n  script: test\n')).toBeNull();
     expect(new CiConfig("'10':\n  script: test\n").jobNames()).toEqual(['10']);

@@ -427,6 +427,25 @@ function nonStringKeys(doc: Document): Set<string> {
   return keys;
 }
 
+/**
+ * The top-level keys in the file's order (a JS object lists integer-like keys, a quoted `"10":`, first):
+ * GitLab 8.17's jobs keep the order they are written in. Keys a merge (`<<:`) brings come last.
+ */
+function fileOrder(doc: Document, data: unknown): string[] {
+  if (!isObj(data)) return [];
+  const order = new Set<string>();
+  if (isMap(doc.contents)) {
+    for (const pair of doc.contents.items) {
+      const v: unknown = isScalar(pair.key) ? pair.key.value : undefined;
+      const key =
+        typeof v === 'string' ? v : v === null ? '' : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : undefined;
+      if (key !== undefined && Object.hasOwn(data, key)) order.add(key);
+    }
+  }
+  for (const key of Object.keys(data)) order.add(key);
+  return [...order];
+}
+
 /** ` at line L column C` (1-based) of an offset in `content`. */
 function position(content: string, offset: number): string {
   if (!Number.isInteger(offset) || offset < 0) return '';
@@ -435,7 +454,7 @@ function position(content: string, offset: number): string {
   return ` at line ${line} column ${before.length - before.lastIndexOf('\n')}`;
 }
 
-function load(content: string): { data: unknown; nonStringKeys: Set<string> } {
+function load(content: string): { data: unknown; nonStringKeys: Set<string>; order: string[] } {
   if (Buffer.byteLength(content, 'utf8') > MAX_CONFIG_BYTES) {
     throw new CiConfigError(`The .gitlab-ci.yml is larger than ${MAX_CONFIG_BYTES / MB} MB`);
   }
@@ -450,7 +469,8 @@ function load(content: string): { data: unknown; nonStringKeys: Set<string> } {
     if (doc.errors.length > 0) throw doc.errors[0];
     measure(doc);
     // aliases resolve to the object of their anchor (shared, not copied); measure() bounded the rest
-    return { data: resolveSymbols(doc.toJS({ maxAliasCount: -1 })), nonStringKeys: nonStringKeys(doc) };
+    const data = resolveSymbols(doc.toJS({ maxAliasCount: -1 }));
+    return { data, nonStringKeys: nonStringKeys(doc), order: fileOrder(doc, data) };
   } catch (e) {
     if (e instanceof CiConfigError) throw e;
     if (e instanceof RangeError || (e instanceof Error && /call stack/i.test(e.message))) throw new CiConfigError(TOO_DEEP);
@@ -586,7 +606,7 @@ export class CiConfig {
   ) {
     // 8.17's Loader: what YAML reads as anything but a hash (nothing, for an empty file) is refused
     if (!content || !content.trim()) throw new CiConfigError('Invalid configuration format');
-    const { data: config, nonStringKeys } = load(content);
+    const { data: config, nonStringKeys, order } = load(content);
     if (!isObj(config)) throw new CiConfigError('Invalid configuration format');
     this.global = config;
     this.variables = isVariables(config.variables) ? config.variables : {};
@@ -613,7 +633,7 @@ export class CiConfig {
     if (given(config.cache)) this.checkCache('cache', config.cache, check);
 
     // the jobs: every other key, a job or (named `.…`) a hidden one
-    const entries = Object.entries(config).filter(([name]) => !GLOBAL_KEYS.includes(name));
+    const entries = order.filter((name) => !GLOBAL_KEYS.includes(name)).map((name) => [name, config[name]] as const);
     if (!entries.some(([name]) => !name.startsWith('.'))) check.entry('jobs', 'config should contain at least one visible job');
     for (const [name, value] of entries) {
       if (name.startsWith('.')) {
