@@ -3,8 +3,11 @@ import { ci, Json, waitFor } from './helpers/ci';
 import { planning } from './helpers/planning';
 import { countQueries, startTestApp, TestApp } from './helpers/test-app';
 
-/** A job only runners with this tag take, so that each test claims its own builds. */
-const tagged = (tag: string) => `job:\n  script: make\n  tags: [${tag}]\n`;
+/**
+ * A job only runners with this tag take, so that each test claims its own builds. Quoted: YAML 1.1 (Ruby's
+ * Psych, as 8.17 reads the file) makes a bare off, on, yes or no a boolean, which tags refuse.
+ */
+const tagged = (tag: string) => `job:\n  script: make\n  tags: ["${tag}"]\n`;
 
 describe('CI settings that take effect (instance and project)', () => {
   let t: TestApp;
