@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -141,7 +141,7 @@ describe('GitLab Pages', () => {
   }
 
   /** A project with the pages job; its build claimed by the runner, given `zip` as artifacts, and ended `success`. */
-  async function deploy(zip: Buffer, extra: Json = {}, project?: Json): Promise<{ p: Json; ns: string; status: Json }> {
+  async function deploy(zip: Buffer, extra: Json = {}, project?: Json, fileName = 'artifacts.zip'): Promise<{ p: Json; ns: string; status: Json }> {
     const p = project ?? (await c.project(owner, PAGES_YML, extra));
     if (project) {
       await t.http
@@ -155,7 +155,7 @@ describe('GitLab Pages', () => {
       return res.status === 201 ? (res.body as Json) : undefined;
     }, 'the pages build');
     expect(build.name).toBe('pages');
-    await t.http.post(`/ci/api/v1/builds/${build.id}/artifacts`).set('BUILD-TOKEN', build.token).attach('file', zip, 'artifacts.zip').expect(201);
+    await t.http.post(`/ci/api/v1/builds/${build.id}/artifacts`).set('BUILD-TOKEN', build.token).attach('file', zip, fileName).expect(201);
     await c.api.update(build.id, { token: runner.token, state: 'success' }).expect(200);
     const status = await waitFor(async () => {
       const [row] = await t.sql<Json>(
@@ -416,6 +416,26 @@ describe('GitLab Pages', () => {
       expect((await get(host, `/${name}/`)).body).toBe('v3');
       for (const path of ['passwd', 'up/etc/passwd', 'same.html']) expect((await get(host, `/${name}/${path}`)).status).toBe(404);
     });
+  });
+
+  it('a .tar.gz artifacts archive is published too (8.17 took both); another format is refused', async () => {
+    const src = mkdtempSync(join(tmpdir(), 'pages-tgz-'));
+    try {
+      mkdirSync(join(src, 'public', 'css'), { recursive: true });
+      writeFileSync(join(src, 'public', 'index.html'), 'from a tarball');
+      writeFileSync(join(src, 'public', 'css', 'a.css'), 'a {}');
+      const tgz = execFileSync('tar', ['-czf', '-', '-C', src, 'public']);
+      const d = await deploy(tgz, {}, undefined, 'artifacts.tar.gz');
+      expect(d.status).toMatchObject({ status: 'success', description: null });
+      const [ns, name] = (d.p.path as string).split('/');
+      expect((await get(`${ns}.${DOMAIN}`, `/${name}/`)).body).toBe('from a tarball');
+      expect((await get(`${ns}.${DOMAIN}`, `/${name}/css/a.css`)).headers['content-type']).toBe('text/css; charset=utf-8');
+      const other = await deploy(tgz, {}, d.p, 'artifacts.rar');
+      expect(other.status).toMatchObject({ status: 'failed', description: 'unsupported artifacts format' });
+      expect((await get(`${ns}.${DOMAIN}`, `/${name}/`)).body).toBe('from a tarball');
+    } finally {
+      rmSync(src, { recursive: true, force: true });
+    }
   });
 
   it('only a build named pages that succeeds deploys', async () => {

@@ -12,7 +12,7 @@ import { branchRef, parseRef, tagRef } from '../git/names';
 import { ProjectResolver } from '../projects/project-resolver.service';
 import { combinedStatus } from '../repo-api/commits.service';
 import { OutdatedSite, PagesSites } from './pages-sites';
-import { PAGES_ERRORS, SiteArchiveError } from './site-archive';
+import { extractSite, extractTarSite, PAGES_ERRORS, SiteArchiveError } from './site-archive';
 
 /** 8.17's texts for what is not the archive's fault. */
 const MISSING = 'missing pages artifacts';
@@ -62,10 +62,13 @@ export class PagesDeployer {
     try {
       const expired = build.artifactsExpireAt !== null && build.artifactsExpireAt.getTime() <= Date.now();
       if (!build.artifactsFile || expired) throw new SiteArchiveError(MISSING);
-      if (!/\.zip$/i.test(build.artifactsFile)) throw new SiteArchiveError(PAGES_ERRORS.format);
+      // 8.17 by the file name: .tar.gz / .tgz (tar) or .zip (what gitlab-ci-multi-runner uploads)
+      const extract = /\.(tar\.gz|tgz)$/i.test(build.artifactsFile) ? extractTarSite : /\.zip$/i.test(build.artifactsFile) ? extractSite : null;
+      if (!extract) throw new SiteArchiveError(PAGES_ERRORS.format);
       if (!(await latest())) throw new SiteArchiveError(OUTDATED);
       const maxBytes = (await this.settings.get()).maxPagesSize * 1024 * 1024;
-      const site = await this.sites.publish(build.projectId, this.builds.files.artifactsPath(build.id), maxBytes, latest);
+      const archive = this.builds.files.artifactsPath(build.id);
+      const site = await this.sites.publish(build.projectId, (dest) => extract(archive, dest, maxBytes), latest);
       const project = await this.projects.find({ id: build.projectId }).catch(() => null);
       this.logger.info('pages deployed', {
         project_id: build.projectId,

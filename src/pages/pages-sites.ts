@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { PagesConfig } from '../config/pages-config';
-import { ExtractedSite, extractSite } from './site-archive';
+import { ExtractedSite } from './site-archive';
 
 /**
  * The published sites on disk: `<DATA_DIR>/pages/<project id>/public`. Keyed by the project's id (as
@@ -26,16 +26,16 @@ export class PagesSites {
   }
 
   /**
-   * Extracts the archive's `public/` into a new folder beside the sites, then puts it in place with two
+   * Extracts the archive's `public/` (`extract` writes the new folder it is given) beside the sites, then puts it in place with two
    * renames (GitLab 8.17's `deploy_page!`): the site before it is replaced only when the whole
    * extraction succeeded, and `stillLatest` is asked again right before the switch.
    */
-  async publish(projectId: number, archive: string, maxBytes: number, stillLatest: () => Promise<boolean>): Promise<ExtractedSite> {
+  async publish(projectId: number, extract: (dest: string) => Promise<ExtractedSite>, stillLatest: () => Promise<boolean>): Promise<ExtractedSite> {
     await mkdir(this.pages.tmpDir, { recursive: true, mode: 0o700 });
     const work = await mkdtemp(join(this.pages.tmpDir, `${projectId}-`));
     try {
       const staged = join(work, 'public');
-      const extracted = await extractSite(archive, staged, maxBytes);
+      const extracted = await extract(staged);
       if (!(await stillLatest())) throw new OutdatedSite();
       const projectDir = join(this.pages.dir, String(projectId));
       await mkdir(projectDir, { recursive: true, mode: 0o755 });

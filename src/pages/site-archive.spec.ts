@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathSegments } from './pages-host';
-import { extractSite, sitePath, SiteArchiveError } from './site-archive';
+import { extractSite, extractTarSite, sitePath, SiteArchiveError } from './site-archive';
 
 describe('Pages: names and paths', () => {
   it('sitePath: relative names below public/ only', () => {
@@ -91,5 +91,53 @@ describe('Pages: extracting public/ from a zip', () => {
     writeFileSync(corrupt, data);
     expect(await fail(corrupt)).toBe('pages failed to extract');
     expect(existsSync(join(dir, 'etc'))).toBe(false);
+  });
+});
+
+describe('Pages: extracting public/ from a .tar.gz (8.17 took those too)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'site-tar-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A .tar.gz made by GNU tar from `files` (and links), with extra raw member names through --transform. */
+  function tgzOf(files: Record<string, string>, links: Record<string, string> = {}, transform?: string): string {
+    const src = join(dir, 'src');
+    for (const [name, content] of Object.entries(files)) {
+      mkdirSync(join(src, name, '..'), { recursive: true });
+      writeFileSync(join(src, name), content);
+    }
+    for (const [name, target] of Object.entries(links)) symlinkSync(target, join(src, name));
+    const archive = join(dir, `artifacts-${Math.random()}.tar.gz`);
+    execFileSync('tar', ['-czf', archive, ...(transform ? ['--transform', transform] : []), '-C', src, '.'], { cwd: src });
+    rmSync(src, { recursive: true });
+    return archive;
+  }
+  const fail = (archive: string, max = 1024 * 1024) =>
+    extractTarSite(archive, join(dir, `site-${Math.random()}`), max).then(
+      () => 'extracted',
+      (e: Error) => (e instanceof SiteArchiveError ? e.message : `unexpected: ${e.message}`),
+    );
+
+  it('extracts public/ only, skipping links', async () => {
+    const archive = tgzOf({ 'public/index.html': 'home', 'public/a/b.css': 'b', 'other.txt': 'o' }, { 'public/link': '/etc/passwd' });
+    const out = join(dir, 'site');
+    expect(await extractTarSite(archive, out, 1024)).toEqual({ files: 2, bytes: 5, skippedLinks: 1 });
+    expect(readFileSync(join(out, 'index.html'), 'utf8')).toBe('home');
+    expect(readdirSync(out).sort()).toEqual(['a', 'index.html']);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tar'))).toEqual([]);
+  });
+
+  it("refuses with 8.17's texts: no public/, too large, a .. member, not gzip", async () => {
+    expect(await fail(tgzOf({ 'site/index.html': 'x' }))).toBe('pages miss the public folder');
+    expect(await fail(tgzOf({ 'public/index.html': 'x'.repeat(2000) }), 1000)).toBe('artifacts for pages are too large: 2000');
+    // the unpacked stream is cut past max_pages_size and a block, as 8.17's dd cut it (here by an entry outside public/)
+    expect(await fail(tgzOf({ 'public/index.html': 'x', 'other.bin': 'o'.repeat(100_000) }), 1000)).toBe('pages failed to extract');
+    expect(await fail(tgzOf({ 'public/index.html': 'x', 'public/evil.html': 'e' }, {}, 's,evil.html,../evil.html,'))).toBe('pages failed to extract');
+    const notGzip = join(dir, 'plain.tar.gz');
+    writeFileSync(notGzip, 'not gzip');
+    expect(await fail(notGzip)).toBe('pages failed to extract');
+    expect(existsSync(join(dir, 'evil.html'))).toBe(false);
   });
 });

@@ -1,9 +1,10 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { FileHandle, mkdir, open } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
+import { FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
 import { Transform, TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createInflateRaw, crc32 } from 'node:zlib';
+import { createGunzip, createInflateRaw, crc32 } from 'node:zlib';
+import * as tar from 'tar';
 
 /**
  * The `public/` folder of a build's artifacts archive (a zip, as gitlab-ci-multi-runner uploads it),
@@ -240,4 +241,81 @@ async function extractFile(fh: FileHandle, archive: string, e: Entry, target: st
     });
   }
   if (counter.bytes !== e.size || counter.crc >>> 0 !== e.crc) throw new SiteArchiveError(PAGES_ERRORS.extract);
+}
+
+/** A tar entry type that is a regular file's data. */
+const TAR_FILES = new Set(['File', 'OldFile', 'ContiguousFile']);
+
+/** Fails the stream once more than `limit` bytes went through (8.17 cut the unpacked tar at `max_pages_size` with dd). */
+class StreamCap extends Transform {
+  private seen = 0;
+
+  constructor(private readonly limit: number) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.limit) return done(new SiteArchiveError(PAGES_ERRORS.extract));
+    done(null, chunk);
+  }
+}
+
+/**
+ * The `public/` entries of a `.tar.gz` artifacts archive (8.17's `extract_tar_archive!`: `gunzip -c |
+ * dd count=<max_pages_size> | tar -x public/`) extracted into `dest`, by the `tar` package in two
+ * streamed passes: the first lists and checks every entry under `public/` (the same name rules as
+ * the zip's; links and special files are skipped, and the unpacked stream may not pass
+ * `max_pages_size` and one 32 KiB block, as 8.17's dd cut it), the second extracts the files and
+ * folders the first accepted.
+ */
+export async function extractTarSite(archive: string, dest: string, maxBytes: number): Promise<ExtractedSite> {
+  const accepted = new Set<string>();
+  let found = false;
+  let bytes = 0;
+  let files = 0;
+  let skippedLinks = 0;
+  let unsafe = false;
+  const name = (p: string) => p.replace(/^(\.\/)+/, '');
+  const stream = () => [createReadStream(archive), createGunzip(), new StreamCap(maxBytes + 32 * 1024)] as const;
+  const lister = tar.t({
+    onReadEntry: (e) => {
+      const p = name(e.path);
+      if (p !== 'public' && !p.startsWith(SITE_PATH)) return;
+      found = true;
+      const rel = p === 'public' ? '' : sitePath(p.slice(SITE_PATH.length));
+      if (rel === null) unsafe = true;
+      else if (TAR_FILES.has(e.type)) {
+        accepted.add(p.replace(/\/$/, ''));
+        bytes += e.size ?? 0;
+        files++;
+      } else if (e.type === 'Directory') accepted.add(p.replace(/\/$/, ''));
+      else skippedLinks++;
+    },
+  });
+  await pipeline(...stream(), lister).catch((err: unknown) => {
+    throw err instanceof SiteArchiveError ? err : new SiteArchiveError(PAGES_ERRORS.extract);
+  });
+  if (!found) throw new SiteArchiveError(PAGES_ERRORS.noPublic);
+  if (unsafe || files > MAX_SITE_ENTRIES) throw new SiteArchiveError(PAGES_ERRORS.extract);
+  if (bytes > maxBytes) throw new SiteArchiveError(PAGES_ERRORS.tooLarge(bytes));
+  const work = `${resolve(dest)}.tar`;
+  await mkdir(work, { mode: 0o700 });
+  try {
+    const extractor = tar.x({
+      cwd: work,
+      filter: (p, e) => accepted.has(name(p).replace(/\/$/, '')) && ('type' in e ? TAR_FILES.has(e.type) || e.type === 'Directory' : true),
+      preservePaths: false,
+      noChmod: true,
+      strict: true,
+    });
+    await pipeline(...stream(), extractor).catch((err: unknown) => {
+      throw err instanceof SiteArchiveError ? err : new SiteArchiveError(PAGES_ERRORS.extract);
+    });
+    await mkdir(join(work, 'public'), { recursive: true, mode: 0o755 });
+    await rename(join(work, 'public'), dest);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  return { files, bytes, skippedLinks };
 }
