@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SshServerService } from '../src/ssh/ssh-server.service';
+import { waitFor } from './helpers/ci';
 import { expectSchema } from './helpers/schema';
 import { Multiplexed, SshCli } from './helpers/ssh-cli';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
@@ -217,6 +218,18 @@ describe('deploy keys', () => {
       expect(all.body.map((k: { id: number }) => k.id)).not.toContain(created.body.id);
       await t.http.post(`${API}/user/keys`).set(as(outsider)).send({ title: 'now mine', key: spare.pub }).expect(201);
     });
+  });
+
+  it('a deleted project takes a deploy key enabled nowhere else with it (8.17 orphans); a key enabled elsewhere stays', async () => {
+    const gone = await project(owner, 'dk-deleted');
+    const only = await cli.keygen('only-there');
+    const k = await t.http.post(`${API}/projects/${gone.id}/deploy_keys`).set(as(owner)).send({ title: 'only', key: only.pub }).expect(201);
+    await t.http.post(`${API}/projects/${gone.id}/deploy_keys/${deployKeyId}/enable`).set(as(owner)).expect(201);
+    await t.http.delete(`${API}/projects/${gone.id}`).set(as(owner)).expect(200);
+    const ids = async () => ((await t.http.get(`${API}/deploy_keys`).set(as(t.root)).expect(200)).body as { id: number }[]).map((x) => x.id);
+    await waitFor(async () => !(await ids()).includes(k.body.id) || undefined, 'orphaned deploy key removed');
+    expect(await ids()).toContain(deployKeyId);
+    await t.http.post(`${API}/user/keys`).set(as(outsider)).send({ title: 'free again', key: only.pub }).expect(201);
   });
 
   describe('git over SSH with a deploy key', () => {

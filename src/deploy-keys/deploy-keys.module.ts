@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProjectsModule } from '../projects/projects.module';
 import { UsersModule } from '../users/users.module';
 import { AllDeployKeysController, ProjectDeployKeysController, ProjectKeysController } from './deploy-keys.controller';
+import { DeployKeyOrphans } from './deploy-key-orphans';
 import { DeployKeysProject } from './deploy-keys-project.entity';
 import { DeployKeysRepository } from './deploy-keys.repository';
 import { DeployKeysService } from './deploy-keys.service';
@@ -15,7 +16,7 @@ import { DeployKeysService } from './deploy-keys.service';
 @Module({
   imports: [TypeOrmModule.forFeature([DeployKeysProject]), ProjectsModule, UsersModule],
   controllers: [AllDeployKeysController, ProjectDeployKeysController, ProjectKeysController],
-  providers: [DeployKeysRepository, DeployKeysService],
+  providers: [DeployKeysRepository, DeployKeysService, DeployKeyOrphans],
   exports: [DeployKeysService],
 })
 export class DeployKeysModule {}

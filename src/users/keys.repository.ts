@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { rowsOf } from '../database/query-rows';
 import { Tx } from '../database/transactions';
 import { DEPLOY_KEY, SshKey } from './key.entity';
 import { User } from './user.entity';
@@ -47,6 +48,17 @@ export class KeysRepository {
 
   async deleteDeployKey(tx: Tx, id: number): Promise<void> {
     await tx.getRepository(SshKey).delete({ id, type: DEPLOY_KEY });
+  }
+
+  /** Removes the deploy keys enabled on no project (their projects were deleted); how many. */
+  async deleteOrphanedDeployKeys(): Promise<number> {
+    const rows = rowsOf<{ id: number }>(
+      await this.keys.query(
+        `DELETE FROM keys k WHERE k.type = $1 AND NOT EXISTS (SELECT 1 FROM deploy_keys_projects dp WHERE dp.deploy_key_id = k.id) RETURNING k.id`,
+        [DEPLOY_KEY],
+      ),
+    );
+    return rows.length;
   }
 
   findOwn(userId: number, id: number, tx?: Tx): Promise<SshKey | null> {

@@ -148,6 +148,15 @@ export class KeysService {
     }
   }
 
+  /**
+   * Removes the deploy keys enabled on no project. The API writes a deploy key with its first project
+   * and removes it with its last (one transaction each), so only a deleted project (its links cascade)
+   * leaves one behind.
+   */
+  removeOrphanedDeployKeys(): Promise<number> {
+    return this.keys.deleteOrphanedDeployKeys();
+  }
+
   /** Removes a deploy key row (its project links go with it), in the caller's transaction. */
   deleteDeployKey(tx: Tx, id: number): Promise<void> {
     return this.keys.deleteDeployKey(tx, id);
