@@ -5,7 +5,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateRawSync } from 'node:zlib';
-import { backup } from '../src/admin/backup';
+import request from 'supertest';
+import { backup, restore } from '../src/admin/backup';
+import { createApp } from '../src/app.factory';
+import { openDatabase } from '../src/database/data-source';
+import { createTestDatabase } from './helpers/test-db';
 import { runChecks } from '../src/cli';
 import { ConfigError, loadConfig } from '../src/config/config';
 import { ci, Json, waitFor } from './helpers/ci';
@@ -318,7 +322,37 @@ describe('GitLab Pages', () => {
       const listing = execFileSync('tar', ['-tzf', file], { encoding: 'utf8' });
       expect(listing).toContain(`data/pages/${p.id}/public/index.html`);
       expect(listing).not.toContain('.pages-tmp');
-      rmSync(file, { force: true });
+      // and a restore brings the site back, served by the restored server
+      const restoredDir = mkdtempSync(join(tmpdir(), 'pages-restored-'));
+      const target = process.env.DATABASE_URL ? await createTestDatabase({ empty: true }) : undefined;
+      try {
+        const config = loadConfig({
+          DATA_DIR: restoredDir,
+          DATABASE_URL: target?.url ?? '',
+          EMBEDDED_DB_DIR: join(restoredDir, 'db'),
+          LOG_LEVEL: 'silent',
+          SECRET_KEY: t.config.secretKey.toString(),
+          SSH_ENABLED: 'false',
+          PAGES_DOMAIN: DOMAIN,
+        });
+        const db = await openDatabase(config, { migrate: false });
+        try {
+          await restore(config, db.dataSource, file);
+        } finally {
+          await db.close();
+        }
+        const restored = await createApp(config);
+        try {
+          const res = await request(restored.app.getHttpServer()).get(`/${before}-renamed/`).set('Host', host);
+          expect([res.status, res.text]).toEqual([200, '<h1>home</h1>']);
+        } finally {
+          await restored.close();
+        }
+      } finally {
+        await target?.release();
+        rmSync(restoredDir, { recursive: true, force: true });
+        rmSync(file, { force: true });
+      }
 
       await t.http.delete(`/api/v3/projects/${p.id}`).set('PRIVATE-TOKEN', owner.token).expect(200);
       await waitFor(async () => !existsSync(dir), 'the site removed');
