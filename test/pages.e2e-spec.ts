@@ -472,6 +472,46 @@ describe('GitLab Pages', () => {
     }
   });
 
+  it("8.17's other failures: missing pages artifacts; pages are outdated (allowed to fail: the ref moved on)", async () => {
+    const claim = async () =>
+      waitFor(async () => {
+        const res = await c.api.requestBuild(runner.token);
+        return res.status === 201 ? (res.body as Json) : undefined;
+      }, 'the pages build');
+    const statusOf = (projectId: number, sha: string) =>
+      waitFor(async () => {
+        const [row] = await t.sql<Json>(
+          `SELECT status, description, allow_failure FROM commit_statuses WHERE project_id = $1 AND name = 'pages:deploy' AND sha = $2 ORDER BY id DESC LIMIT 1`,
+          [projectId, sha],
+        );
+        return row && ['success', 'failed'].includes(row.status) ? row : undefined;
+      }, 'the pages:deploy status');
+    // no artifacts at all
+    const bare = await c.project(owner, PAGES_YML);
+    const first = await claim();
+    await c.api.update(first.id, { token: runner.token, state: 'success' }).expect(200);
+    expect(await statusOf(bare.id, first.sha)).toEqual({ status: 'failed', description: 'missing pages artifacts', allow_failure: false });
+    // master moves on while the build runs: its site is not published
+    const moved = await c.project(owner, PAGES_YML);
+    const old = await claim();
+    await t.http
+      .post(`/api/v3/projects/${moved.id}/repository/files`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ file_path: 'later.txt', branch_name: 'master', content: 'later', commit_message: 'later' })
+      .expect(201);
+    await t.http
+      .post(`/ci/api/v1/builds/${old.id}/artifacts`)
+      .set('BUILD-TOKEN', old.token)
+      .attach('file', makeZip([{ name: 'public/index.html', data: 'old' }]), 'artifacts.zip')
+      .expect(201);
+    await c.api.update(old.id, { token: runner.token, state: 'success' }).expect(200);
+    expect(await statusOf(moved.id, old.sha)).toEqual({ status: 'failed', description: 'pages are outdated', allow_failure: true });
+    expect(existsSync(join(t.config.dataDir, 'pages', String(moved.id), 'public'))).toBe(false);
+    // the newer commit's pages build is left pending: take it off the queue for the cases after this one
+    const newer = await claim();
+    await c.api.update(newer.id, { token: runner.token, state: 'failed' }).expect(200);
+  });
+
   it('only a build named pages that succeeds deploys', async () => {
     const p = await c.project(owner, `pages-not:\n  script: [x]\n  artifacts:\n    paths: [public]\n`);
     const build = await waitFor(async () => {
