@@ -221,6 +221,15 @@ describe('pipeline processing (GitLab 8.17), manual actions and play, coverage',
     expect((await c.pipelines(p.id))[0]).toMatchObject({ status: 'running', legacy_stages: false });
   });
 
+  it('the longest coverage regex and environment name the grammar takes are stored whole (text columns)', async () => {
+    const regex = 'C'.repeat(250) + '(\\d+)';
+    const env = 'review/' + 'e'.repeat(300);
+    const p = await ciProject(`build:\n  script: make\n  coverage: /${regex}/\n  environment: ${env}\n`);
+    expect((await c.pipelines(p.id))[0]).toMatchObject({ status: 'pending', yaml_errors: null });
+    const [row] = await t.sql<Json>(`SELECT environment, coverage_regex FROM ci_builds WHERE pipeline_id = $1`, [p.pipelineId]);
+    expect(row).toEqual({ environment: env, coverage_regex: regex });
+  });
+
   it("the project's build_coverage_regex applies when the job has none; a hostile regex gives no coverage and no error", async () => {
     const p = await ciProject('build:\n  script: make\n');
     await t.sql(`UPDATE projects SET build_coverage_regex = $2 WHERE id = $1`, [p.id, '\\(\\d+.\\d+\\%\\) covered']);

@@ -25,6 +25,7 @@ import { PagesSettings1734403000000 } from './1734403000000-pages-settings';
 import { DeployKeys1734404000000 } from './1734404000000-deploy-keys';
 import { ProtectedBranchesDevelopersCanMerge1734404100000 } from './1734404100000-protected-branches-developers-can-merge';
 import { CiPipelinesLegacyStages1734400100000 } from './1734400100000-ci-pipelines-legacy-stages';
+import { CiBuildsJobTexts1734400200000 } from './1734400200000-ci-builds-job-texts';
 
 /** Every migration, in order. A migration is frozen SQL and never imports entities. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   DeployKeys1734404000000,
   CiPipelinesLegacyStages1734400100000,
   ProtectedBranchesDevelopersCanMerge1734404100000,
+  CiBuildsJobTexts1734400200000,
 ];
