@@ -12,6 +12,7 @@ import { openDatabase } from '../src/database/data-source';
 import { createTestDatabase } from './helpers/test-db';
 import { runChecks } from '../src/cli';
 import { ConfigError, loadConfig } from '../src/config/config';
+import { pagesUrl } from '../src/config/pages-config';
 import { ci, Json, waitFor } from './helpers/ci';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
@@ -551,6 +552,10 @@ describe('GitLab Pages', () => {
       expect(refuse({ PAGES_DOMAIN: 'example.io', PAGES_URL: 'https://example.io/x' })).toThrow(/without a path/);
       const ok = loadConfig({ ...base, EXTERNAL_URL: 'https://git.example.com', PAGES_DOMAIN: 'example.io', PAGES_URL: 'https://example.io:8443/' });
       expect(ok.pages).toMatchObject({ domain: 'example.io', url: 'https://example.io:8443' });
+      // 8.17's Project#pages_url: the host in lower case; the namespace's own project at the bare host
+      expect(pagesUrl(ok.pages, 'Group', 'Proj')).toBe('https://group.example.io:8443/Proj');
+      expect(pagesUrl(ok.pages, 'Group', 'group.example.io')).toBe('https://group.example.io:8443');
+      expect(pagesUrl(loadConfig({ ...base }).pages, 'group', 'proj')).toBeNull();
       expect(loadConfig({ ...base }).pages.domain).toBeNull();
       // a sibling under the same parent is fine: pages.example.com beside git.example.com
       expect(loadConfig({ ...base, EXTERNAL_URL: 'https://git.example.com', PAGES_DOMAIN: 'pages.example.com' }).pages.domain).toBe('pages.example.com');

@@ -71,11 +71,12 @@ export function parsePagesConfig(env: NodeJS.ProcessEnv, externalUrl: string, da
 
 /**
  * A project's site URL, as 8.17's `Project#pages_url`: `<scheme>://<namespace>.<domain>/<project>`,
- * or the bare host for the project named `<namespace>.<domain>` (its namespace's own site); lower case.
+ * or the bare host for the project named `<namespace>.<domain>` (its namespace's own site); the host in
+ * lower case, the project's path as it is.
  */
 export function pagesUrl(pages: PagesConfig, namespacePath: string, projectPath: string): string | null {
   if (!pages.domain || !pages.url) return null;
   const host = `${namespacePath}.${pages.domain}`.toLowerCase();
   const base = pages.url.replace(/^(https?:\/\/)/, `$1${namespacePath.toLowerCase()}.`);
-  return host === projectPath.toLowerCase() ? base : `${base}/${projectPath.toLowerCase()}`;
+  return host === projectPath ? base : `${base}/${projectPath}`;
 }
