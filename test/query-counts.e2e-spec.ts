@@ -293,7 +293,7 @@ describe('Queries per list request (constant in page size, at most 4)', () => {
 
   /** The concrete URL and caller of each list route of the OpenAPI document. */
   function target(path: string): { url: string; user: TestUser } {
-    const admin = /^\/(hooks|runners\/all|projects\/all|users\/\{uid\})/.test(path);
+    const admin = /^\/(hooks|deploy_keys|runners\/all|projects\/all|users\/\{uid\})/.test(path);
     const url = path
       .replace('/hooks/{id}/events', `/hooks/${ids.system_hook_id}/events`)
       .replace('{query}', 'qc-project')
