@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { ci, waitFor } from '../helpers/ci';
 import { Json, LEVEL, planning } from '../helpers/planning';
 import { startTestApp, TestApp, TestUser } from '../helpers/test-app';
@@ -12,6 +13,13 @@ import { startTestApp, TestApp, TestUser } from '../helpers/test-app';
  * caller may change (ids, authorship, admin flags, timestamps of creation, tokens) changed on an
  * existing row. It prints routes × fields tried.
  */
+/** A fresh `ssh-ed25519 …` public key line (the raw key is the last 32 bytes of its SPKI encoding). */
+function ed25519PublicKey(): string {
+  const raw = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' }).subarray(-32);
+  const str = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
+  return `ssh-ed25519 ${Buffer.concat([str(Buffer.from('ssh-ed25519')), str(raw)]).toString('base64')} ma@test`;
+}
+
 const RO = 'MA-RO-'; // prefix of every value sent for a field the caller may not set
 const OLD = '1999-01-01T00:00:00.000Z';
 const SHA = '3133700000000000000000000000000000000000';
@@ -72,10 +80,31 @@ describe('security: mass assignment', () => {
     ] as const) {
       notes[kind] = (await api.post(owner, `/projects/${p.id}/${kind}/${id}/notes`).send({ body: 'a note' }).expect(201)).body.id;
     }
+    const deployKey = (await api.post(owner, `/projects/${p.id}/deploy_keys`).send({ title: 'deploy', key: ed25519PublicKey() }).expect(201)).body;
+    const environment = (await api.post(owner, `/projects/${p.id}/environments`).send({ name: 'staging' }).expect(201)).body;
     const victimNs = (await t.sql<Json>('SELECT namespace_id FROM projects WHERE id = $1', [vp.id]))[0].namespace_id;
     // the pipeline of the claimed build: cancel and retry act on it (after the runner API routes, see `late`)
     const pipelineId = (await t.sql<Json>('SELECT pipeline_id FROM ci_builds WHERE id = $1', [build.id]))[0].pipeline_id;
-    Object.assign(ctx, { p, other, vp, vg, g, issue, mr, snippet, milestone, hook, projectRunner, runner, build, notes, victimNs, pipelineId });
+    Object.assign(ctx, {
+      p,
+      other,
+      vp,
+      vg,
+      g,
+      issue,
+      mr,
+      snippet,
+      milestone,
+      hook,
+      projectRunner,
+      runner,
+      build,
+      notes,
+      victimNs,
+      pipelineId,
+      deployKey,
+      environment,
+    });
   }, 180_000);
 
   afterAll(async () => {
@@ -120,11 +149,16 @@ describe('security: mass assignment', () => {
       case 'sha':
         return ctx.p.sha;
       case 'branch':
+      case 'ref':
         return 'master';
       case 'tag_name':
         return 'v1';
       case 'key':
         return 'MA_VAR';
+      case 'key_id':
+        return String(ctx.deployKey.id);
+      case 'environment_id':
+        return String(ctx.environment.id);
       default:
         throw new Error(`no value for {${name}} in ${path}`);
     }
