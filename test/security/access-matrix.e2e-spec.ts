@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SshServerService } from '../../src/ssh/ssh-server.service';
@@ -37,6 +37,8 @@ interface Failure {
 }
 
 let seq = 0;
+/** GitLab Pages hosts (`<namespace>.PAGES_DOMAIN`): a transport of their own, checked at the end. */
+const PAGES_DOMAIN = 'pages.matrix.test';
 
 /** Routes of the app outside the OpenAPI document, and where their access rules are checked. */
 const OUTSIDE_THE_DOCUMENT: Record<string, string> = {
@@ -113,7 +115,7 @@ describe('access matrix (routes × actors × resources)', () => {
 
   beforeAll(async () => {
     // the built-in SSH server too: the git part of the matrix runs over both transports
-    t = await startTestApp({ SSH_ENABLED: 'true', SSH_PORT: '0', SSH_LISTEN: '127.0.0.1' });
+    t = await startTestApp({ SSH_ENABLED: 'true', SSH_PORT: '0', SSH_LISTEN: '127.0.0.1', PAGES_DOMAIN });
     home = mkdtempSync(join(tmpdir(), 'matrix-git-'));
     cli = await GitCli.listen(t, home);
     fx = await buildFixtures(t);
@@ -665,6 +667,39 @@ describe('access matrix (routes × actors × resources)', () => {
       }
     }
     console.log(`badges: ${n} requests (${PROJECTS.length} projects × ${ACTORS.length} actors × 2 badges)`);
+    expect(failures).toEqual([]);
+  });
+
+  it("GitLab Pages hosts: a site is the same for every actor (8.17 CE had no Pages access control), and no actor's credentials reach the API there", async () => {
+    const failures: string[] = [];
+    let n = 0;
+    for (const name of PROJECTS) {
+      const p = fx.projects[name];
+      const site = join(t.config.pages.dir, String(p.id), 'public');
+      mkdirSync(site, { recursive: true });
+      writeFileSync(join(site, 'index.html'), `site of the ${name} project`);
+    }
+    for (const a of ACTORS.map((x) => fx.actors[x])) {
+      for (const name of PROJECTS) {
+        const p = fx.projects[name];
+        const [ns, path] = p.path.split('/');
+        const host = `${ns}.${PAGES_DOMAIN}`;
+        const withToken = (r: ReturnType<typeof t.http.get>) => (a.token ? r.set('PRIVATE-TOKEN', a.token) : r);
+        const res = await withToken(t.http.get(`/${path}/`).set('Host', host));
+        n++;
+        if (res.status !== 200 || res.text !== `site of the ${name} project`) failures.push(`${a.name} ${name} site: ${res.status} ${res.text.slice(0, 80)}`);
+        if (res.headers['set-cookie']) failures.push(`${a.name} ${name} site: a cookie`);
+        for (const api of [`/api/v3/projects/${p.id}`, `/api/v3/projects/${p.id}/repository/files?file_path=README.md&ref=master`, '/api/v3/user']) {
+          const r = await withToken(t.http.get(api).set('Host', host));
+          n++;
+          const leak = [...forbiddenMarkers(a, fx), ...(a.token ? [a.token] : [])].find((m) => r.text.includes(m));
+          if (r.status !== 404 || !String(r.headers['content-type']).startsWith('text/html') || leak || r.text.includes('"id"')) {
+            failures.push(`${a.name} ${name} ${api} on ${host}: ${r.status} ${r.headers['content-type']} ${leak ? `leaks ${leak}` : ''}`);
+          }
+        }
+      }
+    }
+    console.log(`pages hosts: ${n} requests (${PROJECTS.length} projects × ${ACTORS.length} actors × site + 3 API paths)`);
     expect(failures).toEqual([]);
   });
 });
