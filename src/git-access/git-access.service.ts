@@ -36,7 +36,7 @@ export class GitAccessDenied extends Error {}
 
 export interface GitGrant {
   project: Project;
-  /** Given for pushes: the rules the pre-receive hook enforces. */
+  /** Given for pushes: the rules the update hook enforces, ref by ref. */
   pushRules?: PushRules;
 }
 

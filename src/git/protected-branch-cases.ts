@@ -1,7 +1,7 @@
 /**
  * How a protected-branch name matches a branch, as cases: GitLab's rule is the name literally, apart
  * from `*`, which stands for any run of characters (`/` included). Both matchers of this rule — the
- * pre-receive hook's POSIX `sh` one (receive-hooks.ts, PRE_RECEIVE_SH) and `protectedBranchMatches`
+ * update hook's POSIX `sh` one (receive-hooks.ts, UPDATE_SH) and `protectedBranchMatches`
  * (the API's files, branches and merges) — are tested against this one table (receive-hooks.spec.ts,
  * protected-branch-match.spec.ts), so they cannot drift. Each case: the pattern, branches it
  * protects, branches it does not.

@@ -30,18 +30,25 @@ describe('receive hooks', () => {
     protected: protectedBranches,
   });
 
-  /** Runs pre-receive with `/bin/sh` on `input` (git's `<old> <new> <ref>` lines) under `r`. */
+  /**
+   * Runs the update hook with `/bin/sh` for each of `input`'s lines (git's `<old> <new> <ref>`) under `r`,
+   * as receive-pack does (once a ref): the first refusal, or success when every ref passed.
+   */
   async function preReceive(r: PushRules | Record<string, string>, input: string): Promise<{ code: number | null; stderr: string }> {
     const log = 'canPush' in r ? await PushLog.open(r as PushRules) : undefined;
     try {
       const env = log ? log.env : (r as Record<string, string>);
-      const p = spawnSync('/bin/sh', [join(hooks, 'pre-receive')], {
-        cwd: bare,
-        input,
-        env: { PATH: process.env.PATH, GIT_DIR: bare, ...env },
-        encoding: 'utf8',
-      });
-      return { code: p.status, stderr: p.stderr };
+      for (const line of input.split('\n').filter(Boolean)) {
+        const [oldSha, newSha] = line.split(' ', 2);
+        const ref = line.slice(oldSha.length + newSha.length + 2);
+        const p = spawnSync('/bin/sh', [join(hooks, 'update'), ref, oldSha, newSha], {
+          cwd: bare,
+          env: { PATH: process.env.PATH, GIT_DIR: bare, ...env },
+          encoding: 'utf8',
+        });
+        if (p.status !== 0 || p.stderr) return { code: p.status, stderr: p.stderr };
+      }
+      return { code: 0, stderr: '' };
     } finally {
       await log?.close(false);
     }
@@ -73,11 +80,12 @@ describe('receive hooks', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('installs sh scripts only (no Node scripts, stale ones removed)', () => {
+  it('installs sh scripts only (no Node scripts, stale ones and the per-push pre-receive removed)', () => {
     writeFileSync(join(hooks, 'pre-receive.js'), 'stale');
+    writeFileSync(join(hooks, 'pre-receive'), 'stale');
     installHooks(join(dir, 'data'));
-    expect(readdirSync(hooks).sort()).toEqual(['pack-objects-cache', 'post-receive', 'pre-receive']);
-    for (const name of ['pre-receive', 'post-receive']) expect(execFileSync('head', ['-1', join(hooks, name)], { encoding: 'utf8' })).toBe('#!/bin/sh\n');
+    expect(readdirSync(hooks).sort()).toEqual(['pack-objects-cache', 'post-receive', 'update']);
+    for (const name of ['update', 'post-receive']) expect(execFileSync('head', ['-1', join(hooks, name)], { encoding: 'utf8' })).toBe('#!/bin/sh\n');
   });
 
   it('denies without rules, and a caller who may not push (branches and tags)', async () => {
@@ -183,36 +191,46 @@ describe('receive hooks', () => {
     await allowed(rules(pb, true, true), update('anything'));
   });
 
-  it('a push of several refs is refused at the first refused one, in order', async () => {
+  it('each ref of a push is judged alone', async () => {
     const pb = [{ name: 'master', developersCanPush: false }];
-    await denied(rules(pb), update('topic') + update('master') + `${ZERO} ${c1} refs/custom/x\n`, NOT_PROTECTED);
-    await denied(rules(pb), update('topic') + `${ZERO} ${c1} refs/custom/x\n` + update('master'), 'You are not allowed to push to refs/custom/x');
+    await allowed(rules(pb), update('topic'));
+    await denied(rules(pb), update('master'), NOT_PROTECTED);
+    await denied(rules(pb), `${ZERO} ${c1} refs/custom/x\n`, 'You are not allowed to push to refs/custom/x');
   });
+
+  it.each(['refs/merge-requests/1/head', 'refs/keep-around/' + 'a'.repeat(40), 'refs/environments/production', 'refs/pipelines/1'])(
+    'the server-managed ref %s is refused, even to a master',
+    async (ref) => {
+      await denied(rules([], true, true, true), `${ZERO} ${c1} ${ref}\n`, `You are not allowed to push to ${ref}`);
+      await denied(rules([], true, true, true), `${c1} ${ZERO} ${ref}\n`, `You are not allowed to push to ${ref}`);
+    },
+  );
 
   describe('through git receive-pack', () => {
     /** Pushes from the work tree to the bare repository with the hooks and `r`; the exit code, stderr and post-receive's log. */
-    async function push(r: PushRules, ...args: string[]): Promise<{ code: number | null; stderr: string; updates: unknown[] }> {
+    async function push(r: PushRules, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; updates: unknown[] }> {
       const log = (await PushLog.open(r))!;
       const p = spawnSync('git', ['push', '--porcelain', bare, ...args], {
         cwd: work,
         env: { ...process.env, ...log.env },
         encoding: 'utf8',
       });
-      return { code: p.status, stderr: p.stderr, updates: await log.close(p.status === 0) };
+      return { code: p.status, stdout: p.stdout, stderr: p.stderr, updates: await log.close(true) };
     }
-    const refs = () => git(bare, 'for-each-ref', '--format=%(refname) %(objectname)');
 
-    it('a mixed push whose second ref is refused moves nothing; the allowed one alone lands and is logged', async () => {
+    it("a mixed push: the refused ref alone is rejected (git's per-ref status), the allowed one lands and is logged", async () => {
       const pb = rules([{ name: 'rel*se', developersCanPush: false }]);
-      const before = refs();
-      const r = await push(pb, `${c2}:refs/heads/topic`, `${c2}:refs/heads/release`);
-      expect(r.code).not.toBe(0);
+      const r = await push(pb, `${c2}:refs/heads/topic`, `${c2}:refs/heads/release`, `${c1}:refs/merge-requests/7/head`);
+      expect(r.code).not.toBe(0); // git push fails when any ref is rejected
       expect(r.stderr).toContain(`GitLab: ${NOT_PROTECTED}`);
-      expect(r.updates).toEqual([]);
-      expect(refs()).toBe(before);
-      const ok = await push(pb, `${c2}:refs/heads/topic`);
-      expect(ok.code).toBe(0);
-      expect(ok.updates).toEqual([{ oldSha: ZERO, newSha: c2, ref: 'refs/heads/topic' }]);
+      expect(r.stderr).toContain('GitLab: You are not allowed to push to refs/merge-requests/7/head');
+      expect(r.stdout).toContain(`*\t${c2}:refs/heads/topic\t[new branch]`);
+      expect(r.stdout).toContain(`!\t${c2}:refs/heads/release\t[remote rejected] (hook declined)`);
+      expect(r.stdout).toContain(`!\t${c1}:refs/merge-requests/7/head\t[remote rejected] (hook declined)`);
+      expect(r.updates).toEqual([{ oldSha: ZERO, newSha: c2, ref: 'refs/heads/topic' }]);
+      expect(git(bare, 'rev-parse', 'topic')).toBe(c2);
+      expect(() => git(bare, 'rev-parse', '--verify', '-q', 'refs/heads/release')).toThrow();
+      expect(() => git(bare, 'rev-parse', '--verify', '-q', 'refs/merge-requests/7/head')).toThrow();
     });
 
     it('deleting or force-pushing a protected branch is refused, even for a master; a fast-forward lands', async () => {

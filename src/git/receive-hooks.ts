@@ -4,13 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Server-side git hooks for pushes over smart HTTP and SSH. `pre-receive` runs after the objects arrive and
- * before any ref moves (the objects sit in git's quarantine), so a refused push changes nothing.
- * `post-receive` appends the applied updates to GLV3_PUSH_LOG for the server to process.
+ * Server-side git hooks for pushes over smart HTTP and SSH. `update` runs once for each ref a push
+ * updates, after the objects arrive and before that ref moves: refusing (exit 1) rejects that ref
+ * alone — git reports it `! [remote rejected] <ref> (hook declined)` and applies the push's other refs
+ * (issue 39: `git push --mirror` of a clone of a GitLab repository lands its branches and tags while the
+ * refs the server keeps itself are refused one by one). `post-receive` appends the applied updates to
+ * GLV3_PUSH_LOG for the server to process.
  * Both are POSIX sh scripts (dash runs them; builtins plus `git merge-base`): a Node hook cost
  * ~90 ms of CPU to start, most of a push's cost. The rules come from the server in the environment
  * (`PushLog.env`); the hook only evaluates them:
  *  - GLV3_CAN_PUSH, GLV3_CAN_PUSH_PROTECTED, GLV3_CAN_CHANGE_TAGS: `0` or `1`;
+ *  - only refs/heads/* and refs/tags/* are pushed: any other ref is refused — among them the
+ *    namespaces the server writes itself (refs/merge-requests/, refs/keep-around/, refs/environments/,
+ *    refs/pipelines/: SERVER_MANAGED_REF_PREFIXES);
  *  - a tag that exists (the update's old value is not zero: it is moved or deleted) needs GLV3_CAN_CHANGE_TAGS
  *    (master and above, GitLab 8.17's `tag_checks` in lib/gitlab/checks/change_access.rb); creating a tag
  *    needs only GLV3_CAN_PUSH;
@@ -27,7 +33,8 @@ import { join } from 'node:path';
  * expansions (`case $s in "$seg"*)`, `${s#*"$seg"}`): the first as a prefix, the middle ones leftmost,
  * the last as a suffix.
  */
-const PRE_RECEIVE_SH = `#!/bin/sh
+const UPDATE_SH = `#!/bin/sh
+# update REF OLD NEW (git runs it once for each ref a push updates)
 deny() {
   printf 'GitLab: %s\\n' "$1" >&2
   exit 1
@@ -80,28 +87,26 @@ case $GLV3_CAN_PUSH$GLV3_CAN_PUSH_PROTECTED$GLV3_CAN_CHANGE_TAGS in
 *) deny 'push rules missing' ;;
 esac
 zero=0000000000000000000000000000000000000000
-while read -r old new ref || [ -n "$old" ]; do
-  [ -n "$old" ] || continue
-  case $ref in
-  refs/tags/*)
-    [ "$GLV3_CAN_PUSH" = 1 ] || deny 'You are not allowed to push code to this project.'
-    [ "$old" = $zero ] || [ "$GLV3_CAN_CHANGE_TAGS" = 1 ] || deny 'You are not allowed to change existing tags on this project.'
-    continue
-    ;;
-  refs/heads/*) ;;
-  *) deny "You are not allowed to push to $ref" ;;
-  esac
+ref=$1 old=$2 new=$3
+case $ref in
+refs/tags/*)
   [ "$GLV3_CAN_PUSH" = 1 ] || deny 'You are not allowed to push code to this project.'
-  branch=\${ref#refs/heads/}
-  protection "$branch"
-  [ -n "$pb" ] || continue
-  [ "$new" != $zero ] || deny "You are not allowed to delete protected branch $branch."
-  if [ "$old" != $zero ] && ! git merge-base --is-ancestor "$old" "$new" </dev/null >/dev/null 2>&1; then
-    deny 'You are not allowed to force push code to a protected branch on this project.'
-  fi
-  [ "$GLV3_CAN_PUSH_PROTECTED" = 1 ] || [ "$dp" = 1 ] || { [ "$old" = $zero ] && [ "$dm" = 1 ]; } ||
-    deny 'You are not allowed to push code to protected branches on this project.'
-done
+  [ "$old" = $zero ] || [ "$GLV3_CAN_CHANGE_TAGS" = 1 ] || deny 'You are not allowed to change existing tags on this project.'
+  exit 0
+  ;;
+refs/heads/*) ;;
+*) deny "You are not allowed to push to $ref" ;;
+esac
+[ "$GLV3_CAN_PUSH" = 1 ] || deny 'You are not allowed to push code to this project.'
+branch=\${ref#refs/heads/}
+protection "$branch"
+[ -n "$pb" ] || exit 0
+[ "$new" != $zero ] || deny "You are not allowed to delete protected branch $branch."
+if [ "$old" != $zero ] && ! git merge-base --is-ancestor "$old" "$new" </dev/null >/dev/null 2>&1; then
+  deny 'You are not allowed to force push code to a protected branch on this project.'
+fi
+[ "$GLV3_CAN_PUSH_PROTECTED" = 1 ] || [ "$dp" = 1 ] || { [ "$old" = $zero ] && [ "$dm" = 1 ]; } ||
+  deny 'You are not allowed to push code to protected branches on this project.'
 exit 0
 `;
 
@@ -112,7 +117,7 @@ while IFS= read -r line || [ -n "$line" ]; do printf '%s\\n' "$line"; done >>"$G
 
 /**
  * Whether a protected-branch name protects `branch`: the name literally, apart from `*` (any run of
- * characters). The same rule as the hook's `matches` in PRE_RECEIVE_SH; both are tested against
+ * characters). The same rule as the hook's `matches` in UPDATE_SH; both are tested against
  * PROTECTED_BRANCH_CASES (protected-branch-cases.ts).
  */
 export function protectedBranchMatches(pattern: string, branch: string): boolean {
@@ -130,7 +135,7 @@ export function protectedBranchMatches(pattern: string, branch: string): boolean
   return true;
 }
 
-/** A protected-branch line of GLV3_PROTECTED_BRANCHES (see PRE_RECEIVE_SH). */
+/** A protected-branch line of GLV3_PROTECTED_BRANCHES (see UPDATE_SH). */
 const protectedLine = (p: ProtectedBranchRule) => (/[\n\0]/.test(p.name) ? 'x' : `${p.developersCanPush ? 1 : 0}${p.developersCanMerge ? 1 : 0} ${p.name}`);
 
 /** One protected-branch rule of a project: its name or `*` pattern and what it leaves to developers. */
@@ -150,7 +155,7 @@ export interface BranchProtection {
 /**
  * The protection of `branch`, as GitLab 8.17: protected when any rule's name matches it
  * (`protectedBranchMatches`), and developers may push (merge) when any matching rule lets them — the
- * rule the pre-receive hook applies to pushes (PRE_RECEIVE_SH's `protection`), and the API to its own
+ * rule the update hook applies to pushes (UPDATE_SH's `protection`), and the API to its own
  * writes, merges and the branch JSON.
  */
 export function branchProtection(rules: readonly ProtectedBranchRule[], branch: string): BranchProtection {
@@ -179,6 +184,14 @@ export function mayMergeIntoBranch(p: BranchProtection, who: { canPush: boolean;
   return mayWriteBranch(p, who) || (who.canPush && p.protected && p.developersCanMerge);
 }
 
+/**
+ * The ref namespaces the server writes itself and a push never may (issue 39): merge requests' heads
+ * (`refs/merge-requests/<iid>/head`, MergeRequest#ref_path in 8.17), kept shas (`refs/keep-around/<sha>`,
+ * Repository#keep_around), environments' and pipelines' refs. The update hook refuses every ref outside
+ * refs/heads/ and refs/tags/, these among them.
+ */
+export const SERVER_MANAGED_REF_PREFIXES = ['refs/merge-requests/', 'refs/keep-around/', 'refs/environments/', 'refs/pipelines/'] as const;
+
 /** One ref a push moved, as git's post-receive hook reports it. */
 export interface RefUpdate {
   oldSha: string;
@@ -188,7 +201,7 @@ export interface RefUpdate {
 
 /**
  * The hooks' side channel of one push, whatever the transport: the environment that hands the rules to
- * pre-receive and a log file to post-receive, and the applied updates read back once git is done.
+ * the update hook and a log file to post-receive, and the applied updates read back once git is done.
  */
 export class PushLog {
   private constructor(
@@ -311,8 +324,10 @@ export function installHooks(dataDir: string): string {
   mkdirSync(packObjectsCacheDir(dataDir), { recursive: true, mode: 0o700 });
   writeFileSync(join(dir, PACK_OBJECTS_HOOK), packObjectsHookScript(packObjectsCacheDir(dataDir)), { mode: 0o700 });
   chmodSync(join(dir, PACK_OBJECTS_HOOK), 0o700);
+  // the per-push hook of earlier versions (one refusal failed the whole push), and its Node form before that
+  for (const stale of ['pre-receive', 'pre-receive.js']) rmSync(join(dir, stale), { force: true });
   for (const [name, script] of [
-    ['pre-receive', PRE_RECEIVE_SH],
+    ['update', UPDATE_SH],
     ['post-receive', POST_RECEIVE_SH],
   ]) {
     writeFileSync(join(dir, name), script, { mode: 0o700 });

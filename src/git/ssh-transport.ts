@@ -39,7 +39,7 @@ const NOTHING = Buffer.from('0000');
 /**
  * Runs one git service for an SSH channel: `git upload-pack|receive-pack|upload-archive <dir>`, its
  * standard streams piped to the channel's (with backpressure, never buffered beyond the first request).
- * A push goes through the same pre-receive rules and post-receive log as smart HTTP; the applied
+ * A push goes through the same update-hook rules and post-receive log as smart HTTP; the applied
  * updates reach `onUpdates` before the exit code is returned, so that when `git push` ends, the push's
  * consequences are in place.
  *

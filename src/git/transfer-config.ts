@@ -14,7 +14,7 @@ const RECEIVE_PACK_ENTRIES: [string, string][] = [
  * The git configuration of every transfer (smart HTTP's `http-backend`, SSH's `upload-pack`,
  * `receive-pack`, `upload-archive`), handed to git through `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`
  * (never a config file a client could influence), so that both transports serve alike:
- *  - `core.hooksPath`: our pre-receive/post-receive hooks (push rules, the push log);
+ *  - `core.hooksPath`: our update/post-receive hooks (push rules, the push log);
  *  - `uploadpack.allowFilter`: partial clones (`--filter=blob:none`), as GitLab allows;
  *  - `uploadpack.packObjectsHook`: the pack-objects cache (receive-hooks.ts `packObjectsHookScript`;
  *    honoured only from protected configuration, which these command-scope entries are);
