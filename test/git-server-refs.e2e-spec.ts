@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'supertest';
+import { GitService } from '../src/git/git.service';
 import { GitCli } from './helpers/git-cli';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
@@ -21,6 +23,8 @@ describe('server-managed refs', () => {
   let tmp: string;
   let alice: TestUser; // owner (master rights)
   let bob: TestUser; // developer
+  let carol: TestUser; // reporter
+  let dave: TestUser; // no member
 
   const as = (u: TestUser, req: Test) => req.set('PRIVATE-TOKEN', u.token);
   let dirSeq = 0;
@@ -49,12 +53,23 @@ describe('server-managed refs', () => {
     );
   }
 
+  async function until<T>(fn: () => Promise<T>, done: (v: T) => boolean, ms = 10_000): Promise<T> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await fn();
+      if (done(v) || Date.now() > end) return v;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'glv3-server-refs-'));
     t = await startTestApp();
     cli = await GitCli.listen(t, tmp);
     alice = await t.createUser({ username: 'alice', name: 'Alice', projects_limit: 100 });
     bob = await t.createUser({ username: 'bob', name: 'Bob' });
+    carol = await t.createUser({ username: 'carol', name: 'Carol' });
+    dave = await t.createUser({ username: 'dave', name: 'Dave', projects_limit: 10 });
   });
   afterAll(async () => {
     await t.close();
@@ -117,6 +132,125 @@ describe('server-managed refs', () => {
       expect(r.stdout).toContain(`*\trefs/heads/feature:refs/heads/feature\t[new branch]`);
       expect(r.stdout).toContain(`!\trefs/merge-requests/1/head:refs/merge-requests/1/head\t[remote rejected] (hook declined)`);
       expect(await remoteRefs('alice/mirror-dev')).toEqual({ HEAD: c1, 'refs/heads/master': c1, 'refs/heads/feature': c1, 'refs/tags/v1.0': c2 });
+    });
+  });
+
+  describe('refs/merge-requests/:iid/head and refs/keep-around/<sha>', () => {
+    let p: Json;
+    let work: string;
+    let base: string;
+    let first: string;
+    let mrId: number; // v3 names a merge request by its id
+
+    beforeAll(async () => {
+      p = await createProject(alice, 'reviewed');
+      for (const [u, level] of [
+        [bob, 30],
+        [carol, 20],
+      ] as const) {
+        await as(alice, t.http.post(`${API}/projects/${p.id}/members`))
+          .send({ user_id: u.id, access_level: level })
+          .expect(201);
+      }
+      work = newDir('reviewed');
+      await ok(['init', '-q', work]);
+      base = await cli.commit(work, { 'README.md': 'base\n' }, 'base');
+      await ok(['push', '-q', url('alice/reviewed', alice), 'master'], work);
+      await ok(['checkout', '-q', '-b', 'feature'], work);
+      first = await cli.commit(work, { 'feature.txt': 'first\n' }, 'first try');
+      await ok(['push', '-q', url('alice/reviewed', bob), 'feature'], work);
+    });
+
+    it('are written when a merge request is created, and a reader fetches the head', async () => {
+      const mr = (
+        await as(bob, t.http.post(`${API}/projects/${p.id}/merge_requests`))
+          .send({ source_branch: 'feature', target_branch: 'master', title: 'Feature' })
+          .expect(201)
+      ).body;
+      expect(mr.iid).toBe(1);
+      mrId = mr.id;
+      const refs = await remoteRefs('alice/reviewed');
+      expect(refs['refs/merge-requests/1/head']).toBe(first);
+      expect(refs[`refs/keep-around/${first}`]).toBe(first);
+      expect(refs[`refs/keep-around/${base}`]).toBe(base); // the merge base
+      // a reporter (read access) fetches it, as reviewers and CI do
+      const review = newDir('review');
+      await ok(['init', '-q', review]);
+      await ok(['fetch', '-q', url('alice/reviewed', carol), 'refs/merge-requests/1/head'], review);
+      expect((await ok(['rev-parse', 'FETCH_HEAD'], review)).trim()).toBe(first);
+      // someone who cannot see the private project cannot
+      const r = await cli.run(['fetch', '-q', url('alice/reviewed', dave), 'refs/merge-requests/1/head'], review);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/not found|404/i);
+    });
+
+    it('follow the source branch; a force-pushed-away commit survives housekeeping', async () => {
+      await ok(['reset', '-q', '--hard', base], work);
+      const second = await cli.commit(work, { 'feature.txt': 'second\n' }, 'second try');
+      await ok(['push', '-q', '--force', url('alice/reviewed', bob), 'feature'], work);
+      const refs = await until(
+        () => remoteRefs('alice/reviewed'),
+        (r) => r[`refs/keep-around/${second}`] === second, // written after the head ref
+      );
+      expect(refs['refs/merge-requests/1/head']).toBe(second);
+      expect(refs[`refs/keep-around/${second}`]).toBe(second);
+      expect(refs[`refs/keep-around/${first}`]).toBe(first);
+      // gc as housekeeping runs it: the first try, on no branch any more, is kept
+      const gitDir = t.app.app.get(GitService).repositoryPath(p.id);
+      execFileSync('git', ['--git-dir', gitDir, 'gc', '-q', '--prune=now']);
+      expect(execFileSync('git', ['--git-dir', gitDir, 'cat-file', '-t', first], { encoding: 'utf8' }).trim()).toBe('commit');
+      // and a push cannot move them
+      const r = await cli.run(
+        ['push', '--porcelain', '--force', url('alice/reviewed', alice), `${base}:refs/merge-requests/1/head`, `${base}:refs/keep-around/${first}`],
+        work,
+      );
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('[remote rejected] (hook declined)');
+      const after = await remoteRefs('alice/reviewed');
+      expect(after['refs/merge-requests/1/head']).toBe(second);
+      expect(after[`refs/keep-around/${first}`]).toBe(first);
+    });
+
+    it('a merge keeps its merge commit around; the head ref stays', async () => {
+      const merged = (await as(alice, t.http.put(`${API}/projects/${p.id}/merge_requests/${mrId}/merge`)).expect(200)).body;
+      expect(merged.state).toBe('merged');
+      const refs = await remoteRefs('alice/reviewed');
+      const sha = refs['refs/heads/master'];
+      expect(sha).not.toBe(base); // the merge commit
+      expect(refs[`refs/keep-around/${sha}`]).toBe(sha);
+      expect(refs['refs/merge-requests/1/head']).toBe(refs['refs/heads/feature']);
+    });
+
+    it("from a fork: the fork's commits are fetched into the target, and follow later pushes to the fork", async () => {
+      const pub = await createProject(alice, 'upstream', { visibility_level: 20 });
+      await ok(['push', '-q', url('alice/upstream', alice), `${base}:refs/heads/master`], work);
+      const fork = (await as(dave, t.http.post(`${API}/projects/fork/${pub.id}`)).expect(201)).body;
+      const forked = newDir('forked');
+      await ok(['init', '-q', forked]);
+      await ok(['fetch', '-q', url('alice/upstream', dave), 'master:upstream'], forked);
+      await ok(['checkout', '-q', '-b', 'fix', 'upstream'], forked);
+      const one = await cli.commit(forked, { 'fix.txt': 'one\n' }, 'fix one');
+      await ok(['push', '-q', url(fork.path_with_namespace, dave), 'fix'], forked);
+      const mr = (
+        await as(dave, t.http.post(`${API}/projects/${fork.id}/merge_requests`))
+          .send({ source_branch: 'fix', target_branch: 'master', title: 'Fix', target_project_id: pub.id })
+          .expect(201)
+      ).body;
+      const ref = `refs/merge-requests/${mr.iid}/head`;
+      expect((await remoteRefs('alice/upstream'))[ref]).toBe(one);
+      const two = await cli.commit(forked, { 'fix.txt': 'two\n' }, 'fix two');
+      await ok(['push', '-q', url(fork.path_with_namespace, dave), 'fix'], forked);
+      const refs = await until(
+        () => remoteRefs('alice/upstream'),
+        (r) => r[`refs/keep-around/${two}`] === two,
+      );
+      expect(refs[ref]).toBe(two);
+      expect(refs[`refs/keep-around/${two}`]).toBe(two);
+      // an anonymous reader of the public upstream fetches it
+      const anon = newDir('anon');
+      await ok(['init', '-q', anon]);
+      await ok(['fetch', '-q', cli.url('alice/upstream'), ref], anon);
+      expect((await ok(['rev-parse', 'FETCH_HEAD'], anon)).trim()).toBe(two);
     });
   });
 });

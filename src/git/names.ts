@@ -87,10 +87,20 @@ export function branchRef(name: RefName): QualifiedRef {
   return `refs/heads/${name}` as QualifiedRef;
 }
 
-/** `refs/merge-requests/<iid>/head`: where a merge request's source from a fork is kept in the target repository. */
+/**
+ * `refs/merge-requests/<iid>/head`: a merge request's source tip in the target repository (8.17's
+ * MergeRequest#ref_path), written when it is created and whenever its source branch moves; from a fork,
+ * the fork's commits are fetched there.
+ */
 export function mergeRequestHeadRef(iid: number): QualifiedRef {
   if (!Number.isSafeInteger(iid) || iid < 1) throw new Error('invalid merge request iid');
   return `refs/merge-requests/${iid}/head` as QualifiedRef;
+}
+
+/** `refs/keep-around/<sha>` (8.17's Repository#keep_around): keeps a commit reachable whatever happens to the branches. */
+export function keepAroundRef(sha: Sha): QualifiedRef {
+  if (!isSha(sha)) throw new Error('invalid sha');
+  return `refs/keep-around/${sha}` as QualifiedRef;
 }
 
 /** `refs/tags/<name>`. */

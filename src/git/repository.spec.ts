@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatFilePool } from './cat-file-pool';
 import { GitRunner } from './git-runner';
-import { RefName, Sha } from './names';
+import { mergeRequestHeadRef, RefName, Sha } from './names';
 import { MergeConflict, RefUpdateRejected, Repository } from './repository';
 
 /** Repository against a real repository on disk. */
@@ -32,6 +32,21 @@ describe('Repository', () => {
   afterAll(() => {
     pool.closeAll();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keepAround writes refs/keep-around/<sha> for known commits only, once; setRef moves a server-managed ref', async () => {
+    const repo = new Repository(join(work, '.git'), runner, pool);
+    const [head, prev] = [git('rev-parse', 'HEAD') as Sha, git('rev-parse', 'HEAD~1') as Sha];
+    const unknown = 'f'.repeat(40) as Sha;
+    await repo.keepAround([head, head, unknown, prev]);
+    expect(git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/keep-around/')).toBe(
+      `refs/keep-around/${prev} ${prev}\nrefs/keep-around/${head} ${head}`.split('\n').sort().join('\n'),
+    );
+    await repo.keepAround([head]); // already kept: nothing changes, no error
+    expect(git('for-each-ref', 'refs/keep-around/').split('\n')).toHaveLength(2);
+    await repo.setRef(mergeRequestHeadRef(1), prev);
+    await repo.setRef(mergeRequestHeadRef(1), head);
+    expect(git('rev-parse', 'refs/merge-requests/1/head')).toBe(head);
   });
 
   it('keeps each file with its own patch when a file becomes a symlink (two patch sections)', async () => {

@@ -8,7 +8,7 @@ import { CatFilePool } from './cat-file-pool';
 import { GitError, GitRunner } from './git-runner';
 import { ImmutableMemo } from './immutable-memo';
 import { RefSnapshots } from './ref-snapshots';
-import { branchRef, isSha, QualifiedRef, RefName, RepoPath, Rev, Sha, tagRef, ZERO_SHA } from './names';
+import { branchRef, isSha, keepAroundRef, QualifiedRef, RefName, RepoPath, Rev, Sha, tagRef, ZERO_SHA } from './names';
 import { Branch, Commit, DiffEntry, parseCommit, parseTagObject, parseTree, Tag, TreeEntry } from './objects';
 
 /** A tag's name, the id it points at, that object's type, and for an annotated tag the object it tags and its type. */
@@ -548,6 +548,26 @@ export class Repository {
     } catch (e) {
       if (e instanceof GitError) throw new RefUpdateRejected(e.stderr.trim() || e.message);
       throw e;
+    }
+  }
+
+  /** Points a server-managed ref (a merge request's head) at `sha`, whatever it pointed at before. */
+  async setRef(ref: QualifiedRef, sha: Sha): Promise<void> {
+    await this.git(['update-ref', ref, sha], { timeoutMs: LIMITS.writeTimeoutMs });
+  }
+
+  /**
+   * Keeps `shas` reachable (8.17's Repository#keep_around): `refs/keep-around/<sha>` for each commit that
+   * exists here and has no such ref yet, so that housekeeping (gc) never prunes a commit a pipeline or a
+   * merge request points at, even after a force push. Unknown shas are skipped.
+   */
+  async keepAround(shas: readonly Sha[]): Promise<void> {
+    for (const sha of new Set(shas)) {
+      if (sha === ZERO_SHA || !isSha(sha)) continue;
+      if ((await this.refSha(keepAroundRef(sha))) !== null) continue;
+      if ((await this.commit(sha)) === null) continue;
+      // created only when missing (old value zero): a concurrent keep-around of the same sha changes nothing
+      await this.git(['update-ref', keepAroundRef(sha), sha, ZERO_SHA], { okCodes: [128], timeoutMs: LIMITS.writeTimeoutMs });
     }
   }
 

@@ -122,6 +122,8 @@ export class MergeExecution {
           message: params.merge_commit_message ?? defaultMergeMessage(mr),
           author: { name: user.name, email: user.email },
         });
+        // the merge commit and the merged head stay reachable whatever later pushes do (8.17's keep_around_commit)
+        await heads.repo.keepAround([sha, heads.source]);
         return { sha, target: heads.target, source: heads.source, closes };
       } catch (e) {
         if (e instanceof MergeConflict) {

@@ -49,6 +49,22 @@ export class MergeRequestGit {
     return stillThere ? repo.refSha(local) : null;
   }
 
+  /**
+   * Writes `refs/merge-requests/<iid>/head` in the target repository at the source branch's tip (from a
+   * fork: its commits fetched there, `heads`) and keeps that tip and its merge base with the target
+   * around (8.17's MergeRequest#fetch_ref and MergeRequestDiff#keep_around_commits), so reviewers and CI
+   * can `git fetch origin refs/merge-requests/<iid>/head` and a force push never loses a reviewed commit.
+   * A source branch that is gone leaves the ref where it was. Done when a merge request is created and
+   * whenever its source branch moves.
+   */
+  async writeHeadRef(mr: MergeRequest): Promise<void> {
+    const h = await this.heads(mr);
+    if (!h.source) return;
+    if (mr.sourceProjectId === mr.projectId) await h.repo.setRef(mergeRequestHeadRef(mr.iid), h.source);
+    const base = h.target ? await h.repo.mergeBase(h.target, h.source) : null;
+    await h.repo.keepAround(base ? [h.source, base] : [h.source]);
+  }
+
   /** The range a merge request shows: before a merge its branches, after it the merge commit's parents. */
   private async range(mr: MergeRequest): Promise<{ repo: Repository; base: Sha | null; head: Sha | null }> {
     const repo = this.git.repository(mr.projectId);

@@ -14,7 +14,8 @@ import { MergeRequestsRepository } from './merge-requests.repository';
 /**
  * What a push does to merge requests (GitLab's MergeRequests::RefreshService): open ones with a moved
  * source or target branch become `unchecked` and are rechecked, a moved source calls an automatic
- * merge off, and commits arriving on the default branch close the issues they name.
+ * merge off, a moved source branch moves `refs/merge-requests/<iid>/head`, and commits arriving on the
+ * default branch close the issues they name.
  */
 @Injectable()
 export class MergeRequestPushReactions {
@@ -48,7 +49,20 @@ export class MergeRequestPushReactions {
     } catch (err) {
       this.logger.error('closing issues after a push failed', { project_id: e.projectId, error: err instanceof Error ? err.message : String(err) });
     }
-    for (const mr of touched) await this.recheck(mr);
+    for (const mr of touched) {
+      const sourceMoved = mr.sourceProjectId === e.projectId && branches.includes(mr.sourceBranch);
+      if (sourceMoved) await this.writeHeadRef(mr);
+      await this.recheck(mr);
+    }
+  }
+
+  /** `refs/merge-requests/<iid>/head` follows the source branch (8.17's RefreshService: reload_merge_requests, fetch_ref). */
+  private async writeHeadRef(mr: MergeRequest): Promise<void> {
+    try {
+      await this.mrGit.writeHeadRef(mr);
+    } catch (err) {
+      this.logger.error('writing the merge request ref failed', { merge_request_id: mr.id, error: err instanceof Error ? err.message : String(err) });
+    }
   }
 
   /** Recomputes `merge_status` of an open merge request. */

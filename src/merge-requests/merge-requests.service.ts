@@ -229,6 +229,8 @@ export class MergeRequestsService {
       }
       throw e;
     }
+    // refs/merge-requests/<iid>/head, before the answer: fetchable as soon as the merge request exists
+    await this.git.writeHeadRef(mr);
     await this.domainEvents.emitCommitted('activity.recorded', { events: [this.event(mr, user, 'created')] });
     return this.repo.byId(mr.id);
   }
