@@ -57,6 +57,8 @@ const TABLE_OWNERS = {
   keys: 'users',
   emails: 'users',
   deploy_keys_projects: 'deploy-keys',
+  lfs_objects: 'lfs',
+  lfs_objects_projects: 'lfs',
   namespaces: 'namespaces',
   projects: 'projects',
   users_star_projects: 'projects',
@@ -128,6 +130,8 @@ export const LAYERS = [
       'ci/environments',
       'ci/triggers',
       'ci/variables',
+      // Git LFS objects: served by git-http, tokens handed out by ssh
+      'lfs',
       'git-access',
       'merge-requests',
       'repo-api',

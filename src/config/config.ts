@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { LdapConfig, parseLdapConfig } from './ldap-config';
 import { PagesConfig, parsePagesConfig } from './pages-config';
+import { LfsConfig, parseLfsConfig } from './lfs-config';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
@@ -79,6 +80,8 @@ export interface AppConfig {
   ldap: LdapConfig;
   /** GitLab Pages (src/pages): PAGES_DOMAIN unset: off. */
   pages: PagesConfig;
+  /** Git LFS (src/lfs): LFS_ENABLED, LFS_MAX_OBJECT_SIZE. */
+  lfs: LfsConfig;
 }
 
 export interface EmailConfig {
@@ -385,6 +388,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     email: parseEmailConfig(env, externalUrl),
     ldap: parseLdapConfig(env, (msg) => new ConfigError(msg)),
     pages: parsePagesConfig(env, externalUrl, dataDir, (msg) => new ConfigError(msg)),
+    lfs: parseLfsConfig(env, dataDir, (msg) => new ConfigError(msg)),
   };
 }
 

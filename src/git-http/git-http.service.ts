@@ -15,6 +15,8 @@ import { BuildTokenGrant, GitAccess, GitAccessDenied, GitCaller, GitGrant } from
 import { GitAuthBan } from '../throttle/git-auth-ban';
 import { BUILD_TOKEN_RESOLVER } from '../git-access/build-tokens';
 import { parseProjectRef } from '../common/params/refs';
+import { LfsTokens } from '../lfs/lfs-tokens';
+import { UserDirectory } from '../users/user-directory.service';
 
 export type GitAction = SmartHttpAction;
 export type { BuildTokenGrant };
@@ -43,7 +45,7 @@ const REFUSAL_TITLE: Record<GitRequestRefused['status'], string> = { 400: 'Bad r
 /** A request refused before git served it: its rest is not read, so the connection closes after the answer. */
 const refusedRequest = (e: GitRequestRefused) => new GitHttpError(e.status, `${e.status} ${REFUSAL_TITLE[e.status]} - ${e.message}`, { Connection: 'close' });
 
-const unauthorized = () => new GitHttpError(401, 'HTTP Basic: Access denied', { 'WWW-Authenticate': 'Basic realm="GitLab"' });
+export const unauthorized = () => new GitHttpError(401, 'HTTP Basic: Access denied', { 'WWW-Authenticate': 'Basic realm="GitLab"' });
 
 /**
  * Git smart HTTP: authenticates HTTP Basic (password, private token, `oauth2` + OAuth token,
@@ -61,6 +63,8 @@ export class GitHttpService implements OnModuleInit {
     private readonly ban: GitAuthBan,
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
+    private readonly lfsTokens: LfsTokens,
+    private readonly users: UserDirectory,
   ) {}
 
   /** How build tokens resolve (`gitlab-ci-token` clones): the CI area's `@ResolvesBuildToken()` method. */
@@ -77,21 +81,9 @@ export class GitHttpService implements OnModuleInit {
       throw new GitHttpError(403, 'Only the smart HTTP protocol is supported');
     }
     const ip = req.ip ?? '';
-    // GitLab 8's Rack::Attack blocklist: a banned IP gets 403 before any credential is looked at
-    if (await this.ban.banned(ip)) throw new GitHttpError(403, 'Forbidden');
-    // credentials are checked only within the attempts reserved for this IP (atomic: no burst of concurrent guesses)
-    if (req.headers.authorization && !(await this.ban.reserve(ip))) throw new GitHttpError(403, 'Forbidden');
-    let caller: Caller;
-    try {
-      caller = await this.authenticate(req);
-    } catch (e) {
-      if (e instanceof GitHttpError || e instanceof TooManyRequests) await this.ban.failed(ip);
-      throw e;
-    }
-    if (caller.user || caller.build) await this.ban.succeeded(ip);
-    const logged = req as ApiRequest;
-    logged.userId = caller.user?.id;
-    logged.username = caller.user?.username ?? (caller.build ? 'gitlab-ci-token' : undefined);
+    const caller = await this.callerOf(req);
+    // a deploy key's LFS token reads only (8.17's lfs_deploy_token: read_authentication_abilities)
+    if (caller.deployKey && service === 'git-receive-pack') throw new GitHttpError(403, 'This deploy key does not have write access to this project.');
     const path = `${namespace}/${repo.replace(/\.git$/i, '')}`;
     let grant: GitGrant;
     try {
@@ -129,6 +121,30 @@ export class GitHttpService implements OnModuleInit {
     }
   }
 
+  /**
+   * Who sends `req` (HTTP Basic; no header: anonymous), with GitLab 8's ban of addresses that keep
+   * failing: the git transport's and the LFS API's authentication (8.17's GitHttpClientController).
+   */
+  async callerOf(req: Request): Promise<Caller> {
+    const ip = req.ip ?? '';
+    // GitLab 8's Rack::Attack blocklist: a banned IP gets 403 before any credential is looked at
+    if (await this.ban.banned(ip)) throw new GitHttpError(403, 'Forbidden');
+    // credentials are checked only within the attempts reserved for this IP (atomic: no burst of concurrent guesses)
+    if (req.headers.authorization && !(await this.ban.reserve(ip))) throw new GitHttpError(403, 'Forbidden');
+    let caller: Caller;
+    try {
+      caller = await this.authenticate(req);
+    } catch (e) {
+      if (e instanceof GitHttpError || e instanceof TooManyRequests) await this.ban.failed(ip);
+      throw e;
+    }
+    if (caller.user || caller.build || caller.deployKey) await this.ban.succeeded(ip);
+    const logged = req as ApiRequest;
+    logged.userId = caller.user?.id;
+    logged.username = caller.user?.username ?? (caller.build ? 'gitlab-ci-token' : undefined);
+    return caller;
+  }
+
   private async authenticate(req: Request): Promise<Caller> {
     const header = req.headers.authorization;
     if (!header) return {};
@@ -155,6 +171,14 @@ export class GitHttpService implements OnModuleInit {
       });
       if (!user) throw unauthorized();
       return { user };
+    }
+    // a token of `git-lfs-authenticate` (SSH): 8.17's lfs_token_check, for git and LFS over HTTP alike
+    const lfs = this.lfsTokens.verify(login, secret);
+    if (lfs) {
+      if ('deployKeyId' in lfs) return { deployKey: { id: lfs.deployKeyId } };
+      const user = await lookingUpCredentials(() => this.users.byId(lfs.userId));
+      if (user && user.state === 'active' && user.username.toLowerCase() === login.toLowerCase()) return { user };
+      throw unauthorized();
     }
     const byToken = await this.auth.userByPrivateToken(secret);
     if (byToken && byToken.username.toLowerCase() === login.toLowerCase()) return { user: byToken };

@@ -19,6 +19,8 @@ export class Project {
   @Column({ name: 'container_registry_enabled' }) containerRegistryEnabled: boolean;
   @Column({ name: 'shared_runners_enabled' }) sharedRunnersEnabled: boolean;
   @Column({ name: 'public_builds' }) publicBuilds: boolean;
+  /** Git LFS for this project; null: the instance's LFS_ENABLED (8.17's Project#lfs_enabled?). */
+  @Column({ name: 'lfs_enabled', type: 'boolean', nullable: true }) lfsEnabled: boolean | null;
   @Column() archived: boolean;
   @Column({ name: 'star_count' }) starCount: number;
   @Column({ name: 'forked_from_project_id', type: 'integer', nullable: true }) forkedFromProjectId: number | null;

@@ -24,6 +24,7 @@ import { Environments1734401000000 } from './1734401000000-environments';
 import { PagesSettings1734403000000 } from './1734403000000-pages-settings';
 import { DeployKeys1734404000000 } from './1734404000000-deploy-keys';
 import { ProtectedBranchesDevelopersCanMerge1734404100000 } from './1734404100000-protected-branches-developers-can-merge';
+import { LfsObjects1734407000000 } from './1734407000000-lfs-objects';
 import { CiPipelinesLegacyStages1734400100000 } from './1734400100000-ci-pipelines-legacy-stages';
 import { CiBuildsJobTexts1734400200000 } from './1734400200000-ci-builds-job-texts';
 
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   CiPipelinesLegacyStages1734400100000,
   ProtectedBranchesDevelopersCanMerge1734404100000,
   CiBuildsJobTexts1734400200000,
+  LfsObjects1734407000000,
 ];
