@@ -1,4 +1,4 @@
-import { parseGitSshCommand } from './ssh-command';
+import { parseGitSshCommand, parseLfsAuthenticateCommand } from './ssh-command';
 
 describe('parseGitSshCommand', () => {
   it.each([
@@ -32,5 +32,27 @@ describe('parseGitSshCommand', () => {
     "scp -t 'root/demo'",
   ])('refuses %j', (command) => {
     expect(parseGitSshCommand(command)).toBeUndefined();
+  });
+});
+
+describe('parseLfsAuthenticateCommand', () => {
+  it.each([
+    ["git-lfs-authenticate 'root/demo.git' download", { path: 'root/demo', operation: 'download' }],
+    ['git-lfs-authenticate root/demo upload', { path: 'root/demo', operation: 'upload' }],
+    ["git-lfs-authenticate '/root/demo.git' upload", { path: 'root/demo', operation: 'upload' }],
+  ])('parses %j', (command, expected) => {
+    expect(parseLfsAuthenticateCommand(command)).toEqual(expected);
+  });
+
+  it.each([
+    "git-lfs-authenticate 'root/demo' delete",
+    "git-lfs-authenticate 'root/demo'",
+    "git-lfs-authenticate 'root/../demo' download",
+    "git-lfs-authenticate 'root/demo' download; id",
+    "git-lfs-authenticate 'root/$(id)' download",
+    "git-lfs-authenticate 'root/demo' download extra",
+    "git-lfs-transfer 'root/demo' download",
+  ])('refuses %j', (command) => {
+    expect(parseLfsAuthenticateCommand(command)).toBeUndefined();
   });
 });

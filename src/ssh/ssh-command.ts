@@ -38,3 +38,22 @@ export function parseGitSshCommand(command: string): GitSshCommand | undefined {
   if (!PATH.test(arg) || arg.split('/').some((s) => s === '.' || s === '..' || s.endsWith('.'))) return undefined;
   return { service: SERVICES[m[1]], path: arg };
 }
+
+/** `git-lfs-authenticate <path> download|upload`: what git-lfs runs over SSH for its HTTP credentials. */
+export interface LfsAuthenticateCommand {
+  /** `namespace/project`, as in a git command. */
+  path: string;
+  operation: 'download' | 'upload';
+}
+
+/**
+ * Parses `git-lfs-authenticate 'ns/project.git' download` (gitlab-shell's GIT_LFS_AUTHENTICATE command:
+ * a path as git's, then the operation); undefined for anything else. No shell is involved.
+ */
+export function parseLfsAuthenticateCommand(command: string): LfsAuthenticateCommand | undefined {
+  if (command.length > 1024) return undefined;
+  const m = /^git-lfs-authenticate +(\S+) +(download|upload) *$/.exec(command);
+  if (!m) return undefined;
+  const asGit = parseGitSshCommand(`git-upload-pack ${m[1]}`);
+  return asGit && { path: asGit.path, operation: m[2] as 'download' | 'upload' };
+}

@@ -18,7 +18,8 @@ import { KeysService } from '../users/keys.service';
 import { User } from '../users/user.entity';
 import { HostKey, loadHostKeys } from './host-keys';
 import { paceSendWindow } from './send-window';
-import { parseGitSshCommand } from './ssh-command';
+import { LfsAuthenticateCommand, parseGitSshCommand, parseLfsAuthenticateCommand } from './ssh-command';
+import { LfsTokens } from '../lfs/lfs-tokens';
 import { parseProjectRef } from '../common/params/refs';
 
 /** Modern algorithms only: no DSA, no SHA-1 signatures, MACs or key exchange, no CBC. */
@@ -127,6 +128,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly ban: GitAuthBan,
     private readonly notifications: DbNotifications,
     private readonly logger: Logger,
+    private readonly lfsTokens: LfsTokens,
   ) {}
 
   /** The port the server listens on (undefined when it is off). */
@@ -450,6 +452,8 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
       ch.end();
       return { command, result };
     };
+    const lfs = parseLfsAuthenticateCommand(raw);
+    if (lfs) return this.lfsAuthenticate(session, ch, lfs, refuse);
     const cmd = parseGitSshCommand(raw);
     if (!cmd) return refuse('GitLab: Disallowed command', 'disallowed', 'refused');
     let grant: GitGrant;
@@ -512,5 +516,40 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
     ch.exit(code);
     ch.end();
     return { command: cmd.service, result: code === 0 ? 'ok' : 'git_failed' };
+  }
+  /**
+   * `git-lfs-authenticate <path> download|upload` (gitlab-shell's GitlabLfsAuthentication with GitLab
+   * 8.17's /internal/lfs_authenticate): the key checked as for a git command, the access as for a fetch
+   * (download) or a push (upload), then one JSON line with the HTTP Basic header of a short-lived LFS
+   * token (8.17's Gitlab::LfsToken: the username, or `lfs+deploy-key-<id>`) and the repository's LFS href.
+   */
+  private async lfsAuthenticate(
+    session: Session,
+    ch: ServerChannel,
+    lfs: LfsAuthenticateCommand,
+    refuse: (message: string, command: string, result: string) => { command: string; result: string },
+  ): Promise<{ command: string; result: string }> {
+    const command = 'git-lfs-authenticate';
+    let caller: GitCaller;
+    try {
+      const state = await this.keyState(session);
+      if (!state.ok) return { command, result: this.revoke(session, ch, state) };
+      caller = state.owner ? { user: state.owner } : { deployKey: { id: session.key!.id } };
+      await this.access.authorize(caller, parseProjectRef(lfs.path), lfs.operation === 'upload' ? 'git-receive-pack' : 'git-upload-pack');
+    } catch (e) {
+      if (e instanceof NotFound) return refuse(NOT_FOUND, command, 'not_found');
+      if (e instanceof GitAccessDenied) return refuse(`GitLab: ${e.message}`, command, 'forbidden');
+      this.logger.error('SSH git-lfs-authenticate failed', { key_id: session.key?.id, error: e instanceof Error ? e.message : String(e) });
+      return refuse('GitLab: Internal server error', command, 'error');
+    }
+    const token = this.lfsTokens.issue(caller.user ? { userId: caller.user.id } : { deployKeyId: session.key!.id }, caller.user?.username);
+    const payload = {
+      header: { Authorization: `Basic ${Buffer.from(`${token.login}:${token.token}`).toString('base64')}` },
+      href: `${this.config.externalUrl}/${lfs.path}.git/info/lfs/`,
+    };
+    ch.write(JSON.stringify(payload) + '\n');
+    ch.exit(0);
+    ch.end();
+    return { command, result: 'ok' };
   }
 }
