@@ -4,7 +4,12 @@ import { request as httpRequest } from 'node:http';
 import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Test } from 'supertest';
+import request, { type Test } from 'supertest';
+import { backup, restore } from '../src/admin/backup';
+import { createApp } from '../src/app.factory';
+import { loadConfig } from '../src/config/config';
+import { openDatabase } from '../src/database/data-source';
+import { createTestDatabase } from './helpers/test-db';
 import { binaryParser, GitCli } from './helpers/git-cli';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
@@ -415,6 +420,53 @@ describe('Git LFS over HTTP', () => {
       expect(existsSync(file)).toBe(false);
       expect((await t.sql(`SELECT 1 FROM lfs_objects WHERE oid = $1`, [oid])).length).toBe(0);
     });
+  });
+
+  it('backup and restore carry the objects and their links: the restored instance serves them', async () => {
+    const content = Buffer.from('kept across a restore\n');
+    const oid = sha256(content);
+    await put('alice/priv', oid, content.length, content, auth(bob)).expect(200);
+    const work = mkdtempSync(join(tmpdir(), 'glv3-lfs-backup-'));
+    const restoredDir = mkdtempSync(join(tmpdir(), 'glv3-lfs-restored-'));
+    const file = join(work, 'backup.tar.gz');
+    const onPostgres = !!t.config.databaseUrl;
+    const target = onPostgres ? await createTestDatabase({ empty: true }) : undefined;
+    try {
+      await backup(t.config, t.app.db.dataSource, file);
+      const config = loadConfig({
+        DATA_DIR: restoredDir,
+        LOG_LEVEL: 'silent',
+        SECRET_KEY: 'test-secret-key-test-secret-key-0123456789',
+        EXTERNAL_URL: 'http://gitlab.test',
+        SSH_ENABLED: 'false',
+        EMBEDDED_DB_DIR: join(restoredDir, 'db'),
+        DATABASE_URL: target?.url ?? '',
+      });
+      const db = await openDatabase(config, { migrate: false });
+      try {
+        await restore(config, db.dataSource, file);
+      } finally {
+        await db.close();
+      }
+      expect(readFileSync(join(restoredDir, 'lfs-objects', oid.slice(0, 2), oid.slice(2, 4), oid.slice(4)))).toEqual(content);
+      const restored = await createApp(config);
+      try {
+        const res = await request(restored.app.getHttpServer())
+          .get(`/alice/priv.git/gitlab-lfs/objects/${oid}`)
+          .set('Authorization', auth(carol))
+          .buffer(true)
+          .parse(binaryParser)
+          .expect(200);
+        expect(res.body).toEqual(content);
+        await request(restored.app.getHttpServer()).get(`/alice/priv.git/gitlab-lfs/objects/${oid}`).set('Authorization', auth(dave)).expect(404);
+      } finally {
+        await restored.close();
+      }
+    } finally {
+      await target?.release();
+      rmSync(work, { recursive: true, force: true });
+      rmSync(restoredDir, { recursive: true, force: true });
+    }
   });
 
   it('LFS_ENABLED=false: 501 with 8.17’s text', async () => {
