@@ -73,6 +73,22 @@ function cloneFiles(dataDirUrl: string): string {
   }
 }
 
+/** A page pushed into the bare wiki repository `wikiDir` straight from a local work tree. */
+function pushWikiPage(wikiDir: string): void {
+  const dir = mkdtempSync(join(tmpdir(), 'glv3-wiki-page-'));
+  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1' };
+  const git = (...args: string[]) => execFileSync('git', ['-C', dir, '-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { env });
+  try {
+    git('init', '-q', '-b', 'master');
+    writeFileSync(join(dir, 'home.md'), '# Home\n');
+    git('add', 'home.md');
+    git('commit', '-qm', 'Create home');
+    git('push', '-q', wikiDir, 'master');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function roundTrip(source: Record<string, string>, target: (dataDir: string) => Promise<{ env: Record<string, string>; drop?: () => Promise<void> }>) {
   const t = await startTestApp(source);
   const onPostgres = !!t.config.databaseUrl;
@@ -83,8 +99,13 @@ async function roundTrip(source: Record<string, string>, target: (dataDir: strin
   try {
     const id = await seed(t);
     const before = await snapshot(t.http, t.root.token, id);
-    const repoPath = t.app.app.get((await import('../src/git/git.service')).GitService).repositoryPath(id);
+    const gitService = t.app.app.get((await import('../src/git/git.service')).GitService);
+    const repoPath = gitService.repositoryPath(id);
     const clonedBefore = cloneFiles(repoPath);
+    // the project's wiki (its own repository beside the project's) is carried over too
+    await gitService.ensureWiki(id);
+    pushWikiPage(gitService.wikiPath(id));
+    const wikiBefore = cloneFiles(gitService.wikiPath(id));
     // taken while the server runs on PostgreSQL; on the embedded default the server is stopped first
     if (!onPostgres) await t.app.close();
     const src = await openDatabase(t.config, { migrate: false });
@@ -109,7 +130,7 @@ async function roundTrip(source: Record<string, string>, target: (dataDir: strin
       watcher.close();
     }
     await src.close();
-    expect(made.repositories).toBe(1);
+    expect(made.repositories).toBe(2); // the project's and its wiki's
     expect(made.rows).toBeGreaterThan(5);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(seen.length).toBeGreaterThan(0);
@@ -129,7 +150,7 @@ async function roundTrip(source: Record<string, string>, target: (dataDir: strin
     const db = await openDatabase(config, { migrate: false });
     try {
       const r = await restore(config, db.dataSource, file);
-      expect(r.repositories).toBe(1);
+      expect(r.repositories).toBe(2);
       // the counts say what was copied: not schema_migrations (this version's migrations made it) nor
       // the derived project_authorizations, rebuilt from the copied memberships to the same rows
       expect(r.migrations).toBe(MIGRATIONS.length);
@@ -154,6 +175,8 @@ async function roundTrip(source: Record<string, string>, target: (dataDir: strin
       expect(after).toEqual(before);
       const { GitService } = await import('../src/git/git.service');
       expect(cloneFiles(app.app.get(GitService).repositoryPath(id))).toBe(clonedBefore);
+      expect(cloneFiles(app.app.get(GitService).wikiPath(id))).toBe(wikiBefore);
+      expect(wikiBefore).toContain('home.md');
       // ids continue after the restored ones
       const next = await http.post('/api/v3/projects').set('PRIVATE-TOKEN', t.root.token).send({ name: 'after-restore' }).expect(201);
       expect(next.body.id).toBeGreaterThan(id);

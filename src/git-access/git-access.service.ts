@@ -5,7 +5,7 @@ import { Logger } from '../common/logging/logger';
 import { deployKeyAbilities, ProjectAbility } from '../common/policy/policy';
 import { DeployKeysService } from '../deploy-keys/deploy-keys.service';
 import { RepositoryLocks } from '../database/repository-locks';
-import { GitService } from '../git/git.service';
+import { GitService, RepositoryKey } from '../git/git.service';
 import { PushRules } from '../git/receive-hooks';
 import { RefUpdate } from '../git/smart-http';
 import { Project } from '../projects/project.entity';
@@ -36,6 +36,8 @@ export class GitAccessDenied extends Error {}
 
 export interface GitGrant {
   project: Project;
+  /** The repository served: the project's, or its wiki's (`<project>.wiki.git`). */
+  repository: RepositoryKey;
   /** Given for pushes: the rules the update hook enforces, ref by ref. */
   pushRules?: PushRules;
 }
@@ -65,8 +67,10 @@ export class GitAccess {
    * and `GitAccessDenied` for what it sees but may not do.
    */
   async authorize(caller: GitCaller, ref: ProjectRef, service: GitServiceName): Promise<GitGrant> {
-    const { project, abilities } = await this.resolve(caller, ref);
+    const wikiOf = wikiProjectRef(ref);
+    const { project, abilities } = await this.resolve(caller, wikiOf ?? ref);
     if (!abilities.has('read_project')) throw new NotFound('Project');
+    if (wikiOf) return this.authorizeWiki(caller, project, abilities, service);
     const needed: ProjectAbility = service === 'git-receive-pack' ? 'push_code' : 'download_code';
     if (!abilities.has(needed)) {
       throw new GitAccessDenied(
@@ -79,7 +83,29 @@ export class GitAccess {
     }
     if (!this.git.exists(project.id)) await this.git.create(project.id);
     const pushRules = service === 'git-receive-pack' ? await this.push.rulesFor(project, abilities) : undefined;
-    return { project, pushRules };
+    return { project, repository: project.id, pushRules };
+  }
+
+  /**
+   * A project's wiki over git, as GitLab 8.17's GitAccessWiki: read by whoever may download the project's
+   * code when the wiki is enabled (`download_wiki_code`: reporters and above, anyone on a public
+   * project, builds and deploy keys of the project); written by developers and above (`create_wiki`),
+   * never by a deploy key nor a build. No protected branches nor tag rules apply (8.17's wiki access
+   * checks only `create_wiki`); the update hook still refuses refs outside refs/heads and refs/tags.
+   * The repository is created empty on its first use.
+   */
+  private async authorizeWiki(caller: GitCaller, project: Project, abilities: Set<ProjectAbility>, service: GitServiceName): Promise<GitGrant> {
+    if (service !== 'git-receive-pack') {
+      if (!project.wikiEnabled || !abilities.has('download_code')) throw new GitAccessDenied('You are not allowed to download code from this project.');
+    } else if (caller.deployKey && !abilities.has('push_code')) {
+      throw new GitAccessDenied('This deploy key does not have write access to this project.');
+    } else if (!project.wikiEnabled || caller.deployKey || caller.build || !caller.user || !abilities.has('push_code')) {
+      throw new GitAccessDenied("You are not allowed to write to this project's wiki.");
+    }
+    await this.git.ensureWiki(project.id);
+    const pushRules: PushRules | undefined =
+      service === 'git-receive-pack' ? { canPush: true, canPushProtected: true, canChangeTags: true, protected: [] } : undefined;
+    return { project, repository: { projectId: project.id, wiki: true }, pushRules };
   }
 
   /**
@@ -103,11 +129,15 @@ export class GitAccess {
     const failed = (e: unknown) =>
       this.logger.error('post-push processing failed', { project_id: grant.project.id, via, error: e instanceof Error ? e.message : String(e) });
     // the refs moved whatever happens next: a failure after the push is logged, and the transfer still ends normally
-    const react = user
-      ? (updates: RefUpdate[]) => this.push.afterPush(grant.project, user, updates, via).catch(failed)
-      : caller.deployKey
-        ? (updates: RefUpdate[]) => this.push.afterUserlessPush(grant.project, updates).catch(failed)
-        : undefined;
+    // a wiki push has no reactions (8.17's PostReceive: "Nothing defined here yet." — no event, no pipeline, no hook)
+    const wiki = typeof grant.repository !== 'number';
+    const react = wiki
+      ? undefined
+      : user
+        ? (updates: RefUpdate[]) => this.push.afterPush(grant.project, user, updates, via).catch(failed)
+        : caller.deployKey
+          ? (updates: RefUpdate[]) => this.push.afterUserlessPush(grant.project, updates).catch(failed)
+          : undefined;
     if (!grant.pushRules || o.advertisement) return serve(react);
     let held: Promise<() => Promise<void>> | undefined;
     const lock = async () => {
@@ -152,4 +182,10 @@ export class GitAccess {
     }
     return this.projects.resolve(caller.user, ref, 'read_project');
   }
+}
+
+/** The project whose wiki `ref` names (`<namespace>/<project>.wiki`, the transports having cut `.git`), or undefined. */
+function wikiProjectRef(ref: ProjectRef): ProjectRef | undefined {
+  if (!('path' in ref) || !ref.path.endsWith('.wiki') || ref.path.length <= '.wiki'.length) return undefined;
+  return { namespace: ref.namespace, path: ref.path.slice(0, -'.wiki'.length) };
 }

@@ -102,7 +102,7 @@ export class GitHttpService implements OnModuleInit {
         caller,
         'http',
         (onUpdates) =>
-          this.git.serveSmartHttp(grant.project.id, {
+          this.git.serveSmartHttp(grant.repository, {
             req,
             res,
             action,

@@ -17,6 +17,12 @@ import { readSmartHttpRequest, SmartHttpBody } from './smart-http-request';
 import { serveGitSsh, SshGitExchange } from './ssh-transport';
 import { TransferLimiter } from './transfer-limiter';
 
+/**
+ * Which repository of a project a transfer serves: its own (a bare project id) or its wiki's
+ * (`<namespace>/<project>.wiki.git`, stored beside it as `<hash>.wiki.git`, as GitLab's hashed storage).
+ */
+export type RepositoryKey = number | { projectId: number; wiki: true };
+
 /** An archive ready to stream: from the cache (with its length) or straight from `git archive`. */
 export interface ArchiveStream {
   stream: Readable;
@@ -76,11 +82,11 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
    * Serves one smart HTTP request of a project's repository as `git http-backend` would, streaming
    * both ways (architecture rule 10); the caller has authorised it. Returns the applied ref updates.
    */
-  serveSmartHttp(projectId: number, x: SmartHttpExchange): Promise<RefUpdate[]> {
+  serveSmartHttp(repo: RepositoryKey, x: SmartHttpExchange): Promise<RefUpdate[]> {
     if (!this.hooksPath) this.hooksPath = installHooks(this.config.dataDir);
     return serveSmartHttp(this.runner, this.transfers, {
       ...x,
-      gitDir: this.repositoryPath(projectId),
+      gitDir: this.gitDirOf(repo),
       hooksPath: this.hooksPath,
       requestTimeoutMs: this.config.gitHttpRequestTimeoutMs,
     });
@@ -104,9 +110,9 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
    * Runs one git service for an SSH channel of a project's repository (src/ssh), streaming both ways;
    * the caller has authorised it. Resolves to git's exit code once a push's reactions have run.
    */
-  serveSsh(projectId: number, x: Omit<SshGitExchange, 'gitDir' | 'hooksPath'>): Promise<number> {
+  serveSsh(repo: RepositoryKey, x: Omit<SshGitExchange, 'gitDir' | 'hooksPath'>): Promise<number> {
     if (!this.hooksPath) this.hooksPath = installHooks(this.config.dataDir);
-    return serveGitSsh(this.runner, this.transfers, { ...x, gitDir: this.repositoryPath(projectId), hooksPath: this.hooksPath });
+    return serveGitSsh(this.runner, this.transfers, { ...x, gitDir: this.gitDirOf(repo), hooksPath: this.hooksPath });
   }
 
   /**
@@ -163,6 +169,38 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
     return existsSync(join(this.repositoryPath(projectId), 'HEAD'));
   }
 
+  /** The wiki's repository of a project (`<hash>.wiki.git` beside `<hash>.git`: in backups with it, removed with it). */
+  wikiPath(projectId: number): string {
+    return this.repositoryPath(projectId).replace(/\.git$/, '.wiki.git');
+  }
+
+  private gitDirOf(repo: RepositoryKey): string {
+    return typeof repo === 'number' ? this.repositoryPath(repo) : this.wikiPath(repo.projectId);
+  }
+
+  wikiExists(projectId: number): boolean {
+    return existsSync(join(this.wikiPath(projectId), 'HEAD'));
+  }
+
+  /**
+   * The wiki's repository, created empty on its first use (a fetch or a push), as GitLab 8.17's
+   * ProjectWiki#wiki did (`create_repo!`): a fetch of a wiki nobody pushed to answers an empty repository.
+   * The initial branch is `master`, where 8.17's Gollum wrote its pages.
+   */
+  async ensureWiki(projectId: number): Promise<void> {
+    if (this.wikiExists(projectId)) return;
+    const path = this.wikiPath(projectId);
+    const tmp = `${path}.init-${process.pid}-${Date.now()}`;
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      await this.runner.run(['init', '--bare', '--quiet', '--initial-branch=master', tmp]);
+      // two first uses at once: the one that renames second finds the repository there and keeps it
+      await rename(tmp, path).catch(() => undefined);
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  }
+
   /** An empty bare repository whose HEAD points at `master`. */
   async create(projectId: number): Promise<void> {
     const path = this.repositoryPath(projectId);
@@ -171,9 +209,12 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
     await this.runner.run(['init', '--bare', '--quiet', '--initial-branch=master', path]);
   }
 
+  /** Removes a project's repository and its wiki's. */
   async remove(projectId: number): Promise<void> {
     this.pool.forget(this.repositoryPath(projectId));
+    this.pool.forget(this.wikiPath(projectId));
     await rm(this.repositoryPath(projectId), { recursive: true, force: true });
+    await rm(this.wikiPath(projectId), { recursive: true, force: true });
   }
 
   /** Copies a repository for a fork (objects hard-linked, refs copied, no remote left behind). */

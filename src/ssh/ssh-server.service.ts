@@ -486,7 +486,7 @@ export class SshServerService implements OnApplicationBootstrap, BeforeApplicati
         caller,
         'ssh',
         (onUpdates, lock) =>
-          this.git.serveSsh(grant.project.id, {
+          this.git.serveSsh(grant.repository, {
             service: cmd.service,
             protocol,
             stdin: ch,
