@@ -3,7 +3,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTECTED_BRANCH_CASES } from './protected-branch-cases';
-import { branchProtection, installHooks, mayMergeIntoBranch, mayWriteBranch, PushLog, PushRules, shellQuote } from './receive-hooks';
+import {
+  branchProtection,
+  installHooks,
+  mayMergeIntoBranch,
+  mayWriteBranch,
+  PushLog,
+  PushRules,
+  SERVER_MANAGED_REF_PREFIXES,
+  shellQuote,
+} from './receive-hooks';
 
 const ZERO = '0'.repeat(40);
 
@@ -198,13 +207,14 @@ describe('receive hooks', () => {
     await denied(rules(pb), `${ZERO} ${c1} refs/custom/x\n`, 'You are not allowed to push to refs/custom/x');
   });
 
-  it.each(['refs/merge-requests/1/head', 'refs/keep-around/' + 'a'.repeat(40), 'refs/environments/production', 'refs/pipelines/1'])(
-    'the server-managed ref %s is refused, even to a master',
-    async (ref) => {
-      await denied(rules([], true, true, true), `${ZERO} ${c1} ${ref}\n`, `You are not allowed to push to ${ref}`);
-      await denied(rules([], true, true, true), `${c1} ${ZERO} ${ref}\n`, `You are not allowed to push to ${ref}`);
-    },
-  );
+  it('names the four server-managed namespaces', () => {
+    expect(SERVER_MANAGED_REF_PREFIXES).toEqual(['refs/merge-requests/', 'refs/keep-around/', 'refs/environments/', 'refs/pipelines/']);
+  });
+
+  it.each(SERVER_MANAGED_REF_PREFIXES.map((prefix) => `${prefix}1/head`))('the server-managed ref %s is refused, even to a master', async (ref) => {
+    await denied(rules([], true, true, true), `${ZERO} ${c1} ${ref}\n`, `You are not allowed to push to ${ref}`);
+    await denied(rules([], true, true, true), `${c1} ${ZERO} ${ref}\n`, `You are not allowed to push to ${ref}`);
+  });
 
   describe('through git receive-pack', () => {
     /** Pushes from the work tree to the bare repository with the hooks and `r`; the exit code, stderr and post-receive's log. */
