@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'supertest';
 import { GitService } from '../src/git/git.service';
+import { SshServerService } from '../src/ssh/ssh-server.service';
 import { GitCli } from './helpers/git-cli';
+import { SshCli } from './helpers/ssh-cli';
 import { startTestApp, TestApp, TestUser } from './helpers/test-app';
 
 const API = '/api/v3';
@@ -64,7 +66,7 @@ describe('server-managed refs', () => {
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'glv3-server-refs-'));
-    t = await startTestApp();
+    t = await startTestApp({ SSH_ENABLED: 'true', SSH_PORT: '0', SSH_LISTEN: '127.0.0.1', GIT_AUTH_BAN_IP_WHITELIST: '' });
     cli = await GitCli.listen(t, tmp);
     alice = await t.createUser({ username: 'alice', name: 'Alice', projects_limit: 100 });
     bob = await t.createUser({ username: 'bob', name: 'Bob' });
@@ -112,6 +114,23 @@ describe('server-managed refs', () => {
       expect(proj.body.default_branch).toBe('master');
       const b = await as(alice, t.http.get(`${API}/projects/${p.id}/repository/branches/master`)).expect(200);
       expect(b.body).toMatchObject({ protected: true, commit: { id: c2 } });
+    });
+
+    it('over SSH (stock OpenSSH) the same: branches and tags land, server-managed refs are rejected one by one', async () => {
+      const ssh = SshCli.of(t.app.app.get(SshServerService), tmp);
+      const key = await ssh.keygen('alice-mirror');
+      await as(alice, t.http.post(`${API}/user/keys`))
+        .send({ title: 'mirror', key: key.pub })
+        .expect(201);
+      await createProject(alice, 'mirror-ssh');
+      const r = await ssh.git(key.file, ['push', '--porcelain', '--mirror', ssh.url('alice/mirror-ssh')], work);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain(`*\trefs/heads/master:refs/heads/master\t[new branch]`);
+      expect(r.stdout).toContain(`*\trefs/tags/v1.0:refs/tags/v1.0\t[new tag]`);
+      expect(r.stdout).toContain(`!\trefs/merge-requests/1/head:refs/merge-requests/1/head\t[remote rejected] (hook declined)`);
+      expect(r.stdout).toContain(`!\trefs/keep-around/${c1}:refs/keep-around/${c1}\t[remote rejected] (hook declined)`);
+      expect(r.stderr).toContain('remote: GitLab: You are not allowed to push to refs/pipelines/7');
+      expect(await remoteRefs('alice/mirror-ssh')).toEqual({ HEAD: c2, 'refs/heads/master': c2, 'refs/heads/feature': c1, 'refs/tags/v1.0': c1 });
     });
 
     it('protected-branch and tag rules still apply ref by ref: a developer lands the rest', async () => {
