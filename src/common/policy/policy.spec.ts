@@ -181,6 +181,9 @@ function gitlab88(user: PolicyUser | undefined, p: PolicyProject, level: number)
  *   (8.8 gives it only through the public/internal branch; later GitLab gives it to guests too).
  * - `read_pipeline` (the pipelines API of GitLab 8.11+) also for whoever sees a public (or, signed in
  *   and not external, an internal) project with public builds, as its builds (issue 28).
+ * - GitLab 8.17's environments and deployments (issue 38; 8.8 had none): members from reporter read
+ *   them, from developer create them, from master update and administer them (8.17's
+ *   project_policy.rb); they go with the builds feature.
  */
 function expectedHere(user: PolicyUser | undefined, p: PolicyProject, level: number): Set<string> {
   const rules = gitlab88(user, p, level);
@@ -192,6 +195,12 @@ function expectedHere(user: PolicyUser | undefined, p: PolicyProject, level: num
   if (user && effective >= AccessLevel.GUEST && p.publicBuilds && p.buildsEnabled) rules.add('read_build');
   const visible = p.visibilityLevel === Visibility.PUBLIC || (p.visibilityLevel === Visibility.INTERNAL && !!user && !user.external);
   if (visible && p.publicBuilds && p.buildsEnabled) rules.add('read_pipeline');
+  if (user && p.buildsEnabled) {
+    const from = (min: number, names: string[]) => effective >= min && names.forEach((n) => rules.add(n));
+    from(AccessLevel.REPORTER, ['read_environment', 'read_deployment']);
+    from(AccessLevel.DEVELOPER, ['create_environment', 'create_deployment']);
+    from(AccessLevel.MASTER, ['update_environment', 'update_deployment', 'admin_environment', 'admin_deployment']);
+  }
   return rules;
 }
 
