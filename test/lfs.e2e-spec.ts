@@ -308,11 +308,29 @@ describe('Git LFS over HTTP', () => {
       await batch('nobody/nothing', down, auth(alice)).expect(404);
     });
 
-    it('a project with lfs_enabled false refuses both operations (403)', async () => {
-      const off = await createProject(alice, 'lfs-off', 0);
-      await t.sql(`UPDATE projects SET lfs_enabled = false WHERE id = $1`, [off.id]);
+    it('lfs_enabled of the projects API (8.17 v3): shown, set on create and edit; false refuses both operations (403)', async () => {
+      expect(priv.lfs_enabled).toBe(true);
+      const off = (
+        await as(alice, t.http.post(`${API}/projects`))
+          .send({ name: 'lfs-off', visibility_level: 0, lfs_enabled: false })
+          .expect(201)
+      ).body;
+      expect(off.lfs_enabled).toBe(false);
+      expect((await as(alice, t.http.get(`${API}/projects/${off.id}`)).expect(200)).body.lfs_enabled).toBe(false);
+      await as(alice, t.http.put(`${API}/projects/${off.id}`))
+        .send({ lfs_enabled: 'maybe' })
+        .expect(400);
       await batch('alice/lfs-off', { operation: 'download', objects: [{ oid, size: 1 }] }, auth(alice)).expect(403);
       await put('alice/lfs-off', oid, content.length, content, auth(alice)).expect(403);
+      expect(
+        (
+          await as(alice, t.http.put(`${API}/projects/${off.id}`))
+            .send({ lfs_enabled: true })
+            .expect(200)
+        ).body.lfs_enabled,
+      ).toBe(true);
+      await put('alice/lfs-off', oid, content.length, content, auth(alice)).expect(200);
+      await batch('alice/lfs-off', { operation: 'download', objects: [{ oid, size: content.length }] }, auth(alice)).expect(200);
     });
 
     it('the pre-batch API answers 501 with 8.17’s text', async () => {
@@ -473,7 +491,9 @@ describe('Git LFS over HTTP', () => {
     const off = await startTestApp({ LFS_ENABLED: 'false' });
     try {
       const u = await off.createUser({ username: 'offuser', name: 'Off' });
-      await off.http.post(`${API}/projects`).set('PRIVATE-TOKEN', u.token).send({ name: 'p' }).expect(201);
+      const p = await off.http.post(`${API}/projects`).set('PRIVATE-TOKEN', u.token).send({ name: 'p', lfs_enabled: true }).expect(201);
+      // 8.17's lfs_enabled?: the project's flag and the instance's switch
+      expect(p.body.lfs_enabled).toBe(false);
       const res = await off.http
         .post('/offuser/p.git/info/lfs/objects/batch')
         .set('Authorization', basic('offuser', u.token))

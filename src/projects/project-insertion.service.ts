@@ -63,6 +63,7 @@ export class ProjectInsertion {
           buildsEnabled: attrs.buildsEnabled ?? true,
           snippetsEnabled: attrs.snippetsEnabled ?? true,
           containerRegistryEnabled: attrs.containerRegistryEnabled ?? false,
+          lfsEnabled: attrs.lfsEnabled ?? null,
           sharedRunnersEnabled: attrs.sharedRunnersEnabled ?? true,
           publicBuilds: attrs.publicBuilds ?? true,
           archived: false,

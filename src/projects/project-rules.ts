@@ -31,6 +31,7 @@ export interface ProjectAttributes {
   buildsEnabled?: boolean;
   snippetsEnabled?: boolean;
   containerRegistryEnabled?: boolean;
+  lfsEnabled?: boolean;
   sharedRunnersEnabled?: boolean;
   publicBuilds?: boolean;
   visibilityLevel?: number;
@@ -83,6 +84,7 @@ export function projectAttributes(dto: CreateProjectDto | UpdateProjectDto, mode
     buildsEnabled: dto.builds_enabled,
     snippetsEnabled: dto.snippets_enabled,
     containerRegistryEnabled: dto.container_registry_enabled,
+    lfsEnabled: dto.lfs_enabled,
     sharedRunnersEnabled: dto.shared_runners_enabled,
     publicBuilds: dto.public_builds,
   };

@@ -40,6 +40,7 @@ export class ProjectViews {
       externalUrl: this.config.externalUrl,
       gravatarEnabled: (await this.settings.get()).gravatarEnabled,
       sshUrlPrefix: this.config.sshUrlPrefix,
+      lfsEnabled: this.config.lfs.enabled,
     };
   }
 

@@ -92,6 +92,8 @@ export function presentProject(p: Project, x: ProjectExtras, ctx: PresentContext
     created_at: p.createdAt,
     last_activity_at: p.lastActivityAt,
     shared_runners_enabled: p.sharedRunnersEnabled,
+    // 8.17's Project#lfs_enabled?: the project's flag (null: the instance's) and the instance's switch
+    lfs_enabled: ctx.lfsEnabled !== false && p.lfsEnabled !== false,
     creator_id: p.creatorId,
     namespace: presentNamespaceRow(p.namespace),
     ...(x.forkedFrom ? { forked_from_project: forkedFromView(x.forkedFrom) } : {}),

@@ -98,6 +98,9 @@ export class ProjectResponse extends IntersectionType(ProjectHead, ProjectNameFi
   @ApiProperty({ type: Boolean })
   shared_runners_enabled!: boolean;
 
+  @ApiProperty({ type: Boolean, description: 'Git LFS on for this project (and the instance)' })
+  lfs_enabled!: boolean;
+
   @ApiProperty({ type: 'integer', nullable: true, description: 'null when the creator no longer exists' })
   creator_id!: number | null;
 

@@ -123,6 +123,7 @@ export class ProjectsService {
       'buildsEnabled',
       'snippetsEnabled',
       'containerRegistryEnabled',
+      'lfsEnabled',
       'sharedRunnersEnabled',
       'publicBuilds',
       'visibilityLevel',

@@ -24,6 +24,8 @@ export interface PresentContext {
   gravatarEnabled: boolean;
   /** What SSH clone URLs begin with (config `sshUrlPrefix`); `git@HOST:` when absent. */
   sshUrlPrefix?: string;
+  /** The instance's LFS_ENABLED (a project's `lfs_enabled` is false when it is off); absent: on. */
+  lfsEnabled?: boolean;
 }
 
 /**

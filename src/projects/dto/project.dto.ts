@@ -26,6 +26,8 @@ export class ProjectSettingsDto {
   @Bool() builds_enabled?: boolean;
   @Bool() snippets_enabled?: boolean;
   @Bool() container_registry_enabled?: boolean;
+  /** Git LFS for this project (8.17's v3 create/edit parameter). */
+  @Bool() lfs_enabled?: boolean;
   @Bool() shared_runners_enabled?: boolean;
   @Bool() public_builds?: boolean;
   /** 0, 10, 20 (1 and 2 read as 10 and 20); wins over `public`. */
