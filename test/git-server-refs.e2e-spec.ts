@@ -272,4 +272,34 @@ describe('server-managed refs', () => {
       expect((await ok(['rev-parse', 'FETCH_HEAD'], anon)).trim()).toBe(two);
     });
   });
+
+  describe('pipelines keep their commits around', () => {
+    it('the sha of a pushed pipeline gets refs/keep-around/<sha> and survives a force push and gc (8.17 Ci::Pipeline#keep_around_commits)', async () => {
+      const p = await createProject(alice, 'built');
+      const work = newDir('built');
+      await ok(['init', '-q', work]);
+      const built = await cli.commit(work, { '.gitlab-ci.yml': 'rspec:\n  script: echo hi\n' }, 'with ci');
+      await ok(['push', '-q', url('alice/built', alice), 'master'], work);
+      await ok(['push', '-q', url('alice/built', alice), 'master:topic'], work);
+      const pipelines = await until(
+        async () => (await as(alice, t.http.get(`${API}/projects/${p.id}/pipelines`))).body as Json[],
+        (v) => Array.isArray(v) && v.length > 0,
+      );
+      expect(pipelines[0].sha).toBe(built);
+      const refs = await until(
+        () => remoteRefs('alice/built'),
+        (r) => r[`refs/keep-around/${built}`] === built,
+      );
+      expect(refs[`refs/keep-around/${built}`]).toBe(built);
+      // rewrite both branches so the built commit is on none; the server's gc keeps it
+      await ok(['checkout', '-q', '--orphan', 'other'], work);
+      await cli.commit(work, { 'other.txt': 'x\n' }, 'rewritten');
+      await as(alice, t.http.put(`${API}/projects/${p.id}/repository/branches/master/unprotect`)).expect(200);
+      await ok(['push', '-q', '-f', url('alice/built', alice), 'other:master', 'other:topic'], work);
+      expect(Object.values(await remoteRefs('alice/built')).filter((sha) => sha === built)).toEqual([built]); // the keep-around ref alone
+      const gitDir = t.app.app.get(GitService).repositoryPath(p.id);
+      execFileSync('git', ['--git-dir', gitDir, 'gc', '-q', '--prune=now']);
+      expect(execFileSync('git', ['--git-dir', gitDir, 'cat-file', '-t', built]).toString().trim()).toBe('commit');
+    });
+  });
 });

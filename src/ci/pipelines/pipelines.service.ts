@@ -209,6 +209,13 @@ export class PipelinesService implements OnModuleInit, OnApplicationBootstrap {
         error: created.yamlErrors,
       });
     }
+    // GitLab 8.17's Ci::Pipeline#keep_around_commits: a force push never loses a built commit to gc
+    const kept = [commit.id, parseSha(created.beforeSha ?? '')].filter((x): x is NonNullable<typeof x> => !!x);
+    await repo
+      .keepAround(kept)
+      .catch((e: unknown) =>
+        this.logger.warn('pipeline commits could not be kept around', { pipeline_id: created.id, error: e instanceof Error ? e.message : String(e) }),
+      );
     this.outcome(created);
     return created;
   }
