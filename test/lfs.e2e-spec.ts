@@ -285,6 +285,19 @@ describe('Git LFS over HTTP', () => {
       await batch('alice/priv', { operation: 'delete', objects: [{ oid, size: 1 }] }, auth(dave)).expect(404);
     });
 
+    it('the batch body is read whatever its Content-Type (no body parser consumes it first)', async () => {
+      const body = JSON.stringify({ operation: 'download', objects: [{ oid, size: content.length }] });
+      for (const type of ['application/json', 'application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
+        const res = await t.http
+          .post('/alice/priv.git/info/lfs/objects/batch')
+          .timeout({ response: 5000 })
+          .set('Authorization', auth(carol))
+          .set('Content-Type', type)
+          .send(body);
+        expect([type, res.status]).toEqual([type, 200]);
+      }
+    });
+
     it('malformed requests: 400 with a message', async () => {
       expect((await batch('alice/priv', '{"operation":', auth(bob)).expect(400)).body.message).toBe('400 Bad request - malformed JSON body');
       expect((await batch('alice/priv', [1, 2], auth(bob)).expect(400)).body.message).toMatch(/^400 Bad request/);
