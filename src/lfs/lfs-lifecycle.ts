@@ -30,13 +30,20 @@ export class LfsLifecycle {
     await this.removeOrphans();
   }
 
-  /** Deletes the objects no project links and their files; answers how many went. */
+  /**
+   * Deletes the objects no project links and their files, each under its lock (an upload of the same oid
+   * meanwhile links it again and keeps its file); answers how many went.
+   */
   async removeOrphans(): Promise<number> {
-    const oids = await this.tx.run((tx) => this.repo.deleteUnlinked(tx));
-    for (const oid of oids) {
-      // an upload may have recorded the same oid again meanwhile: its file stays
-      if (!(await this.repo.exists(oid))) await this.storage.remove(oid);
+    let removed = 0;
+    for (const oid of await this.repo.unlinked()) {
+      await this.tx.run(async (tx) => {
+        await this.repo.lockOid(tx, oid);
+        if (!(await this.repo.deleteIfUnlinked(tx, oid))) return;
+        await this.storage.remove(oid);
+        removed++;
+      });
     }
-    return oids.length;
+    return removed;
   }
 }

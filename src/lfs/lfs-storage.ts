@@ -54,11 +54,13 @@ export class LfsStorage {
   }
 
   /**
-   * Writes `body` as the object `oid` of `size` bytes. Throws LfsUploadMismatch (more or fewer bytes, or
-   * another hash) or LfsUploadAborted (the body ended early by the client going away); either way the
-   * temporary file is gone. An object already stored is not written twice (its bytes are still checked).
+   * Writes `body` into a temporary file as the object `oid` of `size` bytes and checks it. Throws
+   * LfsUploadMismatch (more or fewer bytes, or another hash) or LfsUploadAborted (the body ended early by
+   * the client going away), the temporary file gone either way. Else answers the checked file: `place()`
+   * renames it into place (atomically, over the same bytes if they are there), `discard()` removes what is
+   * left of it; the caller places it under the object's lock (LfsRepository.lockOid), where removals run.
    */
-  async store(body: Readable, oid: string, size: number): Promise<void> {
+  async stage(body: Readable, oid: string, size: number): Promise<{ place: () => Promise<void>; discard: () => Promise<void> }> {
     await fs.mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
     const tmp = join(this.tmpDir, `${oid}.${randomBytes(8).toString('hex')}`);
     const hash = createHash('sha256');
@@ -84,17 +86,21 @@ export class LfsStorage {
       if (aborted) throw new LfsUploadAborted('upload interrupted');
       if (seen !== size) throw new LfsUploadMismatch(`${seen} bytes instead of ${size}`);
       if (hash.digest('hex') !== oid) throw new LfsUploadMismatch('content does not match its oid');
-      const dest = this.pathOf(oid);
-      if (await this.has(oid)) return; // the same bytes are already there
-      await fs.mkdir(dirname(dest), { recursive: true, mode: 0o700 });
-      await fs.rename(tmp, dest);
     } catch (e) {
+      await fs.rm(tmp, { force: true });
       if (aborted && !(e instanceof LfsUploadMismatch)) throw new LfsUploadAborted('upload interrupted');
       throw e;
     } finally {
       body.off('aborted', onAbort);
-      await fs.rm(tmp, { force: true });
     }
+    const dest = this.pathOf(oid);
+    return {
+      place: async () => {
+        await fs.mkdir(dirname(dest), { recursive: true, mode: 0o700 });
+        await fs.rename(tmp, dest);
+      },
+      discard: () => fs.rm(tmp, { force: true }),
+    };
   }
 
   /** Removes a file no row names any more. */

@@ -63,17 +63,32 @@ export class LfsRepository {
     );
   }
 
-  /** Deletes the objects no project links any more and answers their oids (their files go next). */
-  async deleteUnlinked(tx: Tx): Promise<string[]> {
+  /**
+   * The object's lock, until `tx` ends (an advisory lock on its oid, across instances): an upload places
+   * its file and links it under it, a removal deletes the row and the file under it, so no upload's link
+   * is left without its file.
+   */
+  async lockOid(tx: Tx, oid: string): Promise<void> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('lfs:' || $1))`, [oid]);
+  }
+
+  /** Oids of the objects no project links any more. */
+  async unlinked(): Promise<string[]> {
     const rows = rowsOf<OidRow>(
-      await tx.query(`DELETE FROM lfs_objects o WHERE NOT EXISTS (SELECT 1 FROM lfs_objects_projects l WHERE l.lfs_object_id = o.id) RETURNING o.oid`, []),
+      await this.run(`SELECT o.oid FROM lfs_objects o WHERE NOT EXISTS (SELECT 1 FROM lfs_objects_projects l WHERE l.lfs_object_id = o.id)`, []),
     );
     return rows.map((r) => r.oid);
   }
 
-  /** Whether any row still names `oid` (a file is removed only when none does). */
-  async exists(oid: string, tx?: Tx): Promise<boolean> {
-    return rowsOf<OidRow>(await this.run(`SELECT oid FROM lfs_objects WHERE oid = $1`, [oid], tx)).length > 0;
+  /** Deletes the object's row when no project links it (under its lock); answers whether it did. */
+  async deleteIfUnlinked(tx: Tx, oid: string): Promise<boolean> {
+    const rows = rowsOf<OidRow>(
+      await tx.query(
+        `DELETE FROM lfs_objects o WHERE o.oid = $1 AND NOT EXISTS (SELECT 1 FROM lfs_objects_projects l WHERE l.lfs_object_id = o.id) RETURNING o.oid`,
+        [oid],
+      ),
+    );
+    return rows.length > 0;
   }
 
   /** Bytes of LFS objects a project links (8.17's statistics `lfs_objects_size`). */

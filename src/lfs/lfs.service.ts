@@ -7,7 +7,7 @@ import { Visibility } from '../common/policy/policy';
 import { Transactions } from '../database/transactions';
 import { GitAccess, GitAccessDenied, GitCaller } from '../git-access/git-access.service';
 import { Project } from '../projects/project.entity';
-import { LFS_OID, LfsStorage, LfsUploadAborted, LfsUploadMismatch } from './lfs-storage';
+import { LFS_OID, LfsStorage, LfsUploadMismatch } from './lfs-storage';
 import { LfsRepository } from './lfs.repository';
 
 export type LfsOperation = 'download' | 'upload';
@@ -147,14 +147,22 @@ export class LfsService {
    */
   async upload(grant: LfsGrant, oid: string, size: number, body: Readable): Promise<void> {
     if (this.maxObjectSize && size > this.maxObjectSize) throw this.error(413, `Object is larger than the limit of ${this.maxObjectSize} bytes`);
+    let staged: Awaited<ReturnType<LfsStorage['stage']>>;
     try {
-      await this.storage.store(body, oid, size);
+      staged = await this.storage.stage(body, oid, size);
     } catch (e) {
       if (e instanceof LfsUploadMismatch) throw this.error(422, 'Unprocessable entity');
-      if (e instanceof LfsUploadAborted) throw e;
-      throw e;
+      throw e; // LfsUploadAborted: nobody to answer, nothing kept
     }
-    await this.tx.run((tx) => this.repo.link(tx, grant.project.id, oid, size));
+    try {
+      await this.tx.run(async (tx) => {
+        await this.repo.lockOid(tx, oid);
+        await staged.place();
+        await this.repo.link(tx, grant.project.id, oid, size);
+      });
+    } finally {
+      await staged.discard();
+    }
   }
 
   /** The object's file, when the project may serve it (linked to it) and it is there; else 404 `Not found.`. */
