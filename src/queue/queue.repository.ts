@@ -19,8 +19,25 @@ export class QueueRepository {
   }
 
   /** pg-boss's `db` on the app's pool (looked up per statement: the pool exists once the data source is up). */
+  /** pg-boss's statements through the pool still running (shutdown waits for them: see QueueService). */
+  private poolStatements = 0;
+
   poolDb(): PgBoss.Db {
-    return { executeSql: (text, values) => this.pool().query(text, values) };
+    return {
+      executeSql: async (text, values) => {
+        this.poolStatements++;
+        try {
+          return await this.pool().query(text, values);
+        } finally {
+          this.poolStatements--;
+        }
+      },
+    };
+  }
+
+  /** Whether pg-boss has a statement running on the pool (a fetch, a completion). */
+  poolBusy(): boolean {
+    return this.poolStatements > 0;
   }
 
   /** pg-boss's `db` bound to the transaction's own connection. */

@@ -295,9 +295,29 @@ export class QueueService implements OnApplicationBootstrap, BeforeApplicationSh
       this.boss.stop({ graceful: true, wait: true, close: false, timeout }).catch(done);
       setTimeout(done, timeout + 2000).unref();
     });
+    // pg-boss's stop does not wait for a fetch already under way: its jobs still run, and pg-boss then
+    // completes them without awaiting (an unhandled rejection once the pool has ended). So the pool
+    // stays until no pg-boss statement and no batch of ours is running, seen twice in a row.
+    const deadline = Date.now() + timeout;
+    for (let quiet = 0; quiet < 2 && Date.now() < deadline;) {
+      quiet = this.repo.poolBusy() || this.batches > 0 ? 0 : quiet + 1;
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
+  /** Batches of jobs being run by this instance's workers. */
+  private batches = 0;
+
   private async runBatch(q: Registered, jobs: PgBoss.JobWithMetadata<unknown>[]): Promise<void> {
+    this.batches++;
+    try {
+      await this.runJobs(q, jobs);
+    } finally {
+      this.batches--;
+    }
+  }
+
+  private async runJobs(q: Registered, jobs: PgBoss.JobWithMetadata<unknown>[]): Promise<void> {
     await Promise.all(
       jobs.map(async (job) => {
         try {
