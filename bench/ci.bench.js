@@ -19,6 +19,10 @@
  *    do) for BENCH_DURATION: the server's CPU as a share of one core (aim < 5 %);
  * 7. a 10 MB trace sent as 100 PATCHes of 100 KB to one build: per-part time of the first and the last
  *    ten (equal when an append costs O(part), not O(trace)), and the stored trace checked whole.
+ * 8. a 200-job `.gitlab-ci.yml` of GitLab 8.17's keywords (5 stages, environments, manual actions,
+ *    coverage, cache, artifacts, dependencies, only/except): `POST /projects/:id/pipeline` (the file
+ *    parsed and validated in a worker, its 200 builds created) BENCH_PIPELINES times, one after
+ *    another: p50/p99 of the whole request (aim ≤ 200 ms).
  *
  * Env (all optional): BENCH_PG_URL, BENCH_RUNNERS (50), BENCH_BUILDS (1000), BENCH_DURATION (10 s),
  * BENCH_WARMUP (2 s), DB_POOL_SIZE (10), BENCH_APP_MAIN (default dist/main.js), BENCH_LIST_BUILDS
@@ -44,7 +48,8 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? (SHORT ? 0 : 2));
 const LIST_BUILDS = Number(process.env.BENCH_LIST_BUILDS || 10000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16);
 const FOLLOW_PARTS = Number(process.env.BENCH_FOLLOW_PARTS || (SHORT ? 20 : 200));
-const PARTS = new Set((process.env.BENCH_CI_PARTS || 'poll,paced,drain,trace,bigtrace,list,follow').split(',').map((x) => x.trim()));
+const PIPELINES = Number(process.env.BENCH_PIPELINES || (SHORT ? 5 : 30));
+const PARTS = new Set((process.env.BENCH_CI_PARTS || 'poll,paced,drain,trace,bigtrace,list,follow,yaml200').split(',').map((x) => x.trim()));
 const POOL_SIZE = Number(process.env.DB_POOL_SIZE || 10);
 const SECRET_KEY = 'bench-secret-key-0123456789abcdef0123456789abcdef';
 const ROOT_PASSWORD = 'bench-root-password';
@@ -238,6 +243,66 @@ async function seedListProject(app, db, root, rootId, runnerIds, n) {
   );
   await db.query('ANALYZE');
   return id;
+}
+
+/** A `.gitlab-ci.yml` of `n` jobs over five stages, using the keywords teams on GitLab 8.17 have. */
+function ciYaml(n) {
+  const stages = ['build', 'test', 'review', 'deploy', 'cleanup'];
+  const out = [
+    `stages: [${stages.join(', ')}]`,
+    'image: ruby:2.3',
+    'variables:',
+    '  RAILS_ENV: test',
+    'before_script:',
+    '  - bundle install --path vendor',
+    'cache:',
+    '  key: "$CI_BUILD_REF_NAME"',
+    '  paths: [vendor/]',
+    '.job_template: &job',
+    '  tags: [docker]',
+    '  except: [/^wip-/]',
+  ];
+  for (let i = 0; i < n; i++) {
+    const stage = stages[i % stages.length];
+    out.push(`job-${i}:`, '  <<: *job', `  stage: ${stage}`, '  script:', `    - ./run ${i}`);
+    if (stage === 'build') out.push('  artifacts:', `    name: "build-${i}"`, '    paths: [out/]', '    expire_in: 1 week');
+    if (stage === 'test') out.push("  coverage: '/Coverage: \\d+\\.\\d+%/'", `  dependencies: [job-${i - 1}]`);
+    if (stage === 'review')
+      out.push(
+        '  environment:',
+        `    name: review/$CI_BUILD_REF_NAME-${i}`,
+        `    url: https://$CI_BUILD_REF_SLUG-${i}.review.example`,
+        `    on_stop: job-${i + 2}`,
+      );
+    if (stage === 'deploy') out.push('  environment: production', '  when: manual', '  only: [master, tags]');
+    if (stage === 'cleanup') out.push('  environment:', `    name: review/$CI_BUILD_REF_NAME-${i - 2}`, '    action: stop', '  when: manual');
+  }
+  return out.join('\n') + '\n';
+}
+
+/** `POST /projects/:id/pipeline` of a 200-job file, PIPELINES times one after another. */
+async function yamlPipelines(app, projectId, root) {
+  const file = await api(
+    app.base,
+    'POST',
+    `/api/v3/projects/${projectId}/repository/files`,
+    { file_path: '.gitlab-ci.yml', branch_name: 'master', content: ciYaml(200), commit_message: 'CI config [ci skip]' },
+    root,
+  );
+  if (file.status !== 201) throw new Error(`.gitlab-ci.yml: ${file.status} ${JSON.stringify(file.body)}`);
+  const times = [];
+  for (let i = 0; i < PIPELINES; i++) {
+    const t0 = process.hrtime.bigint();
+    const r = await api(app.base, 'POST', `/api/v3/projects/${projectId}/pipeline`, { ref: 'master' }, root);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (r.status !== 201) throw new Error(`pipeline: ${r.status} ${JSON.stringify(r.body)}`);
+    if (i === 0) {
+      const builds = await api(app.base, 'GET', `/api/v3/projects/${projectId}/pipelines/${r.body.id}`, undefined, root);
+      if (builds.status !== 200 || builds.body.status === 'failed') throw new Error(`pipeline ${r.body.id}: ${JSON.stringify(builds.body)}`);
+    }
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  return { jobs: 200, pipelines: PIPELINES, p50_ms: round2(pct(sorted, 0.5)), p99_ms: round2(pct(sorted, 0.99)), max_ms: round2(sorted[sorted.length - 1]) };
 }
 
 /** `GET /projects/:id/builds?per_page=100` on both servers: equal answers first, then autocannon. */
@@ -472,6 +537,13 @@ h.run(async () => {
     log(`follow: ${JSON.stringify(results.follow.app)}`);
   }
 
+  if (PARTS.has('yaml200')) {
+    const p = await api(app.base, 'POST', '/api/v3/projects', { name: 'ci-bench-yaml' }, root);
+    if (p.status !== 201) throw new Error(`yaml project: ${p.status} ${JSON.stringify(p.body)}`);
+    results.yaml200 = await yamlPipelines(app, p.body.id, root);
+    log(`yaml200: ${JSON.stringify(results.yaml200)}`);
+  }
+
   const ratio = (a, b) => (a && b ? Math.round((a / b) * 100) / 100 : null);
   results.ratios = {
     poll_req_per_s: results.poll ? ratio(results.poll.app.req_per_s, results.poll.bare.req_per_s) : null,
@@ -513,6 +585,10 @@ h.run(async () => {
     const f = results.follow.app;
     lines.push(row(`live trace: PATCH → follower (${f.parts} × 4 KB) p50`, f.p50_ms, '—', 'ms'));
     lines.push(row('live trace p99', f.p99_ms, '—', 'ms'));
+  }
+  if (results.yaml200) {
+    const y = results.yaml200;
+    lines.push(row(`POST pipeline, ${y.jobs}-job .gitlab-ci.yml (${y.pipelines} runs) p50 / p99`, `${y.p50_ms} / ${y.p99_ms}`, '—', 'ms (aim ≤ 200)'));
   }
   lines.push('');
   const r = results.ratios;
