@@ -19,6 +19,7 @@ const MIDDLE = [
   'created_at',
   'last_activity_at',
   'shared_runners_enabled',
+  'lfs_enabled', // 8.17's v3 Entities::Project, after shared_runners_enabled
   'creator_id',
   'namespace',
 ];
@@ -130,5 +131,15 @@ describe('projects presenter', () => {
     expect(p.permissions).toEqual({ project_access: { access_level: 40, notification_level: 3 }, group_access: null });
     expect(p.namespace.type).toBe('Group');
     expect(p.name_with_namespace).toBe('Tools / Hello');
+  });
+
+  it("lfs_enabled is 8.17's Project#lfs_enabled?: the project's flag, null following the instance's switch", () => {
+    const at = (flag: boolean | null, instance?: boolean) =>
+      presentProject(
+        { ...project(userNs), lfsEnabled: flag } as Project,
+        { owner, forkedFrom: null, forksCount: 0, openIssuesCount: 0 },
+        { ...ctx, lfsEnabled: instance },
+      ).lfs_enabled;
+    expect([at(null), at(true), at(false), at(null, false), at(true, false)]).toEqual([true, true, false, false, false]);
   });
 });
