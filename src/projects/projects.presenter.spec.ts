@@ -135,11 +135,8 @@ describe('projects presenter', () => {
 
   it("lfs_enabled is 8.17's Project#lfs_enabled?: the project's flag, null following the instance's switch", () => {
     const at = (flag: boolean | null, instance?: boolean) =>
-      presentProject(
-        { ...project(userNs), lfsEnabled: flag } as Project,
-        { owner, forkedFrom: null, forksCount: 0, openIssuesCount: 0 },
-        { ...ctx, lfsEnabled: instance },
-      ).lfs_enabled;
+      presentProject({ ...project(userNs), lfsEnabled: flag }, { owner, forkedFrom: null, forksCount: 0, openIssuesCount: 0 }, { ...ctx, lfsEnabled: instance })
+        .lfs_enabled;
     expect([at(null), at(true), at(false), at(null, false), at(true, false)]).toEqual([true, true, false, false, false]);
   });
 });
