@@ -1,20 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ResponseEntity } from '../openapi/response-types';
+import { SSHKeyResponse } from '../users/users.responses';
 
 @ResponseEntity('DeployKey', "A deploy key (GitLab 8.17's SSHKey entity: id, title, key, created_at, can_push).")
-export class DeployKeyResponse {
-  @ApiProperty({ type: 'integer' })
-  id!: number;
-
-  @ApiProperty({ type: String })
-  title!: string;
-
-  @ApiProperty({ type: String })
-  key!: string;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  created_at!: Date | string;
-
+export class DeployKeyResponse extends SSHKeyResponse {
   @ApiProperty({ type: Boolean, description: 'Whether the key may push (to the branches the protection rules leave to developers).' })
   can_push!: boolean;
 }

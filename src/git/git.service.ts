@@ -195,7 +195,9 @@ export class GitService implements OnModuleInit, OnModuleDestroy {
     try {
       await this.runner.run(['init', '--bare', '--quiet', '--initial-branch=master', tmp]);
       // two first uses at once: the one that renames second finds the repository there and keeps it
-      await rename(tmp, path).catch(() => undefined);
+      await rename(tmp, path).catch((e: unknown) => {
+        if (!this.wikiExists(projectId)) throw e; // not a lost race: a real failure
+      });
     } finally {
       await rm(tmp, { recursive: true, force: true });
     }

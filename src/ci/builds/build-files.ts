@@ -51,7 +51,10 @@ export class BuildFiles {
   async traceTail(buildId: number, size: number, max: number): Promise<string> {
     if (size <= 0) return '';
     const start = Math.max(0, size - max);
-    const fh = await fs.open(this.tracePath(buildId), 'r').catch(() => undefined);
+    const fh = await fs.open(this.tracePath(buildId), 'r').catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return undefined; // no trace written yet
+      throw e;
+    });
     if (!fh) return '';
     try {
       const buf = Buffer.alloc(size - start);
